@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { uintString } from '../amounts.ts';
+import { pubkey } from '../pubkey.ts';
+import { queryBool, queryInt } from './query.ts';
+
+/** JSON integers in this product's requests; money stays exact within 2^53. */
+const safeUint = z.number().int().min(0).refine(Number.isSafeInteger, { message: 'integer beyond 2^53' });
+
+export const recurringTimeParams = z.strictObject({
+  inAmount: safeUint,
+  numberOfOrders: safeUint.refine((n) => n >= 2, { message: 'a time order needs at least 2 orders' }),
+  /** Seconds between orders. */
+  interval: safeUint.refine((n) => n >= 1, { message: 'interval must be at least 1 second' }),
+  minPrice: z.number().nullish(),
+  maxPrice: z.number().nullish(),
+  startAt: safeUint.nullish(),
+});
+
+/** Deprecated price-based params, accepted as documented. */
+const recurringPriceParams = z.strictObject({
+  depositAmount: safeUint,
+  incrementUsdcValue: safeUint,
+  interval: safeUint,
+  startAt: safeUint.nullish(),
+});
+
+export const recurringCreateOrderRequest = z.strictObject({
+  user: pubkey,
+  inputMint: pubkey,
+  outputMint: pubkey,
+  params: z.union([z.strictObject({ time: recurringTimeParams }), z.strictObject({ price: recurringPriceParams })]),
+});
+
+export const recurringExecuteResponse = z.looseObject({
+  signature: z.string().optional(),
+  status: z.enum(['Success', 'Failed']),
+  order: z.string().nullish(),
+  error: z.string().nullish(),
+});
+
+export const recurringCancelOrderRequest = z.strictObject({
+  order: pubkey,
+  user: pubkey,
+  recurringType: z.enum(['time', 'price']),
+});
+
+export const recurringPriceDepositRequest = z.strictObject({
+  amount: safeUint,
+  order: pubkey,
+  user: pubkey,
+});
+
+export const recurringGetOrdersRequest = z.strictObject({
+  user: pubkey,
+  orderStatus: z.enum(['active', 'history']),
+  recurringType: z.enum(['time', 'price', 'all']),
+  includeFailedTx: queryBool,
+  page: queryInt(1).optional(),
+  mint: pubkey.optional(),
+});
+
+export const recurringOrder = z.looseObject({
+  userPubkey: z.string(),
+  orderKey: z.string(),
+  inputMint: z.string(),
+  outputMint: z.string(),
+  rawInDeposited: uintString,
+  rawInUsed: uintString,
+  rawOutReceived: uintString,
+  openTx: z.string(),
+  closeTx: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  trades: z.array(z.looseObject({ txId: z.string(), action: z.string() })),
+});
+export type RecurringOrder = z.infer<typeof recurringOrder>;
+
+/** Both documented shapes: a flat array (current) or {orders, totalPages, page} (March 2025 capture). */
+const recurringOrderList = z.union([
+  z.array(recurringOrder),
+  z.looseObject({ orders: z.array(recurringOrder), totalPages: z.number().optional(), page: z.number().optional() }),
+]);
+
+export const recurringGetOrdersResponse = z.looseObject({
+  user: z.string(),
+  orderStatus: z.string(),
+  page: z.number().optional(),
+  totalPages: z.number().optional(),
+  time: recurringOrderList.optional(),
+  price: recurringOrderList.optional(),
+  all: recurringOrderList.optional(),
+});

@@ -1,0 +1,26 @@
+import type { Command } from './command.ts';
+import { EXIT } from './command.ts';
+import { apiCommand } from './commands/api.ts';
+
+/** Every command of `stratd`. Add a command by adding its module here. */
+const COMMANDS: readonly Command[] = [apiCommand];
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(help());
+    return name ? EXIT.ok : EXIT.usage;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    process.stderr.write(`stratd: unknown command "${name}"\n\n${help()}`);
+    return EXIT.usage;
+  }
+  return command.run(rest);
+}
+
+function help(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return `usage: stratd <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun "stratd <command> --help" for a command's options.\n`;
+}
