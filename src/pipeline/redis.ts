@@ -1,0 +1,22 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * Opens a Redis connection. BullMQ workers need `maxRetriesPerRequest: null` (blocking
+ * commands must not fail while Redis restarts), so every connection uses it.
+ */
+export function connectRedis(url: string, options: RedisOptions = {}): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false, ...options });
+}
+
+/** The Redis URL of this process: `REDIS_URL` or the local default. */
+export function redisUrlFromEnv(): string {
+  return process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+}
+
+/**
+ * Wraps a key prefix in a Redis Cluster hash tag so every key of one deployment lands in
+ * one slot (BullMQ's Lua scripts touch several keys at once): "stratd" → "{stratd}:".
+ */
+export function hashTaggedPrefix(name: string): string {
+  return name.startsWith('{') ? (name.endsWith(':') ? name : `${name}:`) : `{${name}}:`;
+}
