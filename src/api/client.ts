@@ -132,7 +132,7 @@ export class ApiClient {
   }
 
   private async attempt(op: OperationDef, fields: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
-    const reply = await this.send(op, fields, signal);
+    const reply = this.scrubbed(await this.send(op, fields, signal));
     const requestId = header(reply.headers, 'x-api-gateway-request-id');
     if (reply.status < 200 || reply.status >= 300) throw errorFromReply(op, reply, requestId);
     let body: unknown;
@@ -152,6 +152,13 @@ export class ApiClient {
       throw new ApiError({ kind: 'invalid_response', operationId: op.id, status: reply.status, requestId, issues: fieldIssues(result.error) });
     }
     return result.data;
+  }
+
+  /** A server that echoes our key (buggy or hostile) must not get it into an error or a log. */
+  private scrubbed(reply: RawReply): RawReply {
+    const key = this.options.apiKey;
+    if (!key || !reply.text.includes(key)) return reply;
+    return { ...reply, text: reply.text.replaceAll(key, '[redacted]') };
   }
 
   private async send(op: OperationDef, fields: Record<string, unknown>, signal?: AbortSignal): Promise<RawReply> {

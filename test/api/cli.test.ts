@@ -1,0 +1,101 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operationIds, operations } from '../../src/api/registry.ts';
+import { token } from '../../src/api/schemas/tokens.ts';
+import { runCli } from '../support/cli.ts';
+import { FIXTURE_DIR, fixtureText } from '../support/fixtures.ts';
+import { RecordingServer } from '../support/recording-server.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'stratd-cli-'));
+
+describe('stratd api list', () => {
+  it('--json lists every operation with method and path', async () => {
+    const { code, stdout } = await runCli(['api', 'list', '--json']);
+    expect(code).toBe(0);
+    const rows = JSON.parse(stdout) as Array<{ id: string; method: string; path: string }>;
+    expect(rows.map((r) => r.id).sort()).toEqual([...operationIds].sort());
+    const expected = [
+      'tokens.ranked', 'tokens.new', 'perps.poolInfo', 'perps.positions', 'perps.collateralLimits', 'perps.limitOrders',
+      'perps.trades', 'perps.traderStats', 'perps.increase', 'perps.decrease', 'perps.decreaseWithFee', 'perps.createTpsl',
+      'perps.updateTpslWithFee', 'perps.lpMint', 'perps.depositBorrow', 'perps.execute', 'ultra.order', 'ultra.execute',
+      'trigger.createOrder', 'trigger.execute', 'trigger.cancelOrder', 'trigger.cancelOrders', 'trigger.getTriggerOrders',
+      'recurring.createOrder', 'recurring.execute', 'recurring.cancelOrder', 'recurring.getRecurringOrders',
+      'recurring.priceDeposit', 'studio.claimFee',
+    ];
+    expect(rows.map((r) => r.id).sort()).toEqual(expected.sort());
+    expect(rows.find((r) => r.id === 'perps.updateTpslWithFee')).toMatchObject({ method: 'PATCH', path: '/perps/v1/tpsl-with-fee' });
+  });
+
+  it('prints a table without --json', async () => {
+    const { code, stdout } = await runCli(['api', 'list']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('perps.execute');
+    expect(stdout).toContain('/perps/v1/transaction/execute');
+  });
+});
+
+describe('stratd api check', () => {
+  it('accepts a valid body (exit 0), including one with a trailing comma as published', async () => {
+    expect((await runCli(['api', 'check', 'perps.poolInfo', join(FIXTURE_DIR, 'perps-v1-pool-info-1.json')])).code).toBe(0);
+    expect((await runCli(['api', 'check', 'trigger.cancelOrders', join(FIXTURE_DIR, 'trigger-v1-cancelOrders-1.json')])).code).toBe(0);
+  });
+
+  it('rejects an invalid body with each failing field path (exit 1)', async () => {
+    const body = JSON.parse(fixtureText('perps-v1-positions-1.json')) as { dataList: Array<Record<string, unknown>> };
+    body.dataList[0]!.sizeUsd = '12.5';
+    delete body.dataList[0]!.positionPubkey;
+    const file = join(dir, 'bad-positions.json');
+    writeFileSync(file, JSON.stringify(body));
+    const { code, stdout } = await runCli(['api', 'check', 'perps.positions', file]);
+    expect(code).toBe(1);
+    expect(stdout).toContain('dataList.0.positionPubkey');
+    expect(stdout).toContain('dataList.0.sizeUsd');
+  });
+
+  it('rejects an HTML page and an unknown operation', async () => {
+    const file = join(dir, 'page.json');
+    writeFileSync(file, '<html>nope</html>');
+    expect((await runCli(['api', 'check', 'perps.poolInfo', file])).code).toBe(1);
+    expect((await runCli(['api', 'check', 'perps.nope', file])).code).toBe(2);
+  });
+});
+
+describe('stratd api call', () => {
+  const server = new RecordingServer();
+  let url = '';
+  beforeAll(async () => {
+    url = await server.start();
+  });
+  afterAll(async () => server.stop());
+
+  it('calls the configured API with the key and prints the validated response', async () => {
+    server.responder = () => ({ body: fixtureText('perps-v1-pool-info-1.json') });
+    const { code, stdout, stderr } = await runCli(
+      ['api', 'call', 'perps.poolInfo', '--params', '{"mint":"So11111111111111111111111111111111111111112"}'],
+      { env: { STRATD_API_BASE_URL: url, STRATD_API_KEY: 'cli-secret-key' } },
+    );
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ openFeePercent: '0.06' });
+    expect(server.requests[0]!.headers['x-api-key']).toBe('cli-secret-key');
+    expect(stdout + stderr).not.toContain('cli-secret-key');
+  });
+
+  it('reports an invalid request with the field and exit 1', async () => {
+    const { code, stderr } = await runCli(['api', 'call', 'perps.poolInfo', '--params', '{"mint":"nope"}'], { env: { STRATD_API_BASE_URL: url } });
+    expect(code).toBe(1);
+    expect(stderr).toContain('"path": "mint"');
+  });
+});
+
+describe('schemas', () => {
+  it('the single published token object is a valid token', () => {
+    expect(token.safeParse(JSON.parse(fixtureText('tokens-v2-search-2.json'))).success).toBe(true);
+  });
+
+  it('every operation has a request and a response schema and a lite flag matching the spec', () => {
+    const lite = operationIds.filter((id) => operations[id].lite).sort();
+    expect(lite).toEqual(['perps.decrease', 'perps.decreaseWithFee', 'perps.trades']);
+  });
+});
