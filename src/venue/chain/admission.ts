@@ -1,0 +1,85 @@
+import { VersionedTransaction, type PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { verifyEd25519 } from './ed25519.ts';
+import { ChainRejection } from './rejection.ts';
+
+/** Largest transaction a validator accepts (PACKET_DATA_SIZE). */
+export const MAX_TRANSACTION_BYTES = 1232;
+
+export interface DecodedTransaction {
+  readonly transaction: VersionedTransaction;
+  /** The serialized message: what every signature signs. */
+  readonly messageBytes: Uint8Array;
+  /** The signers the message requires, fee payer first. */
+  readonly requiredSigners: readonly PublicKey[];
+}
+
+/**
+ * Parses wire bytes into a transaction the chain can reason about. Only canonical encodings
+ * are accepted (re-serialising gives the same bytes), so "the same bytes" and "the same
+ * transaction" mean one thing for duplicate detection and byte-identity checks.
+ */
+export function decodeTransaction(raw: Uint8Array): DecodedTransaction {
+  if (raw.length > MAX_TRANSACTION_BYTES) {
+    throw new ChainRejection('malformed', `transaction too large: ${String(raw.length)} bytes (max: ${String(MAX_TRANSACTION_BYTES)})`);
+  }
+  let transaction: VersionedTransaction;
+  try {
+    transaction = VersionedTransaction.deserialize(raw);
+  } catch (cause) {
+    throw new ChainRejection('malformed', `failed to deserialize VersionedTransaction: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+  let messageBytes: Uint8Array;
+  try {
+    messageBytes = transaction.message.serialize();
+    if (!Buffer.from(transaction.serialize()).equals(Buffer.from(raw))) {
+      throw new ChainRejection('malformed', 'transaction encoding is not canonical (trailing or re-ordered bytes)');
+    }
+  } catch (cause) {
+    if (cause instanceof ChainRejection) throw cause;
+    throw new ChainRejection('malformed', `transaction does not re-serialize: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+  if (transaction.message.addressTableLookups.length > 0) {
+    // The venue builds without lookup tables and keeps none (AddressLookupTableNotFound).
+    throw new ChainRejection('malformed', 'transaction uses address lookup tables, which the venue chain does not hold');
+  }
+  const keys = transaction.message.staticAccountKeys;
+  const count = transaction.message.header.numRequiredSignatures;
+  if (count < 1 || keys.length < count || transaction.signatures.length !== count) {
+    throw new ChainRejection('malformed', 'transaction header and signatures disagree on the number of signers');
+  }
+  return { transaction, messageBytes, requiredSigners: keys.slice(0, count) };
+}
+
+function isEmpty(signature: Uint8Array): boolean {
+  return signature.every((byte) => byte === 0);
+}
+
+/** Index of `signer` among the required signers, or -1. */
+export function signerIndex(decoded: DecodedTransaction, signer: PublicKey): number {
+  return decoded.requiredSigners.findIndex((key) => key.equals(signer));
+}
+
+export function isSignatureSlotEmpty(decoded: DecodedTransaction, index: number): boolean {
+  const signature = decoded.transaction.signatures[index];
+  return signature === undefined || isEmpty(signature);
+}
+
+/** Checks every required signature against the message; throws on the first that fails. */
+export function verifySignatures(decoded: DecodedTransaction): void {
+  decoded.requiredSigners.forEach((signer, index) => {
+    const signature = decoded.transaction.signatures[index];
+    if (signature === undefined || isEmpty(signature)) {
+      throw new ChainRejection('missing_signature', `Transaction signature verification failure: missing signature for ${signer.toBase58()}`);
+    }
+    if (!verifyEd25519(decoded.messageBytes, signature, signer.toBytes())) {
+      throw new ChainRejection('signature_invalid', `Transaction signature verification failure: invalid signature for ${signer.toBase58()}`);
+    }
+  });
+}
+
+/** The transaction id: base58 of the fee payer's signature. */
+export function transactionSignature(decoded: DecodedTransaction): string {
+  const first = decoded.transaction.signatures[0];
+  return first === undefined ? '' : bs58.encode(first);
+}

@@ -1,0 +1,353 @@
+import { createHash } from 'node:crypto';
+import { Keypair } from '@solana/web3.js';
+import { PROGRAMS } from '../../chain/programs.ts';
+import { silentLogger, type Logger } from '../../ops/logger.ts';
+import type { VenueClock } from '../clock.ts';
+import type { RequestBook } from '../tx/request-book.ts';
+import {
+  decodeTransaction,
+  isSignatureSlotEmpty,
+  signerIndex,
+  transactionSignature,
+  verifySignatures,
+  type DecodedTransaction,
+} from './admission.ts';
+import { BlockhashRegistry, derivedBase58, type BlockhashInfo } from './blockhashes.ts';
+import { transactionFeeLamports } from './compute-budget.ts';
+import { ed25519Signer } from './ed25519.ts';
+import { LandingFailure, type LandedTransaction, type LandingHandler, type SignatureStatus, type SubmitOutcome, type SubmitVia, type TransactionErrorValue } from './landed.ts';
+import { ChainArgumentError, ChainRejection } from './rejection.ts';
+import { SeededRandom } from './seeded-random.ts';
+import { simulateExecution } from './simulation.ts';
+import { TokenLedger } from './token-ledger.ts';
+
+export interface VenueChainOptions {
+  readonly clock: VenueClock;
+  readonly seed: number;
+  /** Venue ms per slot (default 400, as mainnet). */
+  readonly slotMs?: number;
+  /** Blocks a blockhash stays valid for (default 150). */
+  readonly blockhashValidBlocks?: number;
+  /** Fills LandedTransaction.request for venue-built transactions. */
+  readonly requests?: RequestBook;
+  /** Slot and block height at genesis; they differ as on mainnet (skipped slots), default 1000 / 900. */
+  readonly firstSlot?: number;
+  readonly firstBlockHeight?: number;
+  /** 'charge': fee payers pay 5000 lamports per signature plus the priority fee and need the
+   * balance for it; 'none' (default): transactions are free, wallets need no SOL. */
+  readonly fees?: 'none' | 'charge';
+  /** Program ids besides PROGRAMS that transactions may invoke. */
+  readonly extraPrograms?: readonly string[];
+  readonly logger?: Logger;
+}
+
+/** Status-cache depth of a real node: older statuses need searchTransactionHistory. */
+export const STATUS_CACHE_SLOTS = 300;
+/** Slots after which a landed transaction is rooted (finalized). */
+export const FINALIZED_AFTER_SLOTS = 32;
+
+export interface SimulationResult {
+  readonly err: TransactionErrorValue | null;
+  readonly logs: string[];
+  readonly unitsConsumed: number;
+  /** The blockhash simulated with, when replaceRecentBlockhash was asked for. */
+  readonly replacementBlockhash?: { blockhash: string; lastValidBlockHeight: number };
+}
+
+interface MutableLanded extends Omit<LandedTransaction, 'err'> {
+  err: TransactionErrorValue | null;
+}
+
+/**
+ * The venue's chain: slots and block height driven by the venue clock, deterministic
+ * blockhashes, balances, and a transaction pipeline that verifies every signature and the
+ * blockhash, lands each signed transaction once and hands it to the market model.
+ */
+export class VenueChain {
+  readonly clock: VenueClock;
+  readonly seed: number;
+  readonly slotMs: number;
+  readonly blockhashValidBlocks: number;
+  readonly genesisMs: number;
+  readonly genesisHash: string;
+  /** The venue's keeper: co-signs instant transactions submitted through execute operations. */
+  readonly keeper: Keypair;
+  private readonly firstSlot: number;
+  private readonly firstBlockHeight: number;
+  private readonly fees: 'none' | 'charge';
+  private readonly requests?: RequestBook;
+  private readonly logger: Logger;
+  private readonly programs: ReadonlySet<string>;
+  private readonly blockhashes: BlockhashRegistry;
+  private readonly signKeeper: (message: Uint8Array) => Uint8Array;
+  private readonly dropRandom: SeededRandom;
+  private readonly lamports = new Map<string, bigint>();
+  private readonly tokens = new TokenLedger();
+  private readonly landedList: MutableLanded[] = [];
+  private readonly landedBySignature = new Map<string, MutableLanded>();
+  private readonly handlers: LandingHandler[] = [];
+  private dropRate = 0;
+  private dropAll = false;
+
+  constructor(opts: VenueChainOptions) {
+    this.clock = opts.clock;
+    this.seed = opts.seed;
+    this.slotMs = opts.slotMs ?? 400;
+    this.blockhashValidBlocks = opts.blockhashValidBlocks ?? 150;
+    this.firstSlot = opts.firstSlot ?? 1_000;
+    this.firstBlockHeight = opts.firstBlockHeight ?? 900;
+    if (!Number.isFinite(opts.seed)) throw new ChainArgumentError(`seed must be a finite number, got ${String(opts.seed)}`);
+    if (!(this.slotMs > 0)) throw new ChainArgumentError(`slotMs must be positive, got ${String(opts.slotMs)}`);
+    if (!Number.isInteger(this.blockhashValidBlocks) || this.blockhashValidBlocks < 1) {
+      throw new ChainArgumentError(`blockhashValidBlocks must be a positive integer, got ${String(opts.blockhashValidBlocks)}`);
+    }
+    this.fees = opts.fees ?? 'none';
+    this.requests = opts.requests;
+    this.logger = opts.logger ?? silentLogger;
+    this.programs = new Set([...Object.values(PROGRAMS), ...(opts.extraPrograms ?? [])]);
+    this.genesisMs = opts.clock.now();
+    this.genesisHash = derivedBase58(`stratd-venue:genesis:${String(opts.seed)}`);
+    const keeperSeed = createHash('sha256').update(`stratd-venue:keeper:${String(opts.seed)}`).digest();
+    this.keeper = Keypair.fromSeed(keeperSeed);
+    this.signKeeper = ed25519Signer(keeperSeed);
+    this.blockhashes = new BlockhashRegistry(opts.seed, this.blockhashValidBlocks);
+    this.dropRandom = new SeededRandom(opts.seed, 'drop');
+  }
+
+  // ---- time ------------------------------------------------------------------------------
+
+  private elapsedSlots(): number {
+    return Math.max(0, Math.floor((this.clock.now() - this.genesisMs) / this.slotMs));
+  }
+
+  slot(): number {
+    return this.firstSlot + this.elapsedSlots();
+  }
+
+  blockHeight(): number {
+    return this.firstBlockHeight + this.elapsedSlots();
+  }
+
+  latestBlockhash(): { blockhash: string; lastValidBlockHeight: number } {
+    const elapsed = this.elapsedSlots();
+    const info = this.blockhashes.issue(this.firstSlot + elapsed, this.firstBlockHeight + elapsed);
+    return { blockhash: info.blockhash, lastValidBlockHeight: info.lastValidBlockHeight };
+  }
+
+  /** Known (issued by this chain) and the block height not yet past its last valid height. */
+  isBlockhashValid(blockhash: string): boolean {
+    const info = this.blockhashes.lookup(blockhash);
+    return info !== undefined && this.blockHeight() <= info.lastValidBlockHeight;
+  }
+
+  blockhashInfo(blockhash: string): BlockhashInfo | undefined {
+    return this.blockhashes.lookup(blockhash);
+  }
+
+  // ---- balances --------------------------------------------------------------------------
+
+  getBalance(pubkey: string): bigint {
+    return this.lamports.get(pubkey) ?? 0n;
+  }
+
+  credit(pubkey: string, lamports: bigint): void {
+    if (lamports < 0n) throw new ChainArgumentError(`credit: lamports must be >= 0, got ${lamports.toString()}`);
+    this.lamports.set(pubkey, this.getBalance(pubkey) + lamports);
+  }
+
+  /** Takes lamports away; throws ChainRejection('insufficient_funds') (inside a landing handler it fails the tx). */
+  debit(pubkey: string, lamports: bigint): void {
+    if (lamports < 0n) throw new ChainArgumentError(`debit: lamports must be >= 0, got ${lamports.toString()}`);
+    const balance = this.getBalance(pubkey);
+    if (balance < lamports) {
+      throw new ChainRejection('insufficient_funds', `${pubkey} has ${balance.toString()} lamports, needs ${lamports.toString()}`);
+    }
+    this.lamports.set(pubkey, balance - lamports);
+  }
+
+  getTokenBalance(owner: string, mint: string): bigint {
+    return this.tokens.balance(owner, mint);
+  }
+
+  creditToken(owner: string, mint: string, amount: bigint): void {
+    this.tokens.credit(owner, mint, amount);
+  }
+
+  debitToken(owner: string, mint: string, amount: bigint): void {
+    this.tokens.debit(owner, mint, amount);
+  }
+
+  /** Every non-zero token balance of `owner`, by mint. */
+  tokenBalances(owner: string): ReadonlyMap<string, bigint> {
+    return this.tokens.balancesOf(owner);
+  }
+
+  // ---- faults ----------------------------------------------------------------------------
+
+  /** Share (0..1) of otherwise valid submissions accepted but never landed (seeded PRNG). */
+  setDropRate(rate: number): void {
+    if (!(rate >= 0 && rate <= 1)) throw new ChainArgumentError(`drop rate must be within 0..1, got ${String(rate)}`);
+    this.dropRate = rate;
+  }
+
+  setDropAll(drop: boolean): void {
+    this.dropAll = drop;
+  }
+
+  faults(): { dropRate: number; dropAll: boolean } {
+    return { dropRate: this.dropRate, dropAll: this.dropAll };
+  }
+
+  // ---- transactions ----------------------------------------------------------------------
+
+  /** Registers a landing handler (called once per landed tx, in order); returns an unsubscribe. */
+  onLand(handler: LandingHandler): () => void {
+    this.handlers.push(handler);
+    return () => {
+      const index = this.handlers.indexOf(handler);
+      if (index >= 0) this.handlers.splice(index, 1);
+    };
+  }
+
+  /**
+   * Verifies and lands a signed transaction. Throws ChainRejection when it cannot land.
+   * `via: 'execute'` is the service's own submission: an empty keeper signature slot is
+   * filled by the keeper first (the keeper co-signs instant transactions).
+   */
+  submit(raw: Uint8Array, opts: { via: SubmitVia }): SubmitOutcome {
+    const decoded = decodeTransaction(raw);
+    if (opts.via === 'execute') this.coSignAsKeeper(decoded);
+    verifySignatures(decoded);
+    const signature = transactionSignature(decoded);
+    const previous = this.landedBySignature.get(signature);
+    if (previous) return { signature, duplicate: true, landed: true, err: previous.err };
+    this.checkBlockhash(decoded);
+    this.checkPrograms(decoded);
+    const feeLamports = this.chargeableFee(decoded);
+    if (this.dropAll || (this.dropRate > 0 && this.dropRandom.next() < this.dropRate)) {
+      this.logger.debug({ signature }, 'venue chain: drop fault swallowed a transaction');
+      return { signature, duplicate: false, landed: false, err: null };
+    }
+    const landed = this.land(decoded, signature, opts.via, feeLamports);
+    return { signature, duplicate: false, landed: true, err: landed.err };
+  }
+
+  /**
+   * What a real node's simulateTransaction reports, without landing anything. Malformed
+   * input and (with sigVerify) bad signatures throw ChainRejection; everything else is `err`.
+   */
+  simulate(raw: Uint8Array, opts: { sigVerify?: boolean; replaceRecentBlockhash?: boolean } = {}): SimulationResult {
+    const decoded = decodeTransaction(raw);
+    if (opts.sigVerify) verifySignatures(decoded);
+    let replacementBlockhash: SimulationResult['replacementBlockhash'];
+    const fail = (err: TransactionErrorValue): SimulationResult => ({ err, logs: [], unitsConsumed: 0, replacementBlockhash });
+    try {
+      if (opts.replaceRecentBlockhash) replacementBlockhash = this.latestBlockhash();
+      else this.checkBlockhash(decoded);
+      if (this.landedBySignature.has(transactionSignature(decoded))) return fail('AlreadyProcessed');
+      this.checkPrograms(decoded);
+      this.chargeableFee(decoded);
+    } catch (error) {
+      if (error instanceof ChainRejection) return fail(error.solanaError);
+      throw error;
+    }
+    return { err: null, ...simulateExecution(decoded.transaction.message), replacementBlockhash };
+  }
+
+  getSignatureStatus(signature: string, opts: { searchTransactionHistory?: boolean } = {}): SignatureStatus | null {
+    const landed = this.landedBySignature.get(signature);
+    if (!landed) return null;
+    const age = this.slot() - landed.slot;
+    if (opts.searchTransactionHistory === false && age > STATUS_CACHE_SLOTS) return null;
+    if (age >= FINALIZED_AFTER_SLOTS) return { slot: landed.slot, confirmations: null, err: landed.err, confirmationStatus: 'finalized' };
+    return { slot: landed.slot, confirmations: age, err: landed.err, confirmationStatus: age >= 1 ? 'confirmed' : 'processed' };
+  }
+
+  /** Every landed transaction, in landing order. */
+  landed(): LandedTransaction[] {
+    return [...this.landedList];
+  }
+
+  landedTransaction(signature: string): LandedTransaction | undefined {
+    return this.landedBySignature.get(signature);
+  }
+
+  // ---- internals -------------------------------------------------------------------------
+
+  private coSignAsKeeper(decoded: DecodedTransaction): void {
+    const index = signerIndex(decoded, this.keeper.publicKey);
+    if (index < 0 || !isSignatureSlotEmpty(decoded, index)) return;
+    decoded.transaction.addSignature(this.keeper.publicKey, this.signKeeper(decoded.messageBytes));
+  }
+
+  private checkBlockhash(decoded: DecodedTransaction): void {
+    const blockhash = decoded.transaction.message.recentBlockhash;
+    const info = this.blockhashes.lookup(blockhash);
+    if (!info) throw new ChainRejection('blockhash_not_found', `Transaction simulation failed: Blockhash not found (${blockhash} is unknown to this chain)`);
+    const height = this.blockHeight();
+    if (height > info.lastValidBlockHeight) {
+      throw new ChainRejection(
+        'blockhash_expired',
+        `Transaction simulation failed: Blockhash not found (${blockhash} expired: block height ${String(height)} > last valid block height ${String(info.lastValidBlockHeight)})`,
+      );
+    }
+  }
+
+  private checkPrograms(decoded: DecodedTransaction): void {
+    const keys = decoded.transaction.message.staticAccountKeys;
+    for (const ix of decoded.transaction.message.compiledInstructions) {
+      const program = keys[ix.programIdIndex]?.toBase58() ?? '';
+      if (!this.programs.has(program)) {
+        throw new ChainRejection('program_not_found', `Transaction simulation failed: Attempt to load a program that does not exist (${program})`);
+      }
+    }
+  }
+
+  /** The fee this transaction costs (0 when fees are off); throws when the payer cannot pay it. */
+  private chargeableFee(decoded: DecodedTransaction): bigint {
+    if (this.fees === 'none') return 0n;
+    const fee = transactionFeeLamports(decoded.transaction.message);
+    const payer = decoded.requiredSigners[0]?.toBase58() ?? '';
+    const balance = this.getBalance(payer);
+    if (balance < fee) {
+      throw new ChainRejection('insufficient_funds', `Transaction simulation failed: Insufficient funds for fee (${payer} has ${balance.toString()} lamports, fee is ${fee.toString()})`);
+    }
+    return fee;
+  }
+
+  private land(decoded: DecodedTransaction, signature: string, via: SubmitVia, feeLamports: bigint): MutableLanded {
+    const payer = decoded.requiredSigners[0]?.toBase58() ?? '';
+    if (feeLamports > 0n) this.debit(payer, feeLamports);
+    const landed: MutableLanded = {
+      signature,
+      slot: this.slot(),
+      via,
+      message: decoded.messageBytes,
+      transaction: decoded.transaction,
+      request: this.requests?.lookup(decoded.messageBytes),
+      landedAtMs: this.clock.now(),
+      feeLamports,
+      err: null,
+    };
+    this.landedList.push(landed);
+    this.landedBySignature.set(signature, landed);
+    for (const handler of [...this.handlers]) {
+      try {
+        handler(landed);
+      } catch (error) {
+        landed.err ??= this.instructionError(decoded, error);
+        this.logger.warn({ signature, err: error }, 'venue chain: landing handler failed; the transaction landed with an error');
+      }
+    }
+    return landed;
+  }
+
+  /** A handler failure as the InstructionError of the transaction's first non-budget instruction. */
+  private instructionError(decoded: DecodedTransaction, error: unknown): TransactionErrorValue {
+    const keys = decoded.transaction.message.staticAccountKeys;
+    const index = decoded.transaction.message.compiledInstructions.findIndex((ix) => keys[ix.programIdIndex]?.toBase58() !== PROGRAMS.computeBudget);
+    // SPL Token's InsufficientFunds is custom error 1; anything unexpected is reported as 0.
+    const code = error instanceof LandingFailure ? error.code : error instanceof ChainRejection && error.kind === 'insufficient_funds' ? 1 : 0;
+    return { InstructionError: [Math.max(index, 0), { Custom: code }] };
+  }
+}

@@ -1,0 +1,39 @@
+import { ChainArgumentError, ChainRejection } from './rejection.ts';
+
+/** SPL token balances by owner and mint, in the mint's smallest units. */
+export class TokenLedger {
+  private readonly byOwner = new Map<string, Map<string, bigint>>();
+
+  balance(owner: string, mint: string): bigint {
+    return this.byOwner.get(owner)?.get(mint) ?? 0n;
+  }
+
+  balancesOf(owner: string): ReadonlyMap<string, bigint> {
+    return new Map(this.byOwner.get(owner) ?? []);
+  }
+
+  credit(owner: string, mint: string, amount: bigint): void {
+    if (amount < 0n) throw new ChainArgumentError(`creditToken: amount must be >= 0, got ${amount.toString()}`);
+    this.set(owner, mint, this.balance(owner, mint) + amount);
+  }
+
+  /** Throws ChainRejection('insufficient_funds') when the balance is short. */
+  debit(owner: string, mint: string, amount: bigint): void {
+    if (amount < 0n) throw new ChainArgumentError(`debitToken: amount must be >= 0, got ${amount.toString()}`);
+    const balance = this.balance(owner, mint);
+    if (balance < amount) {
+      throw new ChainRejection('insufficient_funds', `${owner} holds ${balance.toString()} of ${mint}, needs ${amount.toString()}`);
+    }
+    this.set(owner, mint, balance - amount);
+  }
+
+  private set(owner: string, mint: string, amount: bigint): void {
+    let balances = this.byOwner.get(owner);
+    if (!balances) {
+      balances = new Map();
+      this.byOwner.set(owner, balances);
+    }
+    if (amount === 0n) balances.delete(mint);
+    else balances.set(mint, amount);
+  }
+}

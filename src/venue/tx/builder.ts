@@ -1,0 +1,74 @@
+import { ComputeBudgetProgram, PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import type { Product } from '../../api/operation.ts';
+import { foreignAccountFor, hostileInstruction, type HostileKind } from './hostile.ts';
+import { MAX_REQUEST_ID_BYTES, PRODUCT_PROGRAM, requestInstructionData } from './request-instruction.ts';
+
+export type { HostileKind } from './hostile.ts';
+
+/** Defaults close to what the service sets on its own transactions. */
+export const DEFAULT_COMPUTE_UNIT_LIMIT = 300_000;
+export const DEFAULT_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS = 50_000n;
+
+/** A build request the builder cannot honour (no program for the product, oversized id). */
+export class TransactionBuildError extends Error {
+  override readonly name = 'TransactionBuildError';
+  readonly kind = 'invalid_argument' as const;
+}
+
+export interface BuildRequestOptions {
+  /** The caller's wallet: fee payer, signer and writable. */
+  readonly payer: PublicKey;
+  readonly product: Product;
+  /** Carried in the instruction data so a landed transaction names its request. */
+  readonly requestId: string;
+  readonly blockhash: string;
+  readonly computeUnitLimit?: number;
+  readonly computeUnitPriceMicroLamports?: bigint;
+  /** Accounts the request touches (pool, custody, position...): writable, not signers. */
+  readonly accounts?: readonly PublicKey[];
+  /** Instant transactions: the keeper must co-sign (a second required signer). */
+  readonly keeperSigner?: PublicKey;
+  /** Build the transaction a hostile venue would send instead. */
+  readonly hostile?: HostileKind;
+  /** Where hostile transfers go / the hostile fee payer (default: derived from requestId). */
+  readonly foreign?: PublicKey;
+}
+
+/**
+ * An unsigned v0 transaction shaped like the service's: compute budget, then one instruction
+ * of the product's live program whose data identifies the request. Signature slots are empty.
+ */
+export function buildRequestTransaction(opts: BuildRequestOptions): VersionedTransaction {
+  if (opts.product === 'tokens') throw new TransactionBuildError('the tokens product builds no transactions');
+  if (opts.requestId.length === 0 || Buffer.byteLength(opts.requestId, 'utf8') > MAX_REQUEST_ID_BYTES) {
+    throw new TransactionBuildError(`requestId must be 1..${String(MAX_REQUEST_ID_BYTES)} bytes`);
+  }
+  const programId = new PublicKey(PRODUCT_PROGRAM[opts.product]);
+  const keys = [
+    { pubkey: opts.payer, isSigner: true, isWritable: true },
+    ...(opts.keeperSigner ? [{ pubkey: opts.keeperSigner, isSigner: true, isWritable: false }] : []),
+    ...(opts.accounts ?? []).map((pubkey) => ({ pubkey, isSigner: false, isWritable: true })),
+  ];
+  const instructions: TransactionInstruction[] = [
+    ComputeBudgetProgram.setComputeUnitLimit({ units: opts.computeUnitLimit ?? DEFAULT_COMPUTE_UNIT_LIMIT }),
+    ComputeBudgetProgram.setComputeUnitPrice({ microLamports: opts.computeUnitPriceMicroLamports ?? DEFAULT_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS }),
+    new TransactionInstruction({ programId, keys, data: requestInstructionData(opts.requestId) }),
+  ];
+  const foreign = opts.foreign ?? foreignAccountFor(opts.requestId);
+  const extra = opts.hostile ? hostileInstruction(opts.hostile, opts.payer, foreign) : undefined;
+  if (extra) instructions.push(extra);
+  const message = new TransactionMessage({
+    payerKey: opts.hostile === 'fee_payer' ? foreign : opts.payer,
+    recentBlockhash: opts.blockhash,
+    instructions,
+  }).compileToV0Message();
+  return new VersionedTransaction(message);
+}
+
+export function toBase64(tx: VersionedTransaction): string {
+  return Buffer.from(tx.serialize()).toString('base64');
+}
+
+export function fromBase64(base64: string): VersionedTransaction {
+  return VersionedTransaction.deserialize(Buffer.from(base64, 'base64'));
+}

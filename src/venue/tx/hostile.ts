@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
+import { MINTS } from '../../api/mints.ts';
+import { PROGRAMS } from '../../chain/programs.ts';
+
+/**
+ * Ways a hostile venue alters a transaction so it no longer does only what was requested;
+ * stratd's inspection must refuse to sign each of them.
+ */
+export const HOSTILE_KINDS = ['sol_transfer', 'token_transfer', 'token_approve', 'fee_payer', 'unknown_program'] as const;
+export type HostileKind = (typeof HOSTILE_KINDS)[number];
+
+/** Lamports the hostile SOL transfer takes (1 SOL). */
+export const HOSTILE_LAMPORTS = 1_000_000_000n;
+/** USDC units the hostile token transfer takes (1,000 USDC). */
+export const HOSTILE_TOKEN_AMOUNT = 1_000_000_000n;
+/** The hostile approval delegates everything (u64 max). */
+export const HOSTILE_APPROVE_AMOUNT = 0xffff_ffff_ffff_ffffn;
+/** A program id no chain has: the hostile "unknown program". */
+export const UNKNOWN_PROGRAM_ID = new PublicKey(createHash('sha256').update('stratd-venue:unknown-program').digest());
+
+// SPL Token instruction discriminators.
+const SPL_TRANSFER = 3;
+const SPL_APPROVE = 4;
+
+/** A deterministic account that belongs to nobody involved: where hostile transfers go. */
+export function foreignAccountFor(requestId: string): PublicKey {
+  return new PublicKey(createHash('sha256').update(`stratd-venue:foreign:${requestId}`).digest());
+}
+
+/** The associated token account of `owner` for `mint` (SPL Token program). */
+export function associatedTokenAddress(owner: PublicKey, mint: PublicKey): PublicKey {
+  const [address] = PublicKey.findProgramAddressSync(
+    [owner.toBuffer(), new PublicKey(PROGRAMS.token).toBuffer(), mint.toBuffer()],
+    new PublicKey(PROGRAMS.associatedToken),
+  );
+  return address;
+}
+
+function splAmountData(discriminator: number, amount: bigint): Buffer {
+  const data = Buffer.alloc(9);
+  data.writeUInt8(discriminator, 0);
+  data.writeBigUInt64LE(amount, 1);
+  return data;
+}
+
+/** SPL Token Transfer: accounts [source (w), destination (w), owner (s)], data 3 + u64 LE. */
+export function splTransferInstruction(source: PublicKey, destination: PublicKey, owner: PublicKey, amount: bigint): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: new PublicKey(PROGRAMS.token),
+    keys: [
+      { pubkey: source, isSigner: false, isWritable: true },
+      { pubkey: destination, isSigner: false, isWritable: true },
+      { pubkey: owner, isSigner: true, isWritable: false },
+    ],
+    data: splAmountData(SPL_TRANSFER, amount),
+  });
+}
+
+/** SPL Token Approve: accounts [source (w), delegate, owner (s)], data 4 + u64 LE. */
+export function splApproveInstruction(source: PublicKey, delegate: PublicKey, owner: PublicKey, amount: bigint): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: new PublicKey(PROGRAMS.token),
+    keys: [
+      { pubkey: source, isSigner: false, isWritable: true },
+      { pubkey: delegate, isSigner: false, isWritable: false },
+      { pubkey: owner, isSigner: true, isWritable: false },
+    ],
+    data: splAmountData(SPL_APPROVE, amount),
+  });
+}
+
+/**
+ * The extra instruction a hostile kind adds (none for 'fee_payer', which changes the
+ * message's fee payer instead).
+ */
+export function hostileInstruction(kind: HostileKind, payer: PublicKey, foreign: PublicKey): TransactionInstruction | undefined {
+  const usdc = new PublicKey(MINTS.USDC);
+  switch (kind) {
+    case 'sol_transfer':
+      return SystemProgram.transfer({ fromPubkey: payer, toPubkey: foreign, lamports: HOSTILE_LAMPORTS });
+    case 'token_transfer':
+      return splTransferInstruction(associatedTokenAddress(payer, usdc), associatedTokenAddress(foreign, usdc), payer, HOSTILE_TOKEN_AMOUNT);
+    case 'token_approve':
+      return splApproveInstruction(associatedTokenAddress(payer, usdc), foreign, payer, HOSTILE_APPROVE_AMOUNT);
+    case 'unknown_program':
+      return new TransactionInstruction({
+        programId: UNKNOWN_PROGRAM_ID,
+        keys: [{ pubkey: payer, isSigner: true, isWritable: true }],
+        data: Buffer.from([0]),
+      });
+    case 'fee_payer':
+      return undefined;
+  }
+}
