@@ -1,0 +1,56 @@
+import { Connection, type Commitment } from '@solana/web3.js';
+
+/** Why the RPC refused a transaction, as far as a caller needs to act on it. */
+export type SendRefusal = 'blockhash_not_found' | 'signature_invalid' | 'already_processed' | 'rpc_error' | 'network';
+
+export type SendResult = { readonly ok: true } | { readonly ok: false; readonly refusal: SendRefusal; readonly message: string };
+
+export interface SignatureSeen {
+  readonly slot: number;
+  readonly err: unknown;
+  readonly confirmationStatus?: string;
+}
+
+/**
+ * The few chain calls the executor makes, over a web3.js `Connection`: send with
+ * `maxRetries: 0` (we rebroadcast ourselves), poll signature statuses (no websocket), read
+ * the block height, ask whether a blockhash is still valid.
+ */
+export class ChainClient {
+  readonly connection: Connection;
+
+  constructor(url: string, commitment: Commitment = 'confirmed') {
+    this.connection = new Connection(url, { commitment, disableRetryOnRateLimit: true });
+  }
+
+  async sendRaw(raw: Uint8Array): Promise<SendResult> {
+    try {
+      await this.connection.sendRawTransaction(raw, { skipPreflight: true, maxRetries: 0 });
+      return { ok: true };
+    } catch (error) {
+      const message = (error as Error).message ?? String(error);
+      if (/blockhash not found|block ?height exceeded|expired/i.test(message)) return { ok: false, refusal: 'blockhash_not_found', message };
+      if (/signature verification|invalid signature|missing signature|signature.*fail/i.test(message)) return { ok: false, refusal: 'signature_invalid', message };
+      if (/already (been )?processed/i.test(message)) return { ok: false, refusal: 'already_processed', message };
+      if (/fetch failed|ECONNREFUSED|ECONNRESET|socket|network|timeout/i.test(message)) return { ok: false, refusal: 'network', message };
+      return { ok: false, refusal: 'rpc_error', message };
+    }
+  }
+
+  /** The signature's status, searching history so an old landing is not missed; null when unseen. */
+  async signatureStatus(signature: string): Promise<SignatureSeen | null> {
+    const { value } = await this.connection.getSignatureStatuses([signature], { searchTransactionHistory: true });
+    const status = value[0];
+    if (!status) return null;
+    return { slot: status.slot, err: status.err, confirmationStatus: status.confirmationStatus ?? undefined };
+  }
+
+  async blockHeight(): Promise<number> {
+    return this.connection.getBlockHeight();
+  }
+
+  async isBlockhashValid(blockhash: string): Promise<boolean> {
+    const { value } = await this.connection.isBlockhashValid(blockhash);
+    return value;
+  }
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { txMetadata } from '../../api/schemas/common.ts';
+
+/**
+ * The executor's state machine, persisted per action:
+ *   accepted → built → inspected → signed → submitted → landed | rejected | expired
+ * Only `accepted`, `built` and `inspected` may be redone (nothing signed has left the process).
+ * From `signed` on, the stored signed bytes are the only bytes ever sent for this action.
+ */
+export const actionState = z.enum(['accepted', 'built', 'inspected', 'signed', 'submitted', 'landed', 'rejected', 'expired']);
+export type ActionState = z.infer<typeof actionState>;
+
+export const FINAL_STATES: ReadonlySet<ActionState> = new Set(['landed', 'rejected', 'expired']);
+
+/** How a transaction reaches the chain (spec section 3, "Transaction types"). */
+export const route = z.enum(['rpc', 'perps-execute', 'trigger-execute']);
+export type Route = z.infer<typeof route>;
+
+/**
+ * The outcome words of ../shared/style.md:
+ * - pre-call: nothing left the process; the action may be rebuilt freely;
+ * - rejected: provably not executed (refused before sending, or failed on chain);
+ * - ambiguous: sent, fate unknown — never rebuilt or re-signed while it could still land;
+ * - landed: executed.
+ * `expired` is the proven way out of ambiguity (block height past lastValidBlockHeight, or the
+ * request older than maxRequestExecutionSec) and counts as rejected: the intent is free again.
+ */
+export type Outcome = 'pre-call' | 'rejected' | 'ambiguous' | 'landed';
+
+export function outcomeOf(state: ActionState): Outcome {
+  switch (state) {
+    case 'accepted':
+    case 'built':
+    case 'inspected':
+    case 'signed':
+      // `signed` counts as pre-call for the strategy (no effect yet), but the executor still
+      // treats its bytes as possibly sent: resume only ever sends the same bytes.
+      return 'pre-call';
+    case 'submitted':
+      return 'ambiguous';
+    case 'landed':
+      return 'landed';
+    case 'rejected':
+    case 'expired':
+      return 'rejected';
+  }
+}
+
+export const actionRecord = z.object({
+  actionId: z.string(),
+  strategy: z.string(),
+  /** The strategy's intent, validated with the intent schema when the action was accepted. */
+  intent: z.record(z.string(), z.unknown()),
+  decidedAtMs: z.number(),
+  window: z.string(),
+  stateAfter: z.unknown().optional(),
+  stateCommitted: z.boolean().default(false),
+  state: actionState,
+  acceptedAtMs: z.number(),
+  updatedAtMs: z.number(),
+  dryRun: z.boolean().default(false),
+  // built
+  operationId: z.string().optional(),
+  route: route.optional(),
+  executeAction: z.string().optional(),
+  requestId: z.string().optional(),
+  unsignedTx: z.string().optional(),
+  txMetadata: txMetadata.nullish(),
+  blockhash: z.string().optional(),
+  lastValidBlockHeight: z.number().optional(),
+  maxRequestExecutionSec: z.number().optional(),
+  builtAtMs: z.number().optional(),
+  positionPubkey: z.string().optional(),
+  marketMint: z.string().optional(),
+  /** Perps requests sent as legacy transactions are applied later by the keeper. */
+  awaitsKeeper: z.boolean().default(false),
+  buildAttempts: z.number().default(0),
+  // inspected
+  violations: z.array(z.object({ rule: z.string(), detail: z.string() })).optional(),
+  // signed
+  signature: z.string().optional(),
+  signedTx: z.string().optional(),
+  // submitted
+  submitStartedAtMs: z.number().optional(),
+  sendCount: z.number().default(0),
+  lastSentAtMs: z.number().optional(),
+  landedSlot: z.number().optional(),
+  // final
+  reason: z.string().optional(),
+  detail: z.string().optional(),
+});
+export type ActionRecord = z.infer<typeof actionRecord>;

@@ -1,0 +1,425 @@
+import { randomUUID } from 'node:crypto';
+import { VersionedTransaction } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { ApiClient } from '../../api/client.ts';
+import { ApiError } from '../../api/errors.ts';
+import type { ChainClient } from '../../chain/rpc-client.ts';
+import { silentLogger, type Logger } from '../../ops/logger.ts';
+import { FINAL_STATES, type ActionRecord, type ActionState } from './action-record.ts';
+import { ActionStore, StaleActionWrite, type StoredAction } from './action-store.ts';
+import type { ActionBuilder, ActionLedger, KeeperWatch, RequestValidity, RiskGate, StateCommitter, TransactionInspector, TransactionSigner } from './ports.ts';
+import { allowAllRisk } from './ports.ts';
+
+export interface ExecutorOptions {
+  readonly store: ActionStore;
+  readonly client: ApiClient;
+  readonly chain: ChainClient;
+  readonly builder: ActionBuilder;
+  readonly inspector: TransactionInspector;
+  /** Absent in dry-run mode: nothing can be signed. */
+  readonly signer?: TransactionSigner;
+  readonly keeper: KeeperWatch;
+  readonly requestValidity: RequestValidity;
+  readonly commitState: StateCommitter;
+  readonly ledger: ActionLedger;
+  readonly risk?: RiskGate;
+  readonly logger?: Logger;
+  readonly dryRun?: boolean;
+  readonly confirmPollMs?: number;
+  readonly rebroadcastMs?: number;
+  /** A decision not built within this time is stale and rejected. */
+  readonly actionTtlMs?: number;
+  /** Extra time after maxRequestExecutionSec before a landed perps request counts as refused by the keeper. */
+  readonly keeperGraceMs?: number;
+  readonly now?: () => number;
+  /** Test hook: called after each persisted transition (crash-injection tests kill the process here). */
+  readonly onTransition?: (record: ActionRecord) => void | Promise<void>;
+}
+
+export interface NewAction {
+  readonly actionId: string;
+  readonly strategy: string;
+  readonly intent: Record<string, unknown>;
+  readonly decidedAtMs: number;
+  readonly window: string;
+  readonly stateAfter?: unknown;
+}
+
+/** Thrown inside a step to end the action as rejected with a named rule. */
+class Refusal extends Error {
+  readonly kind = 'refusal';
+  constructor(
+    readonly reason: string,
+    readonly detail: string,
+  ) {
+    super(`${reason}: ${detail}`);
+  }
+}
+
+/**
+ * The executor: drives each action through its persisted state machine. Every step reads the
+ * stored record, does one thing, and writes the next state with a compare-and-set, so a crash at
+ * any point resumes from the stored state, and start-up reconciliation is the same code path.
+ *
+ * Invariants:
+ * - nothing is signed that was not inspected in this record's `inspected` step;
+ * - the signed bytes are stored before the first send, and they are the only bytes ever sent;
+ * - an ambiguous action (submitted) is never rebuilt or re-signed; only a seen signature, a
+ *   chain error, or proven expiry (block height past lastValidBlockHeight, or a perps request
+ *   older than maxRequestExecutionSec) ends it.
+ */
+export class Executor {
+  private readonly o: ExecutorOptions;
+  private readonly logger: Logger;
+  private readonly risk: RiskGate;
+  private readonly owner = randomUUID();
+  private readonly now: () => number;
+
+  constructor(options: ExecutorOptions) {
+    this.o = options;
+    this.logger = options.logger ?? silentLogger;
+    this.risk = options.risk ?? allowAllRisk;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Records a new action (idempotent on actionId) after the risk gate's accept check. */
+  async accept(action: NewAction): Promise<StoredAction> {
+    const existing = await this.o.store.load(action.actionId);
+    if (existing) return existing;
+    const now = this.now();
+    const record: ActionRecord = {
+      ...action,
+      state: 'accepted',
+      acceptedAtMs: now,
+      updatedAtMs: now,
+      stateCommitted: false,
+      dryRun: this.o.dryRun ?? false,
+      awaitsKeeper: false,
+      buildAttempts: 0,
+      sendCount: 0,
+    };
+    const decision = await this.risk.check('accept', record);
+    const initial: ActionRecord = decision.allowed ? record : { ...record, state: 'rejected', reason: `risk:${decision.rule}`, detail: decision.detail };
+    if (!(await this.o.store.create(initial))) return (await this.o.store.load(action.actionId))!;
+    await this.o.ledger.append({ type: 'action_state', actionId: initial.actionId, strategy: initial.strategy, state: initial.state, reason: initial.reason, detail: initial.detail });
+    if (initial.state === 'rejected') await this.risk.recordOutcome?.(initial);
+    return { record: initial, version: 1 };
+  }
+
+  /**
+   * Drives one action until it is final or `signal` aborts. Safe to call from several
+   * processes at once: a lease keeps them from duplicating work, and every write is a CAS.
+   */
+  async drive(actionId: string, signal?: AbortSignal): Promise<ActionRecord | undefined> {
+    const leaseMs = Math.max(5_000, 4 * this.pollMs);
+    try {
+      return await this.driveLeased(actionId, leaseMs, signal);
+    } finally {
+      await this.o.store.release(actionId, this.owner);
+    }
+  }
+
+  private async driveLeased(actionId: string, leaseMs: number, signal?: AbortSignal): Promise<ActionRecord | undefined> {
+    while (!signal?.aborted) {
+      if (!(await this.o.store.lease(actionId, this.owner, leaseMs))) {
+        await sleep(this.pollMs, signal);
+        const current = await this.o.store.load(actionId);
+        if (!current || this.isFinal(current.record)) return current?.record;
+        continue;
+      }
+      try {
+        const stored = await this.o.store.load(actionId);
+        if (!stored) return undefined;
+        if (this.isFinal(stored.record)) return stored.record;
+        await this.step(stored, signal);
+      } catch (error) {
+        if (error instanceof StaleActionWrite) continue;
+        // A transient failure (RPC or API down): keep the state, try again shortly.
+        this.logger.warn({ actionId, err: describe(error) }, 'executor step failed; retrying');
+        await sleep(this.pollMs, signal);
+      }
+    }
+    return (await this.o.store.load(actionId))?.record;
+  }
+
+  /** Drives every unfinished action: start-up reconciliation, the same path as crash recovery. */
+  async reconcile(signal?: AbortSignal): Promise<void> {
+    const ids = await this.o.store.openActionIds();
+    await Promise.all(ids.map((id) => this.drive(id, signal)));
+  }
+
+  private get pollMs(): number {
+    return this.o.confirmPollMs ?? 500;
+  }
+
+  private isFinal(record: ActionRecord): boolean {
+    return FINAL_STATES.has(record.state) || (record.dryRun && record.state === 'inspected');
+  }
+
+  private async step(stored: StoredAction, signal?: AbortSignal): Promise<void> {
+    const r = stored.record;
+    try {
+      switch (r.state) {
+        case 'accepted':
+          return await this.build(stored, signal);
+        case 'built':
+          return await this.inspect(stored);
+        case 'inspected':
+          return await this.sign(stored);
+        case 'signed':
+          return await this.submit(stored);
+        case 'submitted':
+          return await this.confirm(stored, signal);
+        default:
+          return;
+      }
+    } catch (error) {
+      if (error instanceof Refusal) {
+        await this.transition(stored, { state: 'rejected', reason: error.reason, detail: error.detail });
+        return;
+      }
+      throw error;
+    }
+  }
+
+  private async transition(stored: StoredAction, patch: Partial<ActionRecord> & { state: ActionState }): Promise<StoredAction> {
+    const record: ActionRecord = { ...stored.record, ...patch, updatedAtMs: this.now() };
+    let next = await this.o.store.save(record, stored.version);
+    const changed = patch.state !== stored.record.state;
+    if (changed) {
+      await this.o.ledger.append({ type: 'action_state', actionId: record.actionId, strategy: record.strategy, state: record.state, reason: record.reason, detail: record.detail, signature: record.signature });
+      this.logger.info({ actionId: record.actionId, strategy: record.strategy, state: record.state, reason: record.reason, signature: record.signature }, 'action state');
+    }
+    // The strategy's state advances when its action landed or is ambiguous, never on a rejection.
+    if ((record.state === 'submitted' || record.state === 'landed') && !record.stateCommitted && record.stateAfter !== undefined) {
+      await this.o.commitState(record.strategy, record.stateAfter);
+      next = await this.o.store.save({ ...record, stateCommitted: true }, next.version);
+    }
+    if (changed && FINAL_STATES.has(record.state)) await this.risk.recordOutcome?.(record);
+    if (changed) await this.o.onTransition?.(next.record);
+    return next;
+  }
+
+  // ------------------------------------------------------------------ accepted → built
+  private async build(stored: StoredAction, signal?: AbortSignal): Promise<void> {
+    const r = stored.record;
+    if (this.now() - r.decidedAtMs > (this.o.actionTtlMs ?? 120_000)) {
+      throw new Refusal('stale_decision', `not built within ${this.o.actionTtlMs ?? 120_000} ms of the decision`);
+    }
+    let built;
+    try {
+      built = await this.o.builder.build(r, signal);
+    } catch (error) {
+      if (error instanceof ApiError && !isTransient(error)) {
+        throw new Refusal(`api:${error.kind}`, error.message);
+      }
+      if (error instanceof Refusal) throw error;
+      await this.o.store.save({ ...r, buildAttempts: r.buildAttempts + 1, updatedAtMs: this.now() }, stored.version);
+      throw error;
+    }
+    const tx = VersionedTransaction.deserialize(Buffer.from(built.unsignedTx, 'base64'));
+    const maxRequestExecutionSec = built.operationId.startsWith('perps.') ? await this.o.requestValidity(built.marketMint) : undefined;
+    const lastValid = built.txMetadata ? Number(built.txMetadata.lastValidBlockHeight) : Number.NaN;
+    await this.transition(stored, {
+      state: 'built',
+      operationId: built.operationId,
+      route: built.route,
+      executeAction: built.executeAction,
+      requestId: built.requestId,
+      unsignedTx: built.unsignedTx,
+      txMetadata: built.txMetadata,
+      blockhash: tx.message.recentBlockhash,
+      lastValidBlockHeight: Number.isSafeInteger(lastValid) ? lastValid : undefined,
+      maxRequestExecutionSec,
+      builtAtMs: this.now(),
+      awaitsKeeper: built.awaitsKeeper,
+      positionPubkey: built.positionPubkey,
+      marketMint: built.marketMint,
+    });
+  }
+
+  // ------------------------------------------------------------------ built → inspected
+  private async inspect(stored: StoredAction): Promise<void> {
+    const r = stored.record;
+    if (!(await this.o.chain.isBlockhashValid(r.blockhash!))) {
+      // Nothing was signed: a stale build is simply rebuilt.
+      await this.transition(stored, { ...clearedBuild(), state: 'accepted' });
+      return;
+    }
+    const tx = VersionedTransaction.deserialize(Buffer.from(r.unsignedTx!, 'base64'));
+    const verdict = await this.o.inspector.inspect(tx, r, builtOf(r));
+    if (!verdict.ok) {
+      const first = verdict.violations[0];
+      this.logger.error({ actionId: r.actionId, violations: verdict.violations }, 'ALERT: transaction refused by policy; nothing signed');
+      await this.transition(stored, {
+        state: 'rejected',
+        violations: [...verdict.violations],
+        reason: `policy:${first?.rule ?? 'unknown'}`,
+        detail: verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join('; '),
+      });
+      return;
+    }
+    await this.transition(stored, { state: 'inspected', violations: [] });
+  }
+
+  // ------------------------------------------------------------------ inspected → signed
+  private async sign(stored: StoredAction): Promise<void> {
+    const r = stored.record;
+    if (r.dryRun || !this.o.signer) return; // dry-run: final at inspected
+    const decision = await this.risk.check('sign', r);
+    if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
+    if (!(await this.o.chain.isBlockhashValid(r.blockhash!))) {
+      await this.transition(stored, { ...clearedBuild(), state: 'accepted' });
+      return;
+    }
+    const tx = VersionedTransaction.deserialize(Buffer.from(r.unsignedTx!, 'base64'));
+    const signed = await this.o.signer.signTransaction(tx);
+    const signature = signed.signatures[0];
+    if (!signature || signature.every((b) => b === 0)) throw new Refusal('signing_failed', 'the fee payer signature is empty after signing');
+    // Stored before the first send: a crash from here on resumes with these exact bytes.
+    await this.transition(stored, { state: 'signed', signature: bs58.encode(signature), signedTx: Buffer.from(signed.serialize()).toString('base64') });
+  }
+
+  // ------------------------------------------------------------------ signed → submitted
+  private async submit(stored: StoredAction): Promise<void> {
+    const r = stored.record;
+    const raw = Buffer.from(r.signedTx!, 'base64');
+    if (r.route === 'rpc') {
+      const sent = await this.o.chain.sendRaw(raw);
+      if (!sent.ok && sent.refusal === 'signature_invalid') throw new Refusal('chain:signature_invalid', sent.message);
+      await this.transition(stored, { state: 'submitted', submitStartedAtMs: this.now(), lastSentAtMs: this.now(), sendCount: r.sendCount + 1 });
+      return;
+    }
+    if (r.submitStartedAtMs !== undefined) {
+      // A previous process may have posted these bytes; the product does not document a repeat as
+      // safe, so the action is ambiguous and is settled on the chain.
+      await this.transition(stored, { state: 'submitted' });
+      return;
+    }
+    const marked = await this.o.store.save({ ...r, submitStartedAtMs: this.now(), updatedAtMs: this.now() }, stored.version);
+    try {
+      if (r.route === 'perps-execute') {
+        await this.o.client.call('perps.execute', { action: r.executeAction as never, serializedTxBase64: r.signedTx! });
+        await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1 });
+      } else {
+        const result = await this.o.client.call('trigger.execute', { requestId: r.requestId!, signedTransaction: r.signedTx! });
+        if (result.status === 'Success') {
+          await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1 });
+        } else {
+          await this.transition(marked, { state: 'rejected', reason: 'execute:failed', detail: `${result.code ?? ''} ${result.error ?? ''}`.trim() });
+        }
+      }
+    } catch (error) {
+      if (error instanceof ApiError && provablyNotProcessed(error)) {
+        // Refused before processing (a 4xx, or never sent): nothing can land.
+        await this.transition(marked, { state: 'rejected', reason: `execute:${error.kind}`, detail: error.message });
+        return;
+      }
+      this.logger.warn({ actionId: r.actionId, err: describe(error) }, 'execute reply lost; the action is ambiguous and is settled on the chain');
+      await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail: 'execute reply lost' });
+    }
+  }
+
+  // ------------------------------------------------------------------ submitted → landed | rejected | expired
+  private async confirm(stored: StoredAction, signal?: AbortSignal): Promise<void> {
+    const r = stored.record;
+    const seen = await this.o.chain.signatureStatus(r.signature!);
+    if (seen) {
+      if (seen.err) {
+        await this.transition(stored, { state: 'rejected', reason: 'chain:failed', detail: JSON.stringify(seen.err), landedSlot: seen.slot });
+        return;
+      }
+      if (!r.awaitsKeeper) {
+        await this.transition(stored, { state: 'landed', landedSlot: seen.slot });
+        return;
+      }
+      const current = r.landedSlot === undefined ? await this.transition(stored, { state: 'submitted', landedSlot: seen.slot }) : stored;
+      if (await this.o.keeper.fulfilled(current.record)) {
+        await this.transition(current, { state: 'landed' });
+        return;
+      }
+      if (this.requestTooOld(r, this.o.keeperGraceMs ?? 5_000)) {
+        await this.transition(current, { state: 'expired', reason: 'keeper_timeout', detail: `the keeper did not apply the request within maxRequestExecutionSec (${r.maxRequestExecutionSec} s)` });
+        return;
+      }
+      await sleep(this.pollMs, signal);
+      return;
+    }
+    if (await this.blockhashExpired(r)) {
+      // Final look: a landing just before expiry must not be missed.
+      if (await this.o.chain.signatureStatus(r.signature!)) return;
+      await this.transition(stored, { state: 'expired', reason: 'blockhash_expired', detail: `block height passed ${r.lastValidBlockHeight ?? 'the blockhash validity'}` });
+      return;
+    }
+    if (r.awaitsKeeper && this.requestTooOld(r, 0)) {
+      await this.transition(stored, { state: 'expired', reason: 'request_too_old', detail: `not seen within maxRequestExecutionSec (${r.maxRequestExecutionSec} s); the keeper refuses older requests` });
+      return;
+    }
+    if (r.route === 'rpc' && this.now() - (r.lastSentAtMs ?? 0) >= (this.o.rebroadcastMs ?? 2_000)) {
+      // The same bytes, never rebuilt or re-signed: at most one of them can land.
+      const sent = await this.o.chain.sendRaw(Buffer.from(r.signedTx!, 'base64'));
+      this.logger.debug({ actionId: r.actionId, signature: r.signature, ok: sent.ok }, 'rebroadcast');
+      await this.transition(stored, { state: 'submitted', sendCount: r.sendCount + 1, lastSentAtMs: this.now() });
+    }
+    await sleep(this.pollMs, signal);
+  }
+
+  private requestTooOld(r: ActionRecord, graceMs: number): boolean {
+    if (r.maxRequestExecutionSec === undefined || r.builtAtMs === undefined) return false;
+    return this.now() > r.builtAtMs + r.maxRequestExecutionSec * 1000 + graceMs;
+  }
+
+  private async blockhashExpired(r: ActionRecord): Promise<boolean> {
+    if (r.lastValidBlockHeight !== undefined) return (await this.o.chain.blockHeight()) > r.lastValidBlockHeight;
+    return !(await this.o.chain.isBlockhashValid(r.blockhash!));
+  }
+}
+
+function clearedBuild(): Partial<ActionRecord> {
+  return {
+    operationId: undefined, route: undefined, executeAction: undefined, requestId: undefined, unsignedTx: undefined,
+    txMetadata: undefined, blockhash: undefined, lastValidBlockHeight: undefined, builtAtMs: undefined, violations: undefined,
+  };
+}
+
+function builtOf(r: ActionRecord) {
+  return {
+    operationId: r.operationId as never,
+    route: r.route!,
+    executeAction: r.executeAction as never,
+    requestId: r.requestId,
+    unsignedTx: r.unsignedTx!,
+    txMetadata: r.txMetadata,
+    awaitsKeeper: r.awaitsKeeper,
+    positionPubkey: r.positionPubkey,
+    marketMint: r.marketMint,
+  };
+}
+
+function isTransient(error: ApiError): boolean {
+  return error.kind === 'network' || error.kind === 'timeout' || error.kind === 'rate_limited' || (error.kind === 'http' && (error.status ?? 0) >= 500);
+}
+
+/** A submit error that proves the service did not process the request. */
+function provablyNotProcessed(error: ApiError): boolean {
+  if (error.kind === 'rate_limited' || error.kind === 'invalid_request' || error.kind === 'business') return true;
+  if (error.kind === 'network') return error.sent === false;
+  return error.kind === 'http' && error.status !== undefined && error.status >= 400 && error.status < 500;
+}
+
+function describe(error: unknown): Record<string, unknown> {
+  if (error instanceof ApiError) return error.toJSON();
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { value: String(error) };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}

@@ -1,0 +1,66 @@
+import type { PublicKey, VersionedTransaction } from '@solana/web3.js';
+import type { OperationId } from '../../api/registry.ts';
+import type { TxMetadata } from '../../api/schemas/common.ts';
+import type { PerpsExecuteAction } from '../../api/schemas/perps.ts';
+import type { ActionRecord, ActionState, Route } from './action-record.ts';
+
+/** What the executor needs from the world, one small interface each (tests and modes swap them). */
+
+export interface BuiltTransaction {
+  readonly operationId: OperationId;
+  readonly route: Route;
+  /** The perps execute action when `route` is perps-execute. */
+  readonly executeAction?: PerpsExecuteAction;
+  /** The trigger request id when `route` is trigger-execute. */
+  readonly requestId?: string;
+  readonly unsignedTx: string;
+  readonly txMetadata?: TxMetadata | null;
+  /** A perps request sent as a legacy transaction: the keeper applies it later (api-facts 5). */
+  readonly awaitsKeeper: boolean;
+  readonly positionPubkey?: string;
+  readonly marketMint?: string;
+}
+
+export interface ActionBuilder {
+  build(record: ActionRecord, signal?: AbortSignal): Promise<BuiltTransaction>;
+}
+
+export interface InspectionVerdict {
+  readonly ok: boolean;
+  readonly violations: ReadonlyArray<{ readonly rule: string; readonly detail: string }>;
+}
+
+export interface TransactionInspector {
+  inspect(tx: VersionedTransaction, record: ActionRecord, built: BuiltTransaction): Promise<InspectionVerdict>;
+}
+
+/** The signing seam: a local key today, a remote signer later. Exposes nothing but these two. */
+export interface TransactionSigner {
+  readonly publicKey: PublicKey;
+  signTransaction(tx: VersionedTransaction): Promise<VersionedTransaction>;
+}
+
+export type RiskDecision = { readonly allowed: true } | { readonly allowed: false; readonly rule: string; readonly detail: string };
+
+export interface RiskGate {
+  check(stage: 'accept' | 'sign', record: ActionRecord): Promise<RiskDecision>;
+  /** Told about every final outcome (rejection streaks, realised loss). */
+  recordOutcome?(record: ActionRecord): Promise<void>;
+}
+
+export const allowAllRisk: RiskGate = { check: async () => ({ allowed: true }) };
+
+export interface ActionLedger {
+  append(entry: { type: 'action_state'; actionId: string; strategy: string; state: ActionState; detail?: string; reason?: string; signature?: string }): Promise<void>;
+}
+
+/** Answers whether the keeper has applied a perps request that landed as a legacy transaction. */
+export interface KeeperWatch {
+  fulfilled(record: ActionRecord): Promise<boolean>;
+}
+
+/** Reads `maxRequestExecutionSec` of a market from the latest pool-info (fallback when unknown). */
+export type RequestValidity = (marketMint: string | undefined) => Promise<number>;
+
+/** Commits a strategy's state once its action landed or became ambiguous. */
+export type StateCommitter = (strategy: string, state: unknown) => Promise<void>;
