@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Keypair } from '@solana/web3.js';
+import { Keypair, type VersionedMessage } from '@solana/web3.js';
 import { PROGRAMS } from '../../chain/programs.ts';
 import { silentLogger, type Logger } from '../../ops/logger.ts';
 import type { VenueClock } from '../clock.ts';
@@ -216,9 +216,18 @@ export class VenueChain {
    */
   submit(raw: Uint8Array, opts: { via: SubmitVia }): SubmitOutcome {
     const decoded = decodeTransaction(raw);
-    if (opts.via === 'execute') this.coSignAsKeeper(decoded);
-    verifySignatures(decoded);
     const signature = transactionSignature(decoded);
+    try {
+      return this.admitAndLand(decoded, signature, opts.via);
+    } catch (error) {
+      if (error instanceof ChainRejection) error.signature = signature;
+      throw error;
+    }
+  }
+
+  private admitAndLand(decoded: DecodedTransaction, signature: string, via: SubmitVia): SubmitOutcome {
+    if (via === 'execute') this.coSignAsKeeper(decoded);
+    verifySignatures(decoded);
     const previous = this.landedBySignature.get(signature);
     if (previous) return { signature, duplicate: true, landed: true, err: previous.err };
     this.checkBlockhash(decoded);
@@ -228,7 +237,7 @@ export class VenueChain {
       this.logger.debug({ signature }, 'venue chain: drop fault swallowed a transaction');
       return { signature, duplicate: false, landed: false, err: null };
     }
-    const landed = this.land(decoded, signature, opts.via, feeLamports);
+    const landed = this.land(decoded, signature, via, feeLamports);
     return { signature, duplicate: false, landed: true, err: landed.err };
   }
 
@@ -301,6 +310,11 @@ export class VenueChain {
         throw new ChainRejection('program_not_found', `Transaction simulation failed: Attempt to load a program that does not exist (${program})`);
       }
     }
+  }
+
+  /** The fee this chain charges for `message` (0 when fees are off). */
+  feeFor(message: VersionedMessage): bigint {
+    return this.fees === 'none' ? 0n : transactionFeeLamports(message);
   }
 
   /** The fee this transaction costs (0 when fees are off); throws when the payer cannot pay it. */

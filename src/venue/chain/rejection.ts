@@ -31,6 +31,8 @@ const SOLANA_ERROR: Readonly<Record<ChainRejectionKind, string>> = {
 export class ChainRejection extends Error {
   override readonly name = 'ChainRejection';
   readonly kind: ChainRejectionKind;
+  /** The transaction's id when it could be read (a node that skips preflight still returns it). */
+  signature?: string;
 
   constructor(kind: ChainRejectionKind, message: string, options?: { cause?: unknown }) {
     super(message, options);

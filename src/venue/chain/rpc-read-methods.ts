@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { PROGRAMS } from '../../chain/programs.ts';
+import type { VenueChain } from './chain.ts';
+import { commitment, context, defineMethod, pubkeyParam, readConfig, requireContextSlot, VENUE_SOLANA_VERSION, type MethodHandler } from './rpc-method.ts';
+import { RPC_CODES, RpcError } from './rpc-protocol.ts';
+
+const SLOTS_PER_EPOCH = 432_000;
+// Rent: (128 bytes of account overhead + data) × 3480 lamports per byte-year × 2 years.
+const RENT_LAMPORTS_PER_BYTE = 6_960n;
+const ACCOUNT_OVERHEAD_BYTES = 128n;
+const RENT_EPOCH_EXEMPT = 18_446_744_073_709_551_615n;
+const SYSTEM_OWNER = PROGRAMS.system;
+const NATIVE_LOADER = 'NativeLoader1111111111111111111111111111111';
+const UPGRADEABLE_LOADER = 'BPFLoaderUpgradeab1e11111111111111111111111';
+const NATIVE_PROGRAMS = new Set<string>([PROGRAMS.system, PROGRAMS.computeBudget]);
+const ALL_PROGRAMS = new Set<string>(Object.values(PROGRAMS));
+
+const accountEncoding = z.enum(['base58', 'base64', 'jsonParsed']);
+const accountConfig = z
+  .object({
+    commitment: commitment.optional(),
+    minContextSlot: z.number().int().nonnegative().optional(),
+    encoding: z.union([accountEncoding, z.literal('base64+zstd'), z.literal('binary')]).optional(),
+    dataSlice: z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative() }).optional(),
+  })
+  .nullish();
+type AccountConfig = z.infer<typeof accountConfig>;
+
+/**
+ * What getAccountInfo reports for an address. The venue keeps no account data: programs are
+ * executable stubs, funded wallets are system accounts, everything else does not exist.
+ * (Lookup tables do not exist either: the venue builds without them.)
+ */
+export function accountInfo(chain: VenueChain, address: string, config: AccountConfig): Record<string, unknown> | null {
+  const encoding = config?.encoding ?? 'binary';
+  if (encoding === 'base64+zstd') throw new RpcError(RPC_CODES.invalidParams, 'Invalid params: encoding base64+zstd is not supported by the venue chain');
+  const data = encoding === 'binary' ? '' : ['', encoding === 'jsonParsed' ? 'base64' : encoding];
+  if (ALL_PROGRAMS.has(address)) {
+    const owner = NATIVE_PROGRAMS.has(address) ? NATIVE_LOADER : UPGRADEABLE_LOADER;
+    return { data, executable: true, lamports: 1_141_440n, owner, rentEpoch: RENT_EPOCH_EXEMPT, space: 0 };
+  }
+  const lamports = chain.getBalance(address);
+  if (lamports === 0n) return null;
+  return { data, executable: false, lamports, owner: SYSTEM_OWNER, rentEpoch: RENT_EPOCH_EXEMPT, space: 0 };
+}
+
+export const READ_METHODS: Readonly<Record<string, MethodHandler>> = {
+  getLatestBlockhash: defineMethod(z.tuple([readConfig]), ([config], chain) => {
+    requireContextSlot(chain, config?.minContextSlot);
+    return { context: context(chain), value: chain.latestBlockhash() };
+  }),
+  getBlockHeight: defineMethod(z.tuple([readConfig]), ([config], chain) => {
+    requireContextSlot(chain, config?.minContextSlot);
+    return chain.blockHeight();
+  }),
+  getSlot: defineMethod(z.tuple([readConfig]), ([config], chain) => {
+    requireContextSlot(chain, config?.minContextSlot);
+    return chain.slot();
+  }),
+  isBlockhashValid: defineMethod(z.tuple([z.string().min(1), readConfig]), ([blockhash, config], chain) => {
+    requireContextSlot(chain, config?.minContextSlot);
+    return { context: context(chain), value: chain.isBlockhashValid(blockhash) };
+  }),
+  getEpochInfo: defineMethod(z.tuple([readConfig]), ([config], chain) => {
+    requireContextSlot(chain, config?.minContextSlot);
+    const slot = chain.slot();
+    return {
+      absoluteSlot: slot,
+      blockHeight: chain.blockHeight(),
+      epoch: Math.floor(slot / SLOTS_PER_EPOCH),
+      slotIndex: slot % SLOTS_PER_EPOCH,
+      slotsInEpoch: SLOTS_PER_EPOCH,
+      transactionCount: chain.landed().length,
+    };
+  }),
+  getVersion: defineMethod(z.tuple([]), () => ({ 'solana-core': VENUE_SOLANA_VERSION, 'feature-set': 3_294_202_862 })),
+  getGenesisHash: defineMethod(z.tuple([]), (_params, chain) => chain.genesisHash),
+  getHealth: defineMethod(z.tuple([]), () => 'ok'),
+  getMinimumBalanceForRentExemption: defineMethod(
+    z.tuple([z.number().int().nonnegative(), readConfig]),
+    ([size]) => (ACCOUNT_OVERHEAD_BYTES + BigInt(size)) * RENT_LAMPORTS_PER_BYTE,
+  ),
+  getRecentPrioritizationFees: defineMethod(z.tuple([z.array(pubkeyParam).max(128).nullish()]), (_params, chain) => {
+    // No competition for block space on the venue: recent slots carried no priority fee.
+    const slot = chain.slot();
+    return Array.from({ length: 150 }, (_, i) => ({ slot: slot - 149 + i, prioritizationFee: 0 }));
+  }),
+  getBalance: defineMethod(z.tuple([pubkeyParam, readConfig]), ([address, config], chain) => {
+    requireContextSlot(chain, config?.minContextSlot);
+    return { context: context(chain), value: chain.getBalance(address) };
+  }),
+  getAccountInfo: defineMethod(z.tuple([pubkeyParam, accountConfig]), ([address, config], chain) => {
+    requireContextSlot(chain, config?.minContextSlot);
+    return { context: context(chain), value: accountInfo(chain, address, config) };
+  }),
+  getMultipleAccounts: defineMethod(z.tuple([z.array(pubkeyParam).max(100), accountConfig]), ([addresses, config], chain) => {
+    requireContextSlot(chain, config?.minContextSlot);
+    return { context: context(chain), value: addresses.map((address) => accountInfo(chain, address, config)) };
+  }),
+};

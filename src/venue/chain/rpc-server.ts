@@ -1,0 +1,104 @@
+import Fastify from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { silentLogger, type Logger } from '../../ops/logger.ts';
+import type { VenueChain } from './chain.ts';
+import type { MethodHandler } from './rpc-method.ts';
+import { errorResponse, rpcRequest, RPC_CODES, RpcError, stringifyRpc, type RpcId, type RpcResponse } from './rpc-protocol.ts';
+import { READ_METHODS } from './rpc-read-methods.ts';
+import { TRANSACTION_METHODS } from './rpc-transaction-methods.ts';
+
+/** Every JSON-RPC method the venue's node answers. */
+export const RPC_METHODS: Readonly<Record<string, MethodHandler>> = { ...READ_METHODS, ...TRANSACTION_METHODS };
+
+export interface RpcServerOptions {
+  readonly host?: string;
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  readonly logger?: Logger;
+}
+
+export interface RpcServer {
+  /** http://host:port/ — pass it to `new Connection(url)`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+function idOf(value: unknown): RpcId {
+  if (typeof value === 'object' && value !== null && 'id' in value) {
+    const id = (value as { id: unknown }).id;
+    if (typeof id === 'string' || typeof id === 'number') return id;
+  }
+  return null;
+}
+
+/** One request of a call: its response, or undefined for a notification (no id). */
+export function handleRpcRequest(chain: VenueChain, body: unknown, logger: Logger): RpcResponse | undefined {
+  const parsed = rpcRequest.safeParse(body);
+  if (!parsed.success) return errorResponse(idOf(body), new RpcError(RPC_CODES.invalidRequest, 'Invalid Request'));
+  const { id, method, params } = parsed.data;
+  const handler = Object.hasOwn(RPC_METHODS, method) ? RPC_METHODS[method] : undefined;
+  let response: RpcResponse;
+  if (!handler) {
+    response = errorResponse(id ?? null, new RpcError(RPC_CODES.methodNotFound, 'Method not found'));
+  } else {
+    try {
+      response = { jsonrpc: '2.0', id: id ?? null, result: handler(params ?? [], chain) };
+    } catch (error) {
+      if (error instanceof RpcError) {
+        response = errorResponse(id ?? null, error);
+      } else {
+        logger.error({ err: error, method }, 'venue rpc: method failed unexpectedly');
+        response = errorResponse(id ?? null, new RpcError(RPC_CODES.internalError, 'Internal error'));
+      }
+    }
+  }
+  return id === undefined ? undefined : response;
+}
+
+/** A whole HTTP body: one request or a batch; the text to answer with ('' for notifications only). */
+export function handleRpcBody(chain: VenueChain, text: string, logger: Logger): string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return stringifyRpc(errorResponse(null, new RpcError(RPC_CODES.parseError, 'Parse error')));
+  }
+  if (!Array.isArray(body)) {
+    const response = handleRpcRequest(chain, body, logger);
+    return response === undefined ? '' : stringifyRpc(response);
+  }
+  if (body.length === 0) return stringifyRpc(errorResponse(null, new RpcError(RPC_CODES.invalidRequest, 'Invalid Request')));
+  const responses = body.map((item) => handleRpcRequest(chain, item, logger)).filter((r) => r !== undefined);
+  return responses.length === 0 ? '' : stringifyRpc(responses);
+}
+
+/**
+ * Solana JSON-RPC over HTTP in front of the venue's chain, enough for @solana/web3.js 1.x
+ * `Connection` (see docs/venue-chain.md for the method list). No websocket endpoint.
+ */
+export async function startRpcServer(chain: VenueChain, opts: RpcServerOptions = {}): Promise<RpcServer> {
+  const logger = opts.logger ?? silentLogger;
+  const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 1 << 20 });
+  // Parse JSON ourselves so malformed bodies get JSON-RPC's parse error, not fastify's 400.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, body);
+  });
+  app.post('/', async (request, reply) => {
+    const text = typeof request.body === 'string' ? request.body : '';
+    const answer = handleRpcBody(chain, text, logger);
+    return reply.code(200).type('application/json; charset=utf-8').send(answer);
+  });
+  // Real nodes answer GET /health with plain "ok".
+  app.get('/health', async (_request, reply) => reply.type('text/plain').send('ok'));
+  await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
+  const address = app.server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  logger.info({ url: `http://${host}:${String(address.port)}` }, 'venue rpc: listening');
+  return {
+    url: `http://${host}:${String(address.port)}`,
+    close: async () => {
+      await app.close();
+    },
+  };
+}
