@@ -1,0 +1,34 @@
+// pm2: `pm2 start ecosystem.config.cjs` (fork mode, one process with every role).
+// kill_timeout exceeds stratd's shutdown grace period (shutdown.graceMs, 20 s by default), so pm2
+// never SIGKILLs a daemon that is still bringing in-flight actions to a persisted state.
+module.exports = {
+  apps: [
+    {
+      name: 'stratd',
+      script: 'bin/stratd.js',
+      args: 'run',
+      exec_mode: 'fork',
+      instances: 1,
+      kill_timeout: 30000,
+      listen_timeout: 20000,
+      autorestart: true,
+      max_restarts: 20,
+      min_uptime: '30s',
+      restart_delay: 2000,
+      exp_backoff_restart_delay: 1000,
+      max_memory_restart: '1G',
+      out_file: 'var/log/stratd.out.log',
+      error_file: 'var/log/stratd.err.log',
+      merge_logs: true,
+      time: false,
+      env: {
+        NODE_ENV: 'production',
+        STRATD_MODE: 'paper',
+      },
+      env_live: {
+        NODE_ENV: 'production',
+        STRATD_MODE: 'live',
+      },
+    },
+  ],
+};
