@@ -1,0 +1,121 @@
+import { Keypair, PublicKey, type VersionedTransaction } from '@solana/web3.js';
+import type { Redis } from 'ioredis';
+import { ApiClient } from '../../src/api/client.ts';
+import { ChainClient } from '../../src/chain/rpc-client.ts';
+import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
+import { Executor, type ExecutorOptions } from '../../src/pipeline/executor/executor.ts';
+import type { ActionBuilder, ActionLedger, TransactionInspector, TransactionSigner } from '../../src/pipeline/executor/ports.ts';
+import { VenueChain } from '../../src/venue/chain/chain.ts';
+import { startRpcServer, type RpcServer } from '../../src/venue/chain/rpc-server.ts';
+import { VenueClock } from '../../src/venue/clock.ts';
+import { buildRequestTransaction, toBase64 } from '../../src/venue/tx/builder.ts';
+import { RequestBook } from '../../src/venue/tx/request-book.ts';
+
+/**
+ * The executor against the venue's real chain over JSON-RPC, with a builder that makes the same
+ * transactions the venue's API does (no HTTP API needed to exercise routing, rebroadcast, expiry
+ * and crash recovery).
+ */
+export class ChainHarness {
+  readonly clock = new VenueClock({ speed: 1 });
+  readonly requests = new RequestBook();
+  readonly chain: VenueChain;
+  readonly wallet = Keypair.generate();
+  readonly ledger: Array<{ actionId: string; state: string; reason?: string }> = [];
+  readonly committed: Array<{ strategy: string; state: unknown }> = [];
+  signCount = 0;
+  rpc!: RpcServer;
+  chainClient!: ChainClient;
+  readonly api = new ApiClient({ baseUrl: 'http://127.0.0.1:1', retries: 0 });
+
+  constructor(
+    readonly redis: Redis,
+    readonly prefix: string,
+    readonly slotMs = 20,
+  ) {
+    this.chain = new VenueChain({ clock: this.clock, seed: 11, slotMs, requests: this.requests });
+  }
+
+  async start(): Promise<void> {
+    this.rpc = await startRpcServer(this.chain, { port: 0 });
+    this.chainClient = new ChainClient(this.rpc.url);
+  }
+
+  async stop(): Promise<void> {
+    await this.rpc.close();
+    await this.api.close();
+    const keys = await this.redis.keys(`${this.prefix}*`);
+    if (keys.length) await this.redis.del(...keys);
+  }
+
+  readonly builder: ActionBuilder = {
+    build: async (record: ActionRecord) => {
+      const { blockhash, lastValidBlockHeight } = this.chain.latestBlockhash();
+      const tx = buildRequestTransaction({ payer: this.wallet.publicKey, product: 'trigger', requestId: `${record.actionId}-${Date.now()}`, blockhash, accounts: [new PublicKey('5BUwFW4nRbftYTDMbgxykoFWqWHPzahFSNAaaaJtVKsq')] });
+      this.requests.register(tx, { requestId: record.actionId, operationId: 'trigger.createOrder', wallet: this.wallet.publicKey.toBase58(), createdAtMs: this.clock.now(), transactionType: 'legacy', payload: {} });
+      return {
+        operationId: 'trigger.createOrder',
+        route: 'rpc',
+        unsignedTx: toBase64(tx),
+        txMetadata: { blockhash, lastValidBlockHeight: String(lastValidBlockHeight), transactionFeeLamports: '5000', accountRentLamports: '0' },
+        awaitsKeeper: false,
+      };
+    },
+  };
+
+  readonly inspector: TransactionInspector = {
+    inspect: async (tx) => {
+      const ok = tx.message.staticAccountKeys[0]?.equals(this.wallet.publicKey) ?? false;
+      return { ok, violations: ok ? [] : [{ rule: 'fee_payer', detail: 'not our wallet' }] };
+    },
+  };
+
+  readonly signer: TransactionSigner = {
+    publicKey: this.wallet.publicKey,
+    signTransaction: async (tx: VersionedTransaction) => {
+      this.signCount++;
+      tx.sign([this.wallet]);
+      return tx;
+    },
+  };
+
+  readonly actionLedger: ActionLedger = {
+    append: async (e) => {
+      this.ledger.push({ actionId: e.actionId, state: e.state, reason: e.reason });
+    },
+  };
+
+  executor(extra: Partial<ExecutorOptions> = {}): Executor {
+    return new Executor({
+      store: new ActionStore(this.redis, this.prefix),
+      client: this.api,
+      chain: this.chainClient,
+      builder: this.builder,
+      inspector: this.inspector,
+      signer: this.signer,
+      keeper: { fulfilled: async () => true },
+      requestValidity: async () => 45,
+      commitState: async (strategy, state) => {
+        this.committed.push({ strategy, state });
+      },
+      ledger: this.actionLedger,
+      confirmPollMs: 25,
+      rebroadcastMs: 60,
+      ...extra,
+    });
+  }
+}
+
+let counter = 0;
+export function newAction(overrides: Partial<{ actionId: string; stateAfter: unknown }> = {}) {
+  counter++;
+  return {
+    actionId: overrides.actionId ?? `act${process.pid}x${counter}x${Date.now()}`,
+    strategy: 'test-strategy',
+    intent: { type: 'trigger-cancel', key: `k${counter}`, order: 'x' },
+    decidedAtMs: Date.now(),
+    window: 'w1',
+    stateAfter: overrides.stateAfter,
+  };
+}
