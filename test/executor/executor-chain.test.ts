@@ -48,7 +48,7 @@ describe('executor on the venue chain', () => {
 
   it('a policy violation ends the action rejected with nothing signed or sent', async () => {
     const before = h.signCount;
-    const ex = h.executor({ inspector: { inspect: async () => ({ ok: false, violations: [{ rule: 'program_not_allowed', detail: 'unknown program X' }] }) } });
+    const ex = h.executor({ inspector: { inspect: async () => ({ ok: false, violations: [{ rule: 'program_not_allowed', detail: 'unknown program X' }], messageSha256: '' }) } });
     const action = newAction({ stateAfter: { never: true } });
     await ex.accept(action);
     const final = await ex.drive(action.actionId);

@@ -5,6 +5,7 @@ import { ChainClient } from '../../src/chain/rpc-client.ts';
 import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import { Executor, type ExecutorOptions } from '../../src/pipeline/executor/executor.ts';
+import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import type { ActionBuilder, ActionLedger, TransactionInspector, TransactionSigner } from '../../src/pipeline/executor/ports.ts';
 import { VenueChain } from '../../src/venue/chain/chain.ts';
 import { startRpcServer, type RpcServer } from '../../src/venue/chain/rpc-server.ts';
@@ -64,12 +65,7 @@ export class ChainHarness {
     },
   };
 
-  readonly inspector: TransactionInspector = {
-    inspect: async (tx) => {
-      const ok = tx.message.staticAccountKeys[0]?.equals(this.wallet.publicKey) ?? false;
-      return { ok, violations: ok ? [] : [{ rule: 'fee_payer', detail: 'not our wallet' }] };
-    },
-  };
+  readonly inspector: TransactionInspector = new PolicyInspector({ wallet: this.wallet.publicKey, priorityFeeCapLamports: 5_000_000n });
 
   readonly signer: TransactionSigner = {
     publicKey: this.wallet.publicKey,

@@ -4,6 +4,7 @@ import bs58 from 'bs58';
 import { ApiClient } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
 import type { ChainClient } from '../../chain/rpc-client.ts';
+import { signInspected } from '../../chain/signer.ts';
 import { silentLogger, type Logger } from '../../ops/logger.ts';
 import { FINAL_STATES, type ActionRecord, type ActionState } from './action-record.ts';
 import { ActionStore, StaleActionWrite, type StoredAction } from './action-store.ts';
@@ -273,7 +274,11 @@ export class Executor {
       return;
     }
     const tx = VersionedTransaction.deserialize(Buffer.from(r.unsignedTx!, 'base64'));
-    const signed = await this.o.signer.signTransaction(tx);
+    // Inspected again on the exact bytes being signed (the policy is pure and cheap): signing is
+    // only reachable through a passing verdict for this message, even after a crash in between.
+    const verdict = await this.o.inspector.inspect(tx, r, builtOf(r));
+    if (!verdict.ok) throw new Refusal(`policy:${verdict.violations[0]?.rule ?? 'unknown'}`, verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join('; '));
+    const signed = await signInspected(this.o.signer, tx, verdict);
     const signature = signed.signatures[0];
     if (!signature || signature.every((b) => b === 0)) throw new Refusal('signing_failed', 'the fee payer signature is empty after signing');
     // Stored before the first send: a crash from here on resumes with these exact bytes.

@@ -1,4 +1,6 @@
-import type { PublicKey, VersionedTransaction } from '@solana/web3.js';
+import type { VersionedTransaction } from '@solana/web3.js';
+import type { Verdict } from '../../chain/policy/index.ts';
+import type { TransactionSigner } from '../../chain/signer.ts';
 import type { OperationId } from '../../api/registry.ts';
 import type { TxMetadata } from '../../api/schemas/common.ts';
 import type { PerpsExecuteAction } from '../../api/schemas/perps.ts';
@@ -25,20 +27,14 @@ export interface ActionBuilder {
   build(record: ActionRecord, signal?: AbortSignal): Promise<BuiltTransaction>;
 }
 
-export interface InspectionVerdict {
-  readonly ok: boolean;
-  readonly violations: ReadonlyArray<{ readonly rule: string; readonly detail: string }>;
-}
+/** The policy's verdict (src/chain/policy): bound to the message bytes it judged. */
+export type InspectionVerdict = Verdict;
 
 export interface TransactionInspector {
   inspect(tx: VersionedTransaction, record: ActionRecord, built: BuiltTransaction): Promise<InspectionVerdict>;
 }
 
-/** The signing seam: a local key today, a remote signer later. Exposes nothing but these two. */
-export interface TransactionSigner {
-  readonly publicKey: PublicKey;
-  signTransaction(tx: VersionedTransaction): Promise<VersionedTransaction>;
-}
+export type { TransactionSigner };
 
 export type RiskDecision = { readonly allowed: true } | { readonly allowed: false; readonly rule: string; readonly detail: string };
 
