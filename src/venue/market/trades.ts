@@ -1,0 +1,115 @@
+import type { Side } from '../../api/schemas/common.ts';
+import { invalidArgument } from './errors.ts';
+import { isoWeekOf, isoWeekRange } from './iso-week.ts';
+
+export type TradeAction = 'Increase' | 'Decrease';
+export type TradeOrderType = 'Market' | 'Trigger' | 'Liquidation';
+
+/** One fill of a position: every increase, decrease and liquidation with its fees. */
+export interface TradeEntry {
+  readonly seq: number;
+  readonly owner: string;
+  readonly positionPubkey: string;
+  readonly action: TradeAction;
+  readonly orderType: TradeOrderType;
+  readonly side: Side;
+  readonly mint: string;
+  readonly positionName: string;
+  readonly price: bigint;
+  readonly sizeUsd: bigint;
+  /** Negative on a deposit, positive on a withdrawal (api-facts 2.5). */
+  readonly collateralUsdDelta: bigint;
+  /** Realised PnL before fees; null for increases. */
+  readonly pnlUsd: bigint | null;
+  readonly pnlPercentage: string | null;
+  readonly baseFeeUsd: bigint;
+  readonly priceImpactFeeUsd: bigint;
+  readonly borrowFeeUsd: bigint;
+  readonly liquidationFeeUsd: bigint;
+  readonly feeUsd: bigint;
+  readonly txHash: string;
+  readonly createdMs: number;
+  readonly transactionFeeLamports: bigint;
+  readonly priorityFeeLamports: bigint;
+}
+
+export interface TradeQuery {
+  readonly walletAddress: string;
+  readonly action?: TradeAction;
+  readonly side?: Side;
+  readonly mint?: string;
+  /** Unix seconds, inclusive. */
+  readonly createdAtAfter?: number;
+  /** Unix seconds, exclusive. */
+  readonly createdAtBefore?: number;
+  /** Row index, inclusive (default 0). */
+  readonly start?: number;
+  /** Row index, exclusive (default 20). */
+  readonly end?: number;
+}
+
+export interface TraderStats {
+  readonly totalVolumeUsd: bigint;
+  readonly totalPnlUsd: bigint;
+  readonly startTimestamp: number;
+  readonly endTimestamp: number;
+}
+
+/** The trade history of every wallet, newest first in answers. */
+export class TradeLog {
+  private readonly entries: TradeEntry[] = [];
+
+  record(entry: Omit<TradeEntry, 'seq'>): TradeEntry {
+    const full = { ...entry, seq: this.entries.length };
+    this.entries.push(full);
+    return full;
+  }
+
+  all(): readonly TradeEntry[] {
+    return this.entries;
+  }
+
+  /** Filters then pages exactly as spec 4.15: count is the number of matches before paging. */
+  query(q: TradeQuery): { count: number; dataList: TradeEntry[] } {
+    const start = q.start ?? 0;
+    const end = q.end ?? 20;
+    if (end < start) throw invalidArgument(`end (${String(end)}) must not be below start (${String(start)})`);
+    const matches: TradeEntry[] = [];
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const t = this.entries[i] as TradeEntry;
+      if (t.owner !== q.walletAddress) continue;
+      if (q.action !== undefined && t.action !== q.action) continue;
+      if (q.side !== undefined && t.side !== q.side) continue;
+      if (q.mint !== undefined && t.mint !== q.mint) continue;
+      const createdSec = Math.floor(t.createdMs / 1000);
+      if (q.createdAtAfter !== undefined && createdSec < q.createdAtAfter) continue;
+      if (q.createdAtBefore !== undefined && createdSec >= q.createdAtBefore) continue;
+      matches.push(t);
+    }
+    return { count: matches.length, dataList: matches.slice(start, end) };
+  }
+
+  /**
+   * Volume (size of every fill) and net PnL (realised PnL minus every fee) of one wallet in one
+   * market during an ISO week; `week` 'current' means the week of `nowMs`.
+   */
+  traderStats(walletAddress: string, mint: string, year: number, week: number | 'current', nowMs: number): TraderStats {
+    const target = week === 'current' ? isoWeekOf(nowMs) : { year, week };
+    const range = isoWeekRange(target.year, target.week);
+    if (!range) throw invalidArgument(`year ${String(target.year)} has no ISO week ${String(target.week)}`);
+    let volume = 0n;
+    let pnl = 0n;
+    for (const t of this.entries) {
+      if (t.owner !== walletAddress || t.mint !== mint) continue;
+      if (t.createdMs < range.startMs || t.createdMs >= range.endMs) continue;
+      volume += t.sizeUsd;
+      pnl += (t.pnlUsd ?? 0n) - t.feeUsd;
+    }
+    return {
+      totalVolumeUsd: volume,
+      totalPnlUsd: pnl,
+      startTimestamp: Math.floor(range.startMs / 1000),
+      endTimestamp: Math.floor(range.endMs / 1000) - 1,
+    };
+  }
+}
