@@ -6,6 +6,7 @@ import { ChainRejection } from '../../src/venue/chain/rejection.ts';
 import { buildRequestTransaction, fromBase64, toBase64, TransactionBuildError } from '../../src/venue/tx/builder.ts';
 import { HOSTILE_KINDS, type HostileKind } from '../../src/venue/tx/hostile.ts';
 import { requestIdOf } from '../../src/venue/tx/request-instruction.ts';
+import { serializedMessage } from '../../src/venue/tx/v0-message.ts';
 import { frozenChain, signedBytes } from './fixtures.ts';
 
 const payer = Keypair.generate().publicKey;
@@ -69,6 +70,25 @@ describe('venue-built request transactions', () => {
     }
     expect(() => buildRequestTransaction({ payer, product: 'tokens', requestId: 'x', blockhash })).toThrow(TransactionBuildError);
     expect(() => buildRequestTransaction({ payer, product: 'perps', requestId: 'x'.repeat(129), blockhash })).toThrow(TransactionBuildError);
+  });
+
+  it('compile to exactly the bytes web3.js compiles, and serialize like web3.js', () => {
+    const keeper = Keypair.generate().publicKey;
+    const shapes = [undefined, ...HOSTILE_KINDS].flatMap((hostile) => [
+      { hostile, keeperSigner: undefined, accounts: [pool] },
+      { hostile, keeperSigner: keeper, accounts: [pool, payer, Keypair.generate().publicKey, pool] },
+    ]);
+    for (const shape of shapes) {
+      const tx = buildRequestTransaction({ payer, product: 'perps', requestId: 'req-bytes', blockhash, foreign, ...shape });
+      const reference = new TransactionMessage({
+        payerKey: tx.message.staticAccountKeys[0] ?? payer,
+        recentBlockhash: blockhash,
+        instructions: instructionsOf(tx),
+      }).compileToV0Message();
+      expect(Buffer.from(serializedMessage(tx.message)).toString('hex')).toBe(Buffer.from(reference.serialize()).toString('hex'));
+      expect(Buffer.from(tx.message.serialize()).toString('hex')).toBe(Buffer.from(reference.serialize()).toString('hex'));
+      expect(toBase64(tx)).toBe(Buffer.from(tx.serialize()).toString('base64'));
+    }
   });
 
   it('make the keeper a second required signer for instant transactions', () => {

@@ -80,7 +80,8 @@ describe('venue chain', () => {
     expect(rejectionOf(() => chain.submit(new Uint8Array(1300), { via: 'rpc' })).message).toMatch(/too large/);
     const { tx } = perpsRequest(chain, requests, user.publicKey);
     const bytes = signedBytes(tx, user);
-    expect(rejectionOf(() => chain.submit(Buffer.concat([bytes, Buffer.from([0])]), { via: 'rpc' })).kind).toBe('malformed');
+    // Bytes appended after signing are part of what a validator verifies: the signature fails.
+    expect(rejectionOf(() => chain.submit(Buffer.concat([bytes, Buffer.from([0])]), { via: 'rpc' })).kind).toBe('signature_invalid');
     const stranger = buildRequestTransaction({ payer: user.publicKey, product: 'perps', requestId: 'r', blockhash: 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N' });
     expect(rejectionOf(() => chain.submit(signedBytes(stranger, user), { via: 'rpc' })).kind).toBe('blockhash_not_found');
     advanceSlots(clock, 151);

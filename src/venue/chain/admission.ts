@@ -14,10 +14,22 @@ export interface DecodedTransaction {
   readonly requiredSigners: readonly PublicKey[];
 }
 
+/** The compact-u16 signature count at the start of a transaction and its encoded size. */
+function shortVecLength(raw: Uint8Array): { value: number; size: number } | undefined {
+  let value = 0;
+  for (let size = 0; size < 3 && size < raw.length; size += 1) {
+    const byte = raw[size] ?? 0;
+    value |= (byte & 0x7f) << (7 * size);
+    if ((byte & 0x80) === 0) return { value, size: size + 1 };
+  }
+  return undefined;
+}
+
 /**
- * Parses wire bytes into a transaction the chain can reason about. Only canonical encodings
- * are accepted (re-serialising gives the same bytes), so "the same bytes" and "the same
- * transaction" mean one thing for duplicate detection and byte-identity checks.
+ * Parses wire bytes into a transaction the chain can reason about. Signatures are checked
+ * against the message bytes as received (as a validator's sigverify does), so a message
+ * re-encoded or padded after signing fails verification, and byte-identity checks against
+ * the message the venue built compare exactly what was signed.
  */
 export function decodeTransaction(raw: Uint8Array): DecodedTransaction {
   if (raw.length > MAX_TRANSACTION_BYTES) {
@@ -29,16 +41,11 @@ export function decodeTransaction(raw: Uint8Array): DecodedTransaction {
   } catch (cause) {
     throw new ChainRejection('malformed', `failed to deserialize VersionedTransaction: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
-  let messageBytes: Uint8Array;
-  try {
-    messageBytes = transaction.message.serialize();
-    if (!Buffer.from(transaction.serialize()).equals(Buffer.from(raw))) {
-      throw new ChainRejection('malformed', 'transaction encoding is not canonical (trailing or re-ordered bytes)');
-    }
-  } catch (cause) {
-    if (cause instanceof ChainRejection) throw cause;
-    throw new ChainRejection('malformed', `transaction does not re-serialize: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-  }
+  const signatureCount = shortVecLength(raw);
+  const messageStart = signatureCount === undefined ? raw.length : signatureCount.size + 64 * signatureCount.value;
+  if (messageStart >= raw.length) throw new ChainRejection('malformed', 'transaction has no message after its signatures');
+  // A copy: the caller may reuse its buffer, and landed records keep these bytes.
+  const messageBytes = raw.slice(messageStart);
   if (transaction.message.addressTableLookups.length > 0) {
     // The venue builds without lookup tables and keeps none (AddressLookupTableNotFound).
     throw new ChainRejection('malformed', 'transaction uses address lookup tables, which the venue chain does not hold');

@@ -1,13 +1,38 @@
-import { ComputeBudgetProgram, PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import { PublicKey, TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
+import { PROGRAMS } from '../../chain/programs.ts';
 import type { Product } from '../../api/operation.ts';
 import { foreignAccountFor, hostileInstruction, type HostileKind } from './hostile.ts';
 import { MAX_REQUEST_ID_BYTES, PRODUCT_PROGRAM, requestInstructionData } from './request-instruction.ts';
+import { compileV0Message, serializedTransaction } from './v0-message.ts';
 
 export type { HostileKind } from './hostile.ts';
 
 /** Defaults close to what the service sets on its own transactions. */
 export const DEFAULT_COMPUTE_UNIT_LIMIT = 300_000;
 export const DEFAULT_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS = 50_000n;
+
+// Parsed once: base58 decoding a key costs more than building the rest of an instruction.
+const PRODUCT_PROGRAM_KEYS = Object.fromEntries(Object.entries(PRODUCT_PROGRAM).map(([product, id]) => [product, new PublicKey(id)])) as Record<
+  keyof typeof PRODUCT_PROGRAM,
+  PublicKey
+>;
+const COMPUTE_BUDGET = new PublicKey(PROGRAMS.computeBudget);
+
+/** ComputeBudget SetComputeUnitLimit: discriminator 2, u32 LE units. */
+function setComputeUnitLimit(units: number): TransactionInstruction {
+  const data = Buffer.alloc(5);
+  data.writeUInt8(2, 0);
+  data.writeUInt32LE(units, 1);
+  return new TransactionInstruction({ programId: COMPUTE_BUDGET, keys: [], data });
+}
+
+/** ComputeBudget SetComputeUnitPrice: discriminator 3, u64 LE micro-lamports per unit. */
+function setComputeUnitPrice(microLamports: bigint): TransactionInstruction {
+  const data = Buffer.alloc(9);
+  data.writeUInt8(3, 0);
+  data.writeBigUInt64LE(microLamports, 1);
+  return new TransactionInstruction({ programId: COMPUTE_BUDGET, keys: [], data });
+}
 
 /** A build request the builder cannot honour (no program for the product, oversized id). */
 export class TransactionBuildError extends Error {
@@ -43,30 +68,26 @@ export function buildRequestTransaction(opts: BuildRequestOptions): VersionedTra
   if (opts.requestId.length === 0 || Buffer.byteLength(opts.requestId, 'utf8') > MAX_REQUEST_ID_BYTES) {
     throw new TransactionBuildError(`requestId must be 1..${String(MAX_REQUEST_ID_BYTES)} bytes`);
   }
-  const programId = new PublicKey(PRODUCT_PROGRAM[opts.product]);
+  const programId = PRODUCT_PROGRAM_KEYS[opts.product];
   const keys = [
     { pubkey: opts.payer, isSigner: true, isWritable: true },
     ...(opts.keeperSigner ? [{ pubkey: opts.keeperSigner, isSigner: true, isWritable: false }] : []),
     ...(opts.accounts ?? []).map((pubkey) => ({ pubkey, isSigner: false, isWritable: true })),
   ];
   const instructions: TransactionInstruction[] = [
-    ComputeBudgetProgram.setComputeUnitLimit({ units: opts.computeUnitLimit ?? DEFAULT_COMPUTE_UNIT_LIMIT }),
-    ComputeBudgetProgram.setComputeUnitPrice({ microLamports: opts.computeUnitPriceMicroLamports ?? DEFAULT_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS }),
+    setComputeUnitLimit(opts.computeUnitLimit ?? DEFAULT_COMPUTE_UNIT_LIMIT),
+    setComputeUnitPrice(opts.computeUnitPriceMicroLamports ?? DEFAULT_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS),
     new TransactionInstruction({ programId, keys, data: requestInstructionData(opts.requestId) }),
   ];
   const foreign = opts.foreign ?? foreignAccountFor(opts.requestId);
   const extra = opts.hostile ? hostileInstruction(opts.hostile, opts.payer, foreign) : undefined;
   if (extra) instructions.push(extra);
-  const message = new TransactionMessage({
-    payerKey: opts.hostile === 'fee_payer' ? foreign : opts.payer,
-    recentBlockhash: opts.blockhash,
-    instructions,
-  }).compileToV0Message();
+  const message = compileV0Message(opts.hostile === 'fee_payer' ? foreign : opts.payer, opts.blockhash, instructions);
   return new VersionedTransaction(message);
 }
 
 export function toBase64(tx: VersionedTransaction): string {
-  return Buffer.from(tx.serialize()).toString('base64');
+  return Buffer.from(serializedTransaction(tx)).toString('base64');
 }
 
 export function fromBase64(base64: string): VersionedTransaction {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { VersionedTransaction } from '@solana/web3.js';
+import { serializedMessage } from './v0-message.ts';
 
 /** The API request a venue-built transaction belongs to. */
 export interface PendingRequest {
@@ -28,7 +29,7 @@ export class RequestBook {
   private readonly byId = new Map<string, PendingRequest>();
 
   register(tx: VersionedTransaction, request: PendingRequest): void {
-    this.byMessage.set(messageKey(tx.message.serialize()), request);
+    this.byMessage.set(messageKey(serializedMessage(tx.message)), request);
     this.byId.set(request.requestId, request);
   }
 
