@@ -1,0 +1,35 @@
+import { VersionedTransaction } from '@solana/web3.js';
+import { TransactionDecodeError } from './transaction-decode-error.ts';
+
+// Strict base64 (Buffer.from silently skips characters outside the alphabet).
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Parses a base64 wire transaction (legacy or versioned); throws TransactionDecodeError. */
+export function readTransaction(base64: string): VersionedTransaction {
+  const text = base64.replace(/\s+/g, '');
+  if (text.length === 0) throw new TransactionDecodeError('the transaction is empty');
+  if (!BASE64.test(text)) throw new TransactionDecodeError('the transaction is not valid base64');
+  return readTransactionBytes(Buffer.from(text, 'base64'));
+}
+
+/** Parses wire bytes; a truncated or inconsistent transaction throws TransactionDecodeError. */
+export function readTransactionBytes(bytes: Uint8Array): VersionedTransaction {
+  let transaction: VersionedTransaction;
+  try {
+    transaction = VersionedTransaction.deserialize(bytes);
+  } catch (error) {
+    throw new TransactionDecodeError(`the bytes are not a Solana transaction (${(error as Error).message})`);
+  }
+  // deserialize ignores trailing bytes; a re-serialization that differs means the input was not
+  // exactly one transaction, and what we inspect must be exactly what gets signed.
+  let again: Uint8Array;
+  try {
+    again = transaction.serialize();
+  } catch (error) {
+    throw new TransactionDecodeError(`the transaction cannot be re-serialized (${(error as Error).message})`);
+  }
+  if (Buffer.compare(Buffer.from(again), Buffer.from(bytes)) !== 0) {
+    throw new TransactionDecodeError('the bytes carry data beyond one transaction or do not round-trip');
+  }
+  return transaction;
+}

@@ -1,0 +1,203 @@
+import { PublicKey } from '@solana/web3.js';
+import type { AssociatedTokenInstruction, DecodedInstruction, DecodedTransaction, SystemInstruction, TokenInstruction } from '../decode.ts';
+import type { Violation } from './verdict.ts';
+import { associatedTokenAddress, type WalletAccounts } from './wallet-accounts.ts';
+
+/** Value that leaves the wallet towards an explained account: counted against the intent. */
+export interface Outflow {
+  /** 'lamports', a mint, or 'unknown' when the source account's mint cannot be told. */
+  readonly asset: string;
+  readonly amount: bigint;
+  readonly to: string;
+  readonly instruction: number;
+}
+
+export interface ValueFlowReport {
+  readonly violations: Violation[];
+  readonly outflows: Outflow[];
+}
+
+// Rent exemption: (128 bytes of account overhead + data) × 3480 lamports/byte-year × 2 years.
+const ACCOUNT_OVERHEAD_BYTES = 128n;
+const RENT_EXEMPT_LAMPORTS_PER_BYTE = 6960n;
+
+export function rentExemptMinimum(space: bigint): bigint {
+  return (ACCOUNT_OVERHEAD_BYTES + space) * RENT_EXEMPT_LAMPORTS_PER_BYTE;
+}
+
+/** Token instructions that neither move value nor change control of an existing account. */
+const HARMLESS_OTHER_TOKEN_INSTRUCTIONS = new Set(['initializeMultisig', 'initializeMultisig2', 'getAccountDataSize', 'amountToUiAmount', 'uiAmountToAmount']);
+
+/**
+ * Rules value_transfer, token_approval, authority_change and account_close: no top-level
+ * instruction may move value or control from the wallet (or its token accounts) to an account the
+ * operation does not explain. Moves towards explained accounts are returned as outflows.
+ */
+export function checkValueFlows(decoded: DecodedTransaction, accounts: WalletAccounts): ValueFlowReport {
+  const report: ValueFlowReport = { violations: [], outflows: [] };
+  for (const ix of decoded.instructions) {
+    const parsed = ix.parsed;
+    if (!parsed) continue;
+    if (parsed.program === 'system') checkSystem(ix.index, parsed, accounts, report);
+    else if (parsed.program === 'token') checkToken(ix, parsed, accounts, report);
+    else if (parsed.program === 'associatedToken') checkAssociatedToken(ix.index, parsed, accounts, report);
+  }
+  return report;
+}
+
+/** Value going to `to`: fine inside the wallet, counted when explained, a violation otherwise. */
+function send(
+  report: ValueFlowReport,
+  accounts: WalletAccounts,
+  flow: { instruction: number; to: string; asset: string; amount: bigint },
+  rule: Violation['rule'],
+  what: string,
+): void {
+  if (accounts.isWalletOwned(flow.to)) return;
+  if (accounts.isExplained(flow.to)) {
+    report.outflows.push(flow);
+    return;
+  }
+  report.violations.push({ rule, detail: `instruction ${flow.instruction}: ${what} to ${flow.to}, an account the operation does not explain` });
+}
+
+function checkSystem(index: number, ix: SystemInstruction, accounts: WalletAccounts, report: ValueFlowReport): void {
+  switch (ix.type) {
+    case 'transfer':
+      if (accounts.isWallet(ix.from)) {
+        send(report, accounts, { instruction: index, to: ix.to, asset: 'lamports', amount: BigInt(ix.lamports) }, 'value_transfer', `System transfer of ${ix.lamports} lamports from the wallet`);
+      }
+      return;
+    case 'transferWithSeed':
+      if (accounts.isWallet(ix.base)) {
+        send(report, accounts, { instruction: index, to: ix.to, asset: 'lamports', amount: BigInt(ix.lamports) }, 'value_transfer', `System transferWithSeed of ${ix.lamports} lamports from the wallet's derived account`);
+      }
+      return;
+    case 'withdrawNonceAccount':
+      if (accounts.isWallet(ix.authority)) {
+        send(report, accounts, { instruction: index, to: ix.to, asset: 'lamports', amount: BigInt(ix.lamports) }, 'value_transfer', `nonce withdrawal of ${ix.lamports} lamports by the wallet`);
+      }
+      return;
+    case 'createAccount':
+    case 'createAccountWithSeed': {
+      if (!accounts.isWallet(ix.from)) return;
+      const lamports = BigInt(ix.lamports);
+      const rent = rentExemptMinimum(BigInt(ix.space));
+      if (lamports > rent) {
+        report.violations.push({
+          rule: 'value_transfer',
+          detail: `instruction ${index}: ${ix.type} funds ${ix.newAccount} with ${ix.lamports} lamports, more than the ${rent} rent-exempt minimum of ${ix.space} bytes`,
+        });
+      } else if (!accounts.isWalletOwned(ix.newAccount)) {
+        report.outflows.push({ instruction: index, to: ix.newAccount, asset: 'lamports', amount: lamports });
+      }
+      return;
+    }
+    case 'assign':
+    case 'allocate':
+      if (accounts.isWallet(ix.account)) {
+        const what = ix.type === 'assign' ? `assigns the wallet account to program ${ix.owner}` : 'allocates data in the wallet account';
+        report.violations.push({ rule: 'authority_change', detail: `instruction ${index}: System ${ix.type} ${what}` });
+      }
+      return;
+    case 'authorizeNonceAccount':
+      if (accounts.isWallet(ix.authority) && !accounts.isWallet(ix.newAuthority) && !accounts.isExplained(ix.newAuthority)) {
+        report.violations.push({ rule: 'authority_change', detail: `instruction ${index}: hands the wallet's nonce account ${ix.nonceAccount} to ${ix.newAuthority}` });
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+function checkToken(ix: DecodedInstruction, token: TokenInstruction, accounts: WalletAccounts, report: ValueFlowReport): void {
+  const index = ix.index;
+  switch (token.type) {
+    case 'transfer':
+    case 'transferChecked':
+    case 'transferCheckedWithFee':
+      if (accounts.actsForWallet(token.authority, token.source)) {
+        const asset = 'mint' in token ? token.mint : (accounts.mintOf(token.source) ?? 'unknown');
+        send(report, accounts, { instruction: index, to: token.destination, asset, amount: BigInt(token.amount) }, 'value_transfer', `token ${token.type} of ${token.amount} (mint ${asset}) from ${token.source}`);
+      }
+      return;
+    case 'approve':
+    case 'approveChecked': {
+      if (!accounts.actsForWallet(token.owner, token.source) || accounts.isWallet(token.delegate)) return;
+      const asset = 'mint' in token ? token.mint : (accounts.mintOf(token.source) ?? 'unknown');
+      if (accounts.isExplained(token.delegate)) {
+        report.outflows.push({ instruction: index, to: token.delegate, asset, amount: BigInt(token.amount) });
+      } else {
+        report.violations.push({
+          rule: 'token_approval',
+          detail: `instruction ${index}: token ${token.type} lets ${token.delegate} spend ${token.amount} (mint ${asset}) from ${token.source}, a delegate the operation does not explain`,
+        });
+      }
+      return;
+    }
+    case 'setAuthority':
+      if (!accounts.actsForWallet(token.authority, token.account)) return;
+      if (token.newAuthority === null) {
+        report.violations.push({ rule: 'authority_change', detail: `instruction ${index}: setAuthority removes the ${token.authorityType} authority of ${token.account}` });
+      } else if (!accounts.isWallet(token.newAuthority) && !accounts.isExplained(token.newAuthority)) {
+        report.violations.push({
+          rule: 'authority_change',
+          detail: `instruction ${index}: setAuthority gives the ${token.authorityType} authority of ${token.account} to ${token.newAuthority}, an account the operation does not explain`,
+        });
+      }
+      return;
+    case 'closeAccount':
+      if (accounts.actsForWallet(token.owner, token.account) && !accounts.isWalletOwned(token.destination) && !accounts.isExplained(token.destination)) {
+        report.violations.push({
+          rule: 'account_close',
+          detail: `instruction ${index}: closeAccount of ${token.account} sends its balance to ${token.destination}, an account the operation does not explain`,
+        });
+      }
+      return;
+    case 'burn':
+    case 'burnChecked':
+      if (accounts.actsForWallet(token.authority, token.account)) {
+        report.violations.push({ rule: 'value_transfer', detail: `instruction ${index}: token ${token.type} destroys ${token.amount} of mint ${token.mint} from ${token.account}` });
+      }
+      return;
+    case 'mintTo':
+    case 'mintToChecked':
+      if (accounts.isWallet(token.authority)) {
+        send(report, accounts, { instruction: index, to: token.destination, asset: token.mint, amount: BigInt(token.amount) }, 'value_transfer', `token ${token.type} of ${token.amount} under the wallet's mint authority`);
+      }
+      return;
+    case 'other': {
+      if (HARMLESS_OTHER_TOKEN_INSTRUCTIONS.has(token.name)) return;
+      const touched = ix.accounts.find((a) => a.pubkey !== null && accounts.isWalletOwned(a.pubkey));
+      if (touched?.pubkey) {
+        report.violations.push({
+          rule: 'value_transfer',
+          detail: `instruction ${index}: token instruction ${token.name} (${token.code}) is not decoded and involves the wallet's account ${touched.pubkey}`,
+        });
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+function checkAssociatedToken(index: number, ix: AssociatedTokenInstruction, accounts: WalletAccounts, report: ValueFlowReport): void {
+  if (ix.type === 'recoverNested') return; // moves tokens back into the wallet's own account
+  let expected: string;
+  try {
+    expected = associatedTokenAddress(new PublicKey(ix.owner), new PublicKey(ix.mint), new PublicKey(ix.tokenProgram)).toBase58();
+  } catch {
+    expected = '';
+  }
+  if (expected !== ix.associatedAccount) {
+    report.violations.push({ rule: 'malformed', detail: `instruction ${index}: ${ix.associatedAccount} is not the associated token account of ${ix.owner} for mint ${ix.mint}` });
+    return;
+  }
+  if (accounts.isWallet(ix.payer) && !accounts.isWallet(ix.owner) && !accounts.isExplained(ix.owner)) {
+    report.violations.push({
+      rule: 'value_transfer',
+      detail: `instruction ${index}: the wallet pays the rent of a token account for ${ix.owner}, an owner the operation does not explain`,
+    });
+  }
+}

@@ -1,0 +1,7 @@
+export { inspectTransaction, inspectSerialized, type Inspection } from './inspect.ts';
+export { DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, type PolicyContext, type PolicyIntent } from './context.ts';
+export { POLICY_RULES, type PolicyRule, type Verdict, type Violation } from './verdict.ts';
+export { PolicyViolation, isPolicyViolation } from './policy-violation.ts';
+export { priorityFeeLamports } from './check-priority-fee.ts';
+export { rentExemptMinimum, type Outflow } from './check-value-flows.ts';
+export { associatedTokenAddress, WalletAccounts } from './wallet-accounts.ts';

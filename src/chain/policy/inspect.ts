@@ -1,0 +1,55 @@
+import type { VersionedTransaction } from '@solana/web3.js';
+import { decodeTransaction, readTransaction, readTransactionBytes, TransactionDecodeError, type DecodedTransaction, type LookupTableResolver } from '../decode.ts';
+import { checkIntent } from './check-intent.ts';
+import { checkPriorityFee } from './check-priority-fee.ts';
+import { checkPrograms } from './check-programs.ts';
+import { checkSigners } from './check-signers.ts';
+import { checkStructure } from './check-structure.ts';
+import { checkValueFlows } from './check-value-flows.ts';
+import type { PolicyContext } from './context.ts';
+import type { Verdict, Violation } from './verdict.ts';
+import { WalletAccounts } from './wallet-accounts.ts';
+
+/**
+ * Applies every rule of the policy to a decoded transaction. Pure and synchronous: the executor
+ * calls it once per action, right before signing, with the context of that action.
+ */
+export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyContext): Verdict {
+  const flows = checkValueFlows(decoded, new WalletAccounts(decoded, ctx));
+  const violations: Violation[] = [
+    ...checkStructure(decoded, ctx),
+    ...checkSigners(decoded, ctx),
+    ...checkPrograms(decoded, ctx),
+    ...flows.violations,
+    ...checkPriorityFee(decoded, ctx),
+    ...checkIntent(flows.outflows, ctx),
+  ];
+  return { ok: violations.length === 0, violations, messageSha256: decoded.messageSha256 };
+}
+
+export interface Inspection {
+  /** The parsed transaction (what gets signed), null when the bytes are unreadable. */
+  readonly transaction: VersionedTransaction | null;
+  readonly decoded: DecodedTransaction | null;
+  readonly verdict: Verdict;
+}
+
+/**
+ * Reads, decodes (resolving lookup tables) and inspects a transaction as the service sent it.
+ * Unreadable bytes are a `malformed` verdict, never an exception.
+ */
+export async function inspectSerialized(
+  input: string | Uint8Array,
+  ctx: PolicyContext,
+  options: { readonly resolveLookupTable?: LookupTableResolver } = {},
+): Promise<Inspection> {
+  let transaction: VersionedTransaction;
+  try {
+    transaction = typeof input === 'string' ? readTransaction(input) : readTransactionBytes(input);
+  } catch (error) {
+    if (!(error instanceof TransactionDecodeError)) throw error;
+    return { transaction: null, decoded: null, verdict: { ok: false, violations: [{ rule: 'malformed', detail: error.message }], messageSha256: '' } };
+  }
+  const decoded = await decodeTransaction(transaction, options);
+  return { transaction, decoded, verdict: inspectTransaction(decoded, ctx) };
+}

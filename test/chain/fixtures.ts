@@ -1,0 +1,139 @@
+// Builders of real transactions for the chain tests: web3.js messages, SPL instructions encoded
+// by hand (the project has no spl-token dependency), and a policy context per operation.
+import {
+  AddressLookupTableAccount,
+  ComputeBudgetProgram,
+  Keypair,
+  PublicKey,
+  TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from '@solana/web3.js';
+import type { OperationId } from '../../src/api/registry.ts';
+import type { PolicyContext } from '../../src/chain/policy/index.ts';
+import { associatedTokenAddress } from '../../src/chain/policy/index.ts';
+import { PROGRAMS } from '../../src/chain/programs.ts';
+
+export const TOKEN = new PublicKey(PROGRAMS.token);
+export const TOKEN_2022 = new PublicKey(PROGRAMS.token2022);
+
+/** One write operation per product, with the product's program. */
+export const PRODUCT_OPERATIONS = [
+  { product: 'perps', operationId: 'perps.increase', program: PROGRAMS.perps },
+  { product: 'trigger', operationId: 'trigger.createOrder', program: PROGRAMS.trigger },
+  { product: 'recurring', operationId: 'recurring.createOrder', program: PROGRAMS.recurring },
+  { product: 'ultra', operationId: 'ultra.order', program: PROGRAMS.aggregator },
+  { product: 'studio', operationId: 'studio.claimFee', program: PROGRAMS.dbc },
+] as const satisfies ReadonlyArray<{ product: string; operationId: OperationId; program: string }>;
+
+export function randomKey(): PublicKey {
+  return Keypair.generate().publicKey;
+}
+
+export function ata(owner: PublicKey, mint: string | PublicKey, tokenProgram: PublicKey = TOKEN): PublicKey {
+  return associatedTokenAddress(owner, new PublicKey(mint), tokenProgram);
+}
+
+function amountData(code: number, amount: bigint, decimals?: number): Buffer {
+  const data = Buffer.alloc(decimals === undefined ? 9 : 10);
+  data.writeUInt8(code, 0);
+  data.writeBigUInt64LE(amount, 1);
+  if (decimals !== undefined) data.writeUInt8(decimals, 9);
+  return data;
+}
+
+const w = (pubkey: PublicKey) => ({ pubkey, isSigner: false, isWritable: true });
+const r = (pubkey: PublicKey) => ({ pubkey, isSigner: false, isWritable: false });
+const s = (pubkey: PublicKey) => ({ pubkey, isSigner: true, isWritable: false });
+
+export const spl = {
+  transfer: (source: PublicKey, destination: PublicKey, owner: PublicKey, amount: bigint, program = TOKEN) =>
+    new TransactionInstruction({ programId: program, keys: [w(source), w(destination), s(owner)], data: amountData(3, amount) }),
+  transferChecked: (source: PublicKey, mint: PublicKey, destination: PublicKey, owner: PublicKey, amount: bigint, decimals: number, program = TOKEN) =>
+    new TransactionInstruction({ programId: program, keys: [w(source), r(mint), w(destination), s(owner)], data: amountData(12, amount, decimals) }),
+  approve: (source: PublicKey, delegate: PublicKey, owner: PublicKey, amount: bigint) =>
+    new TransactionInstruction({ programId: TOKEN, keys: [w(source), r(delegate), s(owner)], data: amountData(4, amount) }),
+  approveChecked: (source: PublicKey, mint: PublicKey, delegate: PublicKey, owner: PublicKey, amount: bigint, decimals: number) =>
+    new TransactionInstruction({ programId: TOKEN, keys: [w(source), r(mint), r(delegate), s(owner)], data: amountData(13, amount, decimals) }),
+  /** authorityType 2 = AccountOwner, 3 = CloseAccount. */
+  setAuthority: (account: PublicKey, current: PublicKey, authorityType: number, newAuthority: PublicKey | null) =>
+    new TransactionInstruction({
+      programId: TOKEN,
+      keys: [w(account), s(current)],
+      data: Buffer.concat([Buffer.from([6, authorityType, newAuthority ? 1 : 0]), newAuthority ? newAuthority.toBuffer() : Buffer.alloc(0)]),
+    }),
+  closeAccount: (account: PublicKey, destination: PublicKey, owner: PublicKey) =>
+    new TransactionInstruction({ programId: TOKEN, keys: [w(account), w(destination), s(owner)], data: Buffer.from([9]) }),
+  burn: (account: PublicKey, mint: PublicKey, owner: PublicKey, amount: bigint) =>
+    new TransactionInstruction({ programId: TOKEN, keys: [w(account), w(mint), s(owner)], data: amountData(8, amount) }),
+  syncNative: (account: PublicKey) => new TransactionInstruction({ programId: TOKEN, keys: [w(account)], data: Buffer.from([17]) }),
+  /** Associated token account create (idempotent by default) paid by `payer`. */
+  createAta: (payer: PublicKey, owner: PublicKey, mint: PublicKey, idempotent = true, program = TOKEN) =>
+    new TransactionInstruction({
+      programId: new PublicKey(PROGRAMS.associatedToken),
+      keys: [
+        { pubkey: payer, isSigner: true, isWritable: true },
+        w(associatedTokenAddress(owner, mint, program)),
+        r(owner),
+        r(mint),
+        r(new PublicKey(PROGRAMS.system)),
+        r(program),
+      ],
+      data: Buffer.from(idempotent ? [1] : [0]),
+    }),
+  memo: (text: string) => new TransactionInstruction({ programId: new PublicKey(PROGRAMS.memo), keys: [], data: Buffer.from(text, 'utf8') }),
+};
+
+/** An instruction of a product's program, signed by the wallet (and a keeper slot for instant). */
+export function productInstruction(program: string, wallet: PublicKey, extraSigners: PublicKey[] = [], extraAccounts: PublicKey[] = []): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: new PublicKey(program),
+    keys: [{ pubkey: wallet, isSigner: true, isWritable: true }, ...extraSigners.map(s), ...extraAccounts.map(w)],
+    data: Buffer.from([0xa1, 0xb2, 0xc3, 0xd4, 0, 1, 2, 3]),
+  });
+}
+
+export function computeBudget(units = 300_000, microLamports = 50_000n): TransactionInstruction[] {
+  return [ComputeBudgetProgram.setComputeUnitLimit({ units }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports })];
+}
+
+export const BLOCKHASH = randomKey().toBase58();
+
+export interface BuildOptions {
+  readonly payer: PublicKey;
+  readonly instructions: TransactionInstruction[];
+  readonly version: 'legacy' | 0;
+  readonly blockhash?: string;
+  readonly lookupTables?: AddressLookupTableAccount[];
+}
+
+export function buildTx(opts: BuildOptions): VersionedTransaction {
+  const message = new TransactionMessage({ payerKey: opts.payer, recentBlockhash: opts.blockhash ?? BLOCKHASH, instructions: opts.instructions });
+  return new VersionedTransaction(opts.version === 'legacy' ? message.compileToLegacyMessage() : message.compileToV0Message(opts.lookupTables ?? []));
+}
+
+export function toBase64(tx: VersionedTransaction): string {
+  return Buffer.from(tx.serialize()).toString('base64');
+}
+
+export function lookupTable(key: PublicKey, addresses: PublicKey[]): AddressLookupTableAccount {
+  return new AddressLookupTableAccount({
+    key,
+    state: { deactivationSlot: BigInt('0xffffffffffffffff'), lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses },
+  });
+}
+
+/** The account data of a lookup table as the chain stores it (56-byte header, then the keys). */
+export function lookupTableAccountData(addresses: PublicKey[]): Buffer {
+  const header = Buffer.alloc(56);
+  header.writeUInt32LE(1, 0); // type index: lookup table
+  header.writeBigUInt64LE(BigInt('0xffffffffffffffff'), 4); // deactivation slot: active
+  header.writeBigUInt64LE(1n, 12); // last extended slot
+  header.writeUInt8(0, 20); // last extended start index
+  header.writeUInt8(0, 21); // authority: none
+  return Buffer.concat([header, ...addresses.map((a) => a.toBuffer())]);
+}
+
+export function contextFor(wallet: PublicKey, operationId: OperationId, overrides: Partial<PolicyContext> = {}): PolicyContext {
+  return { wallet, operationId, priorityFeeCapLamports: 1_000_000n, ...overrides };
+}
