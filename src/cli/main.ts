@@ -1,9 +1,11 @@
 import type { Command } from './command.ts';
 import { EXIT } from './command.ts';
 import { apiCommand } from './commands/api.ts';
+import { keygenCommand } from './commands/keygen.ts';
+import { txCommand } from './commands/tx.ts';
 
 /** Every command of `stratd`. Add a command by adding its module here. */
-const COMMANDS: readonly Command[] = [apiCommand];
+const COMMANDS: readonly Command[] = [apiCommand, txCommand, keygenCommand];
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

@@ -1,0 +1,83 @@
+import { inspect } from 'node:util';
+import type { Keypair, PublicKey, VersionedTransaction } from '@solana/web3.js';
+import type { TransactionSigner } from '../signer.ts';
+import { readKeyFile, type SignerMode } from './key-file.ts';
+import { KeyFileError } from './key-file-error.ts';
+import { keypairFromSecretText } from './secret-key-text.ts';
+import { SignerError } from './signer-error.ts';
+
+export interface LoadSignerOptions {
+  readonly mode: SignerMode;
+  /** Path of a solana-keygen key file; preferred over the environment variable. */
+  readonly keyFile?: string;
+  /** Name of the variable holding the key (JSON array or base58). Default STRATD_WALLET_KEY. */
+  readonly keyEnv?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Delete the variable once read, so child processes and later readers never see it. Default true. */
+  readonly scrubEnv?: boolean;
+}
+
+export const DEFAULT_KEY_ENV = 'STRATD_WALLET_KEY';
+
+/**
+ * The hot wallet key, held in a private field: it is not enumerable, JSON.stringify and
+ * util.inspect show only the public key, and no error this class raises carries key material.
+ * It exposes the public key and signing, nothing else.
+ */
+export class LocalKeypairSigner implements TransactionSigner {
+  readonly publicKey: PublicKey;
+  readonly mode: SignerMode;
+  readonly #keypair: Keypair;
+
+  private constructor(keypair: Keypair, mode: SignerMode) {
+    this.#keypair = keypair;
+    this.publicKey = keypair.publicKey;
+    this.mode = mode;
+  }
+
+  static async fromKeyFile(path: string, options: { mode: SignerMode }): Promise<LocalKeypairSigner> {
+    return new LocalKeypairSigner(await readKeyFile(path, options.mode), options.mode);
+  }
+
+  static fromEnv(name: string, options: { mode: SignerMode; env?: NodeJS.ProcessEnv; scrubEnv?: boolean }): LocalKeypairSigner {
+    const env = options.env ?? process.env;
+    const text = env[name];
+    if (text === undefined || text.trim() === '') throw new KeyFileError('missing', name, 'the environment variable is not set');
+    if (options.scrubEnv ?? true) delete env[name];
+    return new LocalKeypairSigner(keypairFromSecretText(text, name), options.mode);
+  }
+
+  /** Loads the key once: from the key file when one is configured, else from the variable. */
+  static async load(options: LoadSignerOptions): Promise<LocalKeypairSigner> {
+    if (options.keyFile) return LocalKeypairSigner.fromKeyFile(options.keyFile, options);
+    const name = options.keyEnv ?? DEFAULT_KEY_ENV;
+    const env = options.env ?? process.env;
+    if (env[name] === undefined) {
+      throw new KeyFileError('missing', name, 'no key file is configured and the environment variable is not set (create one with "stratd keygen --out <file>")');
+    }
+    return LocalKeypairSigner.fromEnv(name, options);
+  }
+
+  /** Use signInspected (src/chain/signer.ts): it refuses a transaction without a passing verdict. */
+  async signTransaction(tx: VersionedTransaction): Promise<VersionedTransaction> {
+    if (this.mode === 'dry-run') throw new SignerError('signing_disabled', 'dry-run mode never signs a transaction');
+    const signers = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures);
+    if (!signers.some((key) => key.equals(this.publicKey))) {
+      throw new SignerError('wrong_signer', `${this.publicKey.toBase58()} is not a required signer of this transaction`);
+    }
+    tx.sign([this.#keypair]);
+    return tx;
+  }
+
+  toJSON(): { signer: 'local'; publicKey: string; mode: SignerMode } {
+    return { signer: 'local', publicKey: this.publicKey.toBase58(), mode: this.mode };
+  }
+
+  toString(): string {
+    return `LocalKeypairSigner(${this.publicKey.toBase58()})`;
+  }
+
+  [inspect.custom](): string {
+    return `LocalKeypairSigner { publicKey: '${this.publicKey.toBase58()}', mode: '${this.mode}' }`;
+  }
+}
