@@ -3,9 +3,10 @@ import { EXIT } from './command.ts';
 import { apiCommand } from './commands/api.ts';
 import { keygenCommand } from './commands/keygen.ts';
 import { txCommand } from './commands/tx.ts';
+import { pauseCommand, resumeCommand } from './commands/trading.ts';
 
 /** Every command of `stratd`. Add a command by adding its module here. */
-const COMMANDS: readonly Command[] = [apiCommand, txCommand, keygenCommand];
+const COMMANDS: readonly Command[] = [apiCommand, txCommand, keygenCommand, pauseCommand, resumeCommand];
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

@@ -75,6 +75,8 @@ export const actionRecord = z.object({
   /** Perps requests sent as legacy transactions are applied later by the keeper. */
   awaitsKeeper: z.boolean().default(false),
   buildAttempts: z.number().default(0),
+  /** The PnL (USD × 10^6) the build's quote says landing will realise, for the daily loss stop. */
+  realisedPnlUsd: z.string().regex(/^-?\d+$/).optional(),
   // inspected
   violations: z.array(z.object({ rule: z.string(), detail: z.string() })).optional(),
   // signed

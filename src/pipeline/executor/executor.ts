@@ -236,6 +236,7 @@ export class Executor {
       awaitsKeeper: built.awaitsKeeper,
       positionPubkey: built.positionPubkey,
       marketMint: built.marketMint,
+      realisedPnlUsd: built.realisedPnlUsd,
     });
   }
 

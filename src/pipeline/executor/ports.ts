@@ -21,6 +21,8 @@ export interface BuiltTransaction {
   readonly awaitsKeeper: boolean;
   readonly positionPubkey?: string;
   readonly marketMint?: string;
+  /** USD × 10^6 the quote says landing realises (decreases). */
+  readonly realisedPnlUsd?: string;
 }
 
 export interface ActionBuilder {

@@ -1,0 +1,81 @@
+import { parseArgs } from 'node:util';
+import { isConfigError, formatProblems } from '../../config/index.ts';
+import { TradingStateStore } from '../../risk/trading-state.ts';
+import { EXIT, type Command } from '../command.ts';
+import { openDeploymentRedis } from '../deployment-redis.ts';
+
+const CONFIG_OPTIONS = { config: { type: 'string' }, set: { type: 'string', multiple: true } } as const;
+
+function configArgv(values: { config?: string; set?: string[] }): string[] {
+  return [...(values.config ? ['--config', values.config] : []), ...(values.set ?? []).flatMap((s) => ['--set', s])];
+}
+
+async function withTradingState(argv: string[], usage: string, act: (store: TradingStateStore, values: Record<string, unknown>) => Promise<string>, extra: Record<string, { type: 'string' | 'boolean' }> = {}): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { ...CONFIG_OPTIONS, ...extra, help: { type: 'boolean' } } });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${usage}`);
+    return EXIT.usage;
+  }
+  if (parsed.values.help) {
+    process.stdout.write(usage);
+    return EXIT.ok;
+  }
+  let deployment;
+  try {
+    deployment = await openDeploymentRedis(configArgv(parsed.values as { config?: string; set?: string[] }));
+  } catch (error) {
+    if (isConfigError(error)) {
+      process.stderr.write(formatProblems(error.problems));
+      return EXIT.failed;
+    }
+    throw error;
+  }
+  try {
+    const message = await act(new TradingStateStore(deployment.redis, deployment.prefix), parsed.values);
+    process.stdout.write(`${message}\n`);
+    return EXIT.ok;
+  } finally {
+    await deployment.close();
+  }
+}
+
+const PAUSE_USAGE = `usage: stratd pause [--reducing] [--reason <text>] [--config <file>] [--set key=value]
+  Stops trading in every process of the deployment within a second. Default: halted (nothing is
+  signed). --reducing: only decreases, cancels and TP/SL tightening are signed. Existing TP/SL
+  requests stay in place either way.
+`;
+
+export const pauseCommand: Command = {
+  name: 'pause',
+  summary: 'Kill switch: halt trading (or --reducing) in every process',
+  usage: PAUSE_USAGE,
+  run: (argv) =>
+    withTradingState(
+      argv,
+      PAUSE_USAGE,
+      async (store, values) => {
+        const state = values.reducing ? 'reducing' : 'halted';
+        const record = await store.set(state, typeof values.reason === 'string' ? values.reason : 'paused by operator', `cli:${process.env.USER ?? 'operator'}`);
+        return `trading ${record.state} (${record.reason})`;
+      },
+      { reducing: { type: 'boolean' }, reason: { type: 'string' } },
+    ),
+};
+
+const RESUME_USAGE = `usage: stratd resume [--config <file>] [--set key=value]
+  Sets trading back to active (also after a circuit breaker or the daily loss stop).
+`;
+
+export const resumeCommand: Command = {
+  name: 'resume',
+  summary: 'Resume trading after a pause, a loss stop or a circuit breaker',
+  usage: RESUME_USAGE,
+  run: (argv) =>
+    withTradingState(argv, RESUME_USAGE, async (store) => {
+      const previous = await store.get();
+      await store.set('active', 'resumed by operator', `cli:${process.env.USER ?? 'operator'}`);
+      return `trading active (was ${previous.state}: ${previous.reason})`;
+    }),
+};

@@ -1,0 +1,22 @@
+import type { Side } from '../api/schemas/common.ts';
+
+/** A TP/SL request as the latest positions snapshot shows it. */
+export interface CurrentTpsl {
+  readonly requestType: 'tp' | 'sl';
+  readonly triggerPrice: bigint;
+  readonly side: Side;
+}
+
+/**
+ * Whether moving a TP/SL trigger to `next` lowers risk: a stop-loss moved towards the mark (up for
+ * a long, down for a short) or a take-profit brought closer (down for a long, up for a short).
+ */
+export function isTightening(current: CurrentTpsl, next: bigint): boolean {
+  const towardsLower = next < current.triggerPrice;
+  const towardsHigher = next > current.triggerPrice;
+  if (current.requestType === 'sl') return current.side === 'long' ? towardsHigher : towardsLower;
+  return current.side === 'long' ? towardsLower : towardsHigher;
+}
+
+/** Intent types that only ever lower exposure, allowed while REDUCING. */
+export const REDUCING_INTENTS: ReadonlySet<string> = new Set(['decrease', 'decrease-with-fee', 'trigger-cancel']);

@@ -1,0 +1,133 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { uintString } from '../api/amounts.ts';
+import type { ActionRecord } from '../pipeline/executor/action-record.ts';
+import type { RiskDecision, RiskGate } from '../pipeline/executor/ports.ts';
+import { isTightening, REDUCING_INTENTS, type CurrentTpsl } from './reducing.ts';
+import { RollingHourCounter } from './rolling-counter.ts';
+import { TradingStateStore } from './trading-state.ts';
+
+export interface RiskLimits {
+  /** USD × 10^6. */
+  readonly maxNotionalPerActionUsd: bigint;
+  readonly maxActionsPerStrategyPerHour: number;
+  readonly maxNotionalPerHourUsd: bigint;
+  /** Realised loss in one UTC day (USD × 10^6, positive) after which trading switches to reducing. */
+  readonly dailyLossStopUsd: bigint;
+  readonly circuitBreakerRejections: number;
+}
+
+/** The fields of an intent the gate reads; the intent itself was validated when it was accepted. */
+const gatedIntent = z.looseObject({
+  type: z.string(),
+  notionalUsd: uintString.optional(),
+  tpslPubkey: z.string().optional(),
+  triggerPrice: uintString.optional(),
+});
+
+export interface RedisRiskGateOptions {
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly limits: RiskLimits;
+  /** The current TP/SL request (from the latest positions snapshot), to judge tightening. */
+  readonly findTpsl?: (tpslPubkey: string) => Promise<CurrentTpsl | undefined>;
+  readonly now?: () => number;
+}
+
+/**
+ * One risk gate in front of every action (nautilus_trader's risk engine): checked when an intent
+ * is accepted and again right before signing. Its state (trading state, hourly counters, daily
+ * PnL, rejection streaks) lives in Redis, shared by every process.
+ */
+export class RedisRiskGate implements RiskGate {
+  readonly tradingState: TradingStateStore;
+  private readonly actionsPerStrategy = new Map<string, RollingHourCounter>();
+  private readonly notionalPerHour: RollingHourCounter;
+  private readonly now: () => number;
+
+  constructor(private readonly o: RedisRiskGateOptions) {
+    this.tradingState = new TradingStateStore(o.redis, o.prefix);
+    this.notionalPerHour = new RollingHourCounter(o.redis, `${o.prefix}risk:notional`);
+    this.now = o.now ?? Date.now;
+  }
+
+  async check(stage: 'accept' | 'sign', record: ActionRecord): Promise<RiskDecision> {
+    const parsed = gatedIntent.safeParse(record.intent);
+    if (!parsed.success) return refuse('invalid_intent', 'the intent has no readable type or notional');
+    const intent = parsed.data;
+    const state = await this.tradingState.get();
+    if (state.state === 'halted') return refuse('halted', `trading is halted (${state.reason})`);
+    if (state.state === 'reducing' && !(await this.lowersExposure(intent))) {
+      return refuse('reducing', `trading is reducing (${state.reason}); a ${intent.type} intent does not lower exposure`);
+    }
+    const notional = BigInt(intent.notionalUsd ?? '0');
+    if (notional > this.o.limits.maxNotionalPerActionUsd) {
+      return refuse('max_notional_per_action', `notional ${notional} exceeds ${this.o.limits.maxNotionalPerActionUsd} (USD × 10^6)`);
+    }
+    if (stage === 'sign') return { allowed: true };
+    const now = this.now();
+    if (!(await this.counterFor(record.strategy).reserve(now, 1n, BigInt(this.o.limits.maxActionsPerStrategyPerHour)))) {
+      return refuse('max_actions_per_strategy_per_hour', `${record.strategy} already started ${this.o.limits.maxActionsPerStrategyPerHour} actions in the last hour`);
+    }
+    if (!(await this.notionalPerHour.reserve(now, notional, this.o.limits.maxNotionalPerHourUsd))) {
+      return refuse('max_notional_per_hour', `this action would take the last hour's notional beyond ${this.o.limits.maxNotionalPerHourUsd} (USD × 10^6)`);
+    }
+    return { allowed: true };
+  }
+
+  async recordOutcome(record: ActionRecord): Promise<void> {
+    const streakKey = `${this.o.prefix}risk:streak`;
+    if (record.state === 'landed') {
+      await this.o.redis.del(streakKey);
+      const pnl = realisedPnl(record);
+      if (pnl !== undefined) await this.addRealisedPnl(pnl);
+      return;
+    }
+    if (record.state !== 'rejected' || record.reason?.startsWith('risk:')) return;
+    // Identical rejections in a row (same strategy, same reason) trip the breaker.
+    const signature = `${record.strategy}|${record.reason ?? ''}`;
+    const previous = await this.o.redis.hgetall(streakKey);
+    const count = previous.signature === signature ? Number(previous.count ?? '0') + 1 : 1;
+    await this.o.redis.hset(streakKey, 'signature', signature, 'count', String(count));
+    if (count >= this.o.limits.circuitBreakerRejections) {
+      await this.tradingState.escalate('halted', `circuit breaker: ${count} identical rejections (${signature})`, 'risk');
+    }
+  }
+
+  /** Adds realised PnL (USD × 10^6) to today's total; switches to reducing past the loss stop. */
+  async addRealisedPnl(pnl: bigint): Promise<bigint> {
+    const day = new Date(this.now()).toISOString().slice(0, 10);
+    const key = `${this.o.prefix}risk:pnl:${day}`;
+    const [[, total]] = (await this.o.redis.multi().incrby(key, pnl.toString()).expire(key, 3 * 86_400).exec()) as [[null, number | string]];
+    const dayTotal = BigInt(total);
+    if (dayTotal <= -this.o.limits.dailyLossStopUsd) {
+      await this.tradingState.escalate('reducing', `daily realised loss ${-dayTotal} reached the stop ${this.o.limits.dailyLossStopUsd} (USD × 10^6)`, 'risk');
+    }
+    return dayTotal;
+  }
+
+  private counterFor(strategy: string): RollingHourCounter {
+    let counter = this.actionsPerStrategy.get(strategy);
+    if (!counter) {
+      counter = new RollingHourCounter(this.o.redis, `${this.o.prefix}risk:actions:${strategy}`);
+      this.actionsPerStrategy.set(strategy, counter);
+    }
+    return counter;
+  }
+
+  private async lowersExposure(intent: z.infer<typeof gatedIntent>): Promise<boolean> {
+    if (REDUCING_INTENTS.has(intent.type)) return true;
+    if (intent.type !== 'tpsl-update' || !intent.tpslPubkey || !intent.triggerPrice || !this.o.findTpsl) return false;
+    const current = await this.o.findTpsl(intent.tpslPubkey);
+    return current !== undefined && isTightening(current, BigInt(intent.triggerPrice));
+  }
+}
+
+function refuse(rule: string, detail: string): RiskDecision {
+  return { allowed: false, rule, detail };
+}
+
+/** The realised PnL the build's quote promised, when the executor recorded one. */
+function realisedPnl(record: ActionRecord): bigint | undefined {
+  return record.realisedPnlUsd === undefined ? undefined : BigInt(record.realisedPnlUsd);
+}

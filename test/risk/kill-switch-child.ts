@@ -1,0 +1,17 @@
+// Child process of risk-gate.test.ts: another daemon process checking its gate in a loop.
+import { RedisRiskGate } from '../../src/risk/risk-gate.ts';
+import { connectRedis } from '../../src/pipeline/redis.ts';
+import { recordFor } from './records.ts';
+
+const [prefix, durationMs] = process.argv.slice(2) as [string, string];
+const redis = connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+const gate = new RedisRiskGate({ redis, prefix, limits: { maxNotionalPerActionUsd: 10n ** 12n, maxActionsPerStrategyPerHour: 1000, maxNotionalPerHourUsd: 10n ** 15n, dailyLossStopUsd: 10n ** 12n, circuitBreakerRejections: 100 } });
+const end = Date.now() + Number(durationMs);
+process.stdout.write('ready\n');
+while (Date.now() < end) {
+  const startedAtMs = Date.now();
+  const decision = await gate.check('sign', recordFor({ type: 'trigger-create' }));
+  process.stdout.write(`${JSON.stringify({ startedAtMs, allowed: decision.allowed })}\n`);
+  await new Promise((r) => setTimeout(r, 20));
+}
+await redis.quit();

@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { RedisRiskGate, type RiskLimits } from '../../src/risk/risk-gate.ts';
+import { runCli } from '../support/cli.ts';
+import { recordFor } from './records.ts';
+
+const redis = connectRedis(redisUrlFromEnv());
+// A deployment prefix as config would make it ("stratd-test-risk-gate-<pid>" → "{…}:").
+const NAME = `stratd-test-risk-gate-${process.pid}`;
+const PREFIX = `{${NAME}}:`;
+const LIMITS: RiskLimits = {
+  maxNotionalPerActionUsd: 100_000_000n, // $100
+  maxActionsPerStrategyPerHour: 3,
+  maxNotionalPerHourUsd: 250_000_000n, // $250
+  dailyLossStopUsd: 50_000_000n, // $50
+  circuitBreakerRejections: 3,
+};
+
+function gate(extra: Partial<ConstructorParameters<typeof RedisRiskGate>[0]> = {}): RedisRiskGate {
+  return new RedisRiskGate({ redis, prefix: PREFIX, limits: LIMITS, ...extra });
+}
+
+afterEach(async () => {
+  const keys = await redis.keys(`${PREFIX}*`);
+  if (keys.length) await redis.del(...keys);
+});
+afterAll(async () => redis.quit());
+
+describe('risk limits', () => {
+  it('max notional per action, at accept and at sign', async () => {
+    const g = gate();
+    expect(await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '100000000' }))).toEqual({ allowed: true });
+    for (const stage of ['accept', 'sign'] as const) {
+      expect(await g.check(stage, recordFor({ type: 'decrease', notionalUsd: '100000001' }))).toMatchObject({ allowed: false, rule: 'max_notional_per_action' });
+    }
+  });
+
+  it('max actions per strategy per hour, per strategy', async () => {
+    const g = gate();
+    for (let i = 0; i < 3; i++) expect((await g.check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);
+    expect(await g.check('accept', recordFor({ type: 'decrease' }))).toMatchObject({ allowed: false, rule: 'max_actions_per_strategy_per_hour' });
+    expect((await g.check('accept', recordFor({ type: 'decrease' }, { strategy: 'beta' }))).allowed).toBe(true);
+    // The sign check does not count again.
+    expect((await g.check('sign', recordFor({ type: 'decrease' }))).allowed).toBe(true);
+  });
+
+  it('max total notional per rolling hour, exact to the unit', async () => {
+    const g = gate();
+    expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '100000000' }, { strategy: 's1' }))).allowed).toBe(true);
+    expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '100000000' }, { strategy: 's2' }))).allowed).toBe(true);
+    expect(await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '50000001' }, { strategy: 's3' }))).toMatchObject({ allowed: false, rule: 'max_notional_per_hour' });
+    expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '50000000' }, { strategy: 's3' }))).allowed).toBe(true);
+  });
+
+  it('the daily realised-loss stop switches trading to reducing', async () => {
+    const g = gate();
+    await g.recordOutcome(recordFor({ type: 'decrease' }, { state: 'landed', realisedPnlUsd: '-30000000' }));
+    expect((await g.tradingState.get()).state).toBe('active');
+    await g.recordOutcome(recordFor({ type: 'decrease' }, { state: 'landed', realisedPnlUsd: '10000000' }));
+    await g.recordOutcome(recordFor({ type: 'decrease' }, { state: 'landed', realisedPnlUsd: '-29999999' }));
+    expect((await g.tradingState.get()).state).toBe('active'); // -49.999999: one unit short of the stop
+    await g.recordOutcome(recordFor({ type: 'decrease' }, { state: 'landed', realisedPnlUsd: '-1' }));
+    expect((await g.tradingState.get())).toMatchObject({ state: 'reducing' });
+    expect(await g.check('accept', recordFor({ type: 'trigger-create' }))).toMatchObject({ allowed: false, rule: 'reducing' });
+    expect((await g.check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);
+  });
+
+  it('a circuit breaker halts trading after N identical rejections in a row', async () => {
+    const g = gate();
+    const rejected = (reason: string) => recordFor({ type: 'decrease' }, { state: 'rejected', reason });
+    await g.recordOutcome(rejected('api:business'));
+    await g.recordOutcome(rejected('api:business'));
+    await g.recordOutcome(rejected('policy:fee_payer')); // a different reason restarts the streak
+    await g.recordOutcome(rejected('policy:fee_payer'));
+    expect((await g.tradingState.get()).state).toBe('active');
+    await g.recordOutcome(rejected('policy:fee_payer'));
+    expect(await g.tradingState.get()).toMatchObject({ state: 'halted', reason: expect.stringContaining('circuit breaker') });
+    expect(await g.check('accept', recordFor({ type: 'decrease' }))).toMatchObject({ allowed: false, rule: 'halted' });
+  });
+});
+
+describe('trading states', () => {
+  it('halted signs nothing; reducing allows only what lowers exposure', async () => {
+    const tpsl = { requestType: 'sl' as const, triggerPrice: 90_000_000n, side: 'long' as const };
+    const g = gate({ findTpsl: async (key) => (key === 'SL1' ? tpsl : undefined) });
+    await g.tradingState.set('halted', 'test', 'test');
+    for (const type of ['decrease', 'trigger-cancel', 'trigger-create']) {
+      expect(await g.check('sign', recordFor({ type }))).toMatchObject({ allowed: false, rule: 'halted' });
+    }
+    await g.tradingState.set('reducing', 'test', 'test');
+    for (const type of ['decrease', 'decrease-with-fee', 'trigger-cancel']) expect((await g.check('sign', recordFor({ type }))).allowed).toBe(true);
+    expect(await g.check('sign', recordFor({ type: 'trigger-create' }))).toMatchObject({ allowed: false, rule: 'reducing' });
+    // A long's stop-loss moved up towards the mark tightens; moved down loosens; unknown TP/SL is refused.
+    expect((await g.check('sign', recordFor({ type: 'tpsl-update', tpslPubkey: 'SL1', triggerPrice: '95000000' }))).allowed).toBe(true);
+    expect((await g.check('sign', recordFor({ type: 'tpsl-update', tpslPubkey: 'SL1', triggerPrice: '85000000' }))).allowed).toBe(false);
+    expect((await g.check('sign', recordFor({ type: 'tpsl-update', tpslPubkey: 'NOPE', triggerPrice: '95000000' }))).allowed).toBe(false);
+    await g.tradingState.set('active', 'test', 'test');
+    expect((await g.check('sign', recordFor({ type: 'trigger-create' }))).allowed).toBe(true);
+  });
+
+  it('a corrupt trading state reads as halted (fail closed)', async () => {
+    await redis.set(`${PREFIX}risk:trading-state`, '{"state":"party"}');
+    expect((await gate().tradingState.get()).state).toBe('halted');
+  });
+});
+
+describe('kill switch across processes', () => {
+  it('stratd pause halts another process before its next check; stratd resume lets it go on', async () => {
+    const child = spawn(process.execPath, ['bin/run-ts.js', 'test/risk/kill-switch-child.ts', PREFIX, '6000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines: Array<{ startedAtMs: number; allowed: boolean }> = [];
+    let buffer = '';
+    const ready = new Promise<void>((resolve) => {
+      child.stdout.on('data', (c: Buffer) => {
+        buffer += c.toString();
+        const parts = buffer.split('\n');
+        buffer = parts.pop() ?? '';
+        for (const line of parts) {
+          if (line === 'ready') resolve();
+          else if (line) lines.push(JSON.parse(line) as { startedAtMs: number; allowed: boolean });
+        }
+      });
+    });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    await ready;
+    await new Promise((r) => setTimeout(r, 500));
+    const env = { STRATD_REDIS_PREFIX: NAME };
+    const paused = await runCli(['pause', '--reason', 'drill'], { env });
+    expect(paused.code).toBe(0);
+    const pausedAtMs = Date.now();
+    await new Promise((r) => setTimeout(r, 1500));
+    const resumed = await runCli(['resume'], { env });
+    expect(resumed.code).toBe(0);
+    const resumedAtMs = Date.now();
+    await exited;
+    const before = lines.filter((l) => l.startedAtMs < pausedAtMs - 1500);
+    const during = lines.filter((l) => l.startedAtMs > pausedAtMs && l.startedAtMs < resumedAtMs - 1200);
+    const after = lines.filter((l) => l.startedAtMs > resumedAtMs);
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.every((l) => l.allowed)).toBe(true);
+    expect(during.length).toBeGreaterThan(0);
+    expect(during.every((l) => !l.allowed)).toBe(true);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.every((l) => l.allowed)).toBe(true);
+  }, 20_000);
+});
