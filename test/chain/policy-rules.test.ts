@@ -48,6 +48,11 @@ const cases: Case[] = [
   { name: 'a program off the allow-list', rule: 'program_not_allowed', instructions: () => [...computeBudget(), perps(), productInstruction(randomKey().toBase58(), wallet)] },
   { name: "another product's program", rule: 'program_not_allowed', instructions: () => [...computeBudget(), productInstruction(PROGRAMS.trigger, wallet)] },
   {
+    name: 'an associated token create that hands the accounts to a foreign "token program"',
+    rule: 'program_not_allowed',
+    instructions: () => [...computeBudget(), perps(), spl.createAta(wallet, wallet, usdc, true, randomKey())],
+  },
+  {
     name: 'a System transfer to a foreign account',
     rule: 'value_transfer',
     instructions: () => [...computeBudget(), perps(), SystemProgram.transfer({ fromPubkey: wallet, toPubkey: thief, lamports: 1_000_000_000n })],

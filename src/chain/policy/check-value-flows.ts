@@ -1,5 +1,6 @@
 import { PublicKey } from '@solana/web3.js';
 import type { AssociatedTokenInstruction, DecodedInstruction, DecodedTransaction, SystemInstruction, TokenInstruction } from '../decode.ts';
+import { PROGRAMS } from '../programs.ts';
 import type { Violation } from './verdict.ts';
 import { associatedTokenAddress, type WalletAccounts } from './wallet-accounts.ts';
 
@@ -183,6 +184,11 @@ function checkToken(ix: DecodedInstruction, token: TokenInstruction, accounts: W
 }
 
 function checkAssociatedToken(index: number, ix: AssociatedTokenInstruction, accounts: WalletAccounts, report: ValueFlowReport): void {
+  if (ix.tokenProgram !== PROGRAMS.token && ix.tokenProgram !== PROGRAMS.token2022) {
+    // The ATA program calls whichever token program it is handed, with the wallet's accounts.
+    report.violations.push({ rule: 'program_not_allowed', detail: `instruction ${index}: associated token ${ix.type} hands the accounts to ${ix.tokenProgram}, which is no token program` });
+    return;
+  }
   if (ix.type === 'recoverNested') return; // moves tokens back into the wallet's own account
   let expected: string;
   try {
