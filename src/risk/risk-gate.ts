@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
-import { uintString } from '../api/amounts.ts';
+import { toBigInt } from '../api/amounts.ts';
+import type { Intent } from '../strategy/intent.ts';
 import type { ActionRecord } from '../pipeline/executor/action-record.ts';
 import type { RiskDecision, RiskGate } from '../pipeline/executor/ports.ts';
 import { isTightening, REDUCING_INTENTS, type CurrentTpsl } from './reducing.ts';
@@ -16,14 +16,6 @@ export interface RiskLimits {
   readonly dailyLossStopUsd: bigint;
   readonly circuitBreakerRejections: number;
 }
-
-/** The fields of an intent the gate reads; the intent itself was validated when it was accepted. */
-const gatedIntent = z.looseObject({
-  type: z.string(),
-  notionalUsd: uintString.optional(),
-  tpslPubkey: z.string().optional(),
-  triggerPrice: uintString.optional(),
-});
 
 export interface RedisRiskGateOptions {
   readonly redis: Redis;
@@ -52,15 +44,13 @@ export class RedisRiskGate implements RiskGate {
   }
 
   async check(stage: 'accept' | 'sign', record: ActionRecord): Promise<RiskDecision> {
-    const parsed = gatedIntent.safeParse(record.intent);
-    if (!parsed.success) return refuse('invalid_intent', 'the intent has no readable type or notional');
-    const intent = parsed.data;
+    const intent = record.intent;
     const state = await this.tradingState.get();
     if (state.state === 'halted') return refuse('halted', `trading is halted (${state.reason})`);
     if (state.state === 'reducing' && !(await this.lowersExposure(intent))) {
       return refuse('reducing', `trading is reducing (${state.reason}); a ${intent.type} intent does not lower exposure`);
     }
-    const notional = BigInt(intent.notionalUsd ?? '0');
+    const notional = toBigInt(intent.notionalUsd);
     if (notional > this.o.limits.maxNotionalPerActionUsd) {
       return refuse('max_notional_per_action', `notional ${notional} exceeds ${this.o.limits.maxNotionalPerActionUsd} (USD × 10^6)`);
     }
@@ -115,11 +105,11 @@ export class RedisRiskGate implements RiskGate {
     return counter;
   }
 
-  private async lowersExposure(intent: z.infer<typeof gatedIntent>): Promise<boolean> {
+  private async lowersExposure(intent: Intent): Promise<boolean> {
     if (REDUCING_INTENTS.has(intent.type)) return true;
-    if (intent.type !== 'tpsl-update' || !intent.tpslPubkey || !intent.triggerPrice || !this.o.findTpsl) return false;
+    if (intent.type !== 'tpsl-update' || !this.o.findTpsl) return false;
     const current = await this.o.findTpsl(intent.tpslPubkey);
-    return current !== undefined && isTightening(current, BigInt(intent.triggerPrice));
+    return current !== undefined && isTightening(current, toBigInt(intent.triggerPrice));
   }
 }
 

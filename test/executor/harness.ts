@@ -4,7 +4,8 @@ import { ApiClient } from '../../src/api/client.ts';
 import { ChainClient } from '../../src/chain/rpc-client.ts';
 import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
-import { Executor, type ExecutorOptions } from '../../src/pipeline/executor/executor.ts';
+import { actionIdFor } from '../../src/pipeline/action.ts';
+import { Executor, type ExecutorOptions, type NewAction } from '../../src/pipeline/executor/executor.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import type { ActionBuilder, ActionLedger, TransactionInspector, TransactionSigner } from '../../src/pipeline/executor/ports.ts';
 import { VenueChain } from '../../src/venue/chain/chain.ts';
@@ -104,14 +105,15 @@ export class ChainHarness {
 }
 
 let counter = 0;
-export function newAction(overrides: Partial<{ actionId: string; stateAfter: unknown }> = {}) {
+export function newAction(overrides: { stateAfter?: NewAction['stateAfter'] } = {}): NewAction {
   counter++;
+  const key = `cancel-${process.pid}-${counter}-${Date.now()}`;
   return {
-    actionId: overrides.actionId ?? `act${process.pid}x${counter}x${Date.now()}`,
+    actionId: actionIdFor('test-strategy', key, 0),
     strategy: 'test-strategy',
-    intent: { type: 'trigger-cancel', key: `k${counter}`, order: 'x' },
+    intent: { type: 'trigger-cancel', key, reason: 'test', notionalUsd: '0', order: 'CFG9Bmppz7eZbna96UizACJPYT3UgVgps3KkMNNo6P4k' },
     decidedAtMs: Date.now(),
-    window: 'w1',
+    window: 0,
     stateAfter: overrides.stateAfter,
   };
 }

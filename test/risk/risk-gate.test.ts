@@ -9,6 +9,7 @@ const redis = connectRedis(redisUrlFromEnv());
 // A deployment prefix as config would make it ("stratd-test-risk-gate-<pid>" → "{…}:").
 const NAME = `stratd-test-risk-gate-${process.pid}`;
 const PREFIX = `{${NAME}}:`;
+const SL1 = '4vkNeXiYEUizLdrpdPS1eC2mccyM4NUPRtERrk6ZETkk';
 const LIMITS: RiskLimits = {
   maxNotionalPerActionUsd: 100_000_000n, // $100
   maxActionsPerStrategyPerHour: 3,
@@ -83,7 +84,7 @@ describe('risk limits', () => {
 describe('trading states', () => {
   it('halted signs nothing; reducing allows only what lowers exposure', async () => {
     const tpsl = { requestType: 'sl' as const, triggerPrice: 90_000_000n, side: 'long' as const };
-    const g = gate({ findTpsl: async (key) => (key === 'SL1' ? tpsl : undefined) });
+    const g = gate({ findTpsl: async (key) => (key === SL1 ? tpsl : undefined) });
     await g.tradingState.set('halted', 'test', 'test');
     for (const type of ['decrease', 'trigger-cancel', 'trigger-create']) {
       expect(await g.check('sign', recordFor({ type }))).toMatchObject({ allowed: false, rule: 'halted' });
@@ -92,9 +93,9 @@ describe('trading states', () => {
     for (const type of ['decrease', 'decrease-with-fee', 'trigger-cancel']) expect((await g.check('sign', recordFor({ type }))).allowed).toBe(true);
     expect(await g.check('sign', recordFor({ type: 'trigger-create' }))).toMatchObject({ allowed: false, rule: 'reducing' });
     // A long's stop-loss moved up towards the mark tightens; moved down loosens; unknown TP/SL is refused.
-    expect((await g.check('sign', recordFor({ type: 'tpsl-update', tpslPubkey: 'SL1', triggerPrice: '95000000' }))).allowed).toBe(true);
-    expect((await g.check('sign', recordFor({ type: 'tpsl-update', tpslPubkey: 'SL1', triggerPrice: '85000000' }))).allowed).toBe(false);
-    expect((await g.check('sign', recordFor({ type: 'tpsl-update', tpslPubkey: 'NOPE', triggerPrice: '95000000' }))).allowed).toBe(false);
+    expect((await g.check('sign', recordFor({ type: 'tpsl-update', tpslPubkey: SL1, triggerPrice: '95000000' }))).allowed).toBe(true);
+    expect((await g.check('sign', recordFor({ type: 'tpsl-update', tpslPubkey: SL1, triggerPrice: '85000000' }))).allowed).toBe(false);
+    expect((await g.check('sign', recordFor({ type: 'tpsl-update', tpslPubkey: 'G18jKKXQwBbrHeiK3C9MRXhkHsLHf7XgCSisykV46EZa', triggerPrice: '95000000' }))).allowed).toBe(false);
     await g.tradingState.set('active', 'test', 'test');
     expect((await g.check('sign', recordFor({ type: 'trigger-create' }))).allowed).toBe(true);
   });
@@ -107,7 +108,7 @@ describe('trading states', () => {
 
 describe('kill switch across processes', () => {
   it('stratd pause halts another process before its next check; stratd resume lets it go on', async () => {
-    const child = spawn(process.execPath, ['bin/run-ts.js', 'test/risk/kill-switch-child.ts', PREFIX, '6000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['bin/run-ts.js', 'test/risk/kill-switch-child.ts', PREFIX, '30000'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const lines: Array<{ startedAtMs: number; allowed: boolean }> = [];
     let buffer = '';
     const ready = new Promise<void>((resolve) => {
@@ -132,6 +133,8 @@ describe('kill switch across processes', () => {
     const resumed = await runCli(['resume'], { env });
     expect(resumed.code).toBe(0);
     const resumedAtMs = Date.now();
+    for (let i = 0; i < 100 && lines.filter((l) => l.startedAtMs > resumedAtMs).length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    child.kill();
     await exited;
     const before = lines.filter((l) => l.startedAtMs < pausedAtMs - 1500);
     const during = lines.filter((l) => l.startedAtMs > pausedAtMs && l.startedAtMs < resumedAtMs - 1200);
@@ -142,5 +145,5 @@ describe('kill switch across processes', () => {
     expect(during.every((l) => !l.allowed)).toBe(true);
     expect(after.length).toBeGreaterThan(0);
     expect(after.every((l) => l.allowed)).toBe(true);
-  }, 20_000);
+  }, 40_000);
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { txMetadata } from '../../api/schemas/common.ts';
+import { actionJobSchema } from '../action.ts';
 
 /**
  * The executor's state machine, persisted per action:
@@ -46,14 +47,17 @@ export function outcomeOf(state: ActionState): Outcome {
   }
 }
 
+const job = actionJobSchema.shape;
+
 export const actionRecord = z.object({
-  actionId: z.string(),
-  strategy: z.string(),
-  /** The strategy's intent, validated with the intent schema when the action was accepted. */
-  intent: z.record(z.string(), z.unknown()),
-  decidedAtMs: z.number(),
-  window: z.string(),
-  stateAfter: z.unknown().optional(),
+  // The action job as the strategy worker enqueued it.
+  actionId: job.actionId,
+  strategy: job.strategy,
+  intent: job.intent,
+  decidedAtMs: job.decidedAtMs,
+  window: job.window,
+  trigger: job.trigger.optional(),
+  stateAfter: job.stateAfter,
   stateCommitted: z.boolean().default(false),
   state: actionState,
   acceptedAtMs: z.number(),

@@ -6,6 +6,7 @@ import { ApiError } from '../../api/errors.ts';
 import type { ChainClient } from '../../chain/rpc-client.ts';
 import { signInspected } from '../../chain/signer.ts';
 import { silentLogger, type Logger } from '../../ops/logger.ts';
+import type { ActionJob } from '../action.ts';
 import { FINAL_STATES, type ActionRecord, type ActionState } from './action-record.ts';
 import { ActionStore, StaleActionWrite, type StoredAction } from './action-store.ts';
 import type { ActionBuilder, ActionLedger, KeeperWatch, RequestValidity, RiskGate, StateCommitter, TransactionInspector, TransactionSigner } from './ports.ts';
@@ -37,14 +38,8 @@ export interface ExecutorOptions {
   readonly onTransition?: (record: ActionRecord) => void | Promise<void>;
 }
 
-export interface NewAction {
-  readonly actionId: string;
-  readonly strategy: string;
-  readonly intent: Record<string, unknown>;
-  readonly decidedAtMs: number;
-  readonly window: string;
-  readonly stateAfter?: unknown;
-}
+/** A new action: the job the strategy worker enqueued (trigger is optional for tools and tests). */
+export type NewAction = Omit<ActionJob, 'trigger'> & { readonly trigger?: ActionJob['trigger'] };
 
 /** Thrown inside a step to end the action as rejected with a named rule. */
 class Refusal extends Error {

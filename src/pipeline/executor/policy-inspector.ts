@@ -1,6 +1,8 @@
 import type { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { decodeTransaction, type LookupTableResolver } from '../../chain/decode.ts';
 import { inspectTransaction, type PolicyIntent, type Verdict } from '../../chain/policy/index.ts';
+import { toBigInt } from '../../api/amounts.ts';
+import type { Intent } from '../../strategy/intent.ts';
 import type { ActionRecord } from './action-record.ts';
 import type { BuiltTransaction, TransactionInspector } from './ports.ts';
 
@@ -38,14 +40,31 @@ export class PolicyInspector implements TransactionInspector {
  * the wallet's own (the fee of a with-fee operation is taken from the position or collateral); a
  * trigger order escrows exactly its making amount.
  */
-export function intentBounds(intent: Record<string, unknown>, slippageBps: number): PolicyIntent {
-  if (intent.type === 'trigger-create' && typeof intent.inputMint === 'string' && typeof intent.makingAmount === 'string') {
-    return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: BigInt(intent.makingAmount) }, slippageBps };
+export function intentBounds(intent: Intent, slippageBps: number): PolicyIntent {
+  if (intent.type === 'trigger-create') {
+    return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: toBigInt(intent.makingAmount) }, slippageBps };
   }
   return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps };
 }
 
-function knownAccounts(intent: Record<string, unknown>, built: BuiltTransaction): string[] {
-  const accounts = [built.positionPubkey, intent.positionPubkey, intent.feeReceiver, intent.order, intent.tpslPubkey];
-  return accounts.filter((a): a is string => typeof a === 'string');
+/** Accounts the intent names: value or control may go there. */
+function knownAccounts(intent: Intent, built: BuiltTransaction): string[] {
+  const named = [built.positionPubkey];
+  switch (intent.type) {
+    case 'decrease':
+      named.push(intent.positionPubkey);
+      break;
+    case 'decrease-with-fee':
+      named.push(intent.positionPubkey, intent.feeReceiver);
+      break;
+    case 'tpsl-update':
+      named.push(intent.tpslPubkey, intent.feeReceiver);
+      break;
+    case 'trigger-cancel':
+      named.push(intent.order);
+      break;
+    case 'trigger-create':
+      break;
+  }
+  return named.filter((a): a is string => a !== undefined);
 }

@@ -1,0 +1,103 @@
+import type { PublicKey } from '@solana/web3.js';
+import type { ApiClient } from '../../api/client.ts';
+import type { DecreaseResponse } from '../../api/schemas/perps.ts';
+import type { Intent } from '../../strategy/intent.ts';
+import type { ActionRecord } from './action-record.ts';
+import type { ActionBuilder, BuiltTransaction } from './ports.ts';
+
+export interface ApiActionBuilderOptions {
+  readonly client: ApiClient;
+  readonly wallet: PublicKey;
+  /** Default maxSlippageBps when the intent gives none. */
+  readonly slippageBps: number;
+}
+
+/**
+ * Builds each intent's transaction through the API operation that serves it, and says how the
+ * result must be routed (spec section 3): `legacy` without a keeper signature → the RPC;
+ * `instant` or `requireKeeperSignature: true` → perps transaction/execute; trigger orders → the
+ * trigger execute operation with their requestId.
+ */
+export class ApiActionBuilder implements ActionBuilder {
+  constructor(private readonly o: ApiActionBuilderOptions) {}
+
+  async build(record: ActionRecord, signal?: AbortSignal): Promise<BuiltTransaction> {
+    const intent: Intent = record.intent;
+    const { client } = this.o;
+    const wallet = this.o.wallet.toBase58();
+    switch (intent.type) {
+      case 'decrease': {
+        const res = await client.call('perps.decrease', { ...this.decreaseFields(intent) }, { signal });
+        return this.perpsDecrease('perps.decrease', 'decrease-position', res, intent);
+      }
+      case 'decrease-with-fee': {
+        const res = await client.call(
+          'perps.decreaseWithFee',
+          { ...this.decreaseFields(intent), feeToken: 'USDC', feeTokenAmount: intent.feeTokenAmount, feeReceiver: intent.feeReceiver },
+          { signal },
+        );
+        return this.perpsDecrease('perps.decreaseWithFee', 'decrease-position-with-fee', res, intent);
+      }
+      case 'tpsl-update': {
+        const res = await client.call(
+          'perps.updateTpslWithFee',
+          { tpslPubkey: intent.tpslPubkey, triggerPrice: intent.triggerPrice, feeToken: 'USDC', feeTokenAmount: intent.feeTokenAmount, feeReceiver: intent.feeReceiver },
+          { signal },
+        );
+        // Always instant (spec 4.5): the keeper co-signs through transaction/execute.
+        return { operationId: 'perps.updateTpslWithFee', route: 'perps-execute', executeAction: 'tpsl-with-fee', unsignedTx: res.serializedTxBase64, txMetadata: res.txMetadata, awaitsKeeper: false };
+      }
+      case 'trigger-create': {
+        const res = await client.call(
+          'trigger.createOrder',
+          {
+            inputMint: intent.inputMint,
+            outputMint: intent.outputMint,
+            maker: wallet,
+            payer: wallet,
+            params: { makingAmount: intent.makingAmount, takingAmount: intent.takingAmount, expiredAt: intent.expiredAt, slippageBps: intent.slippageBps },
+          },
+          { signal },
+        );
+        return { operationId: 'trigger.createOrder', route: 'trigger-execute', requestId: res.requestId, unsignedTx: res.transaction, awaitsKeeper: false };
+      }
+      case 'trigger-cancel': {
+        const res = await client.call('trigger.cancelOrder', { maker: wallet, order: intent.order }, { signal });
+        return { operationId: 'trigger.cancelOrder', route: 'trigger-execute', requestId: res.requestId, unsignedTx: res.transaction, awaitsKeeper: false };
+      }
+    }
+  }
+
+  private decreaseFields(intent: Extract<Intent, { type: 'decrease' | 'decrease-with-fee' }>) {
+    return {
+      positionPubkey: intent.positionPubkey,
+      receiveToken: intent.receiveToken,
+      sizeUsdDelta: intent.sizeUsdDelta,
+      collateralUsdDelta: intent.collateralUsdDelta,
+      entirePosition: intent.entirePosition,
+      maxSlippageBps: intent.maxSlippageBps ?? String(this.o.slippageBps),
+    };
+  }
+
+  private perpsDecrease(
+    operationId: 'perps.decrease' | 'perps.decreaseWithFee',
+    executeAction: 'decrease-position' | 'decrease-position-with-fee',
+    res: Pick<DecreaseResponse, 'serializedTxBase64' | 'txMetadata' | 'requireKeeperSignature' | 'transactionType' | 'quote'>,
+    intent: Extract<Intent, { type: 'decrease' | 'decrease-with-fee' }>,
+  ): BuiltTransaction {
+    const instant = res.requireKeeperSignature === true || res.transactionType === 'instant';
+    const pnl = 'pnlAfterFeesUsd' in res.quote && /^-?\d+$/.test(res.quote.pnlAfterFeesUsd) ? res.quote.pnlAfterFeesUsd : undefined;
+    return {
+      operationId,
+      route: instant ? 'perps-execute' : 'rpc',
+      executeAction,
+      unsignedTx: res.serializedTxBase64,
+      txMetadata: res.txMetadata,
+      // A legacy perps transaction only opens a request; the keeper applies it later.
+      awaitsKeeper: !instant,
+      positionPubkey: intent.positionPubkey,
+      marketMint: intent.marketMint,
+      realisedPnlUsd: pnl,
+    };
+  }
+}
