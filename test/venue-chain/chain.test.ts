@@ -157,6 +157,14 @@ describe('venue chain', () => {
     expect(second.err).toEqual({ InstructionError: [2, { Custom: 1 }] });
     expect(chain.getTokenBalance(user.publicKey.toBase58(), MINTS.USDC)).toBe(2_000_000n);
     expect(() => chain.creditToken(user.publicKey.toBase58(), MINTS.USDC, -1n)).toThrow(ChainArgumentError);
+    chain.credit(user.publicKey.toBase58(), 42n);
+    expect(chain.state()).toMatchObject({
+      landedCount: 2,
+      lamports: { [user.publicKey.toBase58()]: '42' },
+      tokens: { [user.publicKey.toBase58()]: { [MINTS.USDC]: '2000000' } },
+      faults: { dropRate: 0, dropAll: false },
+      keeper: chain.keeper.publicKey.toBase58(),
+    });
   });
 
   it('charges fees when asked: 5000 per signature plus the priority fee, refusing an unfunded payer', () => {

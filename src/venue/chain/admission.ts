@@ -1,5 +1,6 @@
 import { VersionedTransaction, type PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
+import type { BlockhashInfo } from './blockhashes.ts';
 import { verifyEd25519 } from './ed25519.ts';
 import { ChainRejection } from './rejection.ts';
 
@@ -89,4 +90,27 @@ export function verifySignatures(decoded: DecodedTransaction): void {
 export function transactionSignature(decoded: DecodedTransaction): string {
   const first = decoded.transaction.signatures[0];
   return first === undefined ? '' : bs58.encode(first);
+}
+
+/** The blockhash must be one this chain issued, and the block height not past its last valid one. */
+export function checkBlockhash(decoded: DecodedTransaction, info: BlockhashInfo | undefined, blockHeight: number): void {
+  const blockhash = decoded.transaction.message.recentBlockhash;
+  if (!info) throw new ChainRejection('blockhash_not_found', `Transaction simulation failed: Blockhash not found (${blockhash} is unknown to this chain)`);
+  if (blockHeight > info.lastValidBlockHeight) {
+    throw new ChainRejection(
+      'blockhash_expired',
+      `Transaction simulation failed: Blockhash not found (${blockhash} expired: block height ${String(blockHeight)} > last valid block height ${String(info.lastValidBlockHeight)})`,
+    );
+  }
+}
+
+/** Every invoked program must exist on the chain. */
+export function checkPrograms(decoded: DecodedTransaction, programs: ReadonlySet<string>): void {
+  const keys = decoded.transaction.message.staticAccountKeys;
+  for (const ix of decoded.transaction.message.compiledInstructions) {
+    const program = keys[ix.programIdIndex]?.toBase58() ?? '';
+    if (!programs.has(program)) {
+      throw new ChainRejection('program_not_found', `Transaction simulation failed: Attempt to load a program that does not exist (${program})`);
+    }
+  }
 }

@@ -5,6 +5,8 @@ import { silentLogger, type Logger } from '../../ops/logger.ts';
 import type { VenueClock } from '../clock.ts';
 import type { RequestBook } from '../tx/request-book.ts';
 import {
+  checkBlockhash,
+  checkPrograms,
   decodeTransaction,
   isSignatureSlotEmpty,
   signerIndex,
@@ -15,7 +17,7 @@ import {
 import { BlockhashRegistry, derivedBase58, type BlockhashInfo } from './blockhashes.ts';
 import { transactionFeeLamports } from './compute-budget.ts';
 import { ed25519Signer } from './ed25519.ts';
-import { LandingFailure, type LandedTransaction, type LandingHandler, type SignatureStatus, type SubmitOutcome, type SubmitVia, type TransactionErrorValue } from './landed.ts';
+import { landingError, type LandedTransaction, type LandingHandler, type SignatureStatus, type SubmitOutcome, type SubmitVia, type TransactionErrorValue } from './landed.ts';
 import { ChainArgumentError, ChainRejection } from './rejection.ts';
 import { SeededRandom } from './seeded-random.ts';
 import { simulateExecution } from './simulation.ts';
@@ -52,6 +54,22 @@ export interface SimulationResult {
   readonly unitsConsumed: number;
   /** The blockhash simulated with, when replaceRecentBlockhash was asked for. */
   readonly replacementBlockhash?: { blockhash: string; lastValidBlockHeight: number };
+}
+
+/** The chain's observable state, JSON-ready (amounts as integer strings), for /__venue/ views. */
+export interface ChainState {
+  readonly slot: number;
+  readonly blockHeight: number;
+  readonly slotMs: number;
+  readonly genesisHash: string;
+  readonly keeper: string;
+  readonly fees: 'none' | 'charge';
+  readonly faults: { readonly dropRate: number; readonly dropAll: boolean };
+  readonly landedCount: number;
+  /** Lamports by wallet. */
+  readonly lamports: Record<string, string>;
+  /** Token amounts by owner, then mint. */
+  readonly tokens: Record<string, Record<string, string>>;
 }
 
 interface MutableLanded extends Omit<LandedTransaction, 'err'> {
@@ -114,7 +132,7 @@ export class VenueChain {
     this.dropRandom = new SeededRandom(opts.seed, 'drop');
   }
 
-  // ---- time ------------------------------------------------------------------------------
+  // ---- time
 
   private elapsedSlots(): number {
     return Math.max(0, Math.floor((this.clock.now() - this.genesisMs) / this.slotMs));
@@ -144,7 +162,7 @@ export class VenueChain {
     return this.blockhashes.lookup(blockhash);
   }
 
-  // ---- balances --------------------------------------------------------------------------
+  // ---- balances
 
   getBalance(pubkey: string): bigint {
     return this.lamports.get(pubkey) ?? 0n;
@@ -182,7 +200,7 @@ export class VenueChain {
     return this.tokens.balancesOf(owner);
   }
 
-  // ---- faults ----------------------------------------------------------------------------
+  // ---- faults
 
   /** Share (0..1) of otherwise valid submissions accepted but never landed (seeded PRNG). */
   setDropRate(rate: number): void {
@@ -198,7 +216,22 @@ export class VenueChain {
     return { dropRate: this.dropRate, dropAll: this.dropAll };
   }
 
-  // ---- transactions ----------------------------------------------------------------------
+  state(): ChainState {
+    return {
+      slot: this.slot(),
+      blockHeight: this.blockHeight(),
+      slotMs: this.slotMs,
+      genesisHash: this.genesisHash,
+      keeper: this.keeper.publicKey.toBase58(),
+      fees: this.fees,
+      faults: this.faults(),
+      landedCount: this.landedList.length,
+      lamports: Object.fromEntries([...this.lamports].map(([wallet, amount]) => [wallet, amount.toString()])),
+      tokens: this.tokens.snapshot(),
+    };
+  }
+
+  // ---- transactions
 
   /** Registers a landing handler (called once per landed tx, in order); returns an unsubscribe. */
   onLand(handler: LandingHandler): () => void {
@@ -230,8 +263,8 @@ export class VenueChain {
     verifySignatures(decoded);
     const previous = this.landedBySignature.get(signature);
     if (previous) return { signature, duplicate: true, landed: true, err: previous.err };
-    this.checkBlockhash(decoded);
-    this.checkPrograms(decoded);
+    checkBlockhash(decoded, this.blockhashes.lookup(decoded.transaction.message.recentBlockhash), this.blockHeight());
+    checkPrograms(decoded, this.programs);
     const feeLamports = this.chargeableFee(decoded);
     if (this.dropAll || (this.dropRate > 0 && this.dropRandom.next() < this.dropRate)) {
       this.logger.debug({ signature }, 'venue chain: drop fault swallowed a transaction');
@@ -252,9 +285,9 @@ export class VenueChain {
     const fail = (err: TransactionErrorValue): SimulationResult => ({ err, logs: [], unitsConsumed: 0, replacementBlockhash });
     try {
       if (opts.replaceRecentBlockhash) replacementBlockhash = this.latestBlockhash();
-      else this.checkBlockhash(decoded);
+      else checkBlockhash(decoded, this.blockhashes.lookup(decoded.transaction.message.recentBlockhash), this.blockHeight());
       if (this.landedBySignature.has(transactionSignature(decoded))) return fail('AlreadyProcessed');
-      this.checkPrograms(decoded);
+      checkPrograms(decoded, this.programs);
       this.chargeableFee(decoded);
     } catch (error) {
       if (error instanceof ChainRejection) return fail(error.solanaError);
@@ -281,35 +314,12 @@ export class VenueChain {
     return this.landedBySignature.get(signature);
   }
 
-  // ---- internals -------------------------------------------------------------------------
+  // ---- internals
 
   private coSignAsKeeper(decoded: DecodedTransaction): void {
     const index = signerIndex(decoded, this.keeper.publicKey);
     if (index < 0 || !isSignatureSlotEmpty(decoded, index)) return;
     decoded.transaction.addSignature(this.keeper.publicKey, this.signKeeper(decoded.messageBytes));
-  }
-
-  private checkBlockhash(decoded: DecodedTransaction): void {
-    const blockhash = decoded.transaction.message.recentBlockhash;
-    const info = this.blockhashes.lookup(blockhash);
-    if (!info) throw new ChainRejection('blockhash_not_found', `Transaction simulation failed: Blockhash not found (${blockhash} is unknown to this chain)`);
-    const height = this.blockHeight();
-    if (height > info.lastValidBlockHeight) {
-      throw new ChainRejection(
-        'blockhash_expired',
-        `Transaction simulation failed: Blockhash not found (${blockhash} expired: block height ${String(height)} > last valid block height ${String(info.lastValidBlockHeight)})`,
-      );
-    }
-  }
-
-  private checkPrograms(decoded: DecodedTransaction): void {
-    const keys = decoded.transaction.message.staticAccountKeys;
-    for (const ix of decoded.transaction.message.compiledInstructions) {
-      const program = keys[ix.programIdIndex]?.toBase58() ?? '';
-      if (!this.programs.has(program)) {
-        throw new ChainRejection('program_not_found', `Transaction simulation failed: Attempt to load a program that does not exist (${program})`);
-      }
-    }
   }
 
   /** The fee this chain charges for `message` (0 when fees are off). */
@@ -349,19 +359,10 @@ export class VenueChain {
       try {
         handler(landed);
       } catch (error) {
-        landed.err ??= this.instructionError(decoded, error);
+        landed.err ??= landingError(decoded.transaction.message, error);
         this.logger.warn({ signature, err: error }, 'venue chain: landing handler failed; the transaction landed with an error');
       }
     }
     return landed;
-  }
-
-  /** A handler failure as the InstructionError of the transaction's first non-budget instruction. */
-  private instructionError(decoded: DecodedTransaction, error: unknown): TransactionErrorValue {
-    const keys = decoded.transaction.message.staticAccountKeys;
-    const index = decoded.transaction.message.compiledInstructions.findIndex((ix) => keys[ix.programIdIndex]?.toBase58() !== PROGRAMS.computeBudget);
-    // SPL Token's InsufficientFunds is custom error 1; anything unexpected is reported as 0.
-    const code = error instanceof LandingFailure ? error.code : error instanceof ChainRejection && error.kind === 'insufficient_funds' ? 1 : 0;
-    return { InstructionError: [Math.max(index, 0), { Custom: code }] };
   }
 }

@@ -1,4 +1,6 @@
-import type { VersionedTransaction } from '@solana/web3.js';
+import type { VersionedMessage, VersionedTransaction } from '@solana/web3.js';
+import { PROGRAMS } from '../../chain/programs.ts';
+import { ChainRejection } from './rejection.ts';
 import type { PendingRequest } from '../tx/request-book.ts';
 
 /**
@@ -62,4 +64,16 @@ export class LandingFailure extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * A landing handler's failure as the transaction's error: an InstructionError of the first
+ * non-compute-budget instruction, with the LandingFailure's code, 1 (SPL Token's
+ * InsufficientFunds) for a failed debit, or 0 for anything unexpected.
+ */
+export function landingError(message: VersionedMessage, error: unknown): TransactionErrorValue {
+  const keys = message.staticAccountKeys;
+  const index = message.compiledInstructions.findIndex((ix) => keys[ix.programIdIndex]?.toBase58() !== PROGRAMS.computeBudget);
+  const code = error instanceof LandingFailure ? error.code : error instanceof ChainRejection && error.kind === 'insufficient_funds' ? 1 : 0;
+  return { InstructionError: [Math.max(index, 0), { Custom: code }] };
 }

@@ -12,6 +12,16 @@ export class TokenLedger {
     return new Map(this.byOwner.get(owner) ?? []);
   }
 
+  /** Every owner's non-zero balances, amounts as integer strings. */
+  snapshot(): Record<string, Record<string, string>> {
+    const out: Record<string, Record<string, string>> = {};
+    for (const [owner, balances] of this.byOwner) {
+      if (balances.size === 0) continue;
+      out[owner] = Object.fromEntries([...balances].map(([mint, amount]) => [mint, amount.toString()]));
+    }
+    return out;
+  }
+
   credit(owner: string, mint: string, amount: bigint): void {
     if (amount < 0n) throw new ChainArgumentError(`creditToken: amount must be >= 0, got ${amount.toString()}`);
     this.set(owner, mint, this.balance(owner, mint) + amount);
