@@ -41,6 +41,7 @@ describe('executor on the venue chain', () => {
     expect(landedWith(final?.signature)).toBe(1);
     expect(h.committed).toContainEqual({ strategy: 'test-strategy', state: { acted: 1 } });
     expect(h.ledger.filter((e) => e.actionId === action.actionId).map((e) => e.state)).toEqual(['accepted', 'built', 'inspected', 'signed', 'submitted', 'landed']);
+    expect(h.settled.filter((e) => e.actionId === action.actionId).map((e) => e.outcome)).toEqual(['ambiguous', 'landed']);
     // Accepting the same decision again changes nothing.
     const again = await ex.accept(action);
     expect(again.record.state).toBe('landed');
@@ -55,6 +56,7 @@ describe('executor on the venue chain', () => {
     expect(final).toMatchObject({ state: 'rejected', reason: 'policy:program_not_allowed' });
     expect(h.signCount).toBe(before);
     expect(h.committed).not.toContainEqual({ strategy: 'test-strategy', state: { never: true } });
+    expect(h.settled.filter((e) => e.actionId === action.actionId).map((e) => e.outcome)).toEqual(['rejected']);
   });
 
   it('rebroadcasts the same bytes while sends are dropped, and lands once when they get through', async () => {

@@ -26,6 +26,7 @@ export class ChainHarness {
   readonly wallet = Keypair.generate();
   readonly ledger: Array<{ actionId: string; state: string; reason?: string }> = [];
   readonly committed: Array<{ strategy: string; state: unknown }> = [];
+  readonly settled: Array<{ actionId: string; outcome: string }> = [];
   signCount = 0;
   rpc!: RpcServer;
   chainClient!: ChainClient;
@@ -93,8 +94,9 @@ export class ChainHarness {
       signer: this.signer,
       keeper: { fulfilled: async () => true },
       requestValidity: async () => 45,
-      commitState: async (strategy, state) => {
-        this.committed.push({ strategy, state });
+      settle: async (record, outcome) => {
+        this.settled.push({ actionId: record.actionId, outcome });
+        if ((outcome === 'landed' || outcome === 'ambiguous') && record.stateAfter !== undefined) this.committed.push({ strategy: record.strategy, state: record.stateAfter });
       },
       ledger: this.actionLedger,
       confirmPollMs: 25,

@@ -9,7 +9,7 @@ import { silentLogger, type Logger } from '../../ops/logger.ts';
 import type { ActionJob } from '../action.ts';
 import { FINAL_STATES, type ActionRecord, type ActionState } from './action-record.ts';
 import { ActionStore, StaleActionWrite, type StoredAction } from './action-store.ts';
-import type { ActionBuilder, ActionLedger, KeeperWatch, RequestValidity, RiskGate, StateCommitter, TransactionInspector, TransactionSigner } from './ports.ts';
+import type { ActionBuilder, ActionLedger, KeeperWatch, RequestValidity, RiskGate, ActionSettler, TransactionInspector, TransactionSigner } from './ports.ts';
 import { allowAllRisk } from './ports.ts';
 
 export interface ExecutorOptions {
@@ -22,7 +22,7 @@ export interface ExecutorOptions {
   readonly signer?: TransactionSigner;
   readonly keeper: KeeperWatch;
   readonly requestValidity: RequestValidity;
-  readonly commitState: StateCommitter;
+  readonly settle: ActionSettler;
   readonly ledger: ActionLedger;
   readonly risk?: RiskGate;
   readonly logger?: Logger;
@@ -187,9 +187,12 @@ export class Executor {
       this.logger.info({ actionId: record.actionId, strategy: record.strategy, state: record.state, reason: record.reason, signature: record.signature }, 'action state');
     }
     // The strategy's state advances when its action landed or is ambiguous, never on a rejection.
-    if ((record.state === 'submitted' || record.state === 'landed') && !record.stateCommitted && record.stateAfter !== undefined) {
-      await this.o.commitState(record.strategy, record.stateAfter);
+    if (record.state === 'submitted' && !record.stateCommitted) {
+      await this.o.settle(record, 'ambiguous');
       next = await this.o.store.save({ ...record, stateCommitted: true }, next.version);
+    }
+    if (changed && this.isFinal(record)) {
+      await this.o.settle(record, record.state === 'landed' || record.state === 'expired' ? record.state : 'rejected');
     }
     if (changed && FINAL_STATES.has(record.state)) await this.risk.recordOutcome?.(record);
     if (changed) await this.o.onTransition?.(next.record);

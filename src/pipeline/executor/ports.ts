@@ -60,5 +60,8 @@ export interface KeeperWatch {
 /** Reads `maxRequestExecutionSec` of a market from the latest pool-info (fallback when unknown). */
 export type RequestValidity = (marketMint: string | undefined) => Promise<number>;
 
-/** Commits a strategy's state once its action landed or became ambiguous. */
-export type StateCommitter = (strategy: string, state: unknown) => Promise<void>;
+/**
+ * Tells the strategy side how an action ended (settleAction in src/strategy/settle.ts): landed or
+ * ambiguous commits the strategy's state; landed, rejected or expired frees the intent key.
+ */
+export type ActionSettler = (record: ActionRecord, outcome: 'landed' | 'ambiguous' | 'rejected' | 'expired') => Promise<void>;
