@@ -40,7 +40,7 @@ describe('executor on the venue chain', () => {
     expect(signedBeforeSend).toEqual([true]);
     expect(landedWith(final?.signature)).toBe(1);
     expect(h.committed).toContainEqual({ strategy: 'test-strategy', state: { acted: 1 } });
-    expect(h.ledger.filter((e) => e.actionId === action.actionId).map((e) => e.state)).toEqual(['accepted', 'built', 'inspected', 'signed', 'submitted', 'landed']);
+    expect(await h.statesOf(action.actionId)).toEqual(['accepted', 'built', 'inspected', 'signed', 'submitted', 'landed']);
     expect(h.settled.filter((e) => e.actionId === action.actionId).map((e) => e.outcome)).toEqual(['ambiguous', 'landed']);
     // Accepting the same decision again changes nothing.
     const again = await ex.accept(action);

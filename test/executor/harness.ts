@@ -7,7 +7,8 @@ import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import { actionIdFor } from '../../src/pipeline/action.ts';
 import { Executor, type ExecutorOptions, type NewAction } from '../../src/pipeline/executor/executor.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
-import type { ActionBuilder, ActionLedger, TransactionInspector, TransactionSigner } from '../../src/pipeline/executor/ports.ts';
+import type { ActionBuilder, TransactionInspector, TransactionSigner } from '../../src/pipeline/executor/ports.ts';
+import { Ledger } from '../../src/pipeline/ledger.ts';
 import { VenueChain } from '../../src/venue/chain/chain.ts';
 import { startRpcServer, type RpcServer } from '../../src/venue/chain/rpc-server.ts';
 import { VenueClock } from '../../src/venue/clock.ts';
@@ -24,7 +25,6 @@ export class ChainHarness {
   readonly requests = new RequestBook();
   readonly chain: VenueChain;
   readonly wallet = Keypair.generate();
-  readonly ledger: Array<{ actionId: string; state: string; reason?: string }> = [];
   readonly committed: Array<{ strategy: string; state: unknown }> = [];
   readonly settled: Array<{ actionId: string; outcome: string }> = [];
   signCount = 0;
@@ -38,6 +38,7 @@ export class ChainHarness {
     readonly slotMs = 20,
   ) {
     this.chain = new VenueChain({ clock: this.clock, seed: 11, slotMs, requests: this.requests });
+    this.actionLedger = new Ledger(redis, { prefix, maxLen: 10_000 });
   }
 
   async start(): Promise<void> {
@@ -78,11 +79,13 @@ export class ChainHarness {
     },
   };
 
-  readonly actionLedger: ActionLedger = {
-    append: async (e) => {
-      this.ledger.push({ actionId: e.actionId, state: e.state, reason: e.reason });
-    },
-  };
+  readonly actionLedger: Ledger;
+
+  /** The states an action went through, read back from the ledger stream in Redis. */
+  async statesOf(actionId: string): Promise<string[]> {
+    const entries = await this.actionLedger.read({ reverse: false, limit: 10_000 });
+    return entries.filter((e) => e.actionId === actionId).map((e) => e.state ?? '');
+  }
 
   executor(extra: Partial<ExecutorOptions> = {}): Executor {
     return new Executor({

@@ -97,7 +97,7 @@ export class Executor {
     const decision = await this.risk.check('accept', record);
     const initial: ActionRecord = decision.allowed ? record : { ...record, state: 'rejected', reason: `risk:${decision.rule}`, detail: decision.detail };
     if (!(await this.o.store.create(initial))) return (await this.o.store.load(action.actionId))!;
-    await this.o.ledger.append({ type: 'action_state', actionId: initial.actionId, strategy: initial.strategy, state: initial.state, reason: initial.reason, detail: initial.detail });
+    await this.record(initial);
     if (initial.state === 'rejected') await this.risk.recordOutcome?.(initial);
     return { record: initial, version: 1 };
   }
@@ -136,6 +136,11 @@ export class Executor {
       }
     }
     return (await this.o.store.load(actionId))?.record;
+  }
+
+  /** Unfinished actions in Redis, oldest first. */
+  openActionIds(): Promise<string[]> {
+    return this.o.store.openActionIds();
   }
 
   /** Drives every unfinished action: start-up reconciliation, the same path as crash recovery. */
@@ -183,7 +188,7 @@ export class Executor {
     let next = await this.o.store.save(record, stored.version);
     const changed = patch.state !== stored.record.state;
     if (changed) {
-      await this.o.ledger.append({ type: 'action_state', actionId: record.actionId, strategy: record.strategy, state: record.state, reason: record.reason, detail: record.detail, signature: record.signature });
+      await this.record(record);
       this.logger.info({ actionId: record.actionId, strategy: record.strategy, state: record.state, reason: record.reason, signature: record.signature }, 'action state');
     }
     // The strategy's state advances when its action landed or is ambiguous, never on a rejection.
@@ -197,6 +202,22 @@ export class Executor {
     if (changed && FINAL_STATES.has(record.state)) await this.risk.recordOutcome?.(record);
     if (changed) await this.o.onTransition?.(next.record);
     return next;
+  }
+
+  /** One ledger entry per state change: the audit trail `stratd actions` prints. */
+  private async record(r: ActionRecord): Promise<void> {
+    const detail = Object.fromEntries(
+      Object.entries({
+        intent: r.state === 'accepted' ? r.intent.type : undefined,
+        operationId: r.operationId,
+        route: r.route,
+        signature: r.signature,
+        reason: r.reason,
+        detail: r.detail,
+        sendCount: r.state === 'landed' || r.state === 'expired' ? r.sendCount : undefined,
+      }).filter(([, v]) => v !== undefined),
+    );
+    await this.o.ledger.append({ at: this.now(), type: 'action_state', actionId: r.actionId, strategy: r.strategy, state: r.state, detail });
   }
 
   // ------------------------------------------------------------------ accepted → built

@@ -4,7 +4,8 @@ import type { TransactionSigner } from '../../chain/signer.ts';
 import type { OperationId } from '../../api/registry.ts';
 import type { TxMetadata } from '../../api/schemas/common.ts';
 import type { PerpsExecuteAction } from '../../api/schemas/perps.ts';
-import type { ActionRecord, ActionState, Route } from './action-record.ts';
+import type { Ledger } from '../ledger.ts';
+import type { ActionRecord, Route } from './action-record.ts';
 
 /** What the executor needs from the world, one small interface each (tests and modes swap them). */
 
@@ -48,9 +49,8 @@ export interface RiskGate {
 
 export const allowAllRisk: RiskGate = { check: async () => ({ allowed: true }) };
 
-export interface ActionLedger {
-  append(entry: { type: 'action_state'; actionId: string; strategy: string; state: ActionState; detail?: string; reason?: string; signature?: string }): Promise<void>;
-}
+/** The ledger (src/pipeline/ledger.ts), as far as the executor writes to it. */
+export type ActionLedger = Pick<Ledger, 'append'>;
 
 /** Answers whether the keeper has applied a perps request that landed as a legacy transaction. */
 export interface KeeperWatch {

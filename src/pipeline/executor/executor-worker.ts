@@ -1,0 +1,86 @@
+import { UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { describeIssues, fieldIssues } from '../../api/issues.ts';
+import type { Logger } from '../../ops/logger.ts';
+import type { Watchdog } from '../../ops/watchdog.ts';
+import { actionJobSchema } from '../action.ts';
+import { bullPrefix, QUEUES } from '../queues.ts';
+import type { Executor } from './executor.ts';
+
+export interface ExecutorWorkerOptions {
+  readonly redis: Redis;
+  /** The hash-tagged key prefix, "{stratd}:". */
+  readonly prefix: string;
+  readonly executor: Executor;
+  readonly logger: Logger;
+  readonly concurrency: number;
+  /** How often unfinished actions are swept (crash recovery of other processes' actions). */
+  readonly sweepMs: number;
+  readonly watchdog?: Watchdog;
+  readonly onInvalidJob?: (jobId: string | undefined, detail: string) => Promise<void>;
+}
+
+export interface ExecutorWorker {
+  /** Stops taking work; in-flight actions stop at their next persisted state. */
+  close(): Promise<void>;
+}
+
+/**
+ * The executor role: a BullMQ worker on the actions queue that accepts each action job and drives
+ * it, plus a sweeper that drives every unfinished action it finds in Redis. The sweeper runs at
+ * start-up first — reconciliation after a crash is the same code path as normal work.
+ */
+export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWorker {
+  const { executor, logger } = options;
+  const stop = new AbortController();
+  const driving = new Map<string, Promise<unknown>>();
+
+  const driveOnce = (actionId: string): Promise<unknown> => {
+    const existing = driving.get(actionId);
+    if (existing) return existing;
+    const run = executor
+      .drive(actionId, stop.signal)
+      .catch((error: unknown) => logger.error({ actionId, err: error }, 'driving an action failed'))
+      .finally(() => driving.delete(actionId));
+    driving.set(actionId, run);
+    return run;
+  };
+
+  const worker = new Worker(
+    QUEUES.actions,
+    async (job) => {
+      const parsed = actionJobSchema.safeParse(job.data);
+      if (!parsed.success) {
+        const detail = describeIssues(fieldIssues(parsed.error));
+        await options.onInvalidJob?.(job.id, detail);
+        throw new UnrecoverableError(`invalid action job: ${detail}`);
+      }
+      await executor.accept(parsed.data);
+      await driveOnce(parsed.data.actionId);
+      return { actionId: parsed.data.actionId };
+    },
+    { connection: options.redis, prefix: bullPrefix(options.prefix), concurrency: options.concurrency, autorun: true },
+  );
+  worker.on('error', (error) => logger.error({ err: error }, 'executor worker error'));
+
+  options.watchdog?.register('executor-sweep', options.sweepMs);
+  const sweep = async () => {
+    try {
+      for (const id of await options.executor.openActionIds()) void driveOnce(id);
+      options.watchdog?.beat('executor-sweep');
+    } catch (error) {
+      logger.error({ err: error }, 'sweeping unfinished actions failed');
+    }
+  };
+  void sweep();
+  const timer = setInterval(() => void sweep(), options.sweepMs);
+
+  return {
+    async close() {
+      clearInterval(timer);
+      stop.abort();
+      await Promise.allSettled([...driving.values()]);
+      await worker.close();
+    },
+  };
+}
