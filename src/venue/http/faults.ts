@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import { HOSTILE_KINDS, type HostileKind } from '../tx/hostile.ts';
+import { Prng } from '../market/prng.ts';
+import { RATE_TIERS, type RateTier } from './rate-limit.ts';
+
+const rate = z.number().min(0).max(1);
+const count = z.number().int().min(0);
+const tier = z.enum(Object.keys(RATE_TIERS) as [RateTier, ...RateTier[]]);
+
+/** Faults of one operation (or of every operation, under the key "*"). */
+export const operationFaultsSchema = z.strictObject({
+  /** Added before answering: a fixed delay or a uniform range. */
+  latencyMs: z.union([count, z.strictObject({ min: count, max: count })]).optional(),
+  /** Answer `errorStatus` (default 503) to this share of requests, or to the next N. */
+  errorRate: rate.optional(),
+  errorNext: count.optional(),
+  errorStatus: z.number().int().min(400).max(599).optional(),
+  /** Answer 429 with the x-ratelimit-* headers. */
+  rateLimitRate: rate.optional(),
+  rateLimitNext: count.optional(),
+  /** Never answer (until `hangMs`, default 120 s, or the client gives up). */
+  hangRate: rate.optional(),
+  hangNext: count.optional(),
+  hangMs: count.optional(),
+  /** Answer an HTML page instead of JSON (status `malformedStatus`, default 200). */
+  malformedRate: rate.optional(),
+  malformedNext: count.optional(),
+  malformedStatus: z.number().int().min(200).max(599).optional(),
+  /** Build write transactions that differ from the request (extra transfer, approval...). */
+  hostile: z.enum(HOSTILE_KINDS).nullable().optional(),
+});
+export type OperationFaults = z.infer<typeof operationFaultsSchema>;
+
+/** The body of POST /__venue/faults: a patch of the venue's fault settings. */
+export const faultPatchSchema = z.strictObject({
+  /** Per operation id (or "*"); null removes that entry. */
+  operations: z.record(z.string(), operationFaultsSchema.nullable()).optional(),
+  /** Share of sends the chain accepts but never lands (0..1), or all of them. */
+  dropRate: rate.optional(),
+  dropAll: z.boolean().optional(),
+  keeperDelayMs: count.optional(),
+  maxRequestExecutionSec: z.number().int().min(1).optional(),
+  /** Share of decrease builds answered as instant transactions (default 0: legacy). */
+  decreaseInstantShare: rate.optional(),
+  rateLimit: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      keylessTier: tier.optional(),
+      defaultKeyTier: tier.optional(),
+      keyTiers: z.record(z.string(), tier).optional(),
+    })
+    .optional(),
+  /** Valid keys; a request carrying another key gets 401. Null: any key is accepted. */
+  apiKeys: z.array(z.string().min(1)).nullable().optional(),
+  /** Refuse keyless requests with 401. */
+  requireApiKey: z.boolean().optional(),
+  /** Operation ids the key may not use (403). */
+  forbidden: z.array(z.string()).optional(),
+});
+export type FaultPatch = z.infer<typeof faultPatchSchema>;
+
+export type FaultOutcome = 'ok' | 'error' | 'rate_limited' | 'hang' | 'malformed';
+
+export interface FaultDecision {
+  readonly latencyMs: number;
+  readonly outcome: FaultOutcome;
+  readonly errorStatus: number;
+  readonly malformedStatus: number;
+  readonly hangMs: number;
+}
+
+const NONE: FaultDecision = { latencyMs: 0, outcome: 'ok', errorStatus: 503, malformedStatus: 200, hangMs: 120_000 };
+
+/**
+ * Per-operation fault injection. Decisions come from a seeded PRNG, so the same seed and the
+ * same request sequence fail the same requests; `...Next` counters fail exactly the next N.
+ */
+export class FaultPlan {
+  private readonly operations = new Map<string, OperationFaults>();
+  private readonly counters = new Map<string, number>();
+  private readonly rng: Prng;
+
+  constructor(seed: number) {
+    this.rng = new Prng(seed, 'faults');
+  }
+
+  set(operationId: string, faults: OperationFaults | null): void {
+    this.counters.forEach((_, key) => {
+      if (key.startsWith(`${operationId}|`)) this.counters.delete(key);
+    });
+    if (faults === null) {
+      this.operations.delete(operationId);
+      return;
+    }
+    this.operations.set(operationId, faults);
+    for (const name of ['errorNext', 'rateLimitNext', 'hangNext', 'malformedNext'] as const) {
+      const n = faults[name];
+      if (n !== undefined) this.counters.set(`${operationId}|${name}`, n);
+    }
+  }
+
+  clear(): void {
+    this.operations.clear();
+    this.counters.clear();
+  }
+
+  hostileFor(operationId: string): HostileKind | undefined {
+    return this.operations.get(operationId)?.hostile ?? this.operations.get('*')?.hostile ?? undefined;
+  }
+
+  snapshot(): Record<string, OperationFaults> {
+    return Object.fromEntries(this.operations);
+  }
+
+  decide(operationId: string): FaultDecision {
+    const own = this.operations.get(operationId);
+    const all = this.operations.get('*');
+    if (!own && !all) return NONE;
+    const f: OperationFaults = { ...all, ...own };
+    const latency = f.latencyMs === undefined ? 0 : typeof f.latencyMs === 'number' ? f.latencyMs : this.rng.int(f.latencyMs.min, Math.max(f.latencyMs.min, f.latencyMs.max));
+    const hit = (next: 'hangNext' | 'errorNext' | 'rateLimitNext' | 'malformedNext', share: number | undefined) =>
+      this.take(own ? operationId : '*', next) || (own && all ? this.take('*', next) : false) || this.rng.chance(share ?? 0);
+    let outcome: FaultOutcome = 'ok';
+    if (hit('hangNext', f.hangRate)) outcome = 'hang';
+    else if (hit('errorNext', f.errorRate)) outcome = 'error';
+    else if (hit('rateLimitNext', f.rateLimitRate)) outcome = 'rate_limited';
+    else if (hit('malformedNext', f.malformedRate)) outcome = 'malformed';
+    return {
+      latencyMs: latency,
+      outcome,
+      errorStatus: f.errorStatus ?? 503,
+      malformedStatus: f.malformedStatus ?? 200,
+      hangMs: f.hangMs ?? 120_000,
+    };
+  }
+
+  private take(key: string, name: string): boolean {
+    const left = this.counters.get(`${key}|${name}`) ?? 0;
+    if (left <= 0) return false;
+    this.counters.set(`${key}|${name}`, left - 1);
+    return true;
+  }
+}
+
+/** The HTML error page a misbehaving edge serves instead of JSON. */
+export const MALFORMED_PAGE = `<!DOCTYPE html>
+<html><head><title>502 Bad Gateway</title></head>
+<body><center><h1>502 Bad Gateway</h1></center><hr><center>cloudflare</center></body></html>
+`;

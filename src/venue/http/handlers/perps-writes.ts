@@ -1,0 +1,193 @@
+import { decimalToScaled, toBigInt } from '../../../api/amounts.ts';
+import { MINTS } from '../../../api/mints.ts';
+import { PERPS_ACCOUNTS } from '../../../chain/programs.ts';
+import { marketSpec, MINT_OF_SYMBOL } from '../../market/assets.ts';
+import { businessError, invalidArgument } from '../../market/errors.ts';
+import type { TpslSpec } from '../../market/perps-actions.ts';
+import { pnlUsd } from '../../market/perps-math.ts';
+import { decreaseQuoteJson, decreaseWithFeeQuoteJson, integratorFeeJson } from '../../market/perps-views.ts';
+import type { Position } from '../../market/positions.ts';
+import { leverageString, percentString, usdString } from '../../market/units.ts';
+import type { Handler, HandlerContext } from '../services.ts';
+import { issuePerps, requireBalance } from './issue.ts';
+
+/** Perps builds: increase, decrease (with/without fee), TP/SL create and update (spec 4.5, 4.12, 4.13, 4.18, 4.19). */
+
+/** Tokens an increase may be funded with (swapped into the collateral when they differ). */
+const FUNDING_MINTS: readonly string[] = [MINTS.SOL, MINTS.ETH, MINTS.BTC, MINTS.USDC, MINTS.USDT];
+const PLACEHOLDER_OWNER = '11111111111111111111111111111111';
+const REQUEST_RENT = 2_039_280n;
+const POSITION_RENT = 2_463_840n;
+
+function perpsAccounts(position: Position, requestPubkey: string): string[] {
+  return [position.pubkey, requestPubkey, PERPS_ACCOUNTS.pool, position.market.custody, position.collateralCustody.address];
+}
+
+export const perpsIncrease: Handler<'perps.increase'> = (req, ctx) => {
+  const { market } = ctx.services;
+  const spec = marketSpec(req.marketMint);
+  if (!spec) throw invalidArgument(`unknown market ${req.marketMint}`);
+  if (!FUNDING_MINTS.includes(req.inputMint)) {
+    throw businessError('invalid_input_mint', `inputMint ${req.inputMint} cannot fund a position`);
+  }
+  const tpsl = req.tpsl ?? [];
+  const requested = req.transactionType ?? 'mixed';
+  if (tpsl.length > 0 && requested === 'legacy') throw invalidArgument('tpsl cannot be set with transactionType legacy');
+  const instant = tpsl.length > 0 || requested === 'instant' || (requested === 'mixed' && ctx.services.mixRng.chance(ctx.services.settings.decreaseInstantShare));
+  const owner = req.walletAddress ?? PLACEHOLDER_OWNER;
+  const position = market.perps.positionFor(owner, spec, req.side, req.collateralMint);
+  const inputAmount = toBigInt(req.collateralTokenDelta);
+  if (req.walletAddress) requireBalance(ctx, req.walletAddress, req.inputMint, inputAmount);
+  const quote = market.perps.quoteIncreaseFor(position, req.inputMint, inputAmount, {
+    sizeUsdDelta: req.sizeUsdDelta === undefined ? undefined : toBigInt(req.sizeUsdDelta),
+    leverageBps: req.leverage === undefined ? undefined : decimalToScaled(req.leverage, 4),
+  }, ctx.nowMs);
+  const requestPubkey = market.perps.nextRequestPubkey(position.pubkey);
+  const specs: TpslSpec[] = tpsl.map((t) => {
+    const triggerPrice = toBigInt(t.triggerPrice);
+    market.perps.checkTpsl(position, t.requestType, triggerPrice, quote.markPrice, quote.liquidationPrice, t.desiredMint);
+    return { requestPubkey: market.perps.nextRequestPubkey(position.pubkey), requestType: t.requestType, triggerPrice, sizeUsdDelta: quote.newSizeUsd, entirePosition: true, desiredMint: t.desiredMint };
+  });
+  const withTx = req.walletAddress !== undefined && req.includeSerializedTx !== false;
+  const issued = withTx
+    ? issuePerps(ctx, {
+        wallet: owner,
+        transactionType: instant ? 'instant' : 'legacy',
+        action: {
+          kind: 'perps.increase', owner, positionPubkey: position.pubkey, requestPubkey, marketMint: spec.mint, side: req.side,
+          collateralMint: req.collateralMint, inputMint: req.inputMint, inputAmount,
+          sizeUsdDelta: req.sizeUsdDelta === undefined ? undefined : toBigInt(req.sizeUsdDelta),
+          leverageBps: req.leverage === undefined ? undefined : decimalToScaled(req.leverage, 4),
+          maxSlippageBps: toBigInt(req.maxSlippageBps), quotedPrice: quote.markPrice, tpsl: specs,
+        },
+        accounts: perpsAccounts(position, requestPubkey),
+        accountRentLamports: position.sizeUsd === 0n ? POSITION_RENT + REQUEST_RENT : REQUEST_RENT,
+      })
+    : undefined;
+  return {
+    positionPubkey: req.walletAddress ? position.pubkey : '',
+    positionRequestPubkey: instant ? null : requestPubkey,
+    tpslRequests: specs.length === 0 ? null : specs.map((s) => {
+      const pnl = pnlUsd(req.side, quote.newSizeUsd, quote.newEntryPrice, s.triggerPrice);
+      return { estimatedPnlUsd: usdString(pnl), estimatedPnlPercent: percentString(pnl, quote.newCollateralUsd), hasProfit: pnl > 0n, requestType: s.requestType, positionRequestPubkey: s.requestPubkey };
+    }),
+    quote: {
+      collateralLessThanFees: quote.collateralLessThanFees,
+      entryPriceUsd: usdString(quote.newEntryPrice),
+      leverage: leverageString(quote.newLeverageBps),
+      liquidationPriceUsd: usdString(quote.liquidationPrice),
+      openFeeUsd: usdString(quote.openFeeUsd),
+      outstandingBorrowFeeUsd: usdString(quote.borrowFeeUsd),
+      positionCollateralSizeUsd: usdString(quote.newCollateralUsd),
+      positionSizeTokenAmount: (position.lockedTokens + quote.sizeTokenDelta).toString(),
+      positionSizeUsd: usdString(quote.newSizeUsd),
+      priceImpactFeeBps: quote.priceImpactBps.toString(),
+      priceImpactFeeUsd: usdString(quote.priceImpactFeeUsd),
+      quoteOutAmount: req.inputMint === req.collateralMint ? null : quote.collateralTokens.toString(),
+      quotePriceSlippagePct: '0',
+      quoteSlippageBps: req.maxSlippageBps,
+      side: req.side,
+      sizeTokenDelta: quote.sizeTokenDelta.toString(),
+      expectedSizeUsdDelta: usdString(quote.sizeUsdDelta),
+      expectedSizeUsdDeltaDiffPct: '0',
+      sizeUsdDelta: usdString(quote.sizeUsdDelta),
+      sizeUsdDeltaRaw: quote.sizeUsdDelta.toString(),
+    },
+    requireKeeperSignature: instant,
+    serializedTxBase64: issued?.base64 ?? null,
+    transactionType: instant ? 'instant' : 'legacy',
+    txMetadata: issued?.txMetadata ?? null,
+  };
+};
+
+function decrease(ctx: HandlerContext, req: { positionPubkey: string; receiveToken: string; collateralUsdDelta?: string | null; sizeUsdDelta?: string | null; entirePosition?: boolean; maxSlippageBps?: string; priorityFeeMicroLamports?: string }, integratorFeeUsd: bigint) {
+  const { market } = ctx.services;
+  const position = market.perps.openPosition(req.positionPubkey);
+  const receiveMint = MINT_OF_SYMBOL[req.receiveToken] as string;
+  market.perps.checkReceiveMint(position, receiveMint);
+  const args = {
+    sizeUsdDelta: req.sizeUsdDelta ? toBigInt(req.sizeUsdDelta) : undefined,
+    collateralUsdDelta: req.collateralUsdDelta ? toBigInt(req.collateralUsdDelta) : undefined,
+    entirePosition: req.entirePosition ?? false,
+    integratorFeeUsd,
+  };
+  const quote = market.perps.quoteDecreaseFor(position, args, ctx.nowMs);
+  const instant = ctx.services.mixRng.chance(ctx.services.settings.decreaseInstantShare);
+  const requestPubkey = market.perps.nextRequestPubkey(position.pubkey);
+  const issued = issuePerps(ctx, {
+    wallet: position.owner,
+    transactionType: instant ? 'instant' : 'legacy',
+    action: { kind: 'perps.decrease', owner: position.owner, positionPubkey: position.pubkey, requestPubkey, receiveMint, ...args, maxSlippageBps: toBigInt(req.maxSlippageBps ?? '200'), quotedPrice: quote.markPrice },
+    accounts: perpsAccounts(position, requestPubkey),
+    accountRentLamports: REQUEST_RENT,
+    priorityFeeMicroLamports: req.priorityFeeMicroLamports === undefined ? undefined : toBigInt(req.priorityFeeMicroLamports),
+  });
+  return { position, quote, receiveMint, base: {
+    positionPubkey: position.pubkey,
+    positionRequestPubkey: instant ? null : requestPubkey,
+    requireKeeperSignature: instant,
+    serializedTxBase64: issued.base64,
+    transactionType: instant ? ('instant' as const) : ('legacy' as const),
+    txMetadata: issued.txMetadata,
+  } };
+}
+
+export const perpsDecrease: Handler<'perps.decrease'> = (req, ctx) => {
+  const { position, quote, receiveMint, base } = decrease(ctx, req, 0n);
+  return { ...base, quote: decreaseQuoteJson(ctx.services.market, position, quote, receiveMint) };
+};
+
+export const perpsDecreaseWithFee: Handler<'perps.decreaseWithFee'> = (req, ctx) => {
+  const { position, quote, receiveMint, base } = decrease(ctx, req, toBigInt(req.feeTokenAmount));
+  return { ...base, quote: decreaseWithFeeQuoteJson(ctx.services.market, position, quote, receiveMint) };
+};
+
+export const perpsCreateTpsl: Handler<'perps.createTpsl'> = (req, ctx) => {
+  const { perps } = ctx.services.market;
+  const position = perps.openPosition(req.positionPubkey);
+  if (position.owner !== req.owner) throw invalidArgument(`owner ${req.owner} does not own position ${position.pubkey}`);
+  perps.checkTpslRoom(position.pubkey, req.tpsl.length);
+  const valuation = perps.valuation(position, ctx.nowMs);
+  const items: TpslSpec[] = req.tpsl.map((t) => {
+    const triggerPrice = toBigInt(t.triggerPrice);
+    perps.checkTpsl(position, t.requestType, triggerPrice, valuation.markPrice, valuation.liquidationPrice, t.desiredMint);
+    const entire = t.entirePosition ?? false;
+    const size = toBigInt(t.sizeUsdDelta);
+    if (!entire && (size <= 0n || size > position.sizeUsd)) throw businessError('invalid_position_request_size', 'sizeUsdDelta must be above zero and at most the position size');
+    return { requestPubkey: perps.nextRequestPubkey(position.pubkey), requestType: t.requestType, triggerPrice, sizeUsdDelta: size, entirePosition: entire, desiredMint: t.desiredMint };
+  });
+  const instant = (req.transactionType ?? 'mixed') !== 'legacy';
+  const issued = issuePerps(ctx, {
+    wallet: position.owner,
+    transactionType: instant ? 'instant' : 'legacy',
+    action: { kind: 'perps.createTpsl', owner: position.owner, positionPubkey: position.pubkey, items },
+    accounts: [position.pubkey, PERPS_ACCOUNTS.pool, ...items.map((i) => i.requestPubkey)],
+    accountRentLamports: REQUEST_RENT * BigInt(items.length),
+  });
+  return {
+    tpslPubkeys: items.map((i) => i.requestPubkey),
+    requireKeeperSignature: instant,
+    serializedTxBase64: issued.base64,
+    transactionType: instant ? 'instant' : 'legacy',
+    txMetadata: issued.txMetadata,
+  };
+};
+
+export const perpsUpdateTpslWithFee: Handler<'perps.updateTpslWithFee'> = (req, ctx) => {
+  const { perps } = ctx.services.market;
+  const request = perps.tpsl.get(req.tpslPubkey);
+  if (!request || request.status !== 'active') throw businessError('invalid_position_request', `TP/SL request ${req.tpslPubkey} is not active`);
+  const position = perps.openPosition(request.positionPubkey);
+  const valuation = perps.valuation(position, ctx.nowMs);
+  const triggerPrice = toBigInt(req.triggerPrice);
+  perps.checkTpsl(position, request.requestType, triggerPrice, valuation.markPrice, valuation.liquidationPrice, request.desiredMint);
+  const fee = toBigInt(req.feeTokenAmount);
+  requireBalance(ctx, position.owner, MINTS.USDC, fee);
+  const issued = issuePerps(ctx, {
+    wallet: position.owner,
+    transactionType: 'instant',
+    action: { kind: 'perps.updateTpsl', owner: position.owner, requestPubkey: request.requestPubkey, triggerPrice, integratorFeeUsd: fee },
+    accounts: [position.pubkey, request.requestPubkey, req.feeReceiver],
+  });
+  return { ...integratorFeeJson(fee), serializedTxBase64: issued.base64, transactionType: 'instant', txMetadata: issued.txMetadata };
+};

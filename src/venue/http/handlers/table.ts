@@ -1,0 +1,40 @@
+import type { HandlerTable } from '../services.ts';
+import { perpsExecute, recurringExecute, triggerExecute, ultraExecute } from './executes.ts';
+import { recurringCancelOrder, recurringCreateOrder, recurringGetOrders, recurringPriceDeposit, studioClaimFee, triggerCancelOrder, triggerCancelOrders, triggerCreateOrder, triggerGetOrders } from './orders.ts';
+import { perpsDepositBorrow, perpsLpMint } from './perps-lending.ts';
+import { perpsCreateTpsl, perpsDecrease, perpsDecreaseWithFee, perpsIncrease, perpsUpdateTpslWithFee } from './perps-writes.ts';
+import { perpsCollateralLimits, perpsLimitOrders, perpsPoolInfo, perpsPositions, perpsTrades, perpsTraderStats, tokensNew, tokensRanked } from './reads.ts';
+import { ultraOrder } from './ultra.ts';
+
+/** One handler per operation of the registry; the type makes a missing one a compile error. */
+export const HANDLERS: HandlerTable = {
+  'tokens.ranked': tokensRanked,
+  'tokens.new': tokensNew,
+  'perps.poolInfo': perpsPoolInfo,
+  'perps.positions': perpsPositions,
+  'perps.collateralLimits': perpsCollateralLimits,
+  'perps.limitOrders': perpsLimitOrders,
+  'perps.trades': perpsTrades,
+  'perps.traderStats': perpsTraderStats,
+  'perps.increase': perpsIncrease,
+  'perps.decrease': perpsDecrease,
+  'perps.decreaseWithFee': perpsDecreaseWithFee,
+  'perps.createTpsl': perpsCreateTpsl,
+  'perps.updateTpslWithFee': perpsUpdateTpslWithFee,
+  'perps.lpMint': perpsLpMint,
+  'perps.depositBorrow': perpsDepositBorrow,
+  'perps.execute': perpsExecute,
+  'ultra.order': ultraOrder,
+  'ultra.execute': ultraExecute,
+  'trigger.createOrder': triggerCreateOrder,
+  'trigger.execute': triggerExecute,
+  'trigger.cancelOrder': triggerCancelOrder,
+  'trigger.cancelOrders': triggerCancelOrders,
+  'trigger.getTriggerOrders': triggerGetOrders,
+  'recurring.createOrder': recurringCreateOrder,
+  'recurring.execute': recurringExecute,
+  'recurring.cancelOrder': recurringCancelOrder,
+  'recurring.getRecurringOrders': recurringGetOrders,
+  'recurring.priceDeposit': recurringPriceDeposit,
+  'studio.claimFee': studioClaimFee,
+};

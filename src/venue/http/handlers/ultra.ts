@@ -1,0 +1,78 @@
+import { toBigInt } from '../../../api/amounts.ts';
+import { PROGRAMS } from '../../../chain/programs.ts';
+import { derivedAddress } from '../../market/keys.ts';
+import { HttpFailure, productErrorBody } from '../error-bodies.ts';
+import type { Handler } from '../services.ts';
+import { issueFor } from './issue.ts';
+
+const SLIPPAGE_BPS = 50n;
+
+/** GET /ultra/v1/order: a quote at market prices and, with a taker, the swap transaction (api-facts 2.2). */
+export const ultraOrder: Handler<'ultra.order'> = (req, ctx) => {
+  const { market } = ctx.services;
+  const amount = toBigInt(req.amount);
+  const planned = market.ultra.quote(req.inputMint, req.outputMint, amount, req.taker);
+  if (!planned) throw new HttpFailure(400, productErrorBody('ultra', 400, 'invalid_argument', 'Failed to get quotes'));
+  const { quote, requestId } = planned;
+  let transaction: string | null = null;
+  if (req.taker && !planned.insufficientFunds) {
+    const issued = issueFor(ctx, 'ultra', {
+      wallet: req.payer ?? req.taker,
+      transactionType: 'legacy',
+      requestId,
+      action: { kind: 'ultra.swap', requestId, taker: req.taker, inputMint: req.inputMint, outputMint: req.outputMint, inAmount: amount, outAmount: quote.outAmount },
+      accounts: [req.taker, req.receiver ?? req.taker],
+    });
+    transaction = issued.base64;
+  }
+  const usd = (v: bigint) => Number(v) / 1e6;
+  const threshold = (quote.outAmount * (10_000n - SLIPPAGE_BPS)) / 10_000n;
+  return {
+    mode: 'ultra',
+    inputMint: req.inputMint,
+    outputMint: req.outputMint,
+    inAmount: amount.toString(),
+    outAmount: quote.outAmount.toString(),
+    otherAmountThreshold: threshold.toString(),
+    swapMode: 'ExactIn',
+    slippageBps: Number(SLIPPAGE_BPS),
+    inUsdValue: usd(quote.inUsd),
+    outUsdValue: usd(quote.outUsd),
+    swapUsdValue: usd(quote.inUsd),
+    priceImpact: -Number(quote.priceImpactBps) / 100,
+    priceImpactPct: String(-Number(quote.priceImpactBps) / 10_000),
+    routePlan: [
+      {
+        swapInfo: {
+          ammKey: derivedAddress('venue-amm', req.inputMint, req.outputMint),
+          label: 'Venue AMM',
+          inputMint: req.inputMint,
+          outputMint: req.outputMint,
+          inAmount: amount.toString(),
+          outAmount: quote.outAmount.toString(),
+        },
+        percent: 100,
+        bps: 10_000,
+        usdValue: usd(quote.inUsd),
+      },
+    ],
+    feeMint: req.outputMint,
+    feeBps: quote.feeBps,
+    platformFee: { amount: quote.feeAmount.toString(), feeBps: quote.feeBps },
+    signatureFeeLamports: 5000,
+    signatureFeePayer: req.taker ?? null,
+    prioritizationFeeLamports: 15_000,
+    prioritizationFeePayer: req.taker ?? null,
+    rentFeeLamports: 0,
+    rentFeePayer: req.taker ?? null,
+    swapType: 'aggregator',
+    router: 'metis',
+    transaction,
+    gasless: false,
+    requestId,
+    totalTime: 0,
+    taker: req.taker ?? null,
+    programId: PROGRAMS.aggregator,
+    ...(planned.insufficientFunds ? { errorCode: 1, errorMessage: 'Insufficient funds' } : {}),
+  };
+};

@@ -1,0 +1,105 @@
+import { PublicKey, type VersionedTransaction } from '@solana/web3.js';
+import type { Product } from '../../api/operation.ts';
+import { transactionFeeLamports } from '../chain/compute-budget.ts';
+import type { VenueChain } from '../chain/chain.ts';
+import type { VenueAction } from '../market/market.ts';
+import { derivedRequestId } from '../market/keys.ts';
+import { buildRequestTransaction, toBase64, type HostileKind } from '../tx/builder.ts';
+import type { RequestBook } from '../tx/request-book.ts';
+
+/** txMetadata of spec 2.3: integer strings. */
+export interface TxMetadataJson {
+  blockhash: string;
+  lastValidBlockHeight: string;
+  transactionFeeLamports: string;
+  accountRentLamports: string;
+}
+
+export interface IssueRequest {
+  readonly operationId: string;
+  readonly product: Exclude<Product, 'tokens'>;
+  readonly wallet: string;
+  readonly transactionType: 'legacy' | 'instant';
+  readonly action: VenueAction;
+  /** Accounts the request touches (position, pool, custody, order...). */
+  readonly accounts?: readonly string[];
+  /** Use this request id (ultra orders name theirs before the tx exists). */
+  readonly requestId?: string;
+  readonly priorityFeeMicroLamports?: bigint;
+  /** Rent of the accounts the request creates (position request, order account...). */
+  readonly accountRentLamports?: bigint;
+  readonly hostile?: HostileKind;
+  readonly nowMs: number;
+}
+
+export interface IssuedTransaction {
+  readonly requestId: string;
+  readonly transaction: VersionedTransaction;
+  readonly base64: string;
+  readonly txMetadata: TxMetadataJson;
+}
+
+const keyCache = new Map<string, PublicKey>();
+function key(address: string): PublicKey {
+  let k = keyCache.get(address);
+  if (!k) {
+    k = new PublicKey(address);
+    if (keyCache.size > 10_000) keyCache.clear();
+    keyCache.set(address, k);
+  }
+  return k;
+}
+
+/**
+ * Builds the unsigned transaction of a write operation (fee payer = the caller's wallet, a
+ * recent blockhash of the venue chain, compute budget, the product's program) and registers
+ * it in the request book with the action it will apply when it lands.
+ */
+export class TxIssuer {
+  private counter = 0;
+
+  constructor(
+    private readonly seed: number,
+    private readonly chain: VenueChain,
+    private readonly requests: RequestBook,
+  ) {}
+
+  nextRequestId(): string {
+    this.counter++;
+    return derivedRequestId('venue-request', this.seed, this.counter);
+  }
+
+  issue(req: IssueRequest): IssuedTransaction {
+    const requestId = req.requestId ?? this.nextRequestId();
+    const { blockhash, lastValidBlockHeight } = this.chain.latestBlockhash();
+    const transaction = buildRequestTransaction({
+      payer: key(req.wallet),
+      product: req.product,
+      requestId,
+      blockhash,
+      computeUnitPriceMicroLamports: req.priorityFeeMicroLamports,
+      accounts: (req.accounts ?? []).map(key),
+      keeperSigner: req.transactionType === 'instant' ? this.chain.keeper.publicKey : undefined,
+      hostile: req.hostile,
+    });
+    this.requests.register(transaction, {
+      requestId,
+      operationId: req.operationId,
+      wallet: req.wallet,
+      createdAtMs: req.nowMs,
+      transactionType: req.transactionType,
+      payload: req.action,
+    });
+    return {
+      requestId,
+      transaction,
+      base64: toBase64(transaction),
+      txMetadata: {
+        blockhash,
+        lastValidBlockHeight: String(lastValidBlockHeight),
+        transactionFeeLamports: transactionFeeLamports(transaction.message).toString(),
+        accountRentLamports: (req.accountRentLamports ?? 0n).toString(),
+      },
+    };
+  }
+}
