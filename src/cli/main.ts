@@ -4,9 +4,10 @@ import { apiCommand } from './commands/api.ts';
 import { keygenCommand } from './commands/keygen.ts';
 import { txCommand } from './commands/tx.ts';
 import { pauseCommand, resumeCommand } from './commands/trading.ts';
+import { actionsCommand } from './commands/actions.ts';
 
 /** Every command of `stratd`. Add a command by adding its module here. */
-const COMMANDS: readonly Command[] = [apiCommand, txCommand, keygenCommand, pauseCommand, resumeCommand];
+const COMMANDS: readonly Command[] = [apiCommand, txCommand, keygenCommand, pauseCommand, resumeCommand, actionsCommand];
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
