@@ -1,10 +1,12 @@
 import Fastify from 'fastify';
+import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { silentLogger, type Logger } from '../../ops/logger.ts';
 import type { VenueChain } from './chain.ts';
 import type { MethodHandler } from './rpc-method.ts';
 import { errorResponse, rpcRequest, RPC_CODES, RpcError, stringifyRpc, type RpcId, type RpcResponse } from './rpc-protocol.ts';
 import { READ_METHODS } from './rpc-read-methods.ts';
+import { createSubscriptionEndpoint, type SubscriptionEndpoint } from './rpc-subscriptions.ts';
 import { TRANSACTION_METHODS } from './rpc-transaction-methods.ts';
 
 /** Every JSON-RPC method the venue's node answers. */
@@ -14,13 +16,43 @@ export interface RpcServerOptions {
   readonly host?: string;
   /** 0 (default) picks a free port. */
   readonly port?: number;
+  /**
+   * A second websocket listener, for web3.js's convention of ws on the RPC port + 1 (as
+   * solana-test-validator). Default: port + 1 when `port` is given, none for port 0; null: none.
+   * Websockets are always accepted on the RPC port itself too (`wsUrl`).
+   */
+  readonly wsPort?: number | null;
   readonly logger?: Logger;
 }
 
 export interface RpcServer {
-  /** http://host:port/ — pass it to `new Connection(url)`. */
+  /** http://host:port — pass it to `new Connection(url)`. */
   readonly url: string;
+  /** ws://host:port — pass it as `wsEndpoint` when the port + 1 listener is not there. */
+  readonly wsUrl: string;
+  /** Open websocket connections. */
+  websocketClients(): number;
   close(): Promise<void>;
+}
+
+/** The port + 1 websocket listener; a busy default port is logged, a busy chosen one is fatal. */
+async function listenWebsocketPort(endpoint: SubscriptionEndpoint, host: string, port: number, chosen: boolean, logger: Logger): Promise<HttpServer | undefined> {
+  const server = createServer((_request, response) => {
+    response.statusCode = 426;
+    response.end('websocket only');
+  });
+  endpoint.attach(server);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    return server;
+  } catch (error) {
+    if (chosen) throw error;
+    logger.warn({ err: error, port }, 'venue rpc: websocket port + 1 unavailable; use wsUrl as wsEndpoint');
+    return undefined;
+  }
 }
 
 function idOf(value: unknown): RpcId {
@@ -74,7 +106,8 @@ export function handleRpcBody(chain: VenueChain, text: string, logger: Logger): 
 
 /**
  * Solana JSON-RPC over HTTP in front of the venue's chain, enough for @solana/web3.js 1.x
- * `Connection` (see docs/venue-chain.md for the method list). No websocket endpoint.
+ * `Connection` (see docs/venue-chain.md for the method list), with the signature/slot/root
+ * subscriptions over websocket that `confirmTransaction` relies on.
  */
 export async function startRpcServer(chain: VenueChain, opts: RpcServerOptions = {}): Promise<RpcServer> {
   const logger = opts.logger ?? silentLogger;
@@ -91,13 +124,33 @@ export async function startRpcServer(chain: VenueChain, opts: RpcServerOptions =
   });
   // Real nodes answer GET /health with plain "ok".
   app.get('/health', async (_request, reply) => reply.type('text/plain').send('ok'));
-  await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
+  const subscriptions = createSubscriptionEndpoint(chain, { logger });
+  subscriptions.attach(app.server);
+  const hostOption = opts.host ?? '127.0.0.1';
+  await app.listen({ host: hostOption, port: opts.port ?? 0 });
   const address = app.server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  logger.info({ url: `http://${host}:${String(address.port)}` }, 'venue rpc: listening');
+  const wsPort = opts.wsPort === undefined ? (opts.port ? opts.port + 1 : null) : opts.wsPort;
+  let wsServer: HttpServer | undefined;
+  try {
+    wsServer = wsPort === null ? undefined : await listenWebsocketPort(subscriptions, hostOption, wsPort, opts.wsPort !== undefined, logger);
+  } catch (error) {
+    subscriptions.close();
+    await app.close();
+    throw error;
+  }
+  const url = `http://${host}:${String(address.port)}`;
+  logger.info({ url, wsPort: wsServer ? wsPort : null }, 'venue rpc: listening');
   return {
-    url: `http://${host}:${String(address.port)}`,
+    url,
+    wsUrl: `ws://${host}:${String(address.port)}`,
+    websocketClients: () => subscriptions.clientCount(),
     close: async () => {
+      subscriptions.close();
+      if (wsServer) {
+        const closing = wsServer;
+        await new Promise<void>((resolve) => closing.close(() => resolve()));
+      }
       await app.close();
     },
   };
