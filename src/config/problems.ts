@@ -1,0 +1,109 @@
+import type { z } from 'zod';
+import { fieldIssues } from '../api/issues.ts';
+import type { ConfigProblem } from './errors.ts';
+import type { KeyEntry } from './key.ts';
+
+/** Turns what went wrong into problems that name the key and say how to fix it. */
+export class ProblemList {
+  readonly items: ConfigProblem[] = [];
+  private readonly byPath: ReadonlyMap<string, KeyEntry>;
+
+  constructor(private readonly entries: readonly KeyEntry[]) {
+    this.byPath = new Map(entries.map((e) => [e.path, e]));
+  }
+
+  get isEmpty(): boolean {
+    return this.items.length === 0;
+  }
+
+  add(problem: ConfigProblem): void {
+    this.items.push(problem);
+  }
+
+  /** A bad value of a key (or of a member of an object key). */
+  invalidValue(path: string, message: string): void {
+    const entry = this.entryFor(path);
+    const safeMessage = entry?.key.sensitive ? message.replace(/"[^"]*"/g, '"[redacted]"') : message;
+    this.add({ path, message: safeMessage, fix: entry ? fixFor(entry) : `correct or remove "${path}"` });
+  }
+
+  unknownKey(path: string, where: string): void {
+    const suggestion = this.nearestKey(path);
+    this.add({
+      path,
+      message: `unknown key (${where})`,
+      fix: `remove "${path}"${suggestion ? `; did you mean "${suggestion}"?` : ''} — "stratd config docs" lists every key`,
+    });
+  }
+
+  /** zod's issues, skipping keys already reported (convict and zod see the same bad value). */
+  fromZod(error: z.ZodError): void {
+    for (const issue of fieldIssues(error)) {
+      if (this.items.some((p) => p.path === issue.path || issue.path.startsWith(`${p.path}.`))) continue;
+      if (issue.message.startsWith('Unrecognized key')) continue; // convict reports undeclared keys by name
+      this.invalidValue(issue.path, issue.message);
+    }
+  }
+
+  /** convict's validation error: one line per problem, "<key>: <message>" or a sentence naming the key. */
+  fromConvict(error: Error): void {
+    for (const line of error.message.split('\n').filter(Boolean)) {
+      const undeclared = /^configuration param '(.+)' not declared in the schema$/.exec(line);
+      if (undeclared) {
+        this.unknownKey(undeclared[1]!, 'not declared in the schema');
+        continue;
+      }
+      const missing = /^configuration param '(.+)' missing from config/.exec(line);
+      if (missing) {
+        this.add({ path: missing[1]!, message: 'missing: a parent section was replaced by a value that is not an object', fix: `give "${missing[1]!.split('.')[0]}" as an object of keys` });
+        continue;
+      }
+      const entry = [...this.entries].sort((a, b) => b.path.length - a.path.length).find((e) => line.startsWith(`${e.path}: `));
+      if (entry) {
+        const message = line.slice(entry.path.length + 2).replace(/: value was .*$/, '');
+        this.invalidValue(entry.path, message);
+      } else {
+        this.add({ path: '(config)', message: line, fix: 'correct the configuration' });
+      }
+    }
+  }
+
+  /** The key a path belongs to: itself, or the object key it lies inside. */
+  entryFor(path: string): KeyEntry | undefined {
+    const exact = this.byPath.get(path);
+    if (exact) return exact;
+    return this.entries.find((e) => e.key.kind === 'object' && path.startsWith(`${e.path}.`));
+  }
+
+  nearestKey(path: string): string | undefined {
+    let best: { path: string; distance: number } | undefined;
+    for (const entry of this.entries) {
+      const distance = editDistance(path.toLowerCase(), entry.path.toLowerCase());
+      if (!best || distance < best.distance) best = { path: entry.path, distance };
+    }
+    return best && best.distance <= Math.max(2, Math.floor(path.length / 4)) ? best.path : undefined;
+  }
+}
+
+/** The generated fix hint of a key: where to set it, to what, and its default. */
+export function fixFor(entry: KeyEntry): string {
+  const { path, key } = entry;
+  if (key.fix) return key.fix;
+  const where = [`"${path}" in a config file`, `--set ${path}=…`, ...(key.env ? [`env ${key.env}`] : [])].join(', ');
+  const dflt = key.sensitive ? '' : `; default ${JSON.stringify(key.default)}`;
+  return `set it to ${key.format} (${where})${dflt}`;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length]!;
+}

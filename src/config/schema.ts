@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { isConfigKey, type ConfigKey, type KeyTree } from './key.ts';
+import { apiSection, modeKey, redisSection, rpcSection, venueSection, walletSection } from './sections/connectivity.ts';
+import { ledgerSection, logSection, opsSection, shutdownSection } from './sections/operations.ts';
+import { pollersSection } from './sections/pollers.ts';
+import { executionSection, riskSection, strategiesSection } from './sections/trading.ts';
+
+/** Every configuration key, once. docs/config.md, convict's schema and the zod schema come from this tree. */
+export const configKeys = {
+  mode: modeKey,
+  api: apiSection,
+  rpc: rpcSection,
+  wallet: walletSection,
+  redis: redisSection,
+  venue: venueSection,
+  pollers: pollersSection,
+  strategies: strategiesSection,
+  execution: executionSection,
+  risk: riskSection,
+  ledger: ledgerSection,
+  ops: opsSection,
+  shutdown: shutdownSection,
+  log: logSection,
+} satisfies KeyTree;
+
+type ShapeOf<T> = {
+  -readonly [K in keyof T]: T[K] extends ConfigKey<infer S> ? S : z.ZodObject<ShapeOf<T[K]>, z.core.$strict>;
+};
+
+function objectOf<T extends KeyTree>(tree: T): z.ZodObject<ShapeOf<T>, z.core.$strict> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, node] of Object.entries(tree)) {
+    shape[name] = isConfigKey(node) ? node.schema : objectOf(node);
+  }
+  return z.strictObject(shape) as unknown as z.ZodObject<ShapeOf<T>, z.core.$strict>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * The whole configuration. Rules that involve more than one key live here; what live mode
+ * needs (including the environment's wallet key variable) is in live-requirements.ts.
+ */
+export const configSchema = objectOf(configKeys).superRefine((config, ctx) => {
+  if (!LOOPBACK.has(config.ops.host) && config.ops.controlToken === '') {
+    ctx.addIssue({ code: 'custom', path: ['ops', 'controlToken'], message: `the ops server listens on ${config.ops.host}, beyond loopback, without a control token` });
+  }
+  const seen = new Set<string>();
+  config.strategies.enabled.forEach((name, index) => {
+    if (seen.has(name)) ctx.addIssue({ code: 'custom', path: ['strategies', 'enabled', index], message: `"${name}" is listed twice` });
+    seen.add(name);
+  });
+});
+
+/** The effective configuration, as every component receives it. */
+export type Config = z.infer<typeof configSchema>;
+/** What a config file or override may contain (before defaults and transforms). */
+export type ConfigInput = z.input<typeof configSchema>;
+export type Mode = Config['mode'];

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { MARKET_MINTS, marketMint } from '../../api/mints.ts';
+import { tokenCategory, tokenInterval } from '../../api/schemas/tokens.ts';
+import { cronExpression, positiveInt, timezone } from '../formats.ts';
+import { key } from '../key.ts';
+
+/** When each poller reads the API, and what it reads. Cron: node-cron syntax, 6 fields = seconds first. */
+
+function schedule(source: string, cron: string, what: string, envName: string) {
+  return {
+    enabled: key({
+      doc: `Poll ${what}.`,
+      schema: z.boolean(),
+      default: true,
+      kind: 'boolean',
+      format: 'true or false',
+    }),
+    cron: key({
+      doc: `When the ${source} poller ticks. Each tick is one API read${source === 'collateralLimits' ? ' per open position' : ''} and one snapshot job.`,
+      schema: cronExpression,
+      default: cron,
+      kind: 'string',
+      env: envName,
+      format: 'a cron expression (5 fields, or 6 with seconds first)',
+    }),
+  };
+}
+
+export const pollersSection = {
+  timezone: key({
+    doc: 'Time zone of every cron expression. UTC keeps replicas in different zones on the same ticks (tick times are part of snapshot job ids).',
+    schema: timezone,
+    default: 'UTC',
+    kind: 'string',
+    format: 'an IANA time zone',
+  }),
+  markets: key({
+    doc: 'Perps markets (mints) whose pool-info is polled.',
+    schema: z.array(marketMint).min(1),
+    default: [...MARKET_MINTS],
+    kind: 'list',
+    env: 'STRATD_POLL_MARKETS',
+    format: 'a list of market mints (comma-separated in env/--set)',
+  }),
+  rankedTokens: {
+    ...schedule('rankedTokens', '0 * * * * *', 'the ranked token lists (one read per category × interval)', 'STRATD_POLL_RANKED_TOKENS_CRON'),
+    categories: key({
+      doc: 'Ranked-token categories to poll.',
+      schema: z.array(tokenCategory).min(1),
+      default: ['toptrending'],
+      kind: 'list',
+      format: `a list of ${tokenCategory.options.join(', ')}`,
+    }),
+    intervals: key({
+      doc: 'Ranked-token intervals to poll (each category × each interval is one read).',
+      schema: z.array(tokenInterval).min(1),
+      default: ['1h'],
+      kind: 'list',
+      format: `a list of ${tokenInterval.options.join(', ')}`,
+    }),
+    limit: key({
+      doc: 'Tokens per ranked list (the API allows 1 to 100).',
+      schema: z.int().min(1).max(100),
+      default: 50,
+      kind: 'int',
+      format: 'an integer from 1 to 100',
+    }),
+  },
+  newTokens: {
+    ...schedule('newTokens', '30 * * * * *', 'the new-token list', 'STRATD_POLL_NEW_TOKENS_CRON'),
+    limit: key({
+      doc: 'New tokens per read.',
+      schema: z.int().min(1).max(1_000),
+      default: 50,
+      kind: 'int',
+      format: 'an integer from 1 to 1000',
+    }),
+  },
+  poolInfo: schedule('poolInfo', '*/10 * * * * *', 'pool-info of every configured market', 'STRATD_POLL_POOL_INFO_CRON'),
+  positions: schedule('positions', '*/5 * * * * *', "the wallet's open positions", 'STRATD_POLL_POSITIONS_CRON'),
+  collateralLimits: schedule('collateralLimits', '*/15 * * * * *', 'the collateral limits of each open position', 'STRATD_POLL_COLLATERAL_LIMITS_CRON'),
+  limitOrders: schedule('limitOrders', '*/30 * * * * *', "the wallet's perps limit orders", 'STRATD_POLL_LIMIT_ORDERS_CRON'),
+  trades: {
+    ...schedule('trades', '0 * * * * *', "the wallet's recent trades", 'STRATD_POLL_TRADES_CRON'),
+    limit: key({
+      doc: 'Most recent trades per read (the API pages with start/end; end = limit).',
+      schema: positiveInt.max(1_000),
+      default: 20,
+      kind: 'int',
+      format: 'an integer from 1 to 1000',
+    }),
+  },
+};

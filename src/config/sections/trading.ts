@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { receiveToken } from '../../api/schemas/perps.ts';
+import { strategyName } from '../../strategy/name.ts';
+import { exactUint, positiveInt } from '../formats.ts';
+import { key } from '../key.ts';
+
+/** What decides (strategies), how actions are carried out (execution) and what limits them (risk). */
+
+export const strategiesSection = {
+  dir: key({
+    doc: 'Directory of strategy modules (.ts or .js), relative to the working directory.',
+    schema: z.string().min(1),
+    default: 'strategies',
+    kind: 'string',
+    env: 'STRATD_STRATEGIES_DIR',
+    format: 'a directory path',
+  }),
+  enabled: key({
+    doc: 'Names of the strategies that run (the `name` each module passes to defineStrategy).',
+    schema: z.array(strategyName),
+    default: ['liquidation-guard'],
+    kind: 'list',
+    env: 'STRATD_STRATEGIES',
+    format: 'a list of strategy names (comma-separated in env/--set)',
+  }),
+  settings: key({
+    doc: "Per-strategy configuration, keyed by strategy name; each strategy validates its own entry with its zod schema (`stratd config check` reports those errors too). Example: --set strategies.settings.liquidation-guard.distanceBps=300",
+    schema: z.record(z.string(), z.unknown()),
+    default: {},
+    kind: 'object',
+    format: 'an object keyed by strategy name',
+  }),
+  timeoutMs: key({
+    doc: "Longest one strategy's onSnapshot may take; a slower one is treated as failed for that snapshot and the others keep running.",
+    schema: positiveInt,
+    default: 5_000,
+    kind: 'int',
+    format: 'a positive integer (ms)',
+  }),
+  concurrency: key({
+    doc: 'Snapshot jobs one process works on at once.',
+    schema: z.int().min(1).max(64),
+    default: 1,
+    kind: 'int',
+    format: 'an integer from 1 to 64',
+  }),
+  intentLockMs: key({
+    doc: 'While an action for an intent key is unfinished, new decisions for the same key are suppressed. The executor releases the lock when the action ends; this bound frees a lock whose release was lost.',
+    schema: positiveInt,
+    default: 300_000,
+    kind: 'int',
+    format: 'a positive integer (ms)',
+  }),
+};
+
+export const executionSection = {
+  slippageBps: key({
+    doc: 'Default maximum slippage of a decrease, in basis points (the API default is 200).',
+    schema: z.int().min(0).max(10_000),
+    default: 200,
+    kind: 'int',
+    env: 'STRATD_SLIPPAGE_BPS',
+    format: 'an integer from 0 to 10000',
+  }),
+  priorityFeeCapLamports: key({
+    doc: 'Largest priority fee (compute-unit price × limit) a transaction may carry; a built transaction above it is rejected before signing.',
+    schema: exactUint,
+    default: '5000000',
+    kind: 'integer-string',
+    env: 'STRATD_PRIORITY_FEE_CAP_LAMPORTS',
+    format: 'a non-negative integer (lamports), as a string or a safe JSON integer',
+  }),
+  confirmPollMs: key({
+    doc: 'Interval of getSignatureStatuses polls while confirming.',
+    schema: positiveInt,
+    default: 500,
+    kind: 'int',
+    format: 'a positive integer (ms)',
+  }),
+  rebroadcastMs: key({
+    doc: 'Interval at which the same signed bytes are re-sent to the RPC until seen, expired or past the request deadline.',
+    schema: positiveInt,
+    default: 2_000,
+    kind: 'int',
+    format: 'a positive integer (ms)',
+  }),
+  maxRequestExecutionSecFallback: key({
+    doc: "Request validity used when pool-info's maxRequestExecutionSec is missing or unreadable (the live pool holds 45).",
+    schema: positiveInt,
+    default: 45,
+    kind: 'int',
+    format: 'a positive integer (seconds)',
+  }),
+  receiveToken: key({
+    doc: 'Token a decrease pays out in, unless the intent says otherwise.',
+    schema: receiveToken,
+    default: 'USDC',
+    kind: 'string',
+    format: `one of ${receiveToken.options.join(', ')}`,
+  }),
+  skipPreflight: key({
+    doc: 'Send with skipPreflight (no RPC simulation before broadcast).',
+    schema: z.boolean(),
+    default: false,
+    kind: 'boolean',
+    format: 'true or false',
+  }),
+};
+
+const usd = (doc: string, dflt: string, env: string) =>
+  key({
+    doc: `${doc} USD × 10^6 as an integer string ("1000000" = $1).`,
+    schema: exactUint,
+    default: dflt,
+    kind: 'integer-string',
+    env,
+    format: 'a non-negative integer string (USD × 10^6)',
+  });
+
+export const riskSection = {
+  maxNotionalPerActionUsd: usd('Largest notional of one action.', '10000000000', 'STRATD_RISK_MAX_NOTIONAL_PER_ACTION_USD'),
+  maxActionsPerStrategyPerHour: key({
+    doc: 'Actions one strategy may start in any rolling hour.',
+    schema: positiveInt,
+    default: 60,
+    kind: 'int',
+    env: 'STRATD_RISK_MAX_ACTIONS_PER_STRATEGY_PER_HOUR',
+    format: 'a positive integer',
+  }),
+  maxNotionalPerHourUsd: usd('Total notional of all actions in any rolling hour.', '50000000000', 'STRATD_RISK_MAX_NOTIONAL_PER_HOUR_USD'),
+  dailyLossStopUsd: usd('Realised loss in one UTC day after which trading switches to reducing.', '1000000000', 'STRATD_RISK_DAILY_LOSS_STOP_USD'),
+  circuitBreakerRejections: key({
+    doc: 'Identical rejections in a row after which trading halts until an operator resumes it.',
+    schema: positiveInt,
+    default: 5,
+    kind: 'int',
+    env: 'STRATD_RISK_CIRCUIT_BREAKER_REJECTIONS',
+    format: 'a positive integer',
+  }),
+};

@@ -1,0 +1,140 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { describeIssues, fieldIssues } from '../api/issues.ts';
+
+/**
+ * The ledger: an append-only Redis stream (<prefix>ledger) of every decision and every state
+ * change, the audit trail an operator reads after an incident (`stratd actions`). Capped
+ * with XADD MAXLEN ~ ledger.maxLen. It never holds key material: entries that look like a
+ * key are refused.
+ */
+
+export const LEDGER_ENTRY_TYPES = [
+  /** A strategy decided: an intent became an action job. */
+  'decision',
+  /** A decision was dropped: an action for the same intent key is still unfinished. */
+  'decision_suppressed',
+  /** An action moved to a new executor state (accepted, built, ..., landed, rejected, expired). */
+  'action_state',
+  /** A strategy threw, timed out or returned something that is not valid output. */
+  'strategy_error',
+  /** A strategy's persistent state was committed. */
+  'strategy_state',
+  /** The risk gate refused an action or changed the trading state. */
+  'risk',
+  /** Something an operator must look at. */
+  'alert',
+  /** Start, stop, recovery. */
+  'system',
+] as const;
+export const ledgerEntryType = z.enum(LEDGER_ENTRY_TYPES);
+export type LedgerEntryType = z.infer<typeof ledgerEntryType>;
+
+export const ledgerEntrySchema = z.strictObject({
+  /** ms since the epoch. */
+  at: z.int().nonnegative(),
+  type: ledgerEntryType,
+  actionId: z.string().min(1).optional(),
+  strategy: z.string().min(1).optional(),
+  /** For action_state: the state entered. */
+  state: z.string().min(1).optional(),
+  detail: z.record(z.string(), z.unknown()).default({}),
+});
+export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
+export type LedgerEntryInput = z.input<typeof ledgerEntrySchema>;
+/** An entry as read back, with its stream id ("1722851463000-0"). */
+export type LedgerRecord = LedgerEntry & { readonly id: string };
+
+export type LedgerErrorKind = 'invalid_entry' | 'key_material' | 'unreadable_entry';
+
+export class LedgerError extends Error {
+  override readonly name = 'LedgerError';
+  constructor(readonly kind: LedgerErrorKind, message: string) {
+    super(message);
+  }
+}
+
+export interface LedgerOptions {
+  /** The hash-tagged key prefix, "{stratd}:". */
+  readonly prefix: string;
+  /** Approximate number of entries kept (config ledger.maxLen). */
+  readonly maxLen: number;
+  /** Extra refusal, e.g. the custody layer's "is this text our secret key?". */
+  readonly isSecret?: (text: string) => boolean;
+}
+
+export interface ReadOptions {
+  /** Most entries to return (default 50). */
+  readonly limit?: number;
+  /** Newest first (default true). */
+  readonly reverse?: boolean;
+  /** Only entries of these types. Filtering happens after the limit is read from Redis. */
+  readonly types?: readonly LedgerEntryType[];
+}
+
+export class Ledger {
+  readonly streamKey: string;
+
+  constructor(private readonly redis: Redis, private readonly options: LedgerOptions) {
+    this.streamKey = `${options.prefix}ledger`;
+  }
+
+  /** Validates and appends an entry; answers its stream id. */
+  async append(entry: LedgerEntryInput): Promise<string> {
+    const parsed = ledgerEntrySchema.safeParse(entry);
+    if (!parsed.success) throw new LedgerError('invalid_entry', `ledger entry: ${describeIssues(fieldIssues(parsed.error))}`);
+    const problem = findKeyMaterial(parsed.data, this.options.isSecret);
+    if (problem) throw new LedgerError('key_material', `ledger entry refused: ${problem}`);
+    const id = await this.redis.xadd(this.streamKey, 'MAXLEN', '~', String(this.options.maxLen), '*', 'entry', JSON.stringify(parsed.data));
+    return id ?? '';
+  }
+
+  async read(options: ReadOptions = {}): Promise<LedgerRecord[]> {
+    const limit = Math.max(1, Math.min(options.limit ?? 50, 10_000));
+    const rows = options.reverse === false
+      ? await this.redis.xrange(this.streamKey, '-', '+', 'COUNT', limit)
+      : await this.redis.xrevrange(this.streamKey, '+', '-', 'COUNT', limit);
+    const records = rows.map(([id, fields]) => parseRow(id, fields));
+    return options.types ? records.filter((r) => options.types!.includes(r.type)) : records;
+  }
+}
+
+function parseRow(id: string, fields: string[]): LedgerRecord {
+  const text = fields[fields.indexOf('entry') + 1];
+  let value: unknown;
+  try {
+    value = JSON.parse(text ?? '');
+  } catch {
+    throw new LedgerError('unreadable_entry', `ledger entry ${id} is not JSON`);
+  }
+  const parsed = ledgerEntrySchema.safeParse(value);
+  if (!parsed.success) throw new LedgerError('unreadable_entry', `ledger entry ${id}: ${describeIssues(fieldIssues(parsed.error))}`);
+  return { id, ...parsed.data };
+}
+
+const SECRET_NAMES = /secret|private|keypair|mnemonic|seed_?phrase/i;
+
+/**
+ * Finds what looks like key material: a member named like a secret, raw bytes, or a
+ * solana-keygen key (an array of 64 byte values). Signatures are fine: they are text.
+ */
+export function findKeyMaterial(value: unknown, isSecret?: (text: string) => boolean, path = 'entry'): string | undefined {
+  if (typeof value === 'string') return isSecret?.(value) ? `${path} holds the secret key` : undefined;
+  if (value instanceof Uint8Array || ArrayBuffer.isView(value)) return `${path} holds raw bytes`;
+  if (Array.isArray(value)) {
+    if (value.length === 64 && value.every((v) => Number.isInteger(v) && v >= 0 && v <= 255)) return `${path} looks like a 64-byte key`;
+    for (let i = 0; i < value.length; i++) {
+      const found = findKeyMaterial(value[i], isSecret, `${path}.${i}`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [name, member] of Object.entries(value)) {
+      if (SECRET_NAMES.test(name)) return `${path}.${name} is named like a secret`;
+      const found = findKeyMaterial(member, isSecret, `${path}.${name}`);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}

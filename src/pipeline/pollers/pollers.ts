@@ -1,0 +1,158 @@
+import type { Redis } from 'ioredis';
+import { createTask, parse, type ScheduledTask } from 'node-cron';
+import type { ApiClient } from '../../api/client.ts';
+import { describeIssues, fieldIssues } from '../../api/issues.ts';
+import type { Config } from '../../config/schema.ts';
+import type { Logger } from '../../ops/logger.ts';
+import { keyPrefix, openQueue, QUEUES } from '../queues.ts';
+import { SNAPSHOT_KINDS, snapshotJobId, snapshotSchema, type Snapshot, type SnapshotKind } from '../snapshot.ts';
+import { storeLatestSnapshot } from '../snapshot-store.ts';
+import { lastSlotAtOrBefore } from './slot.ts';
+import { POLLER_SOURCES, type PollContext, type SourceRead } from './sources.ts';
+
+export interface StartPollersOptions {
+  readonly config: Config;
+  readonly client: ApiClient;
+  readonly redis: Redis;
+  /** The wallet's public key (base58). Without it the wallet's sources do not run. Never the secret key. */
+  readonly wallet?: string;
+  readonly logger: Logger;
+  /** The clock (default Date.now): arrival times and tickNow's slot. */
+  readonly now?: () => number;
+}
+
+/** What one read of a tick did. */
+export interface ReadReport {
+  readonly kind: SnapshotKind;
+  readonly key: string;
+  readonly tickMs: number;
+  /** The snapshot job id (present when the read succeeded). */
+  readonly jobId?: string;
+  readonly error?: string;
+}
+
+export interface Pollers {
+  /** Stops the schedules, waits for ticks in progress, closes the queue. */
+  stop(): Promise<void>;
+  /**
+   * Ticks now, without waiting for cron: one source or every enabled one (in declaration
+   * order, so positions are read before the collateral limits that depend on them). The tick
+   * time is the schedule's latest slot at or before `at` (default now), the same a cron run
+   * would use, so replicas that tick now enqueue the same jobs.
+   */
+  tickNow(source?: SnapshotKind, options?: { readonly at?: number }): Promise<ReadReport[]>;
+}
+
+/** Hash of each source's last tick (tick slot, when, reads, failures): ops reads it to tell a stuck poller. */
+export function pollerHeartbeatKey(prefix: string): string {
+  return `${prefix}pollers:last-tick`;
+}
+
+/**
+ * Starts one node-cron schedule per enabled source. A tick runs the source's reads; each
+ * read is one API call, stored as the latest snapshot of its kind+key and enqueued on the
+ * market queue as one job with a deterministic id (kind, key, tick slot), so replicas that
+ * tick the same slot enqueue it once. A failed read is logged and skipped; it never stops
+ * the schedule.
+ */
+export function startPollers(options: StartPollersOptions): Pollers {
+  const { config, logger } = options;
+  const now = options.now ?? Date.now;
+  const prefix = keyPrefix(config.redis.prefix);
+  const queue = openQueue<Snapshot>(QUEUES.market, { connection: options.redis, prefix });
+  const ctx: PollContext = { config, client: options.client, redis: options.redis, prefix, wallet: options.wallet };
+  const inFlight = new Set<Promise<unknown>>();
+  const cronLogger = {
+    info: (message: string) => logger.debug({ component: 'node-cron' }, message),
+    warn: (message: string) => logger.warn({ component: 'node-cron' }, message),
+    error: (message: string | Error, err?: Error) => logger.error({ component: 'node-cron', err: err ?? message }, String(message)),
+    debug: (message: string | Error) => logger.debug({ component: 'node-cron' }, String(message)),
+  };
+
+  const enabled = SNAPSHOT_KINDS.filter((kind) => {
+    if (!config.pollers[kind].enabled) return false;
+    if (POLLER_SOURCES[kind].needsWallet && !options.wallet) {
+      logger.warn({ source: kind }, 'poller disabled: it needs the wallet address');
+      return false;
+    }
+    return true;
+  });
+
+  const schedules = new Map<SnapshotKind, { task: ScheduledTask; seconds: number[] }>();
+  for (const kind of enabled) {
+    const cron = config.pollers[kind].cron;
+    const task = createTask(cron, (context) => track(tick(kind, context.date.getTime())), {
+      name: `poller-${kind}`,
+      timezone: config.pollers.timezone,
+      noOverlap: true,
+      logger: cronLogger,
+    });
+    schedules.set(kind, { task, seconds: parse(cron).second });
+  }
+  for (const { task } of schedules.values()) void Promise.resolve(task.start()).catch((err: unknown) => logger.error({ err }, 'cannot start a poller schedule'));
+
+  function track<T>(promise: Promise<T>): Promise<T> {
+    inFlight.add(promise);
+    void promise.finally(() => inFlight.delete(promise)).catch(() => undefined);
+    return promise;
+  }
+
+  async function tick(kind: SnapshotKind, tickMs: number): Promise<ReadReport[]> {
+    let reads: ReadonlyArray<SourceRead<SnapshotKind>>;
+    try {
+      reads = await POLLER_SOURCES[kind].reads(ctx);
+    } catch (error) {
+      logger.warn({ source: kind, tickMs, err: error }, 'poller tick failed before reading');
+      return [{ kind, key: '(all)', tickMs, error: errorText(error) }];
+    }
+    const reports = await Promise.all(reads.map((read) => runRead(kind, read, tickMs)));
+    const failed = reports.filter((r) => r.error !== undefined).length;
+    await options.redis
+      .hset(pollerHeartbeatKey(prefix), kind, JSON.stringify({ tickMs, at: now(), reads: reports.length, failed }))
+      .catch((err: unknown) => logger.warn({ err }, 'cannot write the poller heartbeat'));
+    return reports;
+  }
+
+  async function runRead(kind: SnapshotKind, read: SourceRead<SnapshotKind>, tickMs: number): Promise<ReadReport> {
+    try {
+      const body = await read.run();
+      const parsed = snapshotSchema.safeParse({ ...body, tickMs, receivedAtMs: now() });
+      if (!parsed.success) throw new TypeError(`snapshot does not validate: ${describeIssues(fieldIssues(parsed.error))}`);
+      const snapshot = parsed.data;
+      await storeLatestSnapshot(options.redis, prefix, snapshot);
+      const jobId = snapshotJobId(kind, read.key, tickMs);
+      await queue.add(kind, snapshot, { jobId });
+      return { kind, key: read.key, tickMs, jobId };
+    } catch (error) {
+      logger.warn({ source: kind, key: read.key, tickMs, err: error }, 'poller read failed');
+      return { kind, key: read.key, tickMs, error: errorText(error) };
+    }
+  }
+
+  return {
+    async tickNow(source, tickOptions = {}) {
+      const kinds = source ? [source] : enabled;
+      const reports: ReadReport[] = [];
+      for (const kind of kinds) {
+        const schedule = schedules.get(kind);
+        if (!schedule) {
+          reports.push({ kind, key: '(all)', tickMs: 0, error: 'source is not enabled' });
+          continue;
+        }
+        const tickMs = lastSlotAtOrBefore(schedule.task, schedule.seconds, tickOptions.at ?? now());
+        reports.push(...(await track(tick(kind, tickMs))));
+      }
+      return reports;
+    },
+    async stop() {
+      for (const { task } of schedules.values()) await task.destroy();
+      await Promise.allSettled([...inFlight]);
+      await queue.close();
+    },
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+

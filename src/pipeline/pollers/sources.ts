@@ -1,0 +1,181 @@
+import type { Redis } from 'ioredis';
+import type { ApiClient } from '../../api/client.ts';
+import type { Config } from '../../config/schema.ts';
+import type { SnapshotKind, SnapshotOf } from '../snapshot.ts';
+import { pruneLatestSnapshots, readLatestSnapshot } from '../snapshot-store.ts';
+
+/**
+ * The data sources, declared as data (one entry per snapshot kind, a closed set): what one
+ * tick reads. Each read is one API call and yields one snapshot.
+ */
+
+export interface PollContext {
+  readonly config: Config;
+  readonly client: ApiClient;
+  readonly redis: Redis;
+  /** The hash-tagged key prefix, "{stratd}:". */
+  readonly prefix: string;
+  /** The wallet's public key (base58); sources that need it are skipped without one. */
+  readonly wallet?: string;
+}
+
+/** A snapshot as a read returns it; the poller adds the tick and the arrival time. */
+export type SnapshotBody<K extends SnapshotKind> = Omit<SnapshotOf<K>, 'tickMs' | 'receivedAtMs'>;
+
+export interface SourceRead<K extends SnapshotKind> {
+  readonly key: string;
+  run(): Promise<SnapshotBody<K>>;
+}
+
+export interface PollerSource<K extends SnapshotKind> {
+  readonly kind: K;
+  readonly needsWallet: boolean;
+  /** The reads of one tick. */
+  reads(ctx: PollContext): Promise<ReadonlyArray<SourceRead<K>>>;
+}
+
+type Sources = { readonly [K in SnapshotKind]: PollerSource<K> };
+
+function walletOf(ctx: PollContext): string {
+  if (!ctx.wallet) throw new TypeError('this source needs the wallet address');
+  return ctx.wallet;
+}
+
+export const POLLER_SOURCES: Sources = {
+  rankedTokens: {
+    kind: 'rankedTokens',
+    needsWallet: false,
+    async reads(ctx) {
+      const { categories, intervals, limit } = ctx.config.pollers.rankedTokens;
+      return categories.flatMap((category) =>
+        intervals.map((interval) => {
+          const key = `${category}.${interval}`;
+          return {
+            key,
+            run: async () => ({
+              kind: 'rankedTokens' as const,
+              source: 'tokens.ranked' as const,
+              key,
+              category,
+              interval,
+              tokens: await ctx.client.call('tokens.ranked', { category, interval, limit }),
+            }),
+          };
+        }),
+      );
+    },
+  },
+  newTokens: {
+    kind: 'newTokens',
+    needsWallet: false,
+    async reads(ctx) {
+      return [
+        {
+          key: 'latest',
+          run: async () => ({
+            kind: 'newTokens' as const,
+            source: 'tokens.new' as const,
+            key: 'latest',
+            tokens: await ctx.client.call('tokens.new', { limit: ctx.config.pollers.newTokens.limit }),
+          }),
+        },
+      ];
+    },
+  },
+  poolInfo: {
+    kind: 'poolInfo',
+    needsWallet: false,
+    async reads(ctx) {
+      return ctx.config.pollers.markets.map((mint) => ({
+        key: mint,
+        run: async () => ({
+          kind: 'poolInfo' as const,
+          source: 'perps.poolInfo' as const,
+          key: mint,
+          mint,
+          info: await ctx.client.call('perps.poolInfo', { mint }),
+        }),
+      }));
+    },
+  },
+  positions: {
+    kind: 'positions',
+    needsWallet: true,
+    async reads(ctx) {
+      const wallet = walletOf(ctx);
+      return [
+        {
+          key: wallet,
+          run: async () => ({
+            kind: 'positions' as const,
+            source: 'perps.positions' as const,
+            key: wallet,
+            wallet,
+            positions: (await ctx.client.call('perps.positions', { walletAddress: wallet })).dataList,
+          }),
+        },
+      ];
+    },
+  },
+  collateralLimits: {
+    kind: 'collateralLimits',
+    needsWallet: true,
+    // One read per open position, as the latest positions snapshot lists them; limits of
+    // positions no longer open are forgotten.
+    async reads(ctx) {
+      const wallet = walletOf(ctx);
+      const latest = await readLatestSnapshot(ctx.redis, ctx.prefix, 'positions', wallet);
+      const open = latest?.positions ?? [];
+      await pruneLatestSnapshots(ctx.redis, ctx.prefix, 'collateralLimits', new Set(open.map((p) => p.positionPubkey)));
+      return open.map((position) => ({
+        key: position.positionPubkey,
+        run: async () => ({
+          kind: 'collateralLimits' as const,
+          source: 'perps.collateralLimits' as const,
+          key: position.positionPubkey,
+          positionPubkey: position.positionPubkey,
+          inputMint: position.collateralMint,
+          limits: await ctx.client.call('perps.collateralLimits', { inputMint: position.collateralMint, positionPubkey: position.positionPubkey }),
+        }),
+      }));
+    },
+  },
+  limitOrders: {
+    kind: 'limitOrders',
+    needsWallet: true,
+    async reads(ctx) {
+      const wallet = walletOf(ctx);
+      return [
+        {
+          key: wallet,
+          run: async () => ({
+            kind: 'limitOrders' as const,
+            source: 'perps.limitOrders' as const,
+            key: wallet,
+            wallet,
+            orders: (await ctx.client.call('perps.limitOrders', { walletAddress: wallet })).dataList,
+          }),
+        },
+      ];
+    },
+  },
+  trades: {
+    kind: 'trades',
+    needsWallet: true,
+    async reads(ctx) {
+      const wallet = walletOf(ctx);
+      return [
+        {
+          key: wallet,
+          run: async () => ({
+            kind: 'trades' as const,
+            source: 'perps.trades' as const,
+            key: wallet,
+            wallet,
+            trades: (await ctx.client.call('perps.trades', { walletAddress: wallet, start: 0, end: ctx.config.pollers.trades.limit })).dataList,
+          }),
+        },
+      ];
+    },
+  },
+};

@@ -1,0 +1,162 @@
+import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { describeIssues, fieldIssues } from '../api/issues.ts';
+import type { Config } from '../config/schema.ts';
+import type { Logger } from '../ops/logger.ts';
+import { claimIntent } from '../strategy/intent-lock.ts';
+import type { LoadedStrategy } from '../strategy/loader.ts';
+import { runStrategies, type SnapshotReader, type StrategyRun } from '../strategy/run.ts';
+import { commitStrategyState, readStrategyState } from '../strategy/state.ts';
+import type { ActionJob } from './action.ts';
+import type { Ledger } from './ledger.ts';
+import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
+import { snapshotSchema, type Snapshot } from './snapshot.ts';
+import { readLatestSnapshot, readLatestSnapshots } from './snapshot-store.ts';
+
+export { runStrategies, type StrategyRun, type RunStrategiesInput, type SnapshotReader } from '../strategy/run.ts';
+export { commitStrategyState, readStrategyState } from '../strategy/state.ts';
+export { settleAction, type ActionOutcome } from '../strategy/settle.ts';
+export { releaseIntent } from '../strategy/intent-lock.ts';
+
+export interface StrategyWorkerOptions {
+  readonly config: Config;
+  readonly redis: Redis;
+  readonly strategies: readonly LoadedStrategy[];
+  readonly logger: Logger;
+  readonly ledger: Ledger;
+  /** The clock (default Date.now); tests pass a controllable one. */
+  readonly now?: () => number;
+}
+
+export interface StrategyWorker {
+  close(): Promise<void>;
+}
+
+/**
+ * The strategy role: a BullMQ worker on the market queue. For each snapshot job every
+ * subscribed strategy decides; each valid intent becomes an action job whose id is the
+ * action id, and a decision whose intent key still has an unfinished action is dropped.
+ */
+export function startStrategyWorker(options: StrategyWorkerOptions): StrategyWorker {
+  const prefix = keyPrefix(options.config.redis.prefix);
+  const actions = openQueue<ActionJob>(QUEUES.actions, { connection: options.redis, prefix });
+  const handle = snapshotHandler({ ...options, prefix, actions });
+  const worker = new Worker<unknown>(QUEUES.market, (job) => handle(job), {
+    connection: options.redis,
+    prefix: bullPrefix(prefix),
+    concurrency: options.config.strategies.concurrency,
+  });
+  worker.on('failed', (job, error) => {
+    options.logger.error({ jobId: job?.id, err: error }, 'snapshot job failed');
+  });
+  worker.on('error', (error) => {
+    options.logger.error({ err: error }, 'strategy worker error');
+  });
+  return {
+    async close() {
+      await worker.close();
+      await actions.close();
+    },
+  };
+}
+
+interface HandlerDeps extends StrategyWorkerOptions {
+  readonly prefix: string;
+  readonly actions: Queue<ActionJob>;
+}
+
+/** The work of one snapshot job: run the strategies, then apply what they decided. */
+export function snapshotHandler(deps: HandlerDeps): (job: Job<unknown>) => Promise<{ actions: string[]; failed: string[] }> {
+  const { redis, prefix, logger, ledger } = deps;
+  const now = deps.now ?? Date.now;
+  const reader: SnapshotReader = {
+    latest: (kind, key) => readLatestSnapshot(redis, prefix, kind, key),
+    latestAll: (kind) => readLatestSnapshots(redis, prefix, kind),
+  };
+  return async (job) => {
+    const parsed = snapshotSchema.safeParse(job.data);
+    if (!parsed.success) {
+      const detail = describeIssues(fieldIssues(parsed.error));
+      await ledger.append({ at: now(), type: 'alert', detail: { what: 'invalid snapshot job', jobId: job.id, issues: detail } });
+      throw new UnrecoverableError(`snapshot job ${job.id} is invalid: ${detail}`);
+    }
+    const snapshot = parsed.data;
+    const runs = await runStrategies({
+      snapshot,
+      strategies: deps.strategies,
+      reader,
+      readState: (name) => readStrategyState(redis, prefix, name),
+      now,
+      logger,
+      timeoutMs: deps.config.strategies.timeoutMs,
+    });
+    const enqueued: string[] = [];
+    const failed: string[] = [];
+    for (const run of runs) {
+      if (run.status === 'failed') {
+        failed.push(run.strategy);
+        await recordFailure(run, snapshot, deps, now);
+        continue;
+      }
+      enqueued.push(...(await enqueueActions(run.actions, deps, now)));
+      if (run.commitNow) {
+        await commitStrategyState(redis, prefix, run.strategy, run.commitNow.state, { decidedAtMs: now() });
+        await ledger.append({ at: now(), type: 'strategy_state', strategy: run.strategy, detail: { trigger: triggerOf(snapshot) } });
+      }
+    }
+    return { actions: enqueued, failed };
+  };
+}
+
+async function recordFailure(run: Extract<StrategyRun, { status: 'failed' }>, snapshot: Snapshot, deps: HandlerDeps, now: () => number): Promise<void> {
+  deps.logger.warn({ strategy: run.strategy, failure: run.failure, message: run.message, trigger: triggerOf(snapshot) }, 'strategy failed; isolated for this snapshot');
+  await deps.ledger.append({
+    at: now(),
+    type: 'strategy_error',
+    strategy: run.strategy,
+    detail: { failure: run.failure, message: run.message, trigger: triggerOf(snapshot) },
+  });
+}
+
+async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, now: () => number): Promise<string[]> {
+  const out: string[] = [];
+  for (const action of actions) {
+    // The same action id again (another tick of the same window, after the action already
+    // exists): nothing new was decided.
+    if (await deps.actions.getJob(action.actionId)) {
+      out.push(action.actionId);
+      continue;
+    }
+    const claim = await claimIntent(deps.redis, deps.prefix, action.strategy, action.intent.key, action.actionId, deps.config.strategies.intentLockMs);
+    if (claim === 'held-by-other') {
+      deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId }, 'decision suppressed: an action for this intent key is unfinished');
+      await deps.ledger.append({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window } });
+      continue;
+    }
+    // Ledger first only on the first claim: a retried snapshot job re-adds the job (BullMQ
+    // keeps one per id) without writing the decision twice.
+    if (claim === 'claimed') {
+      await deps.ledger.append({
+        at: now(),
+        type: 'decision',
+        actionId: action.actionId,
+        strategy: action.strategy,
+        detail: {
+          intentType: action.intent.type,
+          intentKey: action.intent.key,
+          reason: action.intent.reason,
+          notionalUsd: action.intent.notionalUsd,
+          window: action.window,
+          trigger: action.trigger,
+        },
+      });
+    }
+    await deps.actions.add(action.intent.type, action, { jobId: action.actionId });
+    out.push(action.actionId);
+  }
+  return out;
+}
+
+function triggerOf(snapshot: Snapshot) {
+  return { kind: snapshot.kind, key: snapshot.key, tickMs: snapshot.tickMs };
+}

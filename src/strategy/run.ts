@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { describeIssues, fieldIssues } from '../api/issues.ts';
+import type { Logger } from '../ops/logger.ts';
+import { actionIdFor, decisionWindow, type ActionJob } from '../pipeline/action.ts';
+import type { Snapshot, SnapshotKind, SnapshotOf } from '../pipeline/snapshot.ts';
+import type { StrategyContext } from './define.ts';
+import { intentSchema, type Intent } from './intent.ts';
+import type { LoadedStrategy } from './loader.ts';
+
+/** Where strategies read the latest snapshots from (Redis in the worker, anything in tests). */
+export interface SnapshotReader {
+  latest<K extends SnapshotKind>(kind: K, key?: string): Promise<SnapshotOf<K> | undefined>;
+  latestAll<K extends SnapshotKind>(kind: K): Promise<SnapshotOf<K>[]>;
+}
+
+export interface RunStrategiesInput {
+  readonly snapshot: Snapshot;
+  /** The loaded strategies; only those subscribed to the snapshot's kind run. */
+  readonly strategies: readonly LoadedStrategy[];
+  readonly reader: SnapshotReader;
+  readonly readState: (strategy: string) => Promise<unknown>;
+  readonly now: () => number;
+  readonly logger: Logger;
+  /** Longest one onSnapshot may take. */
+  readonly timeoutMs: number;
+}
+
+export type StrategyFailureKind = 'threw' | 'timeout' | 'invalid_output' | 'invalid_state' | 'state_unreadable';
+
+/** What one strategy made of one snapshot. */
+export type StrategyRun =
+  | {
+      readonly strategy: string;
+      readonly status: 'ok';
+      /** One action job per intent, ids derived from (strategy, intent key, window). */
+      readonly actions: readonly ActionJob[];
+      /** A new state to commit now (returned without intents). */
+      readonly commitNow?: { readonly state: unknown };
+    }
+  | { readonly strategy: string; readonly status: 'failed'; readonly failure: StrategyFailureKind; readonly message: string };
+
+const outputSchema = z.union([
+  z.array(z.unknown()),
+  z.strictObject({ intents: z.array(z.unknown()), state: z.json().optional() }),
+]);
+
+/**
+ * Runs every strategy subscribed to the snapshot's kind and validates what each returns.
+ * No side effects: the caller enqueues the actions and commits states. A strategy that
+ * throws, times out or returns anything but valid intents fails alone; the others' results
+ * stand.
+ */
+export async function runStrategies(input: RunStrategiesInput): Promise<StrategyRun[]> {
+  const subscribed = input.strategies.filter((s) => (s.strategy.subscribes as readonly SnapshotKind[]).includes(input.snapshot.kind));
+  return Promise.all(subscribed.map((loaded) => runOne(loaded, input)));
+}
+
+async function runOne(loaded: LoadedStrategy, input: RunStrategiesInput): Promise<StrategyRun> {
+  const { strategy } = loaded;
+  const name = strategy.name;
+  const failed = (failure: StrategyFailureKind, message: string): StrategyRun => ({ strategy: name, status: 'failed', failure, message });
+
+  let state: unknown;
+  try {
+    state = await input.readState(name);
+  } catch (error) {
+    return failed('state_unreadable', (error as Error).message);
+  }
+  if (state !== undefined && strategy.state) {
+    const checked = strategy.state.safeParse(state);
+    if (!checked.success) return failed('state_unreadable', `committed state does not match the strategy's state schema: ${describeIssues(fieldIssues(checked.error))}`);
+    state = checked.data;
+  }
+
+  const ctx: StrategyContext<unknown, unknown> = {
+    name,
+    config: loaded.config,
+    state,
+    latest: (kind, key) => input.reader.latest(kind, key),
+    latestAll: (kind) => input.reader.latestAll(kind),
+    now: input.now,
+    logger: input.logger.child({ strategy: name }),
+  };
+
+  let output: unknown;
+  try {
+    output = await withTimeout(Promise.resolve().then(() => strategy.onSnapshot(ctx as never, input.snapshot as never)), input.timeoutMs);
+  } catch (error) {
+    if (error instanceof StrategyTimeout) return failed('timeout', `onSnapshot took longer than ${input.timeoutMs} ms`);
+    return failed('threw', error instanceof Error ? `${error.name}: ${error.message}` : `threw ${safeText(error)}`);
+  }
+
+  const shape = outputSchema.safeParse(output);
+  if (!shape.success) return failed('invalid_output', `expected an array of intents or { intents, state }, got ${safeText(output)}`);
+  const rawIntents = Array.isArray(shape.data) ? shape.data : shape.data.intents;
+  const newState = Array.isArray(shape.data) ? undefined : shape.data.state;
+
+  const intents: Intent[] = [];
+  const problems: string[] = [];
+  rawIntents.forEach((raw, index) => {
+    const parsed = intentSchema.safeParse(raw);
+    if (parsed.success) intents.push(parsed.data);
+    else problems.push(describeIssues(fieldIssues(parsed.error, [`intents`, index])));
+  });
+  const keys = new Set<string>();
+  for (const intent of intents) {
+    if (keys.has(intent.key)) problems.push(`intent key "${intent.key}" appears twice`);
+    keys.add(intent.key);
+  }
+  if (problems.length > 0) return failed('invalid_output', problems.join('; '));
+
+  if (newState !== undefined && strategy.state) {
+    const checked = strategy.state.safeParse(newState);
+    if (!checked.success) return failed('invalid_state', `returned state: ${describeIssues(fieldIssues(checked.error, ['state']))}`);
+  }
+
+  const decidedAtMs = input.now();
+  const window = decisionWindow(input.snapshot.tickMs, strategy.decisionWindowMs ?? 0);
+  const trigger = { kind: input.snapshot.kind, key: input.snapshot.key, tickMs: input.snapshot.tickMs, receivedAtMs: input.snapshot.receivedAtMs };
+  const actions: ActionJob[] = intents.map((intent) => ({
+    actionId: actionIdFor(name, intent.key, window),
+    strategy: name,
+    intent,
+    decidedAtMs,
+    window,
+    trigger,
+    ...(newState !== undefined ? { stateAfter: newState } : {}),
+  }));
+  const commitNow = newState !== undefined && actions.length === 0 ? { state: newState } : undefined;
+  return { strategy: name, status: 'ok', actions, ...(commitNow ? { commitNow } : {}) };
+}
+
+class StrategyTimeout extends Error {}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StrategyTimeout()), ms);
+  });
+  // A strategy that never settles is abandoned, not awaited; its late rejection must not go unhandled.
+  promise.catch(() => undefined);
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function safeText(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { formatScaled, uintString, USD_DECIMALS } from '../src/api/amounts.ts';
+import { marketMint, MARKET_MINTS } from '../src/api/mints.ts';
+import { receiveToken } from '../src/api/schemas/perps.ts';
+import { defineStrategy } from '../src/strategy/define.ts';
+import { sizeGuardDecrease } from '../src/strategy/guard-sizing.ts';
+import type { Intent } from '../src/strategy/intent.ts';
+import { liquidationDistanceBps, positionView } from '../src/strategy/position-view.ts';
+
+/**
+ * Liquidation guard: when a position's mark price comes within `distanceBps` (of the mark)
+ * of its liquidation price, decrease it — by `fractionBps` of its size, or entirely — sized
+ * with the latest collateral-limits and pool-info snapshots (src/strategy/guard-sizing.ts).
+ * One intent per position per window; after acting on a position it waits `cooldownMs`
+ * (counted in snapshot ticks) so a positions snapshot read before the decrease landed does
+ * not trigger a second one.
+ */
+
+const usdAmount = z.union([uintString, z.int().nonnegative().max(Number.MAX_SAFE_INTEGER)]).transform((v) => BigInt(v));
+
+const settings = z.strictObject({
+  /** Act when the mark is within this many basis points (of the mark) of the liquidation price. */
+  distanceBps: z.int().min(1).max(10_000).default(500),
+  /** 'fraction': decrease fractionBps of the size; 'entire': close. */
+  action: z.enum(['fraction', 'entire']).default('fraction'),
+  fractionBps: z.int().min(1).max(10_000).default(5_000),
+  receiveToken: receiveToken.default('USDC'),
+  /** Slippage of the decrease; default: the executor's execution.slippageBps. */
+  maxSlippageBps: z.int().min(0).max(10_000).optional(),
+  /** USD × 10^6: a partial decrease never leaves a smaller position (it closes instead). */
+  minRemainingSizeUsd: usdAmount.default(10_000_000n),
+  /** USD × 10^6: nor less margin than this. */
+  minRemainingCollateralUsd: usdAmount.default(10_000_000n),
+  /** After acting on a position, ignore it for this long (ms of snapshot ticks). */
+  cooldownMs: z.int().min(0).default(20_000),
+  /** Markets to guard (default: all). */
+  markets: z.array(marketMint).min(1).default([...MARKET_MINTS]),
+});
+
+const state = z.strictObject({
+  /** Position → tick (ms) of the snapshot the guard last acted on. */
+  acted: z.record(z.string(), z.int().nonnegative()),
+});
+type GuardState = z.infer<typeof state>;
+
+export default defineStrategy({
+  name: 'liquidation-guard',
+  description: 'Decreases positions whose mark price comes close to their liquidation price.',
+  config: settings,
+  state,
+  subscribes: ['positions'],
+  async onSnapshot(ctx, snapshot) {
+    const cfg = ctx.config;
+    const previous: GuardState = ctx.state ?? { acted: {} };
+    const acted: GuardState['acted'] = {};
+    for (const [pubkey, tickMs] of Object.entries(previous.acted)) {
+      if (snapshot.tickMs < tickMs + cfg.cooldownMs) acted[pubkey] = tickMs;
+    }
+
+    const intents: Intent[] = [];
+    for (const item of snapshot.positions) {
+      const position = positionView(item);
+      if (!position || position.sizeUsd === 0n || !cfg.markets.includes(position.marketMint)) continue;
+      const distance = liquidationDistanceBps(position);
+      if (distance === undefined || distance > BigInt(cfg.distanceBps)) continue;
+      if (acted[position.positionPubkey] !== undefined) {
+        ctx.logger.debug({ position: position.positionPubkey }, 'within distance, cooling down after the last decrease');
+        continue;
+      }
+      const [limits, pool] = await Promise.all([
+        ctx.latest('collateralLimits', position.positionPubkey),
+        ctx.latest('poolInfo', position.marketMint),
+      ]);
+      const decision = sizeGuardDecrease(position, cfg, limits?.limits, pool?.info);
+      const usd = (v: bigint) => `$${formatScaled(v, USD_DECIMALS)}`;
+      const reason = `mark ${usd(position.markPriceUsd)} is ${distance} bps from liquidation ${usd(position.liquidationPriceUsd)} (limit ${cfg.distanceBps}): ${decision.why}`;
+      const common = {
+        type: 'decrease' as const,
+        key: `decrease:${position.positionPubkey}`,
+        reason,
+        positionPubkey: position.positionPubkey,
+        marketMint: position.marketMint,
+        side: position.side,
+        receiveToken: cfg.receiveToken,
+        ...(cfg.maxSlippageBps !== undefined ? { maxSlippageBps: String(cfg.maxSlippageBps) } : {}),
+      };
+      intents.push(
+        decision.kind === 'entire'
+          ? { ...common, notionalUsd: position.sizeUsd.toString(), entirePosition: true }
+          : { ...common, notionalUsd: decision.sizeUsdDelta.toString(), sizeUsdDelta: decision.sizeUsdDelta.toString(), collateralUsdDelta: '0' },
+      );
+      acted[position.positionPubkey] = snapshot.tickMs;
+    }
+    // The new state travels with the intents and is committed only when a decrease lands.
+    return intents.length > 0 ? { intents, state: { acted } } : [];
+  },
+});
