@@ -310,6 +310,10 @@ export class VenueChain {
     return [...this.landedList];
   }
 
+  landedCount(): number {
+    return this.landedList.length;
+  }
+
   landedTransaction(signature: string): LandedTransaction | undefined {
     return this.landedBySignature.get(signature);
   }

@@ -70,7 +70,7 @@ export const READ_METHODS: Readonly<Record<string, MethodHandler>> = {
       epoch: Math.floor(slot / SLOTS_PER_EPOCH),
       slotIndex: slot % SLOTS_PER_EPOCH,
       slotsInEpoch: SLOTS_PER_EPOCH,
-      transactionCount: chain.landed().length,
+      transactionCount: chain.landedCount(),
     };
   }),
   getVersion: defineMethod(z.tuple([]), () => ({ 'solana-core': VENUE_SOLANA_VERSION, 'feature-set': 3_294_202_862 })),
