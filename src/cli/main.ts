@@ -5,9 +5,10 @@ import { keygenCommand } from './commands/keygen.ts';
 import { txCommand } from './commands/tx.ts';
 import { pauseCommand, resumeCommand } from './commands/trading.ts';
 import { actionsCommand } from './commands/actions.ts';
+import { venueCommand } from './commands/venue.ts';
 
 /** Every command of `stratd`. Add a command by adding its module here. */
-const COMMANDS: readonly Command[] = [apiCommand, txCommand, keygenCommand, pauseCommand, resumeCommand, actionsCommand];
+const COMMANDS: readonly Command[] = [apiCommand, txCommand, keygenCommand, pauseCommand, resumeCommand, actionsCommand, venueCommand];
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

@@ -61,7 +61,7 @@ export function stateJson(services: VenueServices) {
       hourlyBorrowRate: c.hourlyBorrowRate(),
       cumulativeInterestRate: c.cumulativeInterestAt(now),
     })),
-    positions: [...market.perps.positions.values()].map((p) => ({ owner: p.owner, ...positionJson(market, p, now) })),
+    positions: [...market.perps.positions.values()].map((p) => ({ owner: p.owner, interestSnapshot: p.interestSnapshot, realisedPnlUsd: p.realisedPnlUsd, ...positionJson(market, p, now) })),
     pendingRequests: market.perps.pendingRequests().map((r) => ({ signature: r.signature, landedAtMs: r.landedAtMs, dueMs: r.dueMs, action: r.action })),
     requestOutcomes: market.perps.outcomes.slice(-500),
     tpsl: [...market.perps.tpsl.values()],
