@@ -36,6 +36,8 @@ export interface ExecutorOptions {
   readonly now?: () => number;
   /** Test hook: called after each persisted transition (crash-injection tests kill the process here). */
   readonly onTransition?: (record: ActionRecord) => void | Promise<void>;
+  /** Test hook: called right after a send returned, before `submitted` is persisted. */
+  readonly onSent?: (record: ActionRecord) => void | Promise<void>;
 }
 
 /** A new action: the job the strategy worker enqueued (trigger is optional for tools and tests). */
@@ -311,6 +313,7 @@ export class Executor {
     const raw = Buffer.from(r.signedTx!, 'base64');
     if (r.route === 'rpc') {
       const sent = await this.o.chain.sendRaw(raw);
+      await this.o.onSent?.(r);
       if (!sent.ok && sent.refusal === 'signature_invalid') throw new Refusal('chain:signature_invalid', sent.message);
       await this.transition(stored, { state: 'submitted', submitStartedAtMs: this.now(), lastSentAtMs: this.now(), sendCount: r.sendCount + 1 });
       return;
@@ -325,6 +328,7 @@ export class Executor {
     try {
       if (r.route === 'perps-execute') {
         await this.o.client.call('perps.execute', { action: r.executeAction as never, serializedTxBase64: r.signedTx! });
+        await this.o.onSent?.(r);
         await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1 });
       } else {
         const result = await this.o.client.call('trigger.execute', { requestId: r.requestId!, signedTransaction: r.signedTx! });

@@ -1,0 +1,104 @@
+import { parseArgs } from 'node:util';
+import { KeyFileError } from '../../chain/signer.ts';
+import { formatProblems, isConfigError, loadConfig } from '../../config/index.ts';
+import { startDaemon, ROLES, type Role } from '../../daemon/daemon.ts';
+import { failpointsFromEnv } from '../../daemon/failpoint.ts';
+import { RedisUnavailable } from '../../ops/local-redis.ts';
+import { createLogger } from '../../ops/logger.ts';
+import { StrategyLoadError } from '../../strategy/loader.ts';
+import { EXIT, type Command } from '../command.ts';
+
+const USAGE = `usage: stratd run [--role pollers|strategies|executor ...] [--config <file>] [--set key.path=value ...]
+  Runs the daemon. Without --role, every role runs in this process. Give --role (repeatable, or
+  comma-separated) to split roles across processes and machines that share one Redis.
+  Mode comes from config (mode, env STRATD_MODE): paper (default), live, dry-run.
+  Stops gracefully on SIGTERM/SIGINT within shutdown.graceMs.
+`;
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'Run the daemon (paper mode by default)',
+  usage: USAGE,
+  async run(argv) {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args: argv,
+        options: { role: { type: 'string', multiple: true }, config: { type: 'string' }, set: { type: 'string', multiple: true }, help: { type: 'boolean' } },
+      }));
+    } catch (error) {
+      process.stderr.write(`${(error as Error).message}\n${USAGE}`);
+      return EXIT.usage;
+    }
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return EXIT.ok;
+    }
+    const roles = (values.role ?? []).flatMap((r) => r.split(',')).map((r) => r.trim()).filter(Boolean);
+    const unknown = roles.filter((r) => !(ROLES as readonly string[]).includes(r));
+    if (unknown.length) {
+      process.stderr.write(`unknown role(s): ${unknown.join(', ')}; expected ${ROLES.join(', ')}\n`);
+      return EXIT.usage;
+    }
+
+    let config;
+    try {
+      ({ config } = loadConfig({ argv: [...(values.config ? ['--config', values.config] : []), ...(values.set ?? []).flatMap((s) => ['--set', s])] }));
+    } catch (error) {
+      if (isConfigError(error)) {
+        process.stderr.write(`stratd: the configuration has problems:\n${formatProblems(error.problems)}`);
+        return EXIT.failed;
+      }
+      throw error;
+    }
+    const logger = createLogger({ level: config.log.level });
+    // Crash-only: an error nobody handled ends the process (pm2/Docker restart it, and start-up
+    // reconciles every unfinished action), never a silently half-working daemon.
+    process.on('unhandledRejection', (reason) => {
+      logger.fatal({ err: reason }, 'unhandled rejection; exiting');
+      process.exit(70);
+    });
+    process.on('uncaughtException', (error) => {
+      logger.fatal({ err: error }, 'uncaught exception; exiting');
+      process.exit(70);
+    });
+
+    let daemon;
+    try {
+      daemon = await startDaemon({ config, roles: roles.length ? (roles as Role[]) : [...ROLES], logger, ...failpointsFromEnv(process.env) });
+    } catch (error) {
+      if (error instanceof RedisUnavailable || error instanceof KeyFileError || error instanceof StrategyLoadError || isConfigError(error)) {
+        logger.fatal({ kind: (error as { kind?: string }).kind }, error.message);
+        process.stderr.write(`stratd: ${error.message}\n`);
+        return EXIT.failed;
+      }
+      throw error;
+    }
+    logger.info({ wallet: daemon.wallet, redis: daemon.redisUrl.replace(/\/\/[^@]*@/, '//***@'), venue: daemon.venue?.apiUrl }, 'stratd running; watch it with "npx stratd actions"');
+
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal, graceMs: config.shutdown.graceMs }, 'stopping');
+        const deadline = setTimeout(() => {
+          logger.error({ graceMs: config.shutdown.graceMs }, 'shutdown grace period exceeded; exiting');
+          process.exit(1);
+        }, config.shutdown.graceMs);
+        deadline.unref();
+        daemon
+          .stop()
+          .catch((error: unknown) => logger.error({ err: error }, 'error while stopping'))
+          .finally(() => {
+            clearTimeout(deadline);
+            logger.info('stopped');
+            resolve();
+          });
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+    return EXIT.ok;
+  },
+};

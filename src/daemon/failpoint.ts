@@ -1,0 +1,26 @@
+import type { ActionRecord } from '../pipeline/executor/action-record.ts';
+
+/**
+ * Crash injection for the end-to-end tests (never set in production): `STRATD_FAILPOINT`
+ * names the executor step after which the process SIGKILLs itself, once per action:
+ *   after:accepted | after:built | after:inspected | after:signed | after:submitted — right after
+ *     that state is persisted;
+ *   sent — right after the transaction left the process, before `submitted` is persisted;
+ *   confirming — when a poll first sees the signature land (the keeper has not applied it yet).
+ */
+export interface Failpoints {
+  readonly onTransition?: (record: ActionRecord) => void;
+  readonly onSent?: (record: ActionRecord) => void;
+}
+
+export function failpointsFromEnv(env: NodeJS.ProcessEnv): Failpoints {
+  const point = env.STRATD_FAILPOINT;
+  if (!point) return {};
+  const die = () => process.kill(process.pid, 'SIGKILL');
+  if (point === 'sent') return { onSent: die };
+  if (point === 'confirming') {
+    return { onTransition: (r) => (r.state === 'submitted' && r.landedSlot !== undefined ? die() : undefined) };
+  }
+  const state = point.startsWith('after:') ? point.slice('after:'.length) : undefined;
+  return state ? { onTransition: (r) => (r.state === state && r.landedSlot === undefined ? die() : undefined) } : {};
+}
