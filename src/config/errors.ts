@@ -12,9 +12,16 @@ export class ConfigError extends Error {
   readonly kind = 'invalid_config' as const;
   readonly problems: readonly ConfigProblem[];
 
-  constructor(problems: readonly ConfigProblem[]) {
+  /**
+   * The merged strategies section despite the problems, so `config check` can also check the
+   * strategies' own settings. Not enumerable: it stays out of logs that serialise the error.
+   */
+  declare readonly strategies?: unknown;
+
+  constructor(problems: readonly ConfigProblem[], strategies?: unknown) {
     super(`invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${formatProblems(problems)}`);
     this.problems = problems;
+    Object.defineProperty(this, 'strategies', { value: strategies, enumerable: false });
   }
 }
 

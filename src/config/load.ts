@@ -78,16 +78,18 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     else problems.unknownKey(path, 'in overrides');
   }
 
+  let convictError: Error | undefined;
   try {
     conf.validate({ allowed: 'strict' });
   } catch (error) {
-    problems.fromConvict(error as Error);
+    convictError = error as Error;
   }
   const raw = conf.getProperties();
   for (const problem of liveRequirements(raw, env)) problems.add(problem);
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) problems.fromZod(parsed.error);
-  if (!problems.isEmpty || !parsed.success) throw new ConfigError(problems.items);
+  if (convictError) problems.fromConvict(convictError);
+  if (!problems.isEmpty || !parsed.success) throw new ConfigError(problems.items, raw.strategies);
   return { config: parsed.data, files: loaded };
 }
 

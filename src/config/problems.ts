@@ -36,16 +36,20 @@ export class ProblemList {
     });
   }
 
-  /** zod's issues, skipping keys already reported (convict and zod see the same bad value). */
+  /** zod's issues (the precise paths: "categories.1", not "categories"). */
   fromZod(error: z.ZodError): void {
     for (const issue of fieldIssues(error)) {
-      if (this.items.some((p) => p.path === issue.path || issue.path.startsWith(`${p.path}.`))) continue;
+      if (this.items.some((p) => p.path === issue.path)) continue;
       if (issue.message.startsWith('Unrecognized key')) continue; // convict reports undeclared keys by name
       this.invalidValue(issue.path, issue.message);
     }
   }
 
-  /** convict's validation error: one line per problem, "<key>: <message>" or a sentence naming the key. */
+  /**
+   * convict's validation error: one line per problem, "<key>: <message>" or a sentence naming
+   * the key. Run after fromZod: a key zod already reported (at it or below it) is skipped, since
+   * both see the same bad value and zod names the exact member.
+   */
   fromConvict(error: Error): void {
     for (const line of error.message.split('\n').filter(Boolean)) {
       const undeclared = /^configuration param '(.+)' not declared in the schema$/.exec(line);
@@ -59,6 +63,7 @@ export class ProblemList {
         continue;
       }
       const entry = [...this.entries].sort((a, b) => b.path.length - a.path.length).find((e) => line.startsWith(`${e.path}: `));
+      if (entry && this.items.some((p) => p.path === entry.path || p.path.startsWith(`${entry.path}.`))) continue;
       if (entry) {
         const message = line.slice(entry.path.length + 2).replace(/: value was .*$/, '');
         this.invalidValue(entry.path, message);

@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'stratd-config-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// A clean environment: the developer's own STRATD_* variables must not change the outcome.
+const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('STRATD_') && name !== 'NODE_ENV' && name !== 'REDIS_URL'));
+
+describe('stratd config', () => {
+  it('check prints "ok" and exits 0 for the checked-in configuration', async () => {
+    const result = await runCli(['config', 'check'], { env });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(/^ok \(mode paper; strategies: liquidation-guard\)/);
+    expect(result.code).toBe(0);
+  });
+
+  it('check prints every problem at once, including strategy settings, and exits 1', async () => {
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ api: { retries: 99 }, pollers: { trades: { cron: 'often' } } }));
+    const result = await runCli(
+      ['config', 'check', '--config', file, '--set', 'strategies.settings.liquidation-guard.fractionBps=0', '--set', 'log.levle=debug'],
+      { env: { ...env, STRATD_MODE: 'live' } },
+    );
+    expect(result.code).toBe(1);
+    for (const path of ['api.retries', 'pollers.trades.cron', 'log.levle', 'api.key', 'wallet.keyFile', 'rpc.url', 'strategies.settings.liquidation-guard.fractionBps']) {
+      expect(result.stderr, path).toContain(`  ${path}: `);
+    }
+    expect(result.stderr).toContain('did you mean "log.level"?');
+    expect(result.stderr.match(/\n {4}fix: /g)?.length).toBe(7);
+  });
+
+  it('show masks secrets, in both formats', async () => {
+    const secrets = { STRATD_API_KEY: 'cli-secret-api-key', STRATD_CONTROL_TOKEN: 'cli-control-token', STRATD_RPC_URL: 'https://rpc.example.com/?api-key=cli-rpc-key' };
+    const text = await runCli(['config', 'show'], { env: { ...env, ...secrets } });
+    const json = await runCli(['config', 'show', '--json', '--set', 'api.timeoutMs=4321'], { env: { ...env, ...secrets } });
+    expect(text.code).toBe(0);
+    expect(json.code).toBe(0);
+    for (const out of [text.stdout, json.stdout]) {
+      for (const secret of Object.values(secrets)) expect(out).not.toContain(secret.replace('https://rpc.example.com/?api-key=', ''));
+    }
+    expect(text.stdout).toContain('api.key = "[redacted]"');
+    const shown = JSON.parse(json.stdout) as { api: { key: string; timeoutMs: number }; rpc: { url: string } };
+    expect(shown.api.key).toBe('[redacted]');
+    expect(shown.api.timeoutMs).toBe(4321);
+    expect(shown.rpc.url).toBe('https://rpc.example.com/?api-key=[redacted]');
+  });
+
+  it('docs prints the key reference', async () => {
+    const result = await runCli(['config', 'docs'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('| `execution.priorityFeeCapLamports` |');
+  });
+});
