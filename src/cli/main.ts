@@ -3,9 +3,14 @@ import { EXIT } from './command.ts';
 import { apiCommand } from './commands/api.ts';
 import { keygenCommand } from './commands/keygen.ts';
 import { txCommand } from './commands/tx.ts';
+import { pauseCommand, resumeCommand } from './commands/trading.ts';
+import { actionsCommand } from './commands/actions.ts';
+import { configCommand } from './commands/config.ts';
+import { runCommand } from './commands/run.ts';
+import { venueCommand } from './commands/venue.ts';
 
 /** Every command of `stratd`. Add a command by adding its module here. */
-const COMMANDS: readonly Command[] = [apiCommand, txCommand, keygenCommand];
+const COMMANDS: readonly Command[] = [runCommand, apiCommand, txCommand, keygenCommand, pauseCommand, resumeCommand, actionsCommand, configCommand, venueCommand];
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
