@@ -1,0 +1,54 @@
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { Ledger, LedgerError, findKeyMaterial } from '../../src/pipeline/ledger.ts';
+import { redisScope } from './redis-scope.ts';
+
+const scope = redisScope('ledger');
+beforeEach(() => scope.clean());
+afterAll(async () => {
+  await scope.clean();
+  await scope.close();
+});
+
+describe('ledger', () => {
+  it('appends validated entries to <prefix>ledger and reads them newest first or in order', async () => {
+    const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 });
+    expect(ledger.streamKey).toBe(`${scope.prefix}ledger`);
+    await ledger.append({ at: 1, type: 'decision', actionId: 'act-1', strategy: 'g', detail: { reason: 'near liquidation' } });
+    await ledger.append({ at: 2, type: 'action_state', actionId: 'act-1', state: 'submitted' });
+    await ledger.append({ at: 3, type: 'action_state', actionId: 'act-1', state: 'landed', detail: { signature: '5'.repeat(88) } });
+    const newest = await ledger.read({ limit: 2 });
+    expect(newest.map((e) => e.at)).toEqual([3, 2]);
+    expect(newest[0]).toMatchObject({ type: 'action_state', state: 'landed', actionId: 'act-1' });
+    expect(newest[0]!.id).toMatch(/^\d+-\d+$/);
+    expect((await ledger.read({ reverse: false })).map((e) => e.at)).toEqual([1, 2, 3]);
+    expect((await ledger.read({ types: ['decision'] })).map((e) => e.at)).toEqual([1]);
+    expect((await ledger.read())[2]!.detail).toEqual({ reason: 'near liquidation' });
+  });
+
+  it('refuses an invalid entry, naming the field', async () => {
+    const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 });
+    await expect(ledger.append({ at: -1, type: 'decision' })).rejects.toMatchObject({ kind: 'invalid_entry', message: expect.stringContaining('at') });
+    await expect(ledger.append({ at: 1, type: 'gossip' as never })).rejects.toBeInstanceOf(LedgerError);
+    expect(await scope.redis.xlen(ledger.streamKey)).toBe(0);
+  });
+
+  it('never stores key material', async () => {
+    const secret = 'x'.repeat(87);
+    const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000, isSecret: (text) => text === secret });
+    const keyBytes = Array.from({ length: 64 }, (_, i) => (i * 7) % 256);
+    for (const detail of [{ key: keyBytes }, { wallet: { secretKey: 'abc' } }, { note: secret }, { bytes: new Uint8Array(4) }]) {
+      await expect(ledger.append({ at: 1, type: 'alert', detail })).rejects.toMatchObject({ kind: 'key_material' });
+    }
+    expect(await scope.redis.xlen(ledger.streamKey)).toBe(0);
+    expect(findKeyMaterial({ signature: '5'.repeat(88), amounts: [1, 2, 3] })).toBeUndefined();
+  });
+
+  it('is capped near ledger.maxLen', async () => {
+    const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 100 });
+    for (let i = 0; i < 1_000; i++) await ledger.append({ at: i, type: 'system' });
+    const length = await scope.redis.xlen(ledger.streamKey);
+    expect(length).toBeGreaterThanOrEqual(100);
+    expect(length).toBeLessThan(300); // MAXLEN ~ trims whole stream nodes
+    expect((await ledger.read({ limit: 1 }))[0]!.at).toBe(999);
+  });
+});

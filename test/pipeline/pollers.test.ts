@@ -1,0 +1,176 @@
+import { Keypair } from '@solana/web3.js';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.ts';
+import { MINTS } from '../../src/api/mints.ts';
+import { loadConfig, type Config } from '../../src/config/index.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { pollerHeartbeatKey, startPollers, type Pollers } from '../../src/pipeline/pollers/pollers.ts';
+import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
+import { snapshotJobId, snapshotSchema, type Snapshot } from '../../src/pipeline/snapshot.ts';
+import { readLatestSnapshot, readLatestSnapshots, storeLatestSnapshot } from '../../src/pipeline/snapshot-store.ts';
+import { startVenue, type Venue } from '../../src/venue/venue.ts';
+import { RecordingServer } from '../support/recording-server.ts';
+import { redisScope } from './redis-scope.ts';
+
+const scope = redisScope('pollers');
+const wallet = Keypair.generate().publicKey.toBase58();
+let venue: Venue;
+let client: ApiClient;
+let config: Config;
+let market: Queue<Snapshot>;
+const running: Pollers[] = [];
+
+function configWith(overrides: Record<string, unknown> = {}): Config {
+  return loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...overrides } }).config;
+}
+
+function pollers(options: { config?: Config; now?: () => number } = {}): Pollers {
+  const p = startPollers({ config: options.config ?? config, client, redis: scope.redis, wallet, logger: silentLogger, now: options.now });
+  running.push(p);
+  return p;
+}
+
+beforeAll(async () => {
+  await scope.clean();
+  venue = await startVenue({ seed: 11 });
+  const funded = await fetch(`${venue.apiUrl}/__venue/fund`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      wallet,
+      usdc: '1000000000',
+      positions: [
+        { market: 'SOL', side: 'long', collateralUsd: '200000000', liquidationDistancePct: '2.5' },
+        { market: 'ETH', side: 'short', collateralUsd: '100000000', leverage: '3' },
+      ],
+    }),
+  });
+  expect(funded.status).toBe(200);
+  client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0 });
+  config = configWith();
+  market = new Queue<Snapshot>(QUEUES.market, { connection: scope.redis, prefix: bullPrefix(scope.prefix) });
+});
+
+beforeEach(async () => {
+  for (const p of running.splice(0)) await p.stop();
+  await market.obliterate({ force: true });
+  await scope.clean();
+});
+
+afterAll(async () => {
+  for (const p of running.splice(0)) await p.stop();
+  await market.close();
+  await scope.clean();
+  await scope.close();
+  await client.close();
+  await venue.close();
+});
+
+describe('a tick', () => {
+  it('is one API read and one snapshot job per key, with a deterministic id from (kind, key, slot)', async () => {
+    const at = Date.UTC(2026, 0, 5, 12, 0, 7, 420); // slot of "*/10 * * * * *" at or before: 12:00:00
+    const reports = await pollers().tickNow('poolInfo', { at });
+    const slot = Date.UTC(2026, 0, 5, 12, 0, 0);
+    expect(reports.map((r) => r.error)).toEqual([undefined, undefined, undefined]);
+    expect(reports.map((r) => r.jobId).sort()).toEqual(
+      [MINTS.SOL, MINTS.ETH, MINTS.BTC].map((mint) => snapshotJobId('poolInfo', mint, slot)).sort(),
+    );
+    const jobs = await market.getJobs(['waiting']);
+    expect(jobs).toHaveLength(3);
+    for (const job of jobs) {
+      expect(job.id).not.toContain(':');
+      const snapshot = snapshotSchema.parse(job.data);
+      expect(snapshot.kind).toBe('poolInfo');
+      expect(snapshot.tickMs).toBe(slot);
+      expect(job.id).toBe(snapshotJobId('poolInfo', snapshot.key, slot));
+    }
+  });
+
+  it('two poller instances ticking the same slot enqueue each snapshot once', async () => {
+    const a = pollers();
+    const b = pollers();
+    const at = Date.UTC(2026, 0, 5, 12, 0, 3);
+    const [ra, rb] = await Promise.all([a.tickNow('positions', { at }), b.tickNow('positions', { at: at + 1_500 })]);
+    expect(ra[0]!.jobId).toBeDefined();
+    expect(ra[0]!.jobId).toBe(rb[0]!.jobId); // "*/5": both instants fall in the slot of 12:00:00
+    expect(await market.getJobCounts('waiting')).toEqual({ waiting: 1 });
+    // The next slot is a new job.
+    await a.tickNow('positions', { at: at + 5_000 });
+    expect(await market.getJobCounts('waiting')).toEqual({ waiting: 2 });
+  });
+
+  it('stores the latest snapshot of each kind+key for strategies to read', async () => {
+    const p = pollers();
+    await p.tickNow('positions', { at: Date.UTC(2026, 0, 5, 12, 0, 0) });
+    const latest = await readLatestSnapshot(scope.redis, scope.prefix, 'positions', wallet);
+    expect(latest?.wallet).toBe(wallet);
+    expect(latest?.positions).toHaveLength(2);
+    expect(latest?.source).toBe('perps.positions');
+    // An older slot finishing late does not replace the newer one.
+    await p.tickNow('positions', { at: Date.UTC(2026, 0, 5, 11, 59, 0) });
+    expect((await readLatestSnapshot(scope.redis, scope.prefix, 'positions', wallet))?.tickMs).toBe(Date.UTC(2026, 0, 5, 12, 0, 0));
+  });
+
+  it('polls the collateral limits of each open position, from the latest positions snapshot', async () => {
+    const p = pollers();
+    const at = Date.UTC(2026, 0, 5, 12, 0, 30);
+    await p.tickNow('positions', { at });
+    const stale = { ...(await readLatestSnapshot(scope.redis, scope.prefix, 'positions', wallet))! };
+    const reports = await p.tickNow('collateralLimits', { at });
+    expect(reports.map((r) => r.error)).toEqual([undefined, undefined]);
+    const limits = await readLatestSnapshots(scope.redis, scope.prefix, 'collateralLimits');
+    expect(limits.map((l) => l.positionPubkey).sort()).toEqual(stale.positions.map((x) => x.positionPubkey).sort());
+    expect(limits.every((l) => /^\d+$/.test(l.limits.maxCollateralWithdrawalUsd))).toBe(true);
+
+    // A position that is no longer open loses its stored limits on the next tick.
+    const [kept] = stale.positions;
+    await storeLatestSnapshot(scope.redis, scope.prefix, { ...stale, tickMs: at + 60_000, positions: [kept!] });
+    await p.tickNow('collateralLimits', { at: at + 60_000 });
+    expect((await readLatestSnapshots(scope.redis, scope.prefix, 'collateralLimits')).map((l) => l.positionPubkey)).toEqual([kept!.positionPubkey]);
+  });
+
+  it('every enabled source ticks with tickNow(), and the heartbeat records each', async () => {
+    const reports = await pollers().tickNow();
+    const kinds = new Set(reports.map((r) => r.kind));
+    expect(kinds).toEqual(new Set(['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades']));
+    expect(reports.filter((r) => r.error !== undefined)).toEqual([]);
+    const heartbeat = await scope.redis.hgetall(pollerHeartbeatKey(scope.prefix));
+    expect(Object.keys(heartbeat).sort()).toEqual([...kinds].sort());
+  });
+});
+
+describe('the schedule', () => {
+  it('cron ticks on its own, with the slot as the tick time', async () => {
+    pollers({ config: configWith({ 'pollers.positions.cron': '* * * * * *' }) });
+    const deadline = Date.now() + 5_000;
+    let jobs: Awaited<ReturnType<typeof market.getJobs>> = [];
+    while (jobs.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      jobs = (await market.getJobs(['waiting'])).filter((j) => j.name === 'positions');
+    }
+    expect(jobs.length).toBeGreaterThan(0);
+    const snapshot = snapshotSchema.parse(jobs[0]!.data);
+    expect(snapshot.tickMs % 1000).toBe(0);
+    expect(jobs[0]!.id).toBe(snapshotJobId('positions', wallet, snapshot.tickMs));
+  });
+
+  it('a failed read is reported and skipped; the other reads of the tick go through', async () => {
+    const broken = new RecordingServer();
+    const url = await broken.start();
+    broken.responder = (req) => (req.query.mint === MINTS.ETH ? { status: 503, body: '{"code":"unavailable","message":"down"}' } : { status: 200, body: JSON.stringify({
+      longAvailableLiquidity: '1', longBorrowRatePercent: '0', longUtilizationPercent: '0', shortAvailableLiquidity: '1',
+      shortBorrowRatePercent: '0', shortUtilizationPercent: '0', openFeePercent: '0.06', maxRequestExecutionSec: '45', maxPriceImpactFeePercent: '0.5',
+    }) });
+    const flaky = new ApiClient({ baseUrl: url, retries: 0 });
+    const p = startPollers({ config, client: flaky, redis: scope.redis, wallet, logger: silentLogger });
+    running.push(p);
+    const reports = await p.tickNow('poolInfo', { at: Date.UTC(2026, 0, 5, 12, 0, 0) });
+    expect(reports.find((r) => r.key === MINTS.ETH)?.error).toContain('503');
+    expect(reports.filter((r) => r.jobId !== undefined)).toHaveLength(2);
+    expect(await market.getJobCounts('waiting')).toEqual({ waiting: 2 });
+    await p.stop();
+    await flaky.close();
+    await broken.stop();
+  });
+});
