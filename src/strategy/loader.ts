@@ -50,6 +50,7 @@ export async function loadStrategies(options: LoadStrategiesOptions): Promise<Lo
   const problems: ConfigProblem[] = [];
   const dir = resolve(options.dir);
   const byName = new Map<string, { strategy: Strategy; file: string }>();
+  const duplicated = new Set<string>();
   if (!existsSync(dir)) {
     problems.push({ path: 'strategies.dir', message: `directory not found: ${dir}`, fix: 'set strategies.dir to the directory that holds the strategy modules' });
   } else {
@@ -60,7 +61,9 @@ export async function loadStrategies(options: LoadStrategiesOptions): Promise<Lo
       if (!found) continue;
       const previous = byName.get(found.name);
       if (previous) {
+        // Two modules, one name: neither may run, since which one would is an accident of file order.
         problems.push({ path: file, message: `strategy "${found.name}" is also defined in ${previous.file}`, fix: 'give each strategy its own name' });
+        duplicated.add(found.name);
         continue;
       }
       byName.set(found.name, { strategy: found, file });
@@ -70,6 +73,7 @@ export async function loadStrategies(options: LoadStrategiesOptions): Promise<Lo
   const strategies: LoadedStrategy[] = [];
   options.enabled.forEach((name, index) => {
     const found = byName.get(name);
+    if (duplicated.has(name)) return;
     if (!found) {
       const known = [...byName.keys()].join(', ') || 'none';
       problems.push({ path: `strategies.enabled.${index}`, message: `no strategy named "${name}" in ${dir} (found: ${known})`, fix: 'use the name the module passes to defineStrategy, or add the module' });

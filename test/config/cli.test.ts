@@ -35,8 +35,10 @@ describe('stratd config', () => {
 
   it('show masks secrets, in both formats', async () => {
     const secrets = { STRATD_API_KEY: 'cli-secret-api-key', STRATD_CONTROL_TOKEN: 'cli-control-token', STRATD_RPC_URL: 'https://rpc.example.com/?api-key=cli-rpc-key' };
-    const text = await runCli(['config', 'show'], { env: { ...env, ...secrets } });
-    const json = await runCli(['config', 'show', '--json', '--set', 'api.timeoutMs=4321'], { env: { ...env, ...secrets } });
+    const [text, json] = await Promise.all([
+      runCli(['config', 'show'], { env: { ...env, ...secrets } }),
+      runCli(['config', 'show', '--json', '--set', 'api.timeoutMs=4321'], { env: { ...env, ...secrets } }),
+    ]);
     expect(text.code).toBe(0);
     expect(json.code).toBe(0);
     for (const out of [text.stdout, json.stdout]) {

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { MINTS } from '../../src/api/mints.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { actionIdFor } from '../../src/pipeline/action.ts';
+import { runStrategies, type SnapshotReader } from '../../src/pipeline/strategy-worker.ts';
+import { defineStrategy, type Strategy } from '../../src/strategy/define.ts';
+import type { LoadedStrategy } from '../../src/strategy/loader.ts';
+import { POSITION, positionsSnapshot, rawPosition, TICK } from './samples.ts';
+
+const USD = 1_000_000n;
+const snapshot = positionsSnapshot([rawPosition({ sizeUsd: 100n * USD, collateralUsd: 20n * USD, markPriceUsd: 150n * USD, liquidationPriceUsd: 140n * USD })]);
+const reader: SnapshotReader = { latest: async () => undefined, latestAll: async () => [] };
+
+const decrease = (key = `decrease:${POSITION}`) => ({
+  type: 'decrease' as const, key, reason: 'test', notionalUsd: '50000000', positionPubkey: POSITION, marketMint: MINTS.SOL,
+  side: 'long' as const, receiveToken: 'USDC' as const, sizeUsdDelta: '50000000',
+});
+
+function loaded(strategy: Strategy, config: unknown = {}): LoadedStrategy {
+  return { strategy, config, file: `${strategy.name}.ts` };
+}
+
+const good = defineStrategy({ name: 'good', config: z.object({}), subscribes: ['positions'], onSnapshot: () => ({ intents: [decrease()], state: { n: 1 } }) });
+const thrower = defineStrategy({ name: 'thrower', config: z.object({}), subscribes: ['positions'], onSnapshot: () => { throw new RangeError('boom'); } });
+const garbage = defineStrategy({ name: 'garbage', config: z.object({}), subscribes: ['positions'], onSnapshot: () => [{ type: 'decrease', key: 'x', sizeUsdDelta: 12.5 }] as never });
+const notArray = defineStrategy({ name: 'not-array', config: z.object({}), subscribes: ['positions'], onSnapshot: () => 42 as never });
+const hangs = defineStrategy({ name: 'hangs', config: z.object({}), subscribes: ['positions'], onSnapshot: () => new Promise<never>(() => undefined) });
+const twice = defineStrategy({ name: 'twice', config: z.object({}), subscribes: ['positions'], onSnapshot: () => [decrease('k'), decrease('k')] });
+const quiet = defineStrategy({ name: 'quiet', config: z.object({}), subscribes: ['positions'], onSnapshot: () => ({ intents: [], state: { counted: 3 } }) });
+const other = defineStrategy({ name: 'other', config: z.object({}), subscribes: ['poolInfo'], onSnapshot: () => { throw new Error('must not run'); } });
+const windowed = defineStrategy({ name: 'windowed', config: z.object({}), subscribes: ['positions'], decisionWindowMs: 60_000, onSnapshot: () => [decrease()] });
+
+async function run(strategies: Strategy[], readState: (name: string) => Promise<unknown> = async () => undefined) {
+  return runStrategies({ snapshot, strategies: strategies.map((s) => loaded(s)), reader, readState, now: () => TICK + 250, logger: silentLogger, timeoutMs: 200 });
+}
+
+describe('runStrategies', () => {
+  it('isolates a strategy that throws, returns garbage or hangs; the others decide', async () => {
+    const runs = await run([thrower, garbage, good, notArray, hangs, other]);
+    const byName = Object.fromEntries(runs.map((r) => [r.strategy, r]));
+    expect(Object.keys(byName).sort()).toEqual(['garbage', 'good', 'hangs', 'not-array', 'thrower']);
+    expect(byName.thrower).toMatchObject({ status: 'failed', failure: 'threw', message: 'RangeError: boom' });
+    expect(byName.garbage).toMatchObject({ status: 'failed', failure: 'invalid_output' });
+    expect(byName.garbage!.status === 'failed' && byName.garbage!.message).toContain('intents.0.');
+    expect(byName['not-array']).toMatchObject({ status: 'failed', failure: 'invalid_output' });
+    expect(byName.hangs).toMatchObject({ status: 'failed', failure: 'timeout' });
+    expect(byName.good).toMatchObject({ status: 'ok' });
+  });
+
+  it('turns each valid intent into an action with a deterministic id and the state riding along', async () => {
+    const [result] = await run([good]);
+    expect(result?.status).toBe('ok');
+    if (result?.status !== 'ok') return;
+    expect(result.commitNow).toBeUndefined();
+    expect(result.actions).toEqual([
+      {
+        actionId: actionIdFor('good', `decrease:${POSITION}`, TICK),
+        strategy: 'good',
+        intent: decrease(),
+        decidedAtMs: TICK + 250,
+        window: TICK,
+        trigger: { kind: 'positions', key: snapshot.key, tickMs: TICK, receivedAtMs: snapshot.receivedAtMs },
+        stateAfter: { n: 1 },
+      },
+    ]);
+    const [again] = await run([good]);
+    expect(again?.status === 'ok' && again.actions[0]!.actionId).toBe(result.actions[0]!.actionId);
+  });
+
+  it('rounds the tick to the strategy decision window', async () => {
+    const [result] = await run([windowed]);
+    expect(result?.status === 'ok' && result.actions[0]!.window).toBe(TICK - (TICK % 60_000));
+  });
+
+  it('refuses two intents with one key, and commits a state returned without intents at once', async () => {
+    expect((await run([twice]))[0]).toMatchObject({ status: 'failed', failure: 'invalid_output', message: expect.stringContaining('appears twice') });
+    expect((await run([quiet]))[0]).toMatchObject({ status: 'ok', actions: [], commitNow: { state: { counted: 3 } } });
+  });
+
+  it('gives the strategy its config, its state and the clock', async () => {
+    const seen: unknown[] = [];
+    const probe = defineStrategy({
+      name: 'probe',
+      config: z.object({ level: z.int().default(3) }),
+      state: z.object({ n: z.int() }),
+      subscribes: ['positions'],
+      onSnapshot(ctx) {
+        seen.push(ctx.config.level, ctx.state?.n, ctx.now(), ctx.name);
+        return [];
+      },
+    });
+    await runStrategies({ snapshot, strategies: [loaded(probe, { level: 7 })], reader, readState: async () => ({ n: 4 }), now: () => 99, logger: silentLogger, timeoutMs: 200 });
+    expect(seen).toEqual([7, 4, 99, 'probe']);
+    // A committed state that no longer matches the strategy's state schema fails that strategy only.
+    const [bad] = await runStrategies({ snapshot, strategies: [loaded(probe, { level: 1 })], reader, readState: async () => ({ n: 'x' }), now: () => 1, logger: silentLogger, timeoutMs: 200 });
+    expect(bad).toMatchObject({ status: 'failed', failure: 'state_unreadable' });
+  });
+});
