@@ -1,7 +1,6 @@
-import { parseArgs } from 'node:util';
 import { formatProblems, isConfigError } from '../../config/index.ts';
 import { Ledger, type LedgerRecord } from '../../pipeline/ledger.ts';
-import { EXIT, type Command } from '../command.ts';
+import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 import { openDeploymentRedis } from '../deployment-redis.ts';
 
 const USAGE = `usage: stratd actions [--json] [--limit n] [--all] [--config <file>] [--set key=value]
@@ -18,27 +17,14 @@ export const actionsCommand: Command = {
   summary: 'Print the ledger of decisions and action state changes',
   usage: USAGE,
   async run(argv) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        options: {
-          json: { type: 'boolean', default: false },
-          all: { type: 'boolean', default: false },
-          limit: { type: 'string', default: '50' },
-          config: { type: 'string' },
-          set: { type: 'string', multiple: true },
-          help: { type: 'boolean' },
-        },
-      }));
-    } catch (error) {
-      process.stderr.write(`${(error as Error).message}\n${USAGE}`);
-      return EXIT.usage;
-    }
-    if (values.help) {
-      process.stdout.write(USAGE);
-      return EXIT.ok;
-    }
+    const parsed = parseCommandArgs('actions', argv, USAGE, {
+      ...CONFIG_OPTIONS,
+      json: { type: 'boolean', default: false },
+      all: { type: 'boolean', default: false },
+      limit: { type: 'string', default: '50' },
+    });
+    if (typeof parsed === 'number') return parsed;
+    const { values } = parsed;
     const limit = Number(values.limit);
     if (!Number.isInteger(limit) || limit < 1) {
       process.stderr.write(`--limit must be a positive integer\n${USAGE}`);
@@ -46,7 +32,7 @@ export const actionsCommand: Command = {
     }
     let deployment;
     try {
-      deployment = await openDeploymentRedis([...(values.config ? ['--config', values.config] : []), ...(values.set ?? []).flatMap((s) => ['--set', s])]);
+      deployment = await openDeploymentRedis(configArgv(values));
     } catch (error) {
       if (isConfigError(error)) {
         process.stderr.write(formatProblems(error.problems));

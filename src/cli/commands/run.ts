@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { KeyFileError } from '../../chain/signer.ts';
 import { formatProblems, isConfigError, loadConfig } from '../../config/index.ts';
 import { startDaemon, ROLES, type Role } from '../../daemon/daemon.ts';
@@ -6,7 +5,7 @@ import { failpointsFromEnv } from '../../daemon/failpoint.ts';
 import { RedisUnavailable } from '../../ops/local-redis.ts';
 import { createLogger } from '../../ops/logger.ts';
 import { StrategyLoadError } from '../../strategy/loader.ts';
-import { EXIT, type Command } from '../command.ts';
+import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 
 const USAGE = `usage: stratd run [--role pollers|strategies|executor ...] [--config <file>] [--set key.path=value ...]
   Runs the daemon. Without --role, every role runs in this process. Give --role (repeatable, or
@@ -20,20 +19,9 @@ export const runCommand: Command = {
   summary: 'Run the daemon (paper mode by default)',
   usage: USAGE,
   async run(argv) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        options: { role: { type: 'string', multiple: true }, config: { type: 'string' }, set: { type: 'string', multiple: true }, help: { type: 'boolean' } },
-      }));
-    } catch (error) {
-      process.stderr.write(`${(error as Error).message}\n${USAGE}`);
-      return EXIT.usage;
-    }
-    if (values.help) {
-      process.stdout.write(USAGE);
-      return EXIT.ok;
-    }
+    const parsed = parseCommandArgs('run', argv, USAGE, { ...CONFIG_OPTIONS, role: { type: 'string', multiple: true } });
+    if (typeof parsed === 'number') return parsed;
+    const { values } = parsed;
     const roles = (values.role ?? []).flatMap((r) => r.split(',')).map((r) => r.trim()).filter(Boolean);
     const unknown = roles.filter((r) => !(ROLES as readonly string[]).includes(r));
     if (unknown.length) {
@@ -43,7 +31,7 @@ export const runCommand: Command = {
 
     let config;
     try {
-      ({ config } = loadConfig({ argv: [...(values.config ? ['--config', values.config] : []), ...(values.set ?? []).flatMap((s) => ['--set', s])] }));
+      ({ config } = loadConfig({ argv: configArgv(values) }));
     } catch (error) {
       if (isConfigError(error)) {
         process.stderr.write(`stratd: the configuration has problems:\n${formatProblems(error.problems)}`);

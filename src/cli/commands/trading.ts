@@ -1,27 +1,11 @@
-import { parseArgs } from 'node:util';
 import { isConfigError, formatProblems } from '../../config/index.ts';
 import { TradingStateStore } from '../../risk/trading-state.ts';
-import { EXIT, type Command } from '../command.ts';
+import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 import { openDeploymentRedis } from '../deployment-redis.ts';
 
-const CONFIG_OPTIONS = { config: { type: 'string' }, set: { type: 'string', multiple: true } } as const;
-
-function configArgv(values: { config?: string; set?: string[] }): string[] {
-  return [...(values.config ? ['--config', values.config] : []), ...(values.set ?? []).flatMap((s) => ['--set', s])];
-}
-
-async function withTradingState(argv: string[], usage: string, act: (store: TradingStateStore, values: Record<string, unknown>) => Promise<string>, extra: Record<string, { type: 'string' | 'boolean' }> = {}): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: { ...CONFIG_OPTIONS, ...extra, help: { type: 'boolean' } } });
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${usage}`);
-    return EXIT.usage;
-  }
-  if (parsed.values.help) {
-    process.stdout.write(usage);
-    return EXIT.ok;
-  }
+async function withTradingState(name: string, argv: string[], usage: string, act: (store: TradingStateStore, values: Record<string, unknown>) => Promise<string>, extra: Record<string, { type: 'string' | 'boolean' }> = {}): Promise<number> {
+  const parsed = parseCommandArgs(name, argv, usage, { ...CONFIG_OPTIONS, ...extra });
+  if (typeof parsed === 'number') return parsed;
   let deployment;
   try {
     deployment = await openDeploymentRedis(configArgv(parsed.values as { config?: string; set?: string[] }));
@@ -53,6 +37,7 @@ export const pauseCommand: Command = {
   usage: PAUSE_USAGE,
   run: (argv) =>
     withTradingState(
+      'pause',
       argv,
       PAUSE_USAGE,
       async (store, values) => {
@@ -73,7 +58,7 @@ export const resumeCommand: Command = {
   summary: 'Resume trading after a pause, a loss stop or a circuit breaker',
   usage: RESUME_USAGE,
   run: (argv) =>
-    withTradingState(argv, RESUME_USAGE, async (store) => {
+    withTradingState('resume', argv, RESUME_USAGE, async (store) => {
       const previous = await store.get();
       await store.set('active', 'resumed by operator', `cli:${process.env.USER ?? 'operator'}`);
       return `trading active (was ${previous.state}: ${previous.reason})`;
