@@ -21,8 +21,16 @@ let config: Config;
 let market: Queue<Snapshot>;
 const running: Pollers[] = [];
 
+/**
+ * Schedules that fire only on 1 January ("every 5 s" then): the real clock never fires them
+ * during a test, and tickNow with an instant on 1 January has predictable slots.
+ */
+const QUIET_CRONS = Object.fromEntries(
+  ['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades'].map((kind) => [`pollers.${kind}.cron`, '*/5 * * 1 1 *']),
+);
+
 function configWith(overrides: Record<string, unknown> = {}): Config {
-  return loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...overrides } }).config;
+  return loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...QUIET_CRONS, ...overrides } }).config;
 }
 
 function pollers(options: { config?: Config; now?: () => number } = {}): Pollers {
@@ -69,9 +77,9 @@ afterAll(async () => {
 
 describe('a tick', () => {
   it('is one API read and one snapshot job per key, with a deterministic id from (kind, key, slot)', async () => {
-    const at = Date.UTC(2026, 0, 5, 12, 0, 7, 420); // slot of "*/10 * * * * *" at or before: 12:00:00
-    const reports = await pollers().tickNow('poolInfo', { at });
-    const slot = Date.UTC(2026, 0, 5, 12, 0, 0);
+    const at = Date.UTC(2026, 0, 1, 12, 0, 7, 420); // slot of "*/10 …" at or before: 12:00:00
+    const reports = await pollers({ config: configWith({ 'pollers.poolInfo.cron': '*/10 * * 1 1 *' }) }).tickNow('poolInfo', { at });
+    const slot = Date.UTC(2026, 0, 1, 12, 0, 0);
     expect(reports.map((r) => r.error)).toEqual([undefined, undefined, undefined]);
     expect(reports.map((r) => r.jobId).sort()).toEqual(
       [MINTS.SOL, MINTS.ETH, MINTS.BTC].map((mint) => snapshotJobId('poolInfo', mint, slot)).sort(),
@@ -90,10 +98,10 @@ describe('a tick', () => {
   it('two poller instances ticking the same slot enqueue each snapshot once', async () => {
     const a = pollers();
     const b = pollers();
-    const at = Date.UTC(2026, 0, 5, 12, 0, 3);
+    const at = Date.UTC(2026, 0, 1, 12, 0, 3);
     const [ra, rb] = await Promise.all([a.tickNow('positions', { at }), b.tickNow('positions', { at: at + 1_500 })]);
     expect(ra[0]!.jobId).toBeDefined();
-    expect(ra[0]!.jobId).toBe(rb[0]!.jobId); // "*/5": both instants fall in the slot of 12:00:00
+    expect(ra[0]!.jobId).toBe(rb[0]!.jobId); // "*/5 …": both instants fall in the slot of 12:00:00
     expect(await market.getJobCounts('waiting')).toEqual({ waiting: 1 });
     // The next slot is a new job.
     await a.tickNow('positions', { at: at + 5_000 });
@@ -102,19 +110,19 @@ describe('a tick', () => {
 
   it('stores the latest snapshot of each kind+key for strategies to read', async () => {
     const p = pollers();
-    await p.tickNow('positions', { at: Date.UTC(2026, 0, 5, 12, 0, 0) });
+    await p.tickNow('positions', { at: Date.UTC(2026, 0, 1, 12, 0, 0) });
     const latest = await readLatestSnapshot(scope.redis, scope.prefix, 'positions', wallet);
     expect(latest?.wallet).toBe(wallet);
     expect(latest?.positions).toHaveLength(2);
     expect(latest?.source).toBe('perps.positions');
     // An older slot finishing late does not replace the newer one.
-    await p.tickNow('positions', { at: Date.UTC(2026, 0, 5, 11, 59, 0) });
-    expect((await readLatestSnapshot(scope.redis, scope.prefix, 'positions', wallet))?.tickMs).toBe(Date.UTC(2026, 0, 5, 12, 0, 0));
+    await p.tickNow('positions', { at: Date.UTC(2026, 0, 1, 11, 59, 0) });
+    expect((await readLatestSnapshot(scope.redis, scope.prefix, 'positions', wallet))?.tickMs).toBe(Date.UTC(2026, 0, 1, 12, 0, 0));
   });
 
   it('polls the collateral limits of each open position, from the latest positions snapshot', async () => {
     const p = pollers();
-    const at = Date.UTC(2026, 0, 5, 12, 0, 30);
+    const at = Date.UTC(2026, 0, 1, 12, 0, 30);
     await p.tickNow('positions', { at });
     const stale = { ...(await readLatestSnapshot(scope.redis, scope.prefix, 'positions', wallet))! };
     const reports = await p.tickNow('collateralLimits', { at });
@@ -165,7 +173,7 @@ describe('the schedule', () => {
     const flaky = new ApiClient({ baseUrl: url, retries: 0 });
     const p = startPollers({ config, client: flaky, redis: scope.redis, wallet, logger: silentLogger });
     running.push(p);
-    const reports = await p.tickNow('poolInfo', { at: Date.UTC(2026, 0, 5, 12, 0, 0) });
+    const reports = await p.tickNow('poolInfo', { at: Date.UTC(2026, 0, 1, 12, 0, 0) });
     expect(reports.find((r) => r.key === MINTS.ETH)?.error).toContain('503');
     expect(reports.filter((r) => r.jobId !== undefined)).toHaveLength(2);
     expect(await market.getJobCounts('waiting')).toEqual({ waiting: 2 });

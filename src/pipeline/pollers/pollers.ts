@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { createTask, parse, type ScheduledTask } from 'node-cron';
+import { createTask, parse, type ParsedFields, type ScheduledTask } from 'node-cron';
 import type { ApiClient } from '../../api/client.ts';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
 import type { Config } from '../../config/schema.ts';
@@ -78,7 +78,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
     return true;
   });
 
-  const schedules = new Map<SnapshotKind, { task: ScheduledTask; seconds: number[] }>();
+  const schedules = new Map<SnapshotKind, { task: ScheduledTask; fields: ParsedFields }>();
   for (const kind of enabled) {
     const cron = config.pollers[kind].cron;
     const task = createTask(cron, (context) => track(tick(kind, context.date.getTime())), {
@@ -87,7 +87,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
       noOverlap: true,
       logger: cronLogger,
     });
-    schedules.set(kind, { task, seconds: parse(cron).second });
+    schedules.set(kind, { task, fields: parse(cron) });
   }
   for (const { task } of schedules.values()) void Promise.resolve(task.start()).catch((err: unknown) => logger.error({ err }, 'cannot start a poller schedule'));
 
@@ -139,7 +139,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
           reports.push({ kind, key: '(all)', tickMs: 0, error: 'source is not enabled' });
           continue;
         }
-        const tickMs = lastSlotAtOrBefore(schedule.task, schedule.seconds, tickOptions.at ?? now());
+        const tickMs = lastSlotAtOrBefore(schedule.task, schedule.fields, config.pollers.timezone, tickOptions.at ?? now());
         reports.push(...(await track(tick(kind, tickMs))));
       }
       return reports;
