@@ -1,10 +1,10 @@
 import { PublicKey, type VersionedTransaction } from '@solana/web3.js';
 import type { Product } from '../../api/operation.ts';
-import { transactionFeeLamports } from '../chain/compute-budget.ts';
+import { LAMPORTS_PER_SIGNATURE } from '../chain/compute-budget.ts';
 import type { VenueChain } from '../chain/chain.ts';
 import type { VenueAction } from '../market/market.ts';
 import { derivedRequestId } from '../market/keys.ts';
-import { buildRequestTransaction, toBase64, type HostileKind } from '../tx/builder.ts';
+import { buildRequestTransaction, DEFAULT_COMPUTE_UNIT_LIMIT, DEFAULT_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS, toBase64, type HostileKind } from '../tx/builder.ts';
 import type { RequestBook } from '../tx/request-book.ts';
 
 /** txMetadata of spec 2.3: integer strings. */
@@ -44,6 +44,9 @@ function key(address: string): PublicKey {
   let k = keyCache.get(address);
   if (!k) {
     k = new PublicKey(address);
+    // Keys are immutable: answer toBase58 from the text we already have (the compiler asks
+    // for it several times per key, and base58 encoding dominates a build's cost).
+    Object.defineProperty(k, 'toBase58', { value: () => address });
     if (keyCache.size > 10_000) keyCache.clear();
     keyCache.set(address, k);
   }
@@ -57,12 +60,15 @@ function key(address: string): PublicKey {
  */
 export class TxIssuer {
   private counter = 0;
+  private readonly keeper: PublicKey;
 
   constructor(
     private readonly seed: number,
     private readonly chain: VenueChain,
     private readonly requests: RequestBook,
-  ) {}
+  ) {
+    this.keeper = key(chain.keeper.publicKey.toBase58());
+  }
 
   nextRequestId(): string {
     this.counter++;
@@ -72,14 +78,15 @@ export class TxIssuer {
   issue(req: IssueRequest): IssuedTransaction {
     const requestId = req.requestId ?? this.nextRequestId();
     const { blockhash, lastValidBlockHeight } = this.chain.latestBlockhash();
+    const unitPrice = req.priorityFeeMicroLamports ?? DEFAULT_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS;
     const transaction = buildRequestTransaction({
       payer: key(req.wallet),
       product: req.product,
       requestId,
       blockhash,
-      computeUnitPriceMicroLamports: req.priorityFeeMicroLamports,
+      computeUnitPriceMicroLamports: unitPrice,
       accounts: (req.accounts ?? []).map(key),
-      keeperSigner: req.transactionType === 'instant' ? this.chain.keeper.publicKey : undefined,
+      keeperSigner: req.transactionType === 'instant' ? this.keeper : undefined,
       hostile: req.hostile,
     });
     this.requests.register(transaction, {
@@ -97,7 +104,11 @@ export class TxIssuer {
       txMetadata: {
         blockhash,
         lastValidBlockHeight: String(lastValidBlockHeight),
-        transactionFeeLamports: transactionFeeLamports(transaction.message).toString(),
+        // 5000 lamports per signature plus the priority fee, as the chain charges it.
+        transactionFeeLamports: (
+          LAMPORTS_PER_SIGNATURE * BigInt(transaction.message.header.numRequiredSignatures) +
+          (unitPrice * BigInt(DEFAULT_COMPUTE_UNIT_LIMIT) + 999_999n) / 1_000_000n
+        ).toString(),
         accountRentLamports: (req.accountRentLamports ?? 0n).toString(),
       },
     };
