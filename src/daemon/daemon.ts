@@ -9,8 +9,10 @@ import { ChainClient } from '../chain/rpc-client.ts';
 import { LocalKeypairSigner } from '../chain/signer.ts';
 import type { Config } from '../config/index.ts';
 import { ensureRedis } from '../ops/local-redis.ts';
+import { startOpsServer, type OpsServer } from '../ops/http-server.ts';
 import type { Logger } from '../ops/logger.ts';
 import { Metrics } from '../ops/metrics.ts';
+import { watchQueueProgress } from '../ops/queue-progress.ts';
 import { Watchdog } from '../ops/watchdog.ts';
 import { ActionStore } from '../pipeline/executor/action-store.ts';
 import { ApiActionBuilder } from '../pipeline/executor/api-action-builder.ts';
@@ -20,7 +22,7 @@ import { TradeHistoryKeeperWatch } from '../pipeline/executor/keeper-watch.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
 import { Ledger } from '../pipeline/ledger.ts';
 import { startPollers, type Pollers } from '../pipeline/pollers/pollers.ts';
-import { keyPrefix } from '../pipeline/queues.ts';
+import { keyPrefix, QUEUES } from '../pipeline/queues.ts';
 import { connectRedis } from '../pipeline/redis.ts';
 import { readLatestSnapshot } from '../pipeline/snapshot-store.ts';
 import { startStrategyWorker, type StrategyWorker } from '../pipeline/strategy-worker.ts';
@@ -34,6 +36,13 @@ import { ensurePaperWallet, seedPaperWallet, startPaperVenue } from './paper-ven
 export const ROLES = ['pollers', 'strategies', 'executor'] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * Queue consumers count as progressing while no job waited longer than this (ops /healthz).
+ * An action job waits while all executor slots confirm earlier actions, which can take a
+ * request's whole validity, hence the longer limit.
+ */
+const QUEUE_PROGRESS = { everyMs: 5_000, maxLagMs: { market: 30_000, actions: 120_000 } } as const;
+
 export interface DaemonOptions {
   readonly config: Config;
   readonly roles: readonly Role[];
@@ -44,6 +53,7 @@ export interface DaemonOptions {
   /** Failpoint hooks, passed to the executor (crash-injection tests). */
   readonly onTransition?: ConstructorParameters<typeof Executor>[0]['onTransition'];
   readonly onSent?: ConstructorParameters<typeof Executor>[0]['onSent'];
+  readonly onLandingSeen?: ConstructorParameters<typeof Executor>[0]['onLandingSeen'];
 }
 
 export interface Daemon {
@@ -52,6 +62,8 @@ export interface Daemon {
   readonly venue?: Venue;
   readonly metrics: Metrics;
   readonly watchdog: Watchdog;
+  /** The ops HTTP server (health, metrics, status, control). */
+  readonly ops: OpsServer;
   /** Stops every role within the grace period; in-flight actions stop at a persisted state. */
   stop(): Promise<void>;
 }
@@ -123,20 +135,40 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
     // ---------------------------------------------------------------- roles
     if (options.roles.includes('executor')) {
-      closers.push(await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, onTransition: options.onTransition, onSent: options.onSent }).then((w) => () => w.close()));
+      closers.push(await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, onTransition: options.onTransition, onSent: options.onSent, onLandingSeen: options.onLandingSeen }).then((w) => () => w.close()));
+      const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.actions, watchdog, loop: 'executor-queue', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.actions, logger });
+      closers.push(() => progress.stop());
     }
     let strategyWorker: StrategyWorker | undefined;
     if (options.roles.includes('strategies')) {
       const strategies = await loadStrategiesOrThrow({ dir: config.strategies.dir, enabled: config.strategies.enabled, settings: config.strategies.settings });
-      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger });
+      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger, metrics });
       closers.push(() => strategyWorker!.close());
+      const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.market, watchdog, loop: 'strategy-worker', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.market, logger });
+      closers.push(() => progress.stop());
       logger.info({ strategies: strategies.map((s) => s.strategy.name) }, 'strategy workers started');
     }
     let pollers: Pollers | undefined;
     if (options.roles.includes('pollers')) {
-      pollers = startPollers({ config, client, redis, wallet, logger: logger.child({ component: 'pollers' }) });
+      pollers = startPollers({ config, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics });
       closers.push(() => pollers!.stop());
     }
+
+    // ---------------------------------------------------------------- ops server (closed first on stop)
+    const ops = await startOpsServer({
+      host: config.ops.host,
+      port: config.ops.port,
+      controlToken: config.ops.controlToken,
+      redis,
+      prefix,
+      identity: { mode: config.mode, wallet, roles: options.roles },
+      ledger,
+      metrics,
+      watchdog,
+      logger: logger.child({ component: 'ops' }),
+    });
+    closers.push(() => ops.close());
+    ops.markReady();
 
     return {
       wallet,
@@ -144,7 +176,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       venue,
       metrics,
       watchdog,
+      ops,
       async stop() {
+        ops.markStopping();
         await ledger.append({ at: Date.now(), type: 'system', detail: { event: 'stop', pid: process.pid } }).catch(() => undefined);
         await stopAll();
       },
@@ -155,7 +189,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
 }
 
-interface ExecutorRoleOptions {
+export interface ExecutorRoleOptions {
   readonly config: Config;
   readonly redis: Redis;
   readonly prefix: string;
@@ -168,9 +202,29 @@ interface ExecutorRoleOptions {
   readonly watchdog: Watchdog;
   readonly onTransition?: DaemonOptions['onTransition'];
   readonly onSent?: DaemonOptions['onSent'];
+  readonly onLandingSeen?: DaemonOptions['onLandingSeen'];
 }
 
 async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker> {
+  return startExecutorWorker({
+    redis: o.redis,
+    prefix: o.prefix,
+    executor: assembleExecutor(o),
+    logger: o.logger.child({ component: 'executor' }),
+    concurrency: 16,
+    sweepMs: Math.max(1_000, o.config.execution.confirmPollMs * 4),
+    watchdog: o.watchdog,
+    onInvalidJob: async (jobId, detail) => {
+      await o.ledger.append({ at: Date.now(), type: 'alert', detail: { event: 'invalid_action_job', jobId: jobId ?? '', detail, id: randomUUID() } });
+    },
+  });
+}
+
+/**
+ * The executor with everything it talks to, as the executor role runs it. Exported for the
+ * benchmark's no-queue floor (bench/daemon.ts), which must drive the very same classes.
+ */
+export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   const { config, redis, prefix, client, signer, logger } = o;
   const chain = new ChainClient(o.rpcUrl, config.rpc.commitment);
   const risk = new RedisRiskGate({
@@ -185,7 +239,7 @@ async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker
     },
     findTpsl: tpslFromSnapshots(redis, prefix),
   });
-  const executor = new Executor({
+  return new Executor({
     store: new ActionStore(redis, prefix),
     client,
     chain,
@@ -210,6 +264,7 @@ async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker
     ledger: o.ledger,
     risk,
     onSent: o.onSent,
+    onLandingSeen: o.onLandingSeen,
     logger: logger.child({ component: 'executor' }),
     confirmPollMs: config.execution.confirmPollMs,
     rebroadcastMs: config.execution.rebroadcastMs,
@@ -219,18 +274,6 @@ async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker
         o.metrics.tickToSubmit.observe((Date.now() - record.trigger.receivedAtMs) / 1000);
       }
       await o.onTransition?.(record);
-    },
-  });
-  return startExecutorWorker({
-    redis,
-    prefix,
-    executor,
-    logger: logger.child({ component: 'executor' }),
-    concurrency: 16,
-    sweepMs: Math.max(1_000, config.execution.confirmPollMs * 4),
-    watchdog: o.watchdog,
-    onInvalidJob: async (jobId, detail) => {
-      await o.ledger.append({ at: Date.now(), type: 'alert', detail: { event: 'invalid_action_job', jobId: jobId ?? '', detail, id: randomUUID() } });
     },
   });
 }

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
+import type { Metrics } from '../ops/metrics.ts';
 import { claimIntent } from '../strategy/intent-lock.ts';
 import type { LoadedStrategy } from '../strategy/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from '../strategy/run.ts';
@@ -26,6 +27,8 @@ export interface StrategyWorkerOptions {
   readonly ledger: Ledger;
   /** The clock (default Date.now); tests pass a controllable one. */
   readonly now?: () => number;
+  /** Counts snapshots processed and intents decided. */
+  readonly metrics?: Metrics;
 }
 
 export interface StrategyWorker {
@@ -104,6 +107,7 @@ export function snapshotHandler(deps: HandlerDeps): (job: Job<unknown>) => Promi
         await ledger.append({ at: now(), type: 'strategy_state', strategy: run.strategy, detail: { trigger: triggerOf(snapshot) } });
       }
     }
+    deps.metrics?.snapshotsProcessed.inc({ kind: snapshot.kind });
     return { actions: enqueued, failed };
   };
 }
@@ -136,6 +140,7 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
     // Ledger first only on the first claim: a retried snapshot job re-adds the job (BullMQ
     // keeps one per id) without writing the decision twice.
     if (claim === 'claimed') {
+      deps.metrics?.intents.inc({ strategy: action.strategy, type: action.intent.type });
       await deps.ledger.append({
         at: now(),
         type: 'decision',

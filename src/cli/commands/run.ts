@@ -2,6 +2,7 @@ import { KeyFileError } from '../../chain/signer.ts';
 import { formatProblems, isConfigError, loadConfig } from '../../config/index.ts';
 import { startDaemon, ROLES, type Role } from '../../daemon/daemon.ts';
 import { failpointsFromEnv } from '../../daemon/failpoint.ts';
+import { OpsServerError } from '../../ops/http-server.ts';
 import { RedisUnavailable } from '../../ops/local-redis.ts';
 import { createLogger } from '../../ops/logger.ts';
 import { StrategyLoadError } from '../../strategy/loader.ts';
@@ -55,7 +56,7 @@ export const runCommand: Command = {
     try {
       daemon = await startDaemon({ config, roles: roles.length ? (roles as Role[]) : [...ROLES], logger, ...failpointsFromEnv(process.env) });
     } catch (error) {
-      if (error instanceof RedisUnavailable || error instanceof KeyFileError || error instanceof StrategyLoadError || isConfigError(error)) {
+      if (error instanceof RedisUnavailable || error instanceof OpsServerError || error instanceof KeyFileError || error instanceof StrategyLoadError || isConfigError(error)) {
         logger.fatal({ kind: (error as { kind?: string }).kind }, error.message);
         process.stderr.write(`stratd: ${error.message}\n`);
         return EXIT.failed;

@@ -33,7 +33,7 @@ export const opsSection = {
     format: 'a port 0-65535',
   }),
   controlToken: key({
-    doc: 'Bearer token of the control endpoints (pause, resume). Empty: control only from loopback.',
+    doc: 'Bearer token of the ops server\'s control endpoints (POST /control/pause, /control/resume). Empty: they are refused (stratd pause/resume still work through Redis). Required when ops.host is beyond loopback.',
     schema: z.string(),
     default: '',
     kind: 'string',

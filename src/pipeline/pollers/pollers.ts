@@ -3,7 +3,10 @@ import { createTask, parse, type ParsedFields, type ScheduledTask } from 'node-c
 import type { ApiClient } from '../../api/client.ts';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
 import type { Config } from '../../config/schema.ts';
+import { expectedCronIntervalMs } from '../../ops/cron-interval.ts';
 import type { Logger } from '../../ops/logger.ts';
+import type { Metrics } from '../../ops/metrics.ts';
+import type { Watchdog } from '../../ops/watchdog.ts';
 import { keyPrefix, openQueue, QUEUES } from '../queues.ts';
 import { SNAPSHOT_KINDS, snapshotJobId, snapshotSchema, type Snapshot, type SnapshotKind } from '../snapshot.ts';
 import { storeLatestSnapshot } from '../snapshot-store.ts';
@@ -19,6 +22,10 @@ export interface StartPollersOptions {
   readonly logger: Logger;
   /** The clock (default Date.now): arrival times and tickNow's slot. */
   readonly now?: () => number;
+  /** Each source is a loop `poller:<kind>` that beats when a tick completes (ops /healthz). */
+  readonly watchdog?: Watchdog;
+  /** Counts snapshot jobs enqueued. */
+  readonly metrics?: Metrics;
 }
 
 /** What one read of a tick did. */
@@ -88,6 +95,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
       logger: cronLogger,
     });
     schedules.set(kind, { task, fields: parse(cron) });
+    options.watchdog?.register(`poller:${kind}`, expectedCronIntervalMs(task));
   }
   for (const { task } of schedules.values()) void Promise.resolve(task.start()).catch((err: unknown) => logger.error({ err }, 'cannot start a poller schedule'));
 
@@ -110,6 +118,9 @@ export function startPollers(options: StartPollersOptions): Pollers {
     await options.redis
       .hset(pollerHeartbeatKey(prefix), kind, JSON.stringify({ tickMs, at: now(), reads: reports.length, failed }))
       .catch((err: unknown) => logger.warn({ err }, 'cannot write the poller heartbeat'));
+    // A completed tick is progress even when its reads failed (an API outage is not a stuck
+    // process); the failures show in /status and the logs.
+    options.watchdog?.beat(`poller:${kind}`);
     return reports;
   }
 
@@ -122,6 +133,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
       await storeLatestSnapshot(options.redis, prefix, snapshot);
       const jobId = snapshotJobId(kind, read.key, tickMs);
       await queue.add(kind, snapshot, { jobId });
+      options.metrics?.snapshotsEnqueued.inc({ kind });
       return { kind, key: read.key, tickMs, jobId };
     } catch (error) {
       logger.warn({ source: kind, key: read.key, tickMs, err: error }, 'poller read failed');
