@@ -11,6 +11,7 @@ import type { ActionRecord } from '../pipeline/executor/action-record.ts';
 export interface Failpoints {
   readonly onTransition?: (record: ActionRecord) => void;
   readonly onSent?: (record: ActionRecord) => void;
+  readonly onLandingSeen?: (record: ActionRecord) => void;
 }
 
 export function failpointsFromEnv(env: NodeJS.ProcessEnv): Failpoints {
@@ -18,9 +19,8 @@ export function failpointsFromEnv(env: NodeJS.ProcessEnv): Failpoints {
   if (!point) return {};
   const die = () => process.kill(process.pid, 'SIGKILL');
   if (point === 'sent') return { onSent: die };
-  if (point === 'confirming') {
-    return { onTransition: (r) => (r.state === 'submitted' && r.landedSlot !== undefined ? die() : undefined) };
-  }
+  // Recording the landing keeps the state `submitted`, which is not a transition: it has its own hook.
+  if (point === 'confirming') return { onLandingSeen: die };
   const state = point.startsWith('after:') ? point.slice('after:'.length) : undefined;
   return state ? { onTransition: (r) => (r.state === state && r.landedSlot === undefined ? die() : undefined) } : {};
 }

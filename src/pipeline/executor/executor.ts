@@ -38,6 +38,11 @@ export interface ExecutorOptions {
   readonly onTransition?: (record: ActionRecord) => void | Promise<void>;
   /** Test hook: called right after a send returned, before `submitted` is persisted. */
   readonly onSent?: (record: ActionRecord) => void | Promise<void>;
+  /**
+   * Test hook: called once the landing of a keeper-awaited request is persisted (still
+   * `submitted`, so onTransition does not fire), before the keeper's fill is checked.
+   */
+  readonly onLandingSeen?: (record: ActionRecord) => void | Promise<void>;
 }
 
 /** A new action: the job the strategy worker enqueued (trigger is optional for tools and tests). */
@@ -362,7 +367,11 @@ export class Executor {
         await this.transition(stored, { state: 'landed', landedSlot: seen.slot });
         return;
       }
-      const current = r.landedSlot === undefined ? await this.transition(stored, { state: 'submitted', landedSlot: seen.slot }) : stored;
+      let current = stored;
+      if (r.landedSlot === undefined) {
+        current = await this.transition(stored, { state: 'submitted', landedSlot: seen.slot });
+        await this.o.onLandingSeen?.(current.record);
+      }
       if (await this.o.keeper.fulfilled(current.record)) {
         await this.transition(current, { state: 'landed' });
         return;
