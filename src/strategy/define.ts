@@ -15,23 +15,25 @@ import type { Intent } from './intent.ts';
  * @example
  * // strategies/close-big-losers.ts
  * import { z } from 'zod';
+ * import { uintString } from '../src/api/amounts.ts';
  * import { defineStrategy } from '../src/strategy/define.ts';
- * import { toBigInt } from '../src/api/amounts.ts';
+ * import type { Intent } from '../src/strategy/intent.ts';
+ * import { positionView } from '../src/strategy/position-view.ts';
  *
  * export default defineStrategy({
  *   name: 'close-big-losers',
- *   config: z.object({ maxLossUsd: z.string().regex(/^\d+$/).default('50000000') }),
+ *   config: z.object({ maxLossUsd: uintString.default('50000000') }), // $50, USD × 10^6
  *   subscribes: ['positions'],
  *   onSnapshot(ctx, snapshot) {
- *     const intents = [];
- *     for (const p of snapshot.positions) {
- *       if (!('sizeUsd' in p) || p.pnlAfterFeesUsd === undefined) continue;
- *       if (-toBigInt(p.pnlAfterFeesUsd) < toBigInt(ctx.config.maxLossUsd)) continue;
+ *     const intents: Intent[] = [];
+ *     for (const item of snapshot.positions) {
+ *       const p = positionView(item); // either item shape, exact bigints
+ *       if (!p || p.pnlAfterFeesUsd === undefined || -p.pnlAfterFeesUsd < BigInt(ctx.config.maxLossUsd)) continue;
  *       intents.push({
  *         type: 'decrease', key: `close:${p.positionPubkey}`, reason: 'loss beyond the limit',
- *         notionalUsd: p.sizeUsd, positionPubkey: p.positionPubkey, marketMint: p.assetMint,
+ *         notionalUsd: p.sizeUsd.toString(), positionPubkey: p.positionPubkey, marketMint: p.marketMint,
  *         side: p.side, receiveToken: 'USDC', entirePosition: true,
- *       } as const);
+ *       });
  *     }
  *     return intents;
  *   },

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import trim from '../../strategies/examples/trim-winners.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { actionIdFor } from '../../src/pipeline/action.ts';
+import { runStrategies } from '../../src/pipeline/strategy-worker.ts';
+import { loadStrategiesOrThrow } from '../../src/strategy/loader.ts';
+import { formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, TICK } from './samples.ts';
+
+const USD = 1_000_000n;
+const winner = { sizeUsd: 1_000n * USD, collateralUsd: 100n * USD, markPriceUsd: 160n * USD, liquidationPriceUsd: 120n * USD, pnlAfterFeesUsd: 60n * USD };
+const flat = { ...winner, pubkey: POSITION_2, pnlAfterFeesUsd: 10n * USD };
+
+describe('the example strategy of docs/strategies.md', () => {
+  it('is shown in the docs exactly as the file is', () => {
+    const doc = readFileSync(new URL('../../docs/strategies.md', import.meta.url), 'utf8');
+    const file = readFileSync(new URL('../../strategies/examples/trim-winners.ts', import.meta.url), 'utf8');
+    expect(doc).toContain(`\`\`\`ts\n${file}\`\`\``);
+  });
+
+  it('loads through the loader and decides through the worker core, as in the daemon', async () => {
+    const strategies = await loadStrategiesOrThrow({ dir: 'strategies/examples', enabled: ['trim-winners'], settings: { 'trim-winners': { takeProfitBps: 5_000 } } });
+    const snapshot = positionsSnapshot([rawPosition(winner), formattedPosition(flat)]);
+    const [run] = await runStrategies({
+      snapshot,
+      strategies,
+      reader: { latest: async () => undefined, latestAll: async () => [] },
+      readState: async () => undefined,
+      now: () => TICK + 1,
+      logger: silentLogger,
+      timeoutMs: 1_000,
+    });
+    expect(run?.status).toBe('ok');
+    if (run?.status !== 'ok') return;
+    expect(run.actions.map((a) => a.actionId)).toEqual([actionIdFor('trim-winners', `trim:${POSITION}`, TICK)]);
+    expect(run.actions[0]!.intent).toMatchObject({ type: 'decrease', sizeUsdDelta: '250000000', notionalUsd: '250000000', receiveToken: 'USDC' });
+    expect(run.actions[0]!.stateAfter).toEqual({ trimmedAt: { [POSITION]: TICK } });
+  });
+
+  it('waits everyMs before trimming the same position again', async () => {
+    const ctx = (state?: { trimmedAt: Record<string, number> }) => ({
+      name: trim.name, config: trim.config.parse({}), state, now: () => 0, latest: async () => undefined, latestAll: async () => [], logger: silentLogger,
+    });
+    const state = { trimmedAt: { [POSITION]: TICK } };
+    expect(await trim.onSnapshot(ctx(state) as never, positionsSnapshot([rawPosition(winner)], TICK + 60_000))).toEqual([]);
+    const later = await trim.onSnapshot(ctx(state) as never, positionsSnapshot([rawPosition(winner)], TICK + 3_600_000));
+    expect(Array.isArray(later) ? later : later.intents).toHaveLength(1);
+  });
+});
