@@ -153,9 +153,14 @@ export async function startVenue(opts: VenueOptions): Promise<Venue> {
 
   // Built transactions expire with their blockhash; forget them well after that.
   const keepRequestsMs = Math.max(600_000, 4 * (opts.blockhashValidBlocks ?? 150) * (opts.slotMs ?? 400));
+  let prunedAt = clock.now();
   const tick = () => {
-    market.advanceTo(clock.now());
-    requests.prune(clock.now() - keepRequestsMs);
+    const now = clock.now();
+    market.advanceTo(now);
+    if (now - prunedAt >= 10_000) {
+      requests.prune(now - keepRequestsMs);
+      prunedAt = now;
+    }
   };
   clock.onAdvance = tick;
 

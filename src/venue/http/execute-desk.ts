@@ -8,6 +8,8 @@ import { ChainRejection, type ChainRejectionKind } from '../chain/rejection.ts';
 import { serializedMessage } from '../tx/v0-message.ts';
 import type { PendingRequest, RequestBook } from '../tx/request-book.ts';
 
+const MAX_REPLIES = 50_000;
+
 export type ExecuteRefusal = 'malformed' | 'unknown_message' | 'request_mismatch' | 'wrong_product' | ChainRejectionKind;
 
 export type ExecuteResult =
@@ -79,5 +81,7 @@ export class ExecuteDesk {
 
   remember(signature: string, reply: CachedReply): void {
     this.replies.set(signature, reply);
+    // Repeats come within the blockhash's lifetime; a long paper run must not keep them all.
+    if (this.replies.size > MAX_REPLIES) this.replies.delete(this.replies.keys().next().value as string);
   }
 }

@@ -247,14 +247,20 @@ export class PerpsBook {
         fillDecrease(this.env, position, quote, action.receiveMint, meta);
         if (quote.closesPosition) this.cancelTpslOf(position.pubkey);
       }
-      this.outcomes.push({ requestPubkey: action.requestPubkey, kind: action.kind, signature: request.signature, status: 'executed', reason: null, atMs });
+      this.record({ requestPubkey: action.requestPubkey, kind: action.kind, signature: request.signature, status: 'executed', reason: null, atMs });
       return undefined;
     } catch (error) {
       if (!(error instanceof MarketError)) throw error;
       if (action.kind === 'perps.increase') this.env.ledger.credit(action.owner, action.inputMint, action.inputAmount);
-      this.outcomes.push({ requestPubkey: action.requestPubkey, kind: action.kind, signature: request.signature, status: 'rejected', reason: `${error.code}: ${error.message}`, atMs });
+      this.record({ requestPubkey: action.requestPubkey, kind: action.kind, signature: request.signature, status: 'rejected', reason: `${error.code}: ${error.message}`, atMs });
       return error;
     }
+  }
+
+  /** Keeps the latest outcomes (the control API shows them); a long run must stay bounded. */
+  private record(outcome: RequestOutcome): void {
+    this.outcomes.push(outcome);
+    if (this.outcomes.length > 20_000) this.outcomes.splice(0, 10_000);
   }
 
   cancelTpslOf(positionPubkey: string): void {
