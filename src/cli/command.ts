@@ -3,7 +3,6 @@ import { parseArgs } from 'node:util';
 /** One `stratd <name>` command. `run` returns the process exit code. */
 export interface Command {
   readonly name: string;
-  readonly summary: string;
   readonly usage: string;
   run(argv: string[]): Promise<number>;
 }

@@ -1,16 +1,25 @@
 import type { Command } from './command.ts';
 import { EXIT } from './command.ts';
-import { apiCommand } from './commands/api.ts';
-import { keygenCommand } from './commands/keygen.ts';
-import { txCommand } from './commands/tx.ts';
-import { pauseCommand, resumeCommand } from './commands/trading.ts';
-import { actionsCommand } from './commands/actions.ts';
-import { configCommand } from './commands/config.ts';
-import { runCommand } from './commands/run.ts';
-import { venueCommand } from './commands/venue.ts';
 
-/** Every command of `stratd`. Add a command by adding its module here. */
-const COMMANDS: readonly Command[] = [runCommand, apiCommand, txCommand, keygenCommand, pauseCommand, resumeCommand, actionsCommand, configCommand, venueCommand];
+interface CommandEntry {
+  readonly name: string;
+  readonly summary: string;
+  /** Loaded on use only: `stratd actions` need not load the venue, web3.js or BullMQ. */
+  readonly load: () => Promise<Command>;
+}
+
+/** Every command of `stratd`. Add a command by adding its entry here. */
+const COMMANDS: readonly CommandEntry[] = [
+  { name: 'run', summary: 'Run the daemon (paper mode by default)', load: async () => (await import('./commands/run.ts')).runCommand },
+  { name: 'actions', summary: 'Print the ledger of decisions and action state changes', load: async () => (await import('./commands/actions.ts')).actionsCommand },
+  { name: 'pause', summary: 'Kill switch: halt trading (or --reducing) in every process', load: async () => (await import('./commands/trading.ts')).pauseCommand },
+  { name: 'resume', summary: 'Resume trading after a pause, a loss stop or a circuit breaker', load: async () => (await import('./commands/trading.ts')).resumeCommand },
+  { name: 'config', summary: 'Check, show and document the configuration', load: async () => (await import('./commands/config.ts')).configCommand },
+  { name: 'venue', summary: 'Run the simulated venue (trading API + JSON-RPC chain) for paper trading and tests', load: async () => (await import('./commands/venue.ts')).venueCommand },
+  { name: 'tx', summary: 'Inspect a transaction against the signing policy', load: async () => (await import('./commands/tx.ts')).txCommand },
+  { name: 'keygen', summary: 'Create a new wallet key file (mode 0600)', load: async () => (await import('./commands/keygen.ts')).keygenCommand },
+  { name: 'api', summary: 'List, call and check the operations of the trading API', load: async () => (await import('./commands/api.ts')).apiCommand },
+];
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -18,11 +27,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(help());
     return name ? EXIT.ok : EXIT.usage;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     process.stderr.write(`stratd: unknown command "${name}"\n\n${help()}`);
     return EXIT.usage;
   }
+  const command = await entry.load();
   return command.run(rest);
 }
 

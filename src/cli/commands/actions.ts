@@ -14,7 +14,6 @@ const DEFAULT_TYPES = ['decision', 'action_state', 'risk', 'alert', 'strategy_er
 
 export const actionsCommand: Command = {
   name: 'actions',
-  summary: 'Print the ledger of decisions and action state changes',
   usage: USAGE,
   async run(argv) {
     const parsed = parseCommandArgs('actions', argv, USAGE, {

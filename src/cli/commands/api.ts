@@ -20,7 +20,6 @@ const USAGE = `usage:
 
 export const apiCommand: Command = {
   name: 'api',
-  summary: 'List, call and check the operations of the trading API',
   usage: USAGE,
   async run(argv) {
     const [sub, ...rest] = argv;

@@ -19,7 +19,6 @@ Layers, lowest first: built-in defaults < config/default.json < config/<NODE_ENV
 
 export const configCommand: Command = {
   name: 'config',
-  summary: 'Check, show and document the configuration',
   usage: USAGE,
   async run(argv) {
     const [sub, ...rest] = argv;

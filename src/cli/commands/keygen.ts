@@ -11,7 +11,6 @@ const USAGE = `usage:
 
 export const keygenCommand: Command = {
   name: 'keygen',
-  summary: 'Create a new wallet key file (mode 0600)',
   usage: USAGE,
   async run(argv) {
     let values;

@@ -17,7 +17,6 @@ const USAGE = `usage: stratd run [--role pollers|strategies|executor ...] [--con
 
 export const runCommand: Command = {
   name: 'run',
-  summary: 'Run the daemon (paper mode by default)',
   usage: USAGE,
   async run(argv) {
     const parsed = parseCommandArgs('run', argv, USAGE, { ...CONFIG_OPTIONS, role: { type: 'string', multiple: true } });

@@ -33,7 +33,6 @@ const PAUSE_USAGE = `usage: stratd pause [--reducing] [--reason <text>] [--confi
 
 export const pauseCommand: Command = {
   name: 'pause',
-  summary: 'Kill switch: halt trading (or --reducing) in every process',
   usage: PAUSE_USAGE,
   run: (argv) =>
     withTradingState(
@@ -55,7 +54,6 @@ const RESUME_USAGE = `usage: stratd resume [--config <file>] [--set key=value]
 
 export const resumeCommand: Command = {
   name: 'resume',
-  summary: 'Resume trading after a pause, a loss stop or a circuit breaker',
   usage: RESUME_USAGE,
   run: (argv) =>
     withTradingState('resume', argv, RESUME_USAGE, async (store) => {

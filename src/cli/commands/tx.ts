@@ -20,7 +20,6 @@ const USAGE = `usage:
 
 export const txCommand: Command = {
   name: 'tx',
-  summary: 'Inspect a transaction against the signing policy',
   usage: USAGE,
   async run(argv) {
     const [sub, ...rest] = argv;

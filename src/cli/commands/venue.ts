@@ -88,7 +88,6 @@ async function loadFaults(path: string | undefined): Promise<FaultPatch | undefi
 
 export const venueCommand: Command = {
   name: 'venue',
-  summary: 'Run the simulated venue (trading API + JSON-RPC chain) for paper trading and tests',
   usage: USAGE,
   async run(argv) {
     let options: VenueOptions;
