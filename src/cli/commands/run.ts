@@ -52,6 +52,14 @@ export const runCommand: Command = {
     });
 
     let daemon;
+    // Installed before start-up: a SIGTERM while the roles start (the executor may already be
+    // driving recovered actions) stops gracefully once started, instead of killing the process.
+    let pendingSignal: string | undefined;
+    let onSignal = (signal: string) => {
+      pendingSignal ??= signal;
+    };
+    process.once('SIGTERM', () => onSignal('SIGTERM'));
+    process.once('SIGINT', () => onSignal('SIGINT'));
     try {
       daemon = await startDaemon({ config, roles: roles.length ? (roles as Role[]) : [...ROLES], logger, ...failpointsFromEnv(process.env) });
     } catch (error) {
@@ -84,8 +92,8 @@ export const runCommand: Command = {
             resolve();
           });
       };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      onSignal = stop;
+      if (pendingSignal) stop(pendingSignal);
     });
     return EXIT.ok;
   },
