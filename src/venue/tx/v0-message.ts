@@ -26,6 +26,11 @@ function shortVec(n: number): number[] {
   }
 }
 
+/** A map key for a public key: its raw bytes as text (base58 encoding dominated a build). */
+function keyId(key: PublicKey): string {
+  return key.toBuffer().toString('latin1');
+}
+
 interface KeyMeta {
   key: PublicKey;
   signer: boolean;
@@ -36,7 +41,7 @@ interface KeyMeta {
 function orderedKeys(payer: PublicKey, instructions: readonly TransactionInstruction[]): KeyMeta[] {
   const metas = new Map<string, KeyMeta>();
   const note = (key: PublicKey, signer: boolean, writable: boolean): void => {
-    const id = key.toBase58();
+    const id = keyId(key);
     const meta = metas.get(id);
     if (meta) {
       meta.signer ||= signer;
@@ -59,8 +64,8 @@ function orderedKeys(payer: PublicKey, instructions: readonly TransactionInstruc
 /** Compiles `instructions` into a v0 message without lookup tables. */
 export function compileV0Message(payer: PublicKey, recentBlockhash: string, instructions: readonly TransactionInstruction[]): MessageV0 {
   const keys = orderedKeys(payer, instructions);
-  const index = new Map(keys.map((meta, i) => [meta.key.toBase58(), i]));
-  const indexOf = (key: PublicKey): number => index.get(key.toBase58()) ?? -1;
+  const index = new Map(keys.map((meta, i) => [keyId(meta.key), i]));
+  const indexOf = (key: PublicKey): number => index.get(keyId(key)) ?? -1;
   const compiledInstructions = instructions.map((ix) => ({
     programIdIndex: indexOf(ix.programId),
     accountKeyIndexes: ix.keys.map((account) => indexOf(account.pubkey)),
