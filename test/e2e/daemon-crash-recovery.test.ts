@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import { startVenue, type Venue } from '../../src/venue/venue.ts';
+import { DaemonFleet } from './support/daemon-process.ts';
+import { E2eDeployment } from './support/e2e-deployment.ts';
+import { Slots } from './support/slots.ts';
+import { actionHistories, landedExactlyOnceProblems } from './support/exactly-once.ts';
+import { VenueControl } from './support/venue-control.ts';
+import { waitUntil } from './support/wait-until.ts';
+
+/**
+ * Acceptance: the daemon is SIGKILLed at each executor step in turn (STRATD_FAILPOINT,
+ * src/daemon/failpoint.ts) and restarted without the failpoint; every action ends landed
+ * exactly once — checked against the venue's landed transactions and trade history — and
+ * nothing is re-signed while ambiguous. The venue runs in this test process, so it outlives
+ * the daemon processes. The steps run two at a time, each with its own wallet, Redis prefix and
+ * processes, cleaned up when its test finishes.
+ */
+
+interface Case {
+  readonly failpoint: string;
+  /** Where the stored action must stand when the process died: proof the crash hit that step. */
+  readonly diedAt: (record: ActionRecord, landedOnVenue: boolean) => boolean;
+  readonly expected: string;
+}
+
+const CASES: readonly Case[] = [
+  { failpoint: 'after:built', expected: 'built, nothing signed', diedAt: (r) => r.state === 'built' && r.signature === undefined },
+  { failpoint: 'after:inspected', expected: 'inspected, nothing signed', diedAt: (r) => r.state === 'inspected' && r.signature === undefined },
+  { failpoint: 'after:signed', expected: 'signed, not sent', diedAt: (r, landed) => r.state === 'signed' && r.signedTx !== undefined && !landed },
+  { failpoint: 'sent', expected: 'sent (landed on the venue) but `submitted` not persisted', diedAt: (r, landed) => r.state === 'signed' && landed },
+  { failpoint: 'after:submitted', expected: 'submitted, landing not yet seen', diedAt: (r) => r.state === 'submitted' && r.landedSlot === undefined },
+  { failpoint: 'confirming', expected: 'submitted, landing seen, keeper pending', diedAt: (r) => r.state === 'submitted' && r.landedSlot !== undefined },
+];
+
+describe('crash at each executor step, then restart', () => {
+  const slots = new Slots(2);
+  let venue: Venue;
+  let control: VenueControl;
+
+  beforeAll(async () => {
+    venue = await startVenue({ seed: 41, clock: { speed: 1 } });
+    control = new VenueControl(venue.apiUrl);
+  });
+
+  afterAll(async () => {
+    await venue?.close();
+  });
+
+  it.concurrent.for(CASES)('SIGKILL at $failpoint: the restarted daemon lands the action exactly once', { timeout: 120_000 }, async ({ failpoint, diedAt, expected }, { expect, onTestFinished }) => {
+    const release = await slots.acquire();
+    const fleet = new DaemonFleet();
+    const deployment = await E2eDeployment.create(`crash-${failpoint.replace(':', '-')}`);
+    onTestFinished(async () => {
+      await fleet.killAll();
+      await deployment.close();
+      release();
+    });
+    const position = await control.fundWithPositionNearLiquidation(deployment.walletAddress);
+    const sets = deployment.sets(E2eDeployment.againstVenue(venue));
+
+    const crashing = fleet.start({ name: `daemon with ${failpoint}`, sets, env: { STRATD_FAILPOINT: failpoint } });
+    const death = await crashing.waitForExit(45_000);
+    expect(death.signal, crashing.logTail()).toBe('SIGKILL');
+
+    const [actionId, ...others] = await deployment.actionIds();
+    expect(actionId, crashing.logTail()).toBeDefined();
+    expect(others).toEqual([]);
+    const atDeath = await deployment.record(actionId!);
+    const landedAtDeath = atDeath?.signature !== undefined && (await control.landed()).some((l) => l.signature === atDeath.signature);
+    expect(atDeath && diedAt(atDeath, landedAtDeath), `expected the action ${expected}; it was ${JSON.stringify({ state: atDeath?.state, signature: atDeath?.signature, landedSlot: atDeath?.landedSlot, landedAtDeath })}`).toBe(true);
+
+    const restarted = fleet.start({ name: `restart after ${failpoint}`, sets });
+    await waitUntil(
+      async () => {
+        if (!restarted.running) throw new Error('the restarted daemon exited');
+        const record = await deployment.record(actionId!);
+        return record && ['landed', 'rejected', 'expired'].includes(record.state) ? record : undefined;
+      },
+      { what: `action ${actionId} is final after the restart`, timeoutMs: 45_000, context: () => restarted.logTail() },
+    );
+    restarted.signal('SIGTERM');
+    expect((await restarted.waitForExit(20_000)).code, restarted.logTail()).toBe(0);
+
+    const ledger = await deployment.ledger();
+    const histories = actionHistories(ledger);
+    const [landed, trades] = await Promise.all([control.landed(), control.decreaseTrades(deployment.walletAddress)]);
+    expect([...histories.keys()]).toEqual([actionId]);
+    const problems = [];
+    for (const history of histories.values()) {
+      problems.push(...landedExactlyOnceProblems({ history, record: await deployment.record(history.actionId), landed, decreaseTrades: trades }));
+    }
+    expect(problems, restarted.logTail()).toEqual([]);
+    expect(ledger.filter((e) => e.type === 'action_state' && e.state === 'signed')).toHaveLength(1);
+
+    // The position was decreased once, by the decided amount.
+    const record = (await deployment.record(actionId!))!;
+    expect(trades).toHaveLength(1);
+    const delta = record.intent.type === 'decrease' && record.intent.sizeUsdDelta !== undefined ? BigInt(record.intent.sizeUsdDelta) : position.sizeUsd;
+    expect(await control.positionSize(position.positionPubkey)).toBe(position.sizeUsd - delta);
+  });
+});
