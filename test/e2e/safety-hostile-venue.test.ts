@@ -1,0 +1,181 @@
+// End-to-end: one `stratd run` against a venue that builds hostile transactions for every write
+// operation, through each kind of tampering in turn. For every kind the daemon must refuse the
+// liquidation guard's decreases with the policy rule named, trip the circuit breaker (trading
+// halted), and across the whole run sign nothing and land nothing.
+//
+// One daemon for all kinds keeps the file fast (booting `stratd run` costs seconds): after each
+// halt the test switches the venue's tampering and resumes trading through the kill switch's
+// Redis state. Each refused action is attributed to a kind by reading its stored transaction
+// bytes with web3.js, so a build straddling a switch cannot be misattributed.
+import { PublicKey } from '@solana/web3.js';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PolicyRule } from '../../src/chain/policy/verdict.ts';
+import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import { keyPrefix } from '../../src/pipeline/queues.ts';
+import { connectRedis } from '../../src/pipeline/redis.ts';
+import { TradingStateStore, type TradingStateRecord } from '../../src/risk/trading-state.ts';
+import { HOSTILE_KINDS, type HostileKind } from '../../src/venue/tx/hostile.ts';
+import { startVenue, type Venue } from '../../src/venue/venue.ts';
+import { DaemonExited, startDaemonProcess, type DaemonProcess } from './safety-support/daemon-process.ts';
+import { lastStates, ledgerThroughCli, storedActionRecords } from './safety-support/deployment-records.ts';
+import { carriesNoSignature, hostileContentOf } from './safety-support/hostile-content.ts';
+import { deleteEverythingContaining } from './safety-support/redis-values.ts';
+import { createTestWallet, type TestWallet } from './safety-support/test-wallet.ts';
+import { venueControl, type VenueBalances } from './safety-support/venue-control.ts';
+import { waitFor } from './safety-support/wait-for.ts';
+
+const EXPECTED_RULE: Record<HostileKind, PolicyRule> = {
+  sol_transfer: 'value_transfer',
+  token_transfer: 'value_transfer',
+  token_approve: 'token_approval',
+  fee_payer: 'fee_payer',
+  unknown_program: 'program_not_allowed',
+};
+
+/** Identical rejections before the breaker halts trading (config risk.circuitBreakerRejections). */
+const BREAKER = 3;
+
+const redisPrefix = `stratd-test-e2e-safety-hostile-${process.pid}`;
+const prefix = keyPrefix(redisPrefix);
+const redis: Redis = connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+const tradingState = new TradingStateStore(redis, prefix);
+let venue: Venue | undefined;
+let wallet: TestWallet | undefined;
+let daemon: DaemonProcess | undefined;
+let funded: VenueBalances | undefined;
+
+function daemonOutput(): string {
+  const stdout = daemon?.stdout() ?? '';
+  const lines = stdout.split('\n').filter((line) => !line.includes('cooling down'));
+  return `--- daemon stdout (tail) ---\n${lines.join('\n').slice(-12_000)}\n--- stderr ---\n${(daemon?.stderr() ?? '').slice(-2_000)}`;
+}
+
+/** Waits until the breaker halted trading on `rule` after `sinceMs`, with no action unfinished. */
+async function haltedOn(rule: PolicyRule, sinceMs: number, what: string): Promise<TradingStateRecord> {
+  return waitFor(
+    async () => {
+      if (!daemon?.running()) throw new DaemonExited(`the daemon exited early\n${daemonOutput()}`);
+      const state = await tradingState.get();
+      if (state.state !== 'halted' || state.changedAtMs < sinceMs || !state.reason.includes(`policy:${rule}`)) return undefined;
+      return (await redis.zcard(`${prefix}actions:open`)) === 0 ? state : undefined;
+    },
+    { timeoutMs: 40_000, what, describe: daemonOutput },
+  );
+}
+
+/** Policy-refused action records with the tampering each one's transaction carries. */
+async function refusedByPolicy(): Promise<Array<{ record: ActionRecord; kinds: HostileKind[] }>> {
+  const records = await storedActionRecords(redis, prefix);
+  const owner = new PublicKey(wallet!.publicKey);
+  return records.filter((r) => r.reason?.startsWith('policy:')).map((record) => ({ record, kinds: hostileContentOf(record.unsignedTx!, owner) }));
+}
+
+beforeAll(async () => {
+  await deleteEverythingContaining(redis, redisPrefix);
+  venue = await startVenue({ seed: 101, faults: { operations: { '*': { hostile: HOSTILE_KINDS[0] } } } });
+  wallet = await createTestWallet('hostile');
+  funded = await venueControl(venue.apiUrl).fundNearLiquidation(wallet.publicKey);
+  daemon = startDaemonProcess({
+    'rpc.url': venue.rpcUrl,
+    'api.baseUrl': venue.apiUrl,
+    'redis.prefix': redisPrefix,
+    'wallet.paperKeyFile': wallet.keyFile,
+    'pollers.positions.cron': '* * * * * *',
+    'risk.circuitBreakerRejections': String(BREAKER),
+    // Every refused decrease still books its notional; keep the hourly limits out of the way so
+    // the breaker is the only gate at work.
+    'risk.maxNotionalPerHourUsd': '1000000000000000',
+    'risk.maxActionsPerStrategyPerHour': '100000',
+    'log.level': 'debug',
+  });
+}, 30_000);
+
+afterAll(async () => {
+  await daemon?.stop(5_000);
+  await venue?.close();
+  await wallet?.remove();
+  await deleteEverythingContaining(redis, redisPrefix);
+  await redis.quit();
+}, 30_000);
+
+describe('stratd run against a venue that tampers with every write operation', () => {
+  let phaseStartMs = 0;
+
+  it.each(HOSTILE_KINDS.map((kind, index) => [kind, EXPECTED_RULE[kind], index] as const))(
+    'with %s: every decrease is rejected with policy:%s, unsigned, and the circuit breaker halts trading',
+    async (kind, rule, index) => {
+      if (index > 0) {
+        // The previous kind halted trading with nothing in flight: switch the tampering, then resume.
+        await venueControl(venue!.apiUrl).setHostile(kind);
+        phaseStartMs = Date.now();
+        await tradingState.set('active', `e2e: next hostile kind ${kind}`, 'test');
+      }
+      const halted = await haltedOn(rule, phaseStartMs, `the breaker to halt on policy:${rule} (${kind})`);
+      expect(halted.by).toBe('risk');
+      expect(halted.reason).toContain('circuit breaker');
+
+      const refused = await refusedByPolicy();
+      const ofThisKind = refused.filter((r) => r.kinds.includes(kind));
+      expect(ofThisKind.length, daemonOutput()).toBeGreaterThanOrEqual(1);
+      for (const { record, kinds } of refused) {
+        // Exactly one tampering per transaction, and the rejection names that tampering's rule.
+        expect(kinds).toHaveLength(1);
+        expect(record.reason).toBe(`policy:${EXPECTED_RULE[kinds[0]!]}`);
+        expect(record.violations?.map((v) => v.rule)).toContain(EXPECTED_RULE[kinds[0]!]);
+        expect(record.detail).toContain(`${EXPECTED_RULE[kinds[0]!]}:`);
+      }
+    },
+    45_000,
+  );
+
+  it('signed nothing, ended every action rejected, alerted per refusal, and landed nothing', async () => {
+    const exit = await daemon!.stop();
+    expect(exit, daemonOutput()).toEqual({ code: 0, signal: null });
+
+    // The ledger, through the operator's own tool.
+    const { entries } = await ledgerThroughCli(redisPrefix);
+    const states = entries.filter((e) => e.type === 'action_state');
+    expect(states.filter((e) => ['inspected', 'signed', 'submitted', 'landed', 'expired'].includes(e.state ?? ''))).toEqual([]);
+    expect(states.filter((e) => e.detail.signature !== undefined)).toEqual([]);
+    const last = lastStates(entries);
+    const finals = [...last.values()];
+    expect(finals.filter((e) => e.state !== 'rejected')).toEqual([]);
+    // Refused by the policy, or refused by the gate while the breaker held trading halted.
+    const reasons = new Set(finals.map((e) => String(e.detail.reason)));
+    const allowedReasons = new Set([...Object.values(EXPECTED_RULE).map((rule) => `policy:${rule}`), 'risk:halted']);
+    expect([...reasons].filter((reason) => !allowedReasons.has(reason))).toEqual([]);
+    // Every decision the strategy made reached the executor and ended there.
+    const decided = entries.filter((e) => e.type === 'decision').map((e) => e.actionId);
+    expect(decided.length).toBeGreaterThan(0);
+    expect(decided.filter((id) => id === undefined || !last.has(id))).toEqual([]);
+
+    // The stored records agree: no signature, no signed bytes, and the built bytes unsigned.
+    const records = await storedActionRecords(redis, prefix);
+    expect(records.map((r) => r.actionId).sort()).toEqual([...last.keys()].sort());
+    for (const record of records) {
+      expect(record.state).toBe('rejected');
+      expect(record.signature).toBeUndefined();
+      expect(record.signedTx).toBeUndefined();
+      if (record.unsignedTx !== undefined) expect(carriesNoSignature(record.unsignedTx)).toBe(true);
+    }
+    const refused = await refusedByPolicy();
+    expect(new Set(refused.flatMap((r) => r.kinds))).toEqual(new Set(HOSTILE_KINDS));
+
+    // One operator alert (an error-level log line) per policy refusal.
+    const alerted = daemon!
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('ALERT: transaction refused by policy'))
+      .map((line) => (JSON.parse(line) as { level: number; actionId: string }))
+      .filter((line) => line.level >= 50)
+      .map((line) => line.actionId);
+    expect(new Set(alerted)).toEqual(new Set(refused.map((r) => r.record.actionId)));
+
+    // Nothing reached the chain, and the wallet kept everything it was funded with.
+    const control = venueControl(venue!.apiUrl);
+    expect(await control.landed()).toEqual([]);
+    const balances = await control.balances(wallet!.publicKey);
+    expect({ lamports: balances.lamports, tokens: balances.tokens }).toEqual({ lamports: funded!.lamports, tokens: funded!.tokens });
+  }, 45_000);
+});
