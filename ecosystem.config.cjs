@@ -1,5 +1,5 @@
 // pm2: `pm2 start ecosystem.config.cjs` (fork mode, one process with every role).
-// kill_timeout exceeds stratd's shutdown grace period (shutdown.graceMs, 20 s by default), so pm2
+// kill_timeout exceeds stratd's shutdown grace period (shutdown.graceMs, 15 s by default), so pm2
 // never SIGKILLs a daemon that is still bringing in-flight actions to a persisted state.
 module.exports = {
   apps: [

@@ -19,13 +19,17 @@ export interface SignatureSeen {
 export class ChainClient {
   readonly connection: Connection;
 
-  constructor(url: string, commitment: Commitment = 'confirmed') {
+  constructor(
+    url: string,
+    commitment: Commitment = 'confirmed',
+    private readonly skipPreflight = true,
+  ) {
     this.connection = new Connection(url, { commitment, disableRetryOnRateLimit: true });
   }
 
   async sendRaw(raw: Uint8Array): Promise<SendResult> {
     try {
-      await this.connection.sendRawTransaction(raw, { skipPreflight: true, maxRetries: 0 });
+      await this.connection.sendRawTransaction(raw, { skipPreflight: this.skipPreflight, maxRetries: 0 });
       return { ok: true };
     } catch (error) {
       const message = (error as Error).message ?? String(error);

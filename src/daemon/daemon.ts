@@ -8,6 +8,7 @@ import { rpcLookupTableResolver } from '../chain/decode.ts';
 import { ChainClient } from '../chain/rpc-client.ts';
 import { LocalKeypairSigner } from '../chain/signer.ts';
 import type { Config } from '../config/index.ts';
+import { maskUrlSecrets } from '../config/mask.ts';
 import { ensureRedis } from '../ops/local-redis.ts';
 import { startOpsServer, type OpsServer } from '../ops/http-server.ts';
 import type { Logger } from '../ops/logger.ts';
@@ -29,6 +30,7 @@ import { startStrategyWorker, type StrategyWorker } from '../pipeline/strategy-w
 import { RedisRiskGate } from '../risk/risk-gate.ts';
 import { tpslFromSnapshots } from '../risk/tpsl-lookup.ts';
 import { loadStrategiesOrThrow } from '../strategy/loader.ts';
+import { extendIntent } from '../strategy/intent-lock.ts';
 import { settleAction } from '../strategy/settle.ts';
 import type { Venue } from '../venue/venue.ts';
 import { ensurePaperWallet, seedPaperWallet, startPaperVenue } from './paper-venue.ts';
@@ -104,7 +106,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       signer = await LocalKeypairSigner.load({ mode: config.mode, keyFile: config.wallet.keyFile || undefined, keyEnv: config.wallet.keyEnv, env });
     }
     const wallet = signer.publicKey.toBase58();
-    logger.info({ mode: config.mode, wallet, roles: options.roles, apiBaseUrl, rpcUrl }, 'stratd starting');
+    // RPC URLs often carry a provider key (?api-key=…): masked like `config show` masks them.
+    logger.info({ mode: config.mode, wallet, roles: options.roles, apiBaseUrl: maskUrlSecrets(apiBaseUrl), rpcUrl: maskUrlSecrets(rpcUrl) }, 'stratd starting');
 
     // ---------------------------------------------------------------- Redis
     const redisExplicit = Boolean(env.REDIS_URL) || config.redis.url !== 'redis://127.0.0.1:6379' || config.mode !== 'paper';
@@ -226,7 +229,7 @@ async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker
  */
 export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   const { config, redis, prefix, client, signer, logger } = o;
-  const chain = new ChainClient(o.rpcUrl, config.rpc.commitment);
+  const chain = new ChainClient(o.rpcUrl, config.rpc.commitment, config.execution.skipPreflight);
   const risk = new RedisRiskGate({
     redis,
     prefix,
@@ -254,9 +257,17 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     dryRun: config.mode === 'dry-run',
     keeper: new TradeHistoryKeeperWatch(client, signer.publicKey),
     requestValidity: async (mint) => {
-      const snapshot = mint ? await readLatestSnapshot(redis, prefix, 'poolInfo', mint).catch(() => undefined) : undefined;
+      const snapshot = mint
+        ? await readLatestSnapshot(redis, prefix, 'poolInfo', mint).catch((error: unknown) => {
+            logger.warn({ err: error, mint }, 'pool-info snapshot unreadable; using execution.maxRequestExecutionSecFallback');
+            return undefined;
+          })
+        : undefined;
       const seconds = tryBigInt(snapshot?.info.maxRequestExecutionSec);
       return seconds !== undefined && seconds > 0n ? Number(seconds) : config.execution.maxRequestExecutionSecFallback;
+    },
+    keepIntent: async (record) => {
+      await extendIntent(redis, prefix, record.strategy, record.intent.key, record.actionId, config.strategies.intentLockMs);
     },
     settle: async (record, outcome) => {
       await settleAction(redis, prefix, { ...record, trigger: record.trigger ?? { kind: 'positions', key: '-', tickMs: 0, receivedAtMs: 0 } }, outcome);

@@ -35,7 +35,8 @@ export function bullPrefix(prefix: string): string {
  */
 export const JOB_OPTIONS: Record<QueueName, DefaultJobOptions> = {
   market: { removeOnComplete: { age: 3_600, count: 50_000 }, removeOnFail: { age: 86_400 }, attempts: 3, backoff: { type: 'exponential', delay: 500 } },
-  actions: { removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 30 * 86_400 } },
+  // attempts: accepting is idempotent (the action id is the record's key), so a Redis blip retries.
+  actions: { removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 30 * 86_400 }, attempts: 5, backoff: { type: 'exponential', delay: 500 } },
 };
 
 export interface QueueOptions {

@@ -60,27 +60,31 @@ export class RedisRiskGate implements RiskGate {
       return refuse('max_actions_per_strategy_per_hour', `${record.strategy} already started ${this.o.limits.maxActionsPerStrategyPerHour} actions in the last hour`);
     }
     if (!(await this.notionalPerHour.reserve(now, notional, this.o.limits.maxNotionalPerHourUsd))) {
+      await this.counterFor(record.strategy).release(now, 1n);
       return refuse('max_notional_per_hour', `this action would take the last hour's notional beyond ${this.o.limits.maxNotionalPerHourUsd} (USD × 10^6)`);
     }
     return { allowed: true };
   }
 
   async recordOutcome(record: ActionRecord): Promise<void> {
-    const streakKey = `${this.o.prefix}risk:streak`;
+    const streakKey = `${this.o.prefix}risk:streak:${record.strategy}`;
     if (record.state === 'landed') {
       await this.o.redis.del(streakKey);
       const pnl = realisedPnl(record);
       if (pnl !== undefined) await this.addRealisedPnl(pnl);
       return;
     }
+    if ((record.state === 'rejected' || record.state === 'expired') && record.riskReservedAtMs !== undefined) {
+      // Nothing executed: the action's share of the hourly limits is given back.
+      await this.counterFor(record.strategy).release(record.riskReservedAtMs, 1n);
+      await this.notionalPerHour.release(record.riskReservedAtMs, toBigInt(record.intent.notionalUsd));
+    }
     if (record.state !== 'rejected' || record.reason?.startsWith('risk:')) return;
-    // Identical rejections in a row (same strategy, same reason) trip the breaker.
-    const signature = `${record.strategy}|${record.reason ?? ''}`;
-    const previous = await this.o.redis.hgetall(streakKey);
-    const count = previous.signature === signature ? Number(previous.count ?? '0') + 1 : 1;
-    await this.o.redis.hset(streakKey, 'signature', signature, 'count', String(count));
+    // Identical rejections in a row of one strategy trip the breaker; counted atomically, since
+    // several executors may record outcomes at once.
+    const count = Number(await this.o.redis.eval(STREAK, 1, streakKey, record.reason ?? ''));
     if (count >= this.o.limits.circuitBreakerRejections) {
-      await this.tradingState.escalate('halted', `circuit breaker: ${count} identical rejections (${signature})`, 'risk');
+      await this.tradingState.escalate('halted', `circuit breaker: ${count} identical rejections of ${record.strategy} (${record.reason ?? ''})`, 'risk');
     }
   }
 
@@ -112,6 +116,11 @@ export class RedisRiskGate implements RiskGate {
     return current !== undefined && isTightening(current, toBigInt(intent.triggerPrice));
   }
 }
+
+const STREAK = `
+if redis.call('HGET', KEYS[1], 'reason') == ARGV[1] then return redis.call('HINCRBY', KEYS[1], 'count', 1) end
+redis.call('HSET', KEYS[1], 'reason', ARGV[1], 'count', 1)
+return 1`;
 
 function refuse(rule: string, detail: string): RiskDecision {
   return { allowed: false, rule, detail };

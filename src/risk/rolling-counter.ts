@@ -37,4 +37,10 @@ export class RollingHourCounter {
     await this.redis.decrby(key, amount.toString());
     return false;
   }
+
+  /** Gives back what `reserve` took at `reservedAtMs` (the action never executed). */
+  async release(reservedAtMs: number, amount: bigint): Promise<void> {
+    const key = this.bucketKey(Math.floor(reservedAtMs / BUCKET_MS));
+    if ((await this.redis.exists(key)) === 1) await this.redis.decrby(key, amount.toString());
+  }
 }

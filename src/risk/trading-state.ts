@@ -35,7 +35,13 @@ export class TradingStateStore {
   async get(): Promise<TradingStateRecord> {
     const raw = await this.redis.get(this.key);
     if (!raw) return ACTIVE;
-    const parsed = tradingStateRecord.safeParse(JSON.parse(raw));
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = undefined;
+    }
+    const parsed = tradingStateRecord.safeParse(value);
     // A corrupt value must not read as "active": fail closed.
     return parsed.success ? parsed.data : { state: 'halted', reason: 'unreadable trading state in Redis', changedAtMs: Date.now(), by: 'risk' };
   }

@@ -50,3 +50,17 @@ export async function releaseIntent(redis: Redis, prefix: string, strategy: stri
 export async function intentHolder(redis: Redis, prefix: string, strategy: string, intentKey: string): Promise<string | undefined> {
   return (await redis.get(intentLockKey(prefix, strategy, intentKey))) ?? undefined;
 }
+
+const EXTEND = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
+/**
+ * Renews the claim while `actionId` holds it: the executor calls this while an action is
+ * ambiguous, so the TTL (a safety net for a lost release) never frees a key whose action may
+ * still land. Answers whether the claim was renewed.
+ */
+export async function extendIntent(redis: Redis, prefix: string, strategy: string, intentKey: string, actionId: string, ttlMs: number): Promise<boolean> {
+  return (await redis.eval(EXTEND, 1, intentLockKey(prefix, strategy, intentKey), actionId, String(ttlMs))) === 1;
+}

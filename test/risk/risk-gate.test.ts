@@ -28,6 +28,14 @@ afterEach(async () => {
 });
 afterAll(async () => redis.quit());
 
+async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('risk limits', () => {
   it('max notional per action, at accept and at sign', async () => {
     const g = gate();
@@ -52,6 +60,18 @@ describe('risk limits', () => {
     expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '100000000' }, { strategy: 's2' }))).allowed).toBe(true);
     expect(await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '50000001' }, { strategy: 's3' }))).toMatchObject({ allowed: false, rule: 'max_notional_per_hour' });
     expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '50000000' }, { strategy: 's3' }))).allowed).toBe(true);
+  });
+
+  it('an action that never executed gives its share of the hourly limits back', async () => {
+    const g = gate();
+    const big = () => recordFor({ type: 'decrease', notionalUsd: '100000000' }, { strategy: 's9' });
+    const first = big();
+    expect((await g.check('accept', first)).allowed).toBe(true);
+    expect((await g.check('accept', big())).allowed).toBe(true);
+    expect(await g.check('accept', big())).toMatchObject({ allowed: false, rule: 'max_notional_per_hour' });
+    // The first one was refused by the policy after acceptance: nothing moved, the room comes back.
+    await g.recordOutcome({ ...first, state: 'rejected', reason: 'policy:value_transfer', riskReservedAtMs: Date.now() });
+    expect((await g.check('accept', big())).allowed).toBe(true);
   });
 
   it('the daily realised-loss stop switches trading to reducing', async () => {
@@ -124,20 +144,24 @@ describe('kill switch across processes', () => {
     });
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
     await ready;
-    await new Promise((r) => setTimeout(r, 500));
+    await until(() => lines.length >= 3);
     const env = { STRATD_REDIS_PREFIX: NAME };
+    // Ordering, not timing: checks that started before `pause` was run, checks that started after
+    // it returned and before `resume` was run, and checks that started after `resume` returned.
+    const pauseStartedAtMs = Date.now();
     const paused = await runCli(['pause', '--reason', 'drill'], { env });
     expect(paused.code).toBe(0);
     const pausedAtMs = Date.now();
-    await new Promise((r) => setTimeout(r, 1500));
+    await until(() => lines.filter((l) => l.startedAtMs > pausedAtMs).length >= 3);
+    const resumeStartedAtMs = Date.now();
     const resumed = await runCli(['resume'], { env });
     expect(resumed.code).toBe(0);
     const resumedAtMs = Date.now();
-    for (let i = 0; i < 100 && lines.filter((l) => l.startedAtMs > resumedAtMs).length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    await until(() => lines.filter((l) => l.startedAtMs > resumedAtMs).length >= 3);
     child.kill();
     await exited;
-    const before = lines.filter((l) => l.startedAtMs < pausedAtMs - 1500);
-    const during = lines.filter((l) => l.startedAtMs > pausedAtMs && l.startedAtMs < resumedAtMs - 1200);
+    const before = lines.filter((l) => l.startedAtMs < pauseStartedAtMs);
+    const during = lines.filter((l) => l.startedAtMs > pausedAtMs && l.startedAtMs < resumeStartedAtMs);
     const after = lines.filter((l) => l.startedAtMs > resumedAtMs);
     expect(before.length).toBeGreaterThan(0);
     expect(before.every((l) => l.allowed)).toBe(true);

@@ -91,8 +91,14 @@ export const actionRecord = z.object({
   sendCount: z.number().default(0),
   lastSentAtMs: z.number().optional(),
   landedSlot: z.number().optional(),
+  /** When a poll first saw the signature landed (the keeper counts from the landing, at or before this). */
+  landingSeenAtMs: z.number().optional(),
   // final
   reason: z.string().optional(),
   detail: z.string().optional(),
+  /** When the risk gate reserved this action's share of its hourly limits (accept passed). */
+  riskReservedAtMs: z.number().optional(),
+  /** The final outcome was told to the strategy side and the risk gate. */
+  finalSettled: z.boolean().optional(),
 });
 export type ActionRecord = z.infer<typeof actionRecord>;

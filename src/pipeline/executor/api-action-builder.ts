@@ -86,7 +86,10 @@ export class ApiActionBuilder implements ActionBuilder {
     intent: Extract<Intent, { type: 'decrease' | 'decrease-with-fee' }>,
   ): BuiltTransaction {
     const instant = res.requireKeeperSignature === true || res.transactionType === 'instant';
-    const pnl = 'pnlAfterFeesUsd' in res.quote && /^-?\d+$/.test(res.quote.pnlAfterFeesUsd) ? res.quote.pnlAfterFeesUsd : undefined;
+    // Raw USD × 10^6: pnlAfterFeesUsd in the current quote shape, pnlAfterFees in the earlier one
+    // (whose pnlAfterFeesUsd is a formatted decimal and must not be read as raw).
+    const quote: Record<string, unknown> = res.quote;
+    const pnl = typeof quote.pnlAfterFees === 'string' ? quote.pnlAfterFees : quote.pnlAfterFeesUsd;
     return {
       operationId,
       route: instant ? 'perps-execute' : 'rpc',
@@ -97,7 +100,7 @@ export class ApiActionBuilder implements ActionBuilder {
       awaitsKeeper: !instant,
       positionPubkey: intent.positionPubkey,
       marketMint: intent.marketMint,
-      realisedPnlUsd: pnl,
+      realisedPnlUsd: typeof pnl === 'string' && /^-?\d+$/.test(pnl) ? pnl : undefined,
     };
   }
 }

@@ -55,8 +55,10 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
         await options.onInvalidJob?.(job.id, detail);
         throw new UnrecoverableError(`invalid action job: ${detail}`);
       }
+      // The job only hands the action over: once accepted it lives in Redis and is driven here (or
+      // by any process's sweeper after a crash), so a job slot is never held while a keeper waits.
       await executor.accept(parsed.data);
-      await driveOnce(parsed.data.actionId);
+      void driveOnce(parsed.data.actionId);
       return { actionId: parsed.data.actionId };
     },
     { connection: options.redis, prefix: bullPrefix(options.prefix), concurrency: options.concurrency, autorun: true },

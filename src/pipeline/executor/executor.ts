@@ -43,6 +43,8 @@ export interface ExecutorOptions {
    * `submitted`, so onTransition does not fire), before the keeper's fill is checked.
    */
   readonly onLandingSeen?: (record: ActionRecord) => void | Promise<void>;
+  /** Keeps the strategy's intent key held while the action is ambiguous (it may still land). */
+  readonly keepIntent?: (record: ActionRecord) => Promise<void>;
 }
 
 /** A new action: the job the strategy worker enqueued (trigger is optional for tools and tests). */
@@ -83,6 +85,7 @@ export class Executor {
     this.logger = options.logger ?? silentLogger;
     this.risk = options.risk ?? allowAllRisk;
     this.now = options.now ?? Date.now;
+    if (!options.dryRun && !options.signer) throw new TypeError('the executor needs a signer unless it runs dry');
   }
 
   /** Records a new action (idempotent on actionId) after the risk gate's accept check. */
@@ -100,12 +103,20 @@ export class Executor {
       awaitsKeeper: false,
       buildAttempts: 0,
       sendCount: 0,
+      finalSettled: false,
     };
     const decision = await this.risk.check('accept', record);
-    const initial: ActionRecord = decision.allowed ? record : { ...record, state: 'rejected', reason: `risk:${decision.rule}`, detail: decision.detail };
+    const initial: ActionRecord = decision.allowed
+      ? { ...record, riskReservedAtMs: now }
+      : { ...record, state: 'rejected', reason: `risk:${decision.rule}`, detail: decision.detail };
     if (!(await this.o.store.create(initial))) return (await this.o.store.load(action.actionId))!;
     await this.record(initial);
-    if (initial.state === 'rejected') await this.risk.recordOutcome?.(initial);
+    if (initial.state === 'rejected') {
+      await this.risk.recordOutcome?.(initial);
+      // Frees the intent key: a pause must not keep the strategy from deciding again once resumed.
+      await this.o.settle(initial, 'rejected');
+      return this.o.store.save({ ...initial, finalSettled: true }, 1);
+    }
     return { record: initial, version: 1 };
   }
 
@@ -133,7 +144,10 @@ export class Executor {
       try {
         const stored = await this.o.store.load(actionId);
         if (!stored) return undefined;
-        if (this.isFinal(stored.record)) return stored.record;
+        if (this.isFinal(stored.record)) {
+          if (!stored.record.finalSettled) await this.settleFinal(stored);
+          return stored.record;
+        }
         await this.step(stored, signal);
       } catch (error) {
         if (error instanceof StaleActionWrite) continue;
@@ -203,12 +217,20 @@ export class Executor {
       await this.o.settle(record, 'ambiguous');
       next = await this.o.store.save({ ...record, stateCommitted: true }, next.version);
     }
-    if (changed && this.isFinal(record)) {
-      await this.o.settle(record, record.state === 'landed' || record.state === 'expired' ? record.state : 'rejected');
-    }
-    if (changed && FINAL_STATES.has(record.state)) await this.risk.recordOutcome?.(record);
+    if (changed && this.isFinal(record)) next = await this.settleFinal(next);
     if (changed) await this.o.onTransition?.(next.record);
     return next;
+  }
+
+  /**
+   * Tells the strategy side and the risk gate how the action ended, once; the flag is written
+   * after both, so a crash in between settles again on recovery (both are idempotent).
+   */
+  private async settleFinal(stored: StoredAction): Promise<StoredAction> {
+    const record = stored.record;
+    await this.o.settle(record, record.state === 'landed' || record.state === 'expired' ? record.state : 'rejected');
+    if (FINAL_STATES.has(record.state)) await this.risk.recordOutcome?.(record);
+    return this.o.store.save({ ...record, finalSettled: true }, stored.version);
   }
 
   /** One ledger entry per state change: the audit trail `stratd actions` prints. */
@@ -244,9 +266,17 @@ export class Executor {
       await this.o.store.save({ ...r, buildAttempts: r.buildAttempts + 1, updatedAtMs: this.now() }, stored.version);
       throw error;
     }
-    const tx = VersionedTransaction.deserialize(Buffer.from(built.unsignedTx, 'base64'));
+    let tx: VersionedTransaction;
+    try {
+      tx = VersionedTransaction.deserialize(Buffer.from(built.unsignedTx, 'base64'));
+    } catch (error) {
+      throw new Refusal('policy:malformed', `the built transaction is unreadable: ${(error as Error).message}`);
+    }
     const maxRequestExecutionSec = built.operationId.startsWith('perps.') ? await this.o.requestValidity(built.marketMint) : undefined;
-    const lastValid = built.txMetadata ? Number(built.txMetadata.lastValidBlockHeight) : Number.NaN;
+    const reported = built.txMetadata ? Number(built.txMetadata.lastValidBlockHeight) : Number.NaN;
+    // Without a reported lastValidBlockHeight (trigger builds), an upper bound: the blockhash is at
+    // most as new as the API's node, which may lead ours by a little; it lives 150 blocks.
+    const lastValid = Number.isSafeInteger(reported) ? reported : (await this.o.chain.blockHeight()) + BLOCKHASH_LIFETIME_BLOCKS + RPC_LAG_MARGIN_BLOCKS;
     await this.transition(stored, {
       state: 'built',
       operationId: built.operationId,
@@ -256,7 +286,7 @@ export class Executor {
       unsignedTx: built.unsignedTx,
       txMetadata: built.txMetadata,
       blockhash: tx.message.recentBlockhash,
-      lastValidBlockHeight: Number.isSafeInteger(lastValid) ? lastValid : undefined,
+      lastValidBlockHeight: lastValid,
       maxRequestExecutionSec,
       builtAtMs: this.now(),
       awaitsKeeper: built.awaitsKeeper,
@@ -269,7 +299,7 @@ export class Executor {
   // ------------------------------------------------------------------ built → inspected
   private async inspect(stored: StoredAction): Promise<void> {
     const r = stored.record;
-    if (!(await this.o.chain.isBlockhashValid(r.blockhash!))) {
+    if (await this.blockhashExpired(r)) {
       // Nothing was signed: a stale build is simply rebuilt.
       await this.transition(stored, { ...clearedBuild(), state: 'accepted' });
       return;
@@ -296,7 +326,7 @@ export class Executor {
     if (r.dryRun || !this.o.signer) return; // dry-run: final at inspected
     const decision = await this.risk.check('sign', r);
     if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
-    if (!(await this.o.chain.isBlockhashValid(r.blockhash!))) {
+    if (await this.blockhashExpired(r)) {
       await this.transition(stored, { ...clearedBuild(), state: 'accepted' });
       return;
     }
@@ -337,11 +367,9 @@ export class Executor {
         await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1 });
       } else {
         const result = await this.o.client.call('trigger.execute', { requestId: r.requestId!, signedTransaction: r.signedTx! });
-        if (result.status === 'Success') {
-          await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1 });
-        } else {
-          await this.transition(marked, { state: 'rejected', reason: 'execute:failed', detail: `${result.code ?? ''} ${result.error ?? ''}`.trim() });
-        }
+        // "Failed" also covers "failed to land" and "timed out": the chain settles it, not the reply.
+        const detail = result.status === 'Success' ? undefined : `execute answered Failed: ${`${result.code ?? ''} ${result.error ?? ''}`.trim()}`;
+        await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail });
       }
     } catch (error) {
       if (error instanceof ApiError && provablyNotProcessed(error)) {
@@ -368,32 +396,36 @@ export class Executor {
         return;
       }
       let current = stored;
-      if (r.landedSlot === undefined) {
-        current = await this.transition(stored, { state: 'submitted', landedSlot: seen.slot });
+      if (r.landingSeenAtMs === undefined) {
+        current = await this.transition(stored, { state: 'submitted', landedSlot: seen.slot, landingSeenAtMs: this.now() });
         await this.o.onLandingSeen?.(current.record);
       }
+      await this.o.keepIntent?.(current.record);
       if (await this.o.keeper.fulfilled(current.record)) {
         await this.transition(current, { state: 'landed' });
         return;
       }
-      if (this.requestTooOld(r, this.o.keeperGraceMs ?? 5_000)) {
-        await this.transition(current, { state: 'expired', reason: 'keeper_timeout', detail: `the keeper did not apply the request within maxRequestExecutionSec (${r.maxRequestExecutionSec} s)` });
+      // The keeper counts a request's age from its landing, which happened at or before we saw it:
+      // past seen + maxRequestExecutionSec (+ grace), it can no longer apply it.
+      const seenAt = current.record.landingSeenAtMs ?? this.now();
+      if (this.now() > seenAt + (r.maxRequestExecutionSec ?? 0) * 1000 + (this.o.keeperGraceMs ?? 5_000)) {
+        await this.transition(current, { state: 'expired', reason: 'keeper_timeout', detail: `the keeper did not apply the request within maxRequestExecutionSec (${r.maxRequestExecutionSec} s) of its landing` });
         return;
       }
       await sleep(this.pollMs, signal);
       return;
     }
+    await this.o.keepIntent?.(r);
     if (await this.blockhashExpired(r)) {
       // Final look: a landing just before expiry must not be missed.
       if (await this.o.chain.signatureStatus(r.signature!)) return;
-      await this.transition(stored, { state: 'expired', reason: 'blockhash_expired', detail: `block height passed ${r.lastValidBlockHeight ?? 'the blockhash validity'}` });
+      await this.transition(stored, { state: 'expired', reason: 'blockhash_expired', detail: `block height passed ${r.lastValidBlockHeight}` });
       return;
     }
-    if (r.awaitsKeeper && this.requestTooOld(r, 0)) {
-      await this.transition(stored, { state: 'expired', reason: 'request_too_old', detail: `not seen within maxRequestExecutionSec (${r.maxRequestExecutionSec} s); the keeper refuses older requests` });
-      return;
-    }
-    if (r.route === 'rpc' && this.now() - (r.lastSentAtMs ?? 0) >= (this.o.rebroadcastMs ?? 2_000)) {
+    // A perps request older than maxRequestExecutionSec is refused by the keeper if it lands: stop
+    // sending it (but it stays ambiguous until the blockhash expires, since a last send may land).
+    const stillUseful = !(r.awaitsKeeper && this.sinceBuildOver(r));
+    if (stillUseful && r.route === 'rpc' && this.now() - (r.lastSentAtMs ?? 0) >= (this.o.rebroadcastMs ?? 2_000)) {
       // The same bytes, never rebuilt or re-signed: at most one of them can land.
       const sent = await this.o.chain.sendRaw(Buffer.from(r.signedTx!, 'base64'));
       this.logger.debug({ actionId: r.actionId, signature: r.signature, ok: sent.ok }, 'rebroadcast');
@@ -402,14 +434,15 @@ export class Executor {
     await sleep(this.pollMs, signal);
   }
 
-  private requestTooOld(r: ActionRecord, graceMs: number): boolean {
+  private sinceBuildOver(r: ActionRecord): boolean {
     if (r.maxRequestExecutionSec === undefined || r.builtAtMs === undefined) return false;
-    return this.now() > r.builtAtMs + r.maxRequestExecutionSec * 1000 + graceMs;
+    return this.now() > r.builtAtMs + r.maxRequestExecutionSec * 1000;
   }
 
+  /** Proven expiry: the block height is past the blockhash's last valid height (never "RPC does not know it"). */
   private async blockhashExpired(r: ActionRecord): Promise<boolean> {
-    if (r.lastValidBlockHeight !== undefined) return (await this.o.chain.blockHeight()) > r.lastValidBlockHeight;
-    return !(await this.o.chain.isBlockhashValid(r.blockhash!));
+    if (r.lastValidBlockHeight === undefined) return false;
+    return (await this.o.chain.blockHeight()) > r.lastValidBlockHeight;
   }
 }
 
@@ -442,8 +475,15 @@ function isTransient(error: ApiError): boolean {
 function provablyNotProcessed(error: ApiError): boolean {
   if (error.kind === 'rate_limited' || error.kind === 'invalid_request' || error.kind === 'business') return true;
   if (error.kind === 'network') return error.sent === false;
-  return error.kind === 'http' && error.status !== undefined && error.status >= 400 && error.status < 500;
+  // 408/409/425/499 can follow a request a proxy already forwarded: ambiguous.
+  const forwarded = new Set([408, 409, 425, 499]);
+  return error.kind === 'http' && error.status !== undefined && error.status >= 400 && error.status < 500 && !forwarded.has(error.status);
 }
+
+/** A blockhash stays valid for 150 blocks. */
+const BLOCKHASH_LIFETIME_BLOCKS = 150;
+/** How far the API's node may lead our RPC; only ever makes the expiry bound later, never earlier. */
+const RPC_LAG_MARGIN_BLOCKS = 150;
 
 function describe(error: unknown): Record<string, unknown> {
   if (error instanceof ApiError) return error.toJSON();

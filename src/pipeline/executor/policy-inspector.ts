@@ -2,6 +2,7 @@ import type { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { decodeTransaction, type LookupTableResolver } from '../../chain/decode.ts';
 import { inspectTransaction, type PolicyIntent, type Verdict } from '../../chain/policy/index.ts';
 import { toBigInt } from '../../api/amounts.ts';
+import { MINTS } from '../../api/mints.ts';
 import type { Intent } from '../../strategy/intent.ts';
 import type { ActionRecord } from './action-record.ts';
 import type { BuiltTransaction, TransactionInspector } from './ports.ts';
@@ -43,6 +44,10 @@ export class PolicyInspector implements TransactionInspector {
 export function intentBounds(intent: Intent, slippageBps: number): PolicyIntent {
   if (intent.type === 'trigger-create') {
     return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: toBigInt(intent.makingAmount) }, slippageBps };
+  }
+  if (intent.type === 'tpsl-update' || intent.type === 'decrease-with-fee') {
+    // The integrator fee, in USDC, to the fee receiver the intent names.
+    return { maxMoveLamports: 0n, maxMoveTokens: { [MINTS.USDC]: toBigInt(intent.feeTokenAmount) }, slippageBps };
   }
   return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps };
 }
