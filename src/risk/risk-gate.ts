@@ -50,7 +50,11 @@ export class RedisRiskGate implements RiskGate {
     if (state.state === 'reducing' && !(await this.lowersExposure(intent))) {
       return refuse('reducing', `trading is reducing (${state.reason}); a ${intent.type} intent does not lower exposure`);
     }
-    const notional = toBigInt(intent.notionalUsd);
+    // The strategy declares a notional; before signing, the API's quote of the built transaction
+    // counts too, so an understated intent cannot slip past the limit.
+    const declared = toBigInt(intent.notionalUsd);
+    const quoted = stage === 'sign' && record.builtNotionalUsd !== undefined ? toBigInt(record.builtNotionalUsd) : 0n;
+    const notional = quoted > declared ? quoted : declared;
     if (notional > this.o.limits.maxNotionalPerActionUsd) {
       return refuse('max_notional_per_action', `notional ${notional} exceeds ${this.o.limits.maxNotionalPerActionUsd} (USD × 10^6)`);
     }

@@ -45,6 +45,13 @@ describe('risk limits', () => {
     }
   });
 
+  it('before signing, the quoted notional of the built transaction counts when the intent understates it', async () => {
+    const g = gate();
+    const understated = recordFor({ type: 'decrease', notionalUsd: '1000000' }, { builtNotionalUsd: '250000000' });
+    expect((await g.check('accept', understated)).allowed).toBe(true);
+    expect(await g.check('sign', understated)).toMatchObject({ allowed: false, rule: 'max_notional_per_action' });
+  });
+
   it('max actions per strategy per hour, per strategy', async () => {
     const g = gate();
     for (let i = 0; i < 3; i++) expect((await g.check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);

@@ -81,6 +81,8 @@ export const actionRecord = z.object({
   buildAttempts: z.number().default(0),
   /** The PnL (USD × 10^6) the build's quote says landing will realise, for the daily loss stop. */
   realisedPnlUsd: z.string().regex(/^-?\d+$/).optional(),
+  /** The notional (USD × 10^6) the API's quote says the built transaction moves. */
+  builtNotionalUsd: z.string().regex(/^\d+$/).optional(),
   // inspected
   violations: z.array(z.object({ rule: z.string(), detail: z.string() })).optional(),
   // signed

@@ -1,4 +1,5 @@
 import type { PublicKey } from '@solana/web3.js';
+import { decimalToScaled, USD_DECIMALS } from '../../api/amounts.ts';
 import type { ApiClient } from '../../api/client.ts';
 import type { DecreaseResponse } from '../../api/schemas/perps.ts';
 import type { Intent } from '../../strategy/intent.ts';
@@ -101,6 +102,19 @@ export class ApiActionBuilder implements ActionBuilder {
       positionPubkey: intent.positionPubkey,
       marketMint: intent.marketMint,
       realisedPnlUsd: typeof pnl === 'string' && /^-?\d+$/.test(pnl) ? pnl : undefined,
+      notionalUsd: quotedNotional(quote, intent),
     };
   }
+}
+
+/**
+ * The size the quote says this decrease moves, USD × 10^6: sizeUsdDelta, or the whole position for
+ * entirePosition. Either documented quote shape (raw integers, or formatted decimals).
+ */
+function quotedNotional(quote: Record<string, unknown>, intent: Extract<Intent, { type: 'decrease' | 'decrease-with-fee' }>): string | undefined {
+  const formatted = typeof quote.pnlAfterFees === 'string';
+  const text = intent.entirePosition ? quote.positionSizeUsd : (quote.sizeUsdDelta ?? intent.sizeUsdDelta);
+  if (typeof text !== 'string') return undefined;
+  if (!formatted && /^\d+$/.test(text)) return text;
+  return /^\d+(\.\d+)?$/.test(text) ? decimalToScaled(text, USD_DECIMALS).toString() : undefined;
 }

@@ -293,6 +293,7 @@ export class Executor {
       positionPubkey: built.positionPubkey,
       marketMint: built.marketMint,
       realisedPnlUsd: built.realisedPnlUsd,
+      builtNotionalUsd: built.notionalUsd,
     });
   }
 

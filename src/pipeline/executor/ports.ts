@@ -24,6 +24,8 @@ export interface BuiltTransaction {
   readonly marketMint?: string;
   /** USD × 10^6 the quote says landing realises (decreases). */
   readonly realisedPnlUsd?: string;
+  /** USD × 10^6 the built transaction moves, from the API's quote (the risk gate's check before signing). */
+  readonly notionalUsd?: string;
 }
 
 export interface ActionBuilder {
