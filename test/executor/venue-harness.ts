@@ -1,0 +1,269 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Keypair, type VersionedTransaction } from '@solana/web3.js';
+import type { Redis } from 'ioredis';
+import { request } from 'undici';
+import { ApiClient } from '../../src/api/client.ts';
+import { ChainClient } from '../../src/chain/rpc-client.ts';
+import { LocalKeypairSigner, writeKeyFile, type TransactionSigner } from '../../src/chain/signer.ts';
+import { actionIdFor, actionJobSchema, type ActionJob } from '../../src/pipeline/action.ts';
+import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
+import { ApiActionBuilder } from '../../src/pipeline/executor/api-action-builder.ts';
+import { Executor, type ExecutorOptions } from '../../src/pipeline/executor/executor.ts';
+import { TradeHistoryKeeperWatch } from '../../src/pipeline/executor/keeper-watch.ts';
+import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
+import { Ledger } from '../../src/pipeline/ledger.ts';
+import type { Intent } from '../../src/strategy/intent.ts';
+import { startVenue, type Venue, type VenueOptions } from '../../src/venue/venue.ts';
+
+/** One request that went through the relay, with its parsed JSON body. */
+export interface RelayedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly body: unknown;
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host']);
+
+function forwardable(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name.toLowerCase())) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/**
+ * A real HTTP relay in front of the venue's API: it counts what the executor posts, and can lose
+ * a reply after the venue processed the request (the connection is cut once the venue answered),
+ * which the venue's own fault model cannot do (its faults act before processing).
+ */
+export class ApiRelay {
+  readonly requests: RelayedRequest[] = [];
+  private readonly toLose = new Map<string, number>();
+  private server?: Server;
+
+  constructor(private readonly upstream: string) {}
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const path = new URL(req.url ?? '/', 'http://relay').pathname;
+        let body: unknown;
+        try {
+          body = text === '' ? undefined : JSON.parse(text);
+        } catch {
+          body = text;
+        }
+        this.requests.push({ method: req.method ?? '', path, body });
+        const forward = async () => {
+          const reply = await request(`${this.upstream}${req.url ?? '/'}`, {
+            method: (req.method ?? 'GET') as 'GET',
+            headers: forwardable(req.headers),
+            body: text === '' ? undefined : text,
+          });
+          const answer = await reply.body.text();
+          const lose = this.toLose.get(path) ?? 0;
+          if (lose > 0) {
+            // Processed upstream; the caller never hears about it.
+            this.toLose.set(path, lose - 1);
+            req.socket.destroy();
+            return;
+          }
+          res.writeHead(reply.statusCode, forwardable(reply.headers as IncomingHttpHeaders));
+          res.end(answer);
+        };
+        forward().catch((error: unknown) => {
+          res.writeHead(502, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ code: 502, message: `relay: ${(error as Error).message}` }));
+        });
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${String((this.server!.address() as AddressInfo).port)}`;
+  }
+
+  /** The next `n` requests to `path` reach the venue, but their replies are lost. */
+  loseRepliesAfterProcessing(path: string, n = 1): void {
+    this.toLose.set(path, n);
+  }
+
+  /** Requests relayed to `path` (POST bodies parsed). */
+  to(path: string): RelayedRequest[] {
+    return this.requests.filter((r) => r.path === path);
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+/** A wallet of the test: a key file loaded by the real signer, which counts its signatures. */
+export interface TestWallet {
+  readonly keypair: Keypair;
+  readonly address: string;
+  readonly signer: TransactionSigner;
+  readonly signatures: () => number;
+}
+
+export const EXECUTE_PATH = '/perps/v1/transaction/execute';
+export const TRIGGER_EXECUTE_PATH = '/trigger/v1/execute';
+
+/**
+ * The executor wired as the daemon wires it (ApiActionBuilder, PolicyInspector,
+ * TradeHistoryKeeperWatch, a LocalKeypairSigner from a key file, ActionStore and Ledger on Redis),
+ * against an in-process venue reached through an ApiRelay.
+ */
+export class VenueExecutorHarness {
+  readonly settled: Array<{ actionId: string; outcome: string }> = [];
+  readonly store: ActionStore;
+  readonly ledger: Ledger;
+  readonly chain: ChainClient;
+  /** The executor's client (through the relay). */
+  readonly client: ApiClient;
+  /** The test's own client, straight to the venue. */
+  readonly direct: ApiClient;
+  /** Aborted first on stop: a drive left behind by a failed test ends instead of polling a closed venue. */
+  private readonly stopping = new AbortController();
+  readonly signal = this.stopping.signal;
+  private counter = 0;
+
+  private constructor(
+    readonly venue: Venue,
+    readonly relay: ApiRelay,
+    relayUrl: string,
+    readonly redis: Redis,
+    readonly prefix: string,
+    private readonly keyDir: string,
+  ) {
+    this.store = new ActionStore(redis, prefix);
+    this.ledger = new Ledger(redis, { prefix, maxLen: 10_000 });
+    this.chain = new ChainClient(venue.rpcUrl);
+    this.client = new ApiClient({ baseUrl: relayUrl, retries: 0, timeoutMs: 5_000 });
+    this.direct = new ApiClient({ baseUrl: venue.apiUrl, retries: 0, timeoutMs: 5_000 });
+  }
+
+  static async start(redis: Redis, prefix: string, options: Partial<VenueOptions> = {}): Promise<VenueExecutorHarness> {
+    const venue = await startVenue({ seed: 23, clock: { speed: 1 }, slotMs: 20, volatility: 0, ...options });
+    const relay = new ApiRelay(venue.apiUrl);
+    const relayUrl = await relay.start();
+    const keyDir = await mkdtemp(join(tmpdir(), 'stratd-executor-venue-'));
+    return new VenueExecutorHarness(venue, relay, relayUrl, redis, prefix, keyDir);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.client.close();
+    await this.direct.close();
+    await this.relay.stop();
+    await this.venue.close();
+    await rm(this.keyDir, { recursive: true, force: true });
+    const keys = await this.redis.keys(`${this.prefix}*`);
+    if (keys.length) await this.redis.del(...keys);
+  }
+
+  /** POST /__venue/<path> (fund, faults, ...); throws on anything but 200. */
+  async control<T = Record<string, unknown>>(path: string, body: unknown): Promise<T> {
+    const res = await request(`${this.venue.apiUrl}/__venue/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`venue control ${path}: ${String(res.statusCode)} ${text}`);
+    return JSON.parse(text) as T;
+  }
+
+  /** A new key file, loaded in paper mode, funded with 10 SOL, 10,000 USDC and a 3x SOL long of 100 USD collateral. */
+  async fundedWallet(): Promise<TestWallet> {
+    const keypair = Keypair.generate();
+    const path = join(this.keyDir, `wallet-${String(++this.counter)}.json`);
+    await writeKeyFile(path, keypair);
+    const real = await LocalKeypairSigner.fromKeyFile(path, { mode: 'paper' });
+    let signatures = 0;
+    const signer: TransactionSigner = {
+      publicKey: real.publicKey,
+      signTransaction: async (tx: VersionedTransaction) => {
+        signatures++;
+        return real.signTransaction(tx);
+      },
+    };
+    const address = keypair.publicKey.toBase58();
+    await this.control('fund', {
+      wallet: address,
+      sol: '10000000000',
+      usdc: '10000000000',
+      positions: [{ market: 'SOL', side: 'long', collateralUsd: '100000000', leverage: '3' }],
+    });
+    return { keypair, address, signer, signatures: () => signatures };
+  }
+
+  /** The wallet's open positions, as the API lists them. */
+  async positions(wallet: TestWallet) {
+    return (await this.direct.call('perps.positions', { walletAddress: wallet.address })).dataList;
+  }
+
+  executor(wallet: TestWallet, extra: Partial<ExecutorOptions> = {}): Executor {
+    return new Executor({
+      store: this.store,
+      client: this.client,
+      chain: this.chain,
+      builder: new ApiActionBuilder({ client: this.client, wallet: wallet.signer.publicKey, slippageBps: 100 }),
+      inspector: new PolicyInspector({ wallet: wallet.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100 }),
+      signer: wallet.signer,
+      keeper: new TradeHistoryKeeperWatch(this.client, wallet.signer.publicKey),
+      requestValidity: async () => 45,
+      settle: async (record: ActionRecord, outcome) => {
+        this.settled.push({ actionId: record.actionId, outcome });
+      },
+      ledger: this.ledger,
+      confirmPollMs: 25,
+      rebroadcastMs: 200,
+      ...extra,
+    });
+  }
+
+  /** A valid action job for an intent, decided now. */
+  job(intent: Intent): ActionJob {
+    const now = Date.now();
+    return actionJobSchema.parse({
+      actionId: actionIdFor('venue-test', intent.key, now),
+      strategy: 'venue-test',
+      intent,
+      decidedAtMs: now,
+      window: now,
+      trigger: { kind: 'positions', key: 'venue-test', tickMs: now, receivedAtMs: now },
+    });
+  }
+
+  /** The states an action went through, from the ledger stream in Redis. */
+  async statesOf(actionId: string): Promise<string[]> {
+    const entries = await this.ledger.read({ reverse: false, limit: 10_000 });
+    return entries.filter((e) => e.actionId === actionId).map((e) => e.state ?? '');
+  }
+
+  outcomesOf(actionId: string): string[] {
+    return this.settled.filter((s) => s.actionId === actionId).map((s) => s.outcome);
+  }
+
+  /** Landed transactions of this signature on the venue chain. */
+  landedCount(signature: string | undefined): number {
+    return this.venue.chain.landed().filter((l) => l.signature === signature).length;
+  }
+}
+
+/** Polls `check` until it answers a value, or fails after `timeoutMs`. */
+export async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
