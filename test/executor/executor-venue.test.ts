@@ -2,8 +2,7 @@
 // (ApiActionBuilder), the policy inspects them, a LocalKeypairSigner loaded from a key file
 // signs, and each route submits for real (RPC, perps transaction/execute, trigger execute).
 // Outcomes are read back from the venue: its chain, its trades, positions, orders and TP/SL.
-import { verify } from 'node:crypto';
-import { Keypair, type PublicKey, VersionedTransaction } from '@solana/web3.js';
+import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBigInt } from '../../src/api/amounts.ts';
@@ -11,7 +10,7 @@ import { MINTS } from '../../src/api/mints.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
 import type { Intent } from '../../src/strategy/intent.ts';
 import { positionView } from '../../src/strategy/position-view.ts';
-import { EXECUTE_PATH, TRIGGER_EXECUTE_PATH, until, VenueExecutorHarness, type TestWallet } from './venue-harness.ts';
+import { EXECUTE_PATH, signatureVerifies, TRIGGER_EXECUTE_PATH, until, VenueExecutorHarness, type TestWallet } from './venue-harness.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
 const SLOT_MS = 20;
@@ -53,13 +52,6 @@ function executesOf(path: string, signedTx: string | undefined) {
   });
 }
 
-function signatureVerifies(tx: VersionedTransaction, signer: PublicKey): boolean {
-  const index = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures).findIndex((k) => k.equals(signer));
-  const signature = tx.signatures[index];
-  if (index < 0 || !signature || signature.every((b) => b === 0)) return false;
-  const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), signer.toBuffer()]);
-  return verify(null, tx.message.serialize(), { key: spki, format: 'der', type: 'spki' }, signature);
-}
 
 describe('executor against the simulated venue', () => {
   it('a legacy decrease lands only once the keeper applied it', async () => {

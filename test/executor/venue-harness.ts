@@ -1,9 +1,10 @@
+import { verify } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Keypair, type VersionedTransaction } from '@solana/web3.js';
+import { Keypair, type PublicKey, type VersionedTransaction } from '@solana/web3.js';
 import type { Redis } from 'ioredis';
 import { request } from 'undici';
 import { ApiClient } from '../../src/api/client.ts';
@@ -266,4 +267,13 @@ export async function until<T>(what: string, check: () => T | undefined | Promis
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** Whether `signer` holds a required-signer slot of `tx` with a valid ed25519 signature of its message. */
+export function signatureVerifies(tx: VersionedTransaction, signer: PublicKey): boolean {
+  const index = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures).findIndex((k) => k.equals(signer));
+  const signature = tx.signatures[index];
+  if (index < 0 || !signature || signature.every((b) => b === 0)) return false;
+  const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), signer.toBuffer()]);
+  return verify(null, tx.message.serialize(), { key: spki, format: 'der', type: 'spki' }, signature);
 }
