@@ -104,3 +104,18 @@ export const actionRecord = z.object({
   finalSettled: z.boolean().optional(),
 });
 export type ActionRecord = z.infer<typeof actionRecord>;
+
+/** Final for the store and the drivers: landed, rejected, expired — or a dry run's inspected. */
+export function isFinalRecord(record: Pick<ActionRecord, 'state' | 'dryRun'>): boolean {
+  return FINAL_STATES.has(record.state) || (record.dryRun && record.state === 'inspected');
+}
+
+/** The fields a build sets, cleared: a stale build that was never signed goes back to accepted. */
+export function clearedBuild(): Partial<ActionRecord> {
+  return {
+    operationId: undefined, route: undefined, executeAction: undefined, requestId: undefined, unsignedTx: undefined,
+    txMetadata: undefined, blockhash: undefined, lastValidBlockHeight: undefined, builtAtMs: undefined, violations: undefined,
+    builtNotionalUsd: undefined, realisedPnlUsd: undefined,
+  };
+}
+

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { actionRecord, FINAL_STATES, type ActionRecord } from './action-record.ts';
+import { actionRecord, isFinalRecord, type ActionRecord } from './action-record.ts';
 
 /** A write lost a race with another process; reload and continue from the stored state. */
 export class StaleActionWrite extends Error {
@@ -61,7 +61,7 @@ export class ActionStore {
   }
 
   private async cas(record: ActionRecord, version: number): Promise<boolean> {
-    const final = FINAL_STATES.has(record.state) || (record.dryRun && record.state === 'inspected');
+    const final = isFinalRecord(record);
     const result = await this.redis.eval(
       CAS,
       2,

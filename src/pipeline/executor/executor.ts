@@ -7,9 +7,11 @@ import type { ChainClient } from '../../chain/rpc-client.ts';
 import { signInspected } from '../../chain/signer.ts';
 import { silentLogger, type Logger } from '../../ops/logger.ts';
 import type { ActionJob } from '../action.ts';
-import { FINAL_STATES, type ActionRecord, type ActionState } from './action-record.ts';
+import { clearedBuild, FINAL_STATES, isFinalRecord, type ActionRecord, type ActionState } from './action-record.ts';
+import { abortableSleep } from './abortable-sleep.ts';
+import { errorForLog, isTransient, provablyNotProcessed } from './api-error-evidence.ts';
 import { ActionStore, StaleActionWrite, type StoredAction } from './action-store.ts';
-import type { ActionBuilder, ActionLedger, KeeperWatch, RequestValidity, RiskGate, ActionSettler, TransactionInspector, TransactionSigner } from './ports.ts';
+import type { ActionBuilder, ActionLedger, BuiltTransaction, KeeperWatch, RequestValidity, RiskGate, ActionSettler, TransactionInspector, TransactionSigner } from './ports.ts';
 import { allowAllRisk } from './ports.ts';
 
 export interface ExecutorOptions {
@@ -136,15 +138,15 @@ export class Executor {
   private async driveLeased(actionId: string, leaseMs: number, signal?: AbortSignal): Promise<ActionRecord | undefined> {
     while (!signal?.aborted) {
       if (!(await this.o.store.lease(actionId, this.owner, leaseMs))) {
-        await sleep(this.pollMs, signal);
+        await abortableSleep(this.pollMs, signal);
         const current = await this.o.store.load(actionId);
-        if (!current || this.isFinal(current.record)) return current?.record;
+        if (!current || isFinalRecord(current.record)) return current?.record;
         continue;
       }
       try {
         const stored = await this.o.store.load(actionId);
         if (!stored) return undefined;
-        if (this.isFinal(stored.record)) {
+        if (isFinalRecord(stored.record)) {
           if (!stored.record.finalSettled) await this.settleFinal(stored);
           return stored.record;
         }
@@ -152,8 +154,8 @@ export class Executor {
       } catch (error) {
         if (error instanceof StaleActionWrite) continue;
         // A transient failure (RPC or API down): keep the state, try again shortly.
-        this.logger.warn({ actionId, err: describe(error) }, 'executor step failed; retrying');
-        await sleep(this.pollMs, signal);
+        this.logger.warn({ actionId, err: errorForLog(error) }, 'executor step failed; retrying');
+        await abortableSleep(this.pollMs, signal);
       }
     }
     return (await this.o.store.load(actionId))?.record;
@@ -174,9 +176,6 @@ export class Executor {
     return this.o.confirmPollMs ?? 500;
   }
 
-  private isFinal(record: ActionRecord): boolean {
-    return FINAL_STATES.has(record.state) || (record.dryRun && record.state === 'inspected');
-  }
 
   private async step(stored: StoredAction, signal?: AbortSignal): Promise<void> {
     const r = stored.record;
@@ -217,7 +216,7 @@ export class Executor {
       await this.o.settle(record, 'ambiguous');
       next = await this.o.store.save({ ...record, stateCommitted: true }, next.version);
     }
-    if (changed && this.isFinal(record)) next = await this.settleFinal(next);
+    if (changed && isFinalRecord(record)) next = await this.settleFinal(next);
     if (changed) await this.o.onTransition?.(next.record);
     return next;
   }
@@ -378,7 +377,7 @@ export class Executor {
         await this.transition(marked, { state: 'rejected', reason: `execute:${error.kind}`, detail: error.message });
         return;
       }
-      this.logger.warn({ actionId: r.actionId, err: describe(error) }, 'execute reply lost; the action is ambiguous and is settled on the chain');
+      this.logger.warn({ actionId: r.actionId, err: errorForLog(error) }, 'execute reply lost; the action is ambiguous and is settled on the chain');
       await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail: 'execute reply lost' });
     }
   }
@@ -413,7 +412,7 @@ export class Executor {
         await this.transition(current, { state: 'expired', reason: 'keeper_timeout', detail: `the keeper did not apply the request within maxRequestExecutionSec (${r.maxRequestExecutionSec} s) of its landing` });
         return;
       }
-      await sleep(this.pollMs, signal);
+      await abortableSleep(this.pollMs, signal);
       return;
     }
     await this.o.keepIntent?.(r);
@@ -432,7 +431,7 @@ export class Executor {
       this.logger.debug({ actionId: r.actionId, signature: r.signature, ok: sent.ok }, 'rebroadcast');
       await this.transition(stored, { state: 'submitted', sendCount: r.sendCount + 1, lastSentAtMs: this.now() });
     }
-    await sleep(this.pollMs, signal);
+    await abortableSleep(this.pollMs, signal);
   }
 
   private sinceBuildOver(r: ActionRecord): boolean {
@@ -447,18 +446,11 @@ export class Executor {
   }
 }
 
-function clearedBuild(): Partial<ActionRecord> {
+function builtOf(r: ActionRecord): BuiltTransaction {
   return {
-    operationId: undefined, route: undefined, executeAction: undefined, requestId: undefined, unsignedTx: undefined,
-    txMetadata: undefined, blockhash: undefined, lastValidBlockHeight: undefined, builtAtMs: undefined, violations: undefined,
-  };
-}
-
-function builtOf(r: ActionRecord) {
-  return {
-    operationId: r.operationId as never,
+    operationId: r.operationId as BuiltTransaction['operationId'],
     route: r.route!,
-    executeAction: r.executeAction as never,
+    executeAction: r.executeAction as BuiltTransaction['executeAction'],
     requestId: r.requestId,
     unsignedTx: r.unsignedTx!,
     txMetadata: r.txMetadata,
@@ -468,43 +460,8 @@ function builtOf(r: ActionRecord) {
   };
 }
 
-function isTransient(error: ApiError): boolean {
-  return error.kind === 'network' || error.kind === 'timeout' || error.kind === 'rate_limited' || (error.kind === 'http' && (error.status ?? 0) >= 500);
-}
-
-/** A submit error that proves the service did not process the request. */
-function provablyNotProcessed(error: ApiError): boolean {
-  if (error.kind === 'rate_limited' || error.kind === 'invalid_request' || error.kind === 'business') return true;
-  if (error.kind === 'network') return error.sent === false;
-  // 408/409/425/499 can follow a request a proxy already forwarded: ambiguous.
-  const forwarded = new Set([408, 409, 425, 499]);
-  return error.kind === 'http' && error.status !== undefined && error.status >= 400 && error.status < 500 && !forwarded.has(error.status);
-}
-
 /** A blockhash stays valid for 150 blocks. */
 const BLOCKHASH_LIFETIME_BLOCKS = 150;
 /** How far the API's node may lead our RPC; only ever makes the expiry bound later, never earlier. */
 const RPC_LAG_MARGIN_BLOCKS = 150;
 
-function describe(error: unknown): Record<string, unknown> {
-  if (error instanceof ApiError) return error.toJSON();
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return { value: String(error) };
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    // The listener goes when the timer fires: the worker's stop signal is shared by every drive
-    // and lives as long as the process, so a listener per poll would pile up for months.
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
