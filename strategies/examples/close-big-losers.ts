@@ -1,0 +1,25 @@
+// strategies/close-big-losers.ts (the README's example; a copy runs in test/strategy/readme-example.test.ts)
+import { z } from 'zod';
+import { uintString } from '../../src/api/amounts.ts';
+import { defineStrategy } from '../../src/strategy/define.ts';
+import type { Intent } from '../../src/strategy/intent.ts';
+import { positionView } from '../../src/strategy/position-view.ts';
+
+export default defineStrategy({
+  name: 'close-big-losers',
+  config: z.object({ maxLossUsd: uintString.default('50000000') }), // $50, USD × 10^6
+  subscribes: ['positions'],
+  onSnapshot(ctx, snapshot) {
+    const intents: Intent[] = [];
+    for (const item of snapshot.positions) {
+      const p = positionView(item); // either documented item shape, as exact bigints
+      if (!p || p.pnlAfterFeesUsd === undefined || -p.pnlAfterFeesUsd < BigInt(ctx.config.maxLossUsd)) continue;
+      intents.push({
+        type: 'decrease', key: `close:${p.positionPubkey}`, reason: 'loss beyond the limit',
+        notionalUsd: p.sizeUsd.toString(), positionPubkey: p.positionPubkey, marketMint: p.marketMint,
+        side: p.side, receiveToken: 'USDC', entirePosition: true,
+      });
+    }
+    return intents;
+  },
+});
