@@ -59,6 +59,20 @@ describe('executor on the venue chain', () => {
     expect(h.settled.filter((e) => e.actionId === action.actionId).map((e) => e.outcome)).toEqual(['rejected']);
   });
 
+  it('dry-run builds and inspects, then stops: nothing signed or sent, the intent key freed', async () => {
+    const before = h.signCount;
+    const ex = h.executor({ dryRun: true, signer: undefined });
+    const action = newAction({ stateAfter: { dry: true } });
+    await ex.accept(action);
+    const final = await ex.drive(action.actionId);
+    expect(final).toMatchObject({ state: 'inspected', dryRun: true });
+    expect(final?.signature).toBeUndefined();
+    expect(h.signCount).toBe(before);
+    expect(await h.statesOf(action.actionId)).toEqual(['accepted', 'built', 'inspected']);
+    expect(h.settled.filter((e) => e.actionId === action.actionId).map((e) => e.outcome)).toEqual(['rejected']);
+    expect(await new ActionStore(redis, h.prefix).openActionIds()).not.toContain(action.actionId);
+  });
+
   it('rebroadcasts the same bytes while sends are dropped, and lands once when they get through', async () => {
     h.chain.setDropAll(true);
     const ex = h.executor();

@@ -27,6 +27,10 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
       start: 0,
       end: 100,
     });
+    // A trade that names our request's signature settles it exactly (the venue records it so).
+    // Otherwise, as far as the live service documents its trades: a Market decrease of this
+    // position since the build (see the closing note of issue 4 for the ambiguity).
+    if (record.signature && trades.dataList.some((t) => t.txHash === record.signature)) return true;
     return trades.dataList.some((t) => {
       const position = (t as Record<string, unknown>).positionPubkey;
       if (typeof position === 'string' && record.positionPubkey && position !== record.positionPubkey) return false;
