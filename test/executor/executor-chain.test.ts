@@ -57,6 +57,9 @@ describe('executor on the venue chain', () => {
     expect(h.signCount).toBe(before);
     expect(h.committed).not.toContainEqual({ strategy: 'test-strategy', state: { never: true } });
     expect(h.settled.filter((e) => e.actionId === action.actionId).map((e) => e.outcome)).toEqual(['rejected']);
+    const alerts = (await h.actionLedger.read({ reverse: false, limit: 10_000, types: ['alert'] })).filter((e) => e.actionId === action.actionId);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]!.detail).toMatchObject({ event: 'policy_violation', violations: [{ rule: 'program_not_allowed' }] });
   });
 
   it('dry-run builds and inspects, then stops: nothing signed or sent, the intent key freed', async () => {

@@ -309,6 +309,13 @@ export class Executor {
     if (!verdict.ok) {
       const first = verdict.violations[0];
       this.logger.error({ actionId: r.actionId, violations: verdict.violations }, 'ALERT: transaction refused by policy; nothing signed');
+      await this.o.ledger.append({
+        at: this.now(),
+        type: 'alert',
+        actionId: r.actionId,
+        strategy: r.strategy,
+        detail: { event: 'policy_violation', operationId: r.operationId, violations: verdict.violations.map((v) => ({ rule: v.rule, detail: v.detail })) },
+      });
       await this.transition(stored, {
         state: 'rejected',
         violations: [...verdict.violations],
