@@ -83,7 +83,7 @@ export class ChainHarness {
 
   /** The states an action went through, read back from the ledger stream in Redis. */
   async statesOf(actionId: string): Promise<string[]> {
-    const entries = await this.actionLedger.read({ reverse: false, limit: 10_000 });
+    const entries = await this.actionLedger.read({ reverse: false, limit: 10_000, types: ['action_state'] });
     return entries.filter((e) => e.actionId === actionId).map((e) => e.state ?? '');
   }
 

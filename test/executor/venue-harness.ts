@@ -244,7 +244,7 @@ export class VenueExecutorHarness {
 
   /** The states an action went through, from the ledger stream in Redis. */
   async statesOf(actionId: string): Promise<string[]> {
-    const entries = await this.ledger.read({ reverse: false, limit: 10_000 });
+    const entries = await this.ledger.read({ reverse: false, limit: 10_000, types: ['action_state'] });
     return entries.filter((e) => e.actionId === actionId).map((e) => e.state ?? '');
   }
 

@@ -9,6 +9,7 @@ import { silentLogger, type Logger } from '../../ops/logger.ts';
 import type { ActionJob } from '../action.ts';
 import { clearedBuild, FINAL_STATES, isFinalRecord, type ActionRecord, type ActionState } from './action-record.ts';
 import { abortableSleep } from './abortable-sleep.ts';
+import { SubmittedWatch } from './submitted-watch.ts';
 import { errorForLog, isTransient, provablyNotProcessed } from './api-error-evidence.ts';
 import { ActionStore, StaleActionWrite, type StoredAction } from './action-store.ts';
 import type { ActionBuilder, ActionLedger, BuiltTransaction, KeeperWatch, RequestValidity, RiskGate, ActionSettler, TransactionInspector, TransactionSigner } from './ports.ts';
@@ -81,6 +82,7 @@ export class Executor {
   private readonly risk: RiskGate;
   private readonly owner = randomUUID();
   private readonly now: () => number;
+  private readonly watch: SubmittedWatch;
 
   constructor(options: ExecutorOptions) {
     this.o = options;
@@ -88,6 +90,16 @@ export class Executor {
     this.risk = options.risk ?? allowAllRisk;
     this.now = options.now ?? Date.now;
     if (!options.dryRun && !options.signer) throw new TypeError('the executor needs a signer unless it runs dry');
+    this.watch = new SubmittedWatch({
+      chain: options.chain,
+      keeper: options.keeper,
+      keepIntent: options.keepIntent,
+      onLandingSeen: options.onLandingSeen,
+      rebroadcastMs: options.rebroadcastMs ?? 2_000,
+      keeperGraceMs: options.keeperGraceMs ?? 5_000,
+      now: this.now,
+      logger: this.logger,
+    });
   }
 
   /** Records a new action (idempotent on actionId) after the risk gate's accept check. */
@@ -391,65 +403,12 @@ export class Executor {
 
   // ------------------------------------------------------------------ submitted → landed | rejected | expired
   private async confirm(stored: StoredAction, signal?: AbortSignal): Promise<void> {
-    const r = stored.record;
-    const seen = await this.o.chain.signatureStatus(r.signature!);
-    if (seen) {
-      if (seen.err) {
-        await this.transition(stored, { state: 'rejected', reason: 'chain:failed', detail: JSON.stringify(seen.err), landedSlot: seen.slot });
-        return;
-      }
-      if (!r.awaitsKeeper) {
-        await this.transition(stored, { state: 'landed', landedSlot: seen.slot });
-        return;
-      }
-      let current = stored;
-      if (r.landingSeenAtMs === undefined) {
-        current = await this.transition(stored, { state: 'submitted', landedSlot: seen.slot, landingSeenAtMs: this.now() });
-        await this.o.onLandingSeen?.(current.record);
-      }
-      await this.o.keepIntent?.(current.record);
-      if (await this.o.keeper.fulfilled(current.record)) {
-        await this.transition(current, { state: 'landed' });
-        return;
-      }
-      // The keeper counts a request's age from its landing, which happened at or before we saw it:
-      // past seen + maxRequestExecutionSec (+ grace), it can no longer apply it.
-      const seenAt = current.record.landingSeenAtMs ?? this.now();
-      if (this.now() > seenAt + (r.maxRequestExecutionSec ?? 0) * 1000 + (this.o.keeperGraceMs ?? 5_000)) {
-        await this.transition(current, { state: 'expired', reason: 'keeper_timeout', detail: `the keeper did not apply the request within maxRequestExecutionSec (${r.maxRequestExecutionSec} s) of its landing` });
-        return;
-      }
-      await abortableSleep(this.pollMs, signal);
-      return;
-    }
-    await this.o.keepIntent?.(r);
-    if (await this.blockhashExpired(r)) {
-      // Final look: a landing just before expiry must not be missed.
-      if (await this.o.chain.signatureStatus(r.signature!)) return;
-      await this.transition(stored, { state: 'expired', reason: 'blockhash_expired', detail: `block height passed ${r.lastValidBlockHeight}` });
-      return;
-    }
-    // A perps request older than maxRequestExecutionSec is refused by the keeper if it lands: stop
-    // sending it (but it stays ambiguous until the blockhash expires, since a last send may land).
-    const stillUseful = !(r.awaitsKeeper && this.sinceBuildOver(r));
-    if (stillUseful && r.route === 'rpc' && this.now() - (r.lastSentAtMs ?? 0) >= (this.o.rebroadcastMs ?? 2_000)) {
-      // The same bytes, never rebuilt or re-signed: at most one of them can land.
-      const sent = await this.o.chain.sendRaw(Buffer.from(r.signedTx!, 'base64'));
-      this.logger.debug({ actionId: r.actionId, signature: r.signature, ok: sent.ok }, 'rebroadcast');
-      await this.transition(stored, { state: 'submitted', sendCount: r.sendCount + 1, lastSentAtMs: this.now() });
-    }
-    await abortableSleep(this.pollMs, signal);
+    const stepped = await this.watch.step(stored, (from, patch) => this.transition(from, patch));
+    if (!stepped.final) await abortableSleep(this.pollMs, signal);
   }
 
-  private sinceBuildOver(r: ActionRecord): boolean {
-    if (r.maxRequestExecutionSec === undefined || r.builtAtMs === undefined) return false;
-    return this.now() > r.builtAtMs + r.maxRequestExecutionSec * 1000;
-  }
-
-  /** Proven expiry: the block height is past the blockhash's last valid height (never "RPC does not know it"). */
-  private async blockhashExpired(r: ActionRecord): Promise<boolean> {
-    if (r.lastValidBlockHeight === undefined) return false;
-    return (await this.o.chain.blockHeight()) > r.lastValidBlockHeight;
+  private blockhashExpired(r: ActionRecord): Promise<boolean> {
+    return this.watch.blockhashExpired(r);
   }
 }
 

@@ -1,0 +1,93 @@
+import type { ChainClient } from '../../chain/rpc-client.ts';
+import type { Logger } from '../../ops/logger.ts';
+import type { ActionRecord, ActionState } from './action-record.ts';
+import type { StoredAction } from './action-store.ts';
+import type { KeeperWatch } from './ports.ts';
+
+export interface SubmittedWatchOptions {
+  readonly chain: ChainClient;
+  readonly keeper: KeeperWatch;
+  readonly keepIntent?: (record: ActionRecord) => Promise<void>;
+  readonly onLandingSeen?: (record: ActionRecord) => void | Promise<void>;
+  readonly rebroadcastMs: number;
+  /** Extra time after maxRequestExecutionSec before a landed perps request counts as refused. */
+  readonly keeperGraceMs: number;
+  readonly now: () => number;
+  readonly logger: Logger;
+}
+
+/** Persists a state change of an action (the executor's compare-and-set transition). */
+export type Transition = (from: StoredAction, patch: Partial<ActionRecord> & { state: ActionState }) => Promise<StoredAction>;
+
+/**
+ * The ambiguous phase: an action was sent and its fate is unknown. One `step` reads the chain (and
+ * for legacy perps requests the keeper's trades) and either ends the action — landed, failed on
+ * chain, or proven expired — or rebroadcasts the same bytes and asks to be called again. Nothing
+ * here can rebuild or re-sign.
+ */
+export class SubmittedWatch {
+  constructor(private readonly o: SubmittedWatchOptions) {}
+
+  /** Proven expiry: the block height is past the blockhash's last valid height (never "RPC does not know it"). */
+  async blockhashExpired(r: ActionRecord): Promise<boolean> {
+    if (r.lastValidBlockHeight === undefined) return false;
+    return (await this.o.chain.blockHeight()) > r.lastValidBlockHeight;
+  }
+
+  /** One look at a submitted action; `final` says whether it ended. */
+  async step(stored: StoredAction, transition: Transition): Promise<{ final: boolean }> {
+    const r = stored.record;
+    const now = this.o.now;
+    const seen = await this.o.chain.signatureStatus(r.signature!);
+    if (seen) {
+      if (seen.err) {
+        await transition(stored, { state: 'rejected', reason: 'chain:failed', detail: JSON.stringify(seen.err), landedSlot: seen.slot });
+        return { final: true };
+      }
+      if (!r.awaitsKeeper) {
+        await transition(stored, { state: 'landed', landedSlot: seen.slot });
+        return { final: true };
+      }
+      let current = stored;
+      if (r.landingSeenAtMs === undefined) {
+        current = await transition(stored, { state: 'submitted', landedSlot: seen.slot, landingSeenAtMs: now() });
+        await this.o.onLandingSeen?.(current.record);
+      }
+      await this.o.keepIntent?.(current.record);
+      if (await this.o.keeper.fulfilled(current.record)) {
+        await transition(current, { state: 'landed' });
+        return { final: true };
+      }
+      // The keeper counts a request's age from its landing, which happened at or before we saw it:
+      // past seen + maxRequestExecutionSec (+ grace), it can no longer apply it.
+      const seenAt = current.record.landingSeenAtMs ?? now();
+      if (now() > seenAt + (r.maxRequestExecutionSec ?? 0) * 1000 + this.o.keeperGraceMs) {
+        await transition(current, { state: 'expired', reason: 'keeper_timeout', detail: `the keeper did not apply the request within maxRequestExecutionSec (${r.maxRequestExecutionSec} s) of its landing` });
+        return { final: true };
+      }
+      return { final: false };
+    }
+    await this.o.keepIntent?.(r);
+    if (await this.blockhashExpired(r)) {
+      // Final look: a landing just before expiry must not be missed.
+      if (await this.o.chain.signatureStatus(r.signature!)) return { final: false };
+      await transition(stored, { state: 'expired', reason: 'blockhash_expired', detail: `block height passed ${r.lastValidBlockHeight}` });
+      return { final: true };
+    }
+    // A perps request older than maxRequestExecutionSec is refused by the keeper if it lands: stop
+    // sending it (but it stays ambiguous until the blockhash expires, since a last send may land).
+    const stillUseful = !(r.awaitsKeeper && this.sinceBuildOver(r));
+    if (stillUseful && r.route === 'rpc' && now() - (r.lastSentAtMs ?? 0) >= this.o.rebroadcastMs) {
+      // The same bytes, never rebuilt or re-signed: at most one of them can land.
+      const sent = await this.o.chain.sendRaw(Buffer.from(r.signedTx!, 'base64'));
+      this.o.logger.debug({ actionId: r.actionId, signature: r.signature, ok: sent.ok }, 'rebroadcast');
+      await transition(stored, { state: 'submitted', sendCount: r.sendCount + 1, lastSentAtMs: now() });
+    }
+    return { final: false };
+  }
+
+  private sinceBuildOver(r: ActionRecord): boolean {
+    if (r.maxRequestExecutionSec === undefined || r.builtAtMs === undefined) return false;
+    return this.o.now() > r.builtAtMs + r.maxRequestExecutionSec * 1000;
+  }
+}
