@@ -182,7 +182,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ops,
       async stop() {
         ops.markStopping();
-        await ledger.append({ at: Date.now(), type: 'system', detail: { event: 'stop', pid: process.pid } }).catch(() => undefined);
+        await ledger.append({ at: Date.now(), type: 'system', detail: { event: 'stop', pid: process.pid } }).catch((error: unknown) => logger.warn({ err: error }, 'could not record the stop in the ledger'));
         await stopAll();
       },
     };
