@@ -1,4 +1,4 @@
-import { toBigInt } from '../../../api/amounts.ts';
+import { formatScaled, toBigInt, USD_DECIMALS } from '../../../api/amounts.ts';
 import { PROGRAMS } from '../../../chain/programs.ts';
 import { derivedAddress } from '../../market/keys.ts';
 import { HttpFailure, productErrorBody } from '../error-bodies.ts';
@@ -25,7 +25,11 @@ export const ultraOrder: Handler<'ultra.order'> = (req, ctx) => {
     });
     transaction = issued.base64;
   }
-  const usd = (v: bigint) => Number(v) / 1e6;
+  // The live API reports these display values as JSON numbers: rendered exactly as decimal text
+  // first, converted only at the edge.
+  const usd = (v: bigint) => Number(formatScaled(v, USD_DECIMALS));
+  const impactBps = -BigInt(quote.priceImpactBps);
+  const impactPercent = formatScaled(impactBps, 2);
   const threshold = (quote.outAmount * (10_000n - SLIPPAGE_BPS)) / 10_000n;
   return {
     mode: 'ultra',
@@ -39,8 +43,8 @@ export const ultraOrder: Handler<'ultra.order'> = (req, ctx) => {
     inUsdValue: usd(quote.inUsd),
     outUsdValue: usd(quote.outUsd),
     swapUsdValue: usd(quote.inUsd),
-    priceImpact: -Number(quote.priceImpactBps) / 100,
-    priceImpactPct: String(-Number(quote.priceImpactBps) / 10_000),
+    priceImpact: Number(impactPercent),
+    priceImpactPct: formatScaled(impactBps, 4), // a fraction, as decimal text
     routePlan: [
       {
         swapInfo: {
