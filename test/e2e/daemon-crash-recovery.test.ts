@@ -5,7 +5,7 @@ import { DaemonFleet } from './support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
 import { Slots } from './support/slots.ts';
 import { actionHistories, landedExactlyOnceProblems } from './support/exactly-once.ts';
-import { VenueControl } from './support/venue-control.ts';
+import { VenueControl } from '../support/venue-control.ts';
 import { waitUntil } from './support/wait-until.ts';
 
 /**

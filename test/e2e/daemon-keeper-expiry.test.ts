@@ -3,7 +3,7 @@ import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts'
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { DaemonFleet } from './support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
-import { VenueControl } from './support/venue-control.ts';
+import { VenueControl } from '../support/venue-control.ts';
 import { observe, waitUntil } from './support/wait-until.ts';
 
 /**

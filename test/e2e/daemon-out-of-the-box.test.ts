@@ -4,7 +4,7 @@ import { ledgerEntrySchema } from '../../src/pipeline/ledger.ts';
 import { runCli } from '../support/cli.ts';
 import { DaemonFleet } from './support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
-import { VenueControl } from './support/venue-control.ts';
+import { VenueControl } from '../support/venue-control.ts';
 import { waitUntil } from './support/wait-until.ts';
 
 /**

@@ -4,7 +4,7 @@ import { DaemonFleet } from './support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
 import { actionHistories, landedExactlyOnceProblems } from './support/exactly-once.ts';
 import { eventCounts, queueEvents } from './support/queue-events.ts';
-import { VenueControl } from './support/venue-control.ts';
+import { VenueControl } from '../support/venue-control.ts';
 import { waitUntil } from './support/wait-until.ts';
 
 /**

@@ -22,7 +22,7 @@ import { lastStates, ledgerThroughCli, storedActionRecords } from './safety-supp
 import { carriesNoSignature, hostileContentOf } from './safety-support/hostile-content.ts';
 import { deleteEverythingContaining } from './safety-support/redis-values.ts';
 import { createTestWallet, type TestWallet } from './safety-support/test-wallet.ts';
-import { venueControl, type VenueBalances } from './safety-support/venue-control.ts';
+import { VenueControl, type Funded } from '../support/venue-control.ts';
 import { waitFor } from './safety-support/wait-for.ts';
 
 const EXPECTED_RULE: Record<HostileKind, PolicyRule> = {
@@ -43,7 +43,7 @@ const tradingState = new TradingStateStore(redis, prefix);
 let venue: Venue | undefined;
 let wallet: TestWallet | undefined;
 let daemon: DaemonProcess | undefined;
-let funded: VenueBalances | undefined;
+let funded: Funded | undefined;
 
 function daemonOutput(): string {
   const stdout = daemon?.stdout() ?? '';
@@ -75,7 +75,16 @@ beforeAll(async () => {
   await deleteEverythingContaining(redis, redisPrefix);
   venue = await startVenue({ seed: 101, faults: { operations: { '*': { hostile: HOSTILE_KINDS[0] } } } });
   wallet = await createTestWallet('hostile');
-  funded = await venueControl(venue.apiUrl).fundNearLiquidation(wallet.publicKey);
+  // Two positions near liquidation, so the liquidation guard keeps deciding while the venue is hostile.
+  funded = await new VenueControl(venue.apiUrl).fund({
+    wallet: wallet.publicKey,
+    sol: '10000000000',
+    usdc: '5000000000',
+    positions: [
+      { market: 'SOL', side: 'long', collateralUsd: '200000000', liquidationDistancePct: '2.5' },
+      { market: 'ETH', side: 'long', collateralUsd: '150000000', liquidationDistancePct: '3' },
+    ],
+  });
   daemon = startDaemonProcess({
     'rpc.url': venue.rpcUrl,
     'api.baseUrl': venue.apiUrl,
@@ -107,7 +116,7 @@ describe('stratd run against a venue that tampers with every write operation', (
     async (kind, rule, index) => {
       if (index > 0) {
         // The previous kind halted trading with nothing in flight: switch the tampering, then resume.
-        await venueControl(venue!.apiUrl).setHostile(kind);
+        await new VenueControl(venue!.apiUrl).setHostile(kind);
         phaseStartMs = Date.now();
         await tradingState.set('active', `e2e: next hostile kind ${kind}`, 'test');
       }
@@ -173,7 +182,7 @@ describe('stratd run against a venue that tampers with every write operation', (
     expect(new Set(alerted)).toEqual(new Set(refused.map((r) => r.record.actionId)));
 
     // Nothing reached the chain, and the wallet kept everything it was funded with.
-    const control = venueControl(venue!.apiUrl);
+    const control = new VenueControl(venue!.apiUrl);
     expect(await control.landed()).toEqual([]);
     const balances = await control.balances(wallet!.publicKey);
     expect({ lamports: balances.lamports, tokens: balances.tokens }).toEqual({ lamports: funded!.lamports, tokens: funded!.tokens });

@@ -7,9 +7,9 @@ import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { opsStatusSchema } from '../../src/ops/ops-status.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
-import { opsRedisScope } from './redis-scope.ts';
+import { redisScope } from '../support/redis-scope.ts';
 
-const scope = opsRedisScope('daemon');
+const scope = redisScope('ops-daemon');
 const TOKEN = 'daemon-ops-test-token-0123456789abcdef0123456789';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 let varDir: string;

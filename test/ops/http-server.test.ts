@@ -13,9 +13,9 @@ import { Ledger } from '../../src/pipeline/ledger.ts';
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
 import { connectRedis } from '../../src/pipeline/redis.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
-import { opsRedisScope } from './redis-scope.ts';
+import { redisScope } from '../support/redis-scope.ts';
 
-const scope = opsRedisScope('http-server');
+const scope = redisScope('ops-http-server');
 const wallet = Keypair.generate().publicKey.toBase58();
 const TOKEN = 'c0ntrol-t0ken-for-the-ops-test-0123456789abcdef';
 const running: Array<{ close(): Promise<unknown> }> = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { Ledger, LedgerError, findKeyMaterial } from '../../src/pipeline/ledger.ts';
-import { redisScope } from './redis-scope.ts';
+import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope('ledger');
 beforeEach(() => scope.clean());

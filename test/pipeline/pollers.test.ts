@@ -11,7 +11,8 @@ import { snapshotJobId, snapshotSchema, type Snapshot } from '../../src/pipeline
 import { readLatestSnapshot, readLatestSnapshots, storeLatestSnapshot } from '../../src/pipeline/snapshot-store.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { RecordingServer } from '../support/recording-server.ts';
-import { redisScope } from './redis-scope.ts';
+import { VenueControl } from '../support/venue-control.ts';
+import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope('pollers');
 const wallet = Keypair.generate().publicKey.toBase58();
@@ -42,19 +43,14 @@ function pollers(options: { config?: Config; now?: () => number } = {}): Pollers
 beforeAll(async () => {
   await scope.clean();
   venue = await startVenue({ seed: 11 });
-  const funded = await fetch(`${venue.apiUrl}/__venue/fund`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      wallet,
-      usdc: '1000000000',
-      positions: [
-        { market: 'SOL', side: 'long', collateralUsd: '200000000', liquidationDistancePct: '2.5' },
-        { market: 'ETH', side: 'short', collateralUsd: '100000000', leverage: '3' },
-      ],
-    }),
+  await new VenueControl(venue.apiUrl).fund({
+    wallet,
+    usdc: '1000000000',
+    positions: [
+      { market: 'SOL', side: 'long', collateralUsd: '200000000', liquidationDistancePct: '2.5' },
+      { market: 'ETH', side: 'short', collateralUsd: '100000000', leverage: '3' },
+    ],
   });
-  expect(funded.status).toBe(200);
   client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0 });
   config = configWith();
   market = new Queue<Snapshot>(QUEUES.market, { connection: scope.redis, prefix: bullPrefix(scope.prefix) });

@@ -3,9 +3,8 @@ import { describe, expect, it } from 'vitest';
 import trim from '../../strategies/examples/trim-winners.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { actionIdFor } from '../../src/pipeline/action.ts';
-import { runStrategies } from '../../src/pipeline/strategy-worker.ts';
 import { loadStrategiesOrThrow } from '../../src/strategy/loader.ts';
-import { formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, TICK } from './samples.ts';
+import { decideOnce, formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, TICK } from './samples.ts';
 
 const USD = 1_000_000n;
 const winner = { sizeUsd: 1_000n * USD, collateralUsd: 100n * USD, markPriceUsd: 160n * USD, liquidationPriceUsd: 120n * USD, pnlAfterFeesUsd: 60n * USD };
@@ -21,15 +20,7 @@ describe('the example strategy of docs/strategies.md', () => {
   it('loads through the loader and decides through the worker core, as in the daemon', async () => {
     const strategies = await loadStrategiesOrThrow({ dir: 'strategies/examples', enabled: ['trim-winners'], settings: { 'trim-winners': { takeProfitBps: 5_000 } } });
     const snapshot = positionsSnapshot([rawPosition(winner), formattedPosition(flat)]);
-    const [run] = await runStrategies({
-      snapshot,
-      strategies,
-      reader: { latest: async () => undefined, latestAll: async () => [] },
-      readState: async () => undefined,
-      now: () => TICK + 1,
-      logger: silentLogger,
-      timeoutMs: 1_000,
-    });
+    const run = await decideOnce(strategies, snapshot);
     expect(run?.status).toBe('ok');
     if (run?.status !== 'ok') return;
     expect(run.actions.map((a) => a.actionId)).toEqual([actionIdFor('trim-winners', `trim:${POSITION}`, TICK)]);

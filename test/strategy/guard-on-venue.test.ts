@@ -12,7 +12,8 @@ import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
 import { startStrategyWorker, type StrategyWorker } from '../../src/pipeline/strategy-worker.ts';
 import { loadStrategiesOrThrow } from '../../src/strategy/loader.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
-import { redisScope } from '../pipeline/redis-scope.ts';
+import { VenueControl } from '../support/venue-control.ts';
+import { redisScope } from '../support/redis-scope.ts';
 
 /**
  * The data path up to the actions queue, with real parts: the venue serves positions (one
@@ -41,19 +42,14 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Pr
 beforeAll(async () => {
   await scope.clean();
   venue = await startVenue({ seed: 21 });
-  const funded = await fetch(`${venue.apiUrl}/__venue/fund`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      wallet,
-      usdc: '1000000000',
-      positions: [
-        { market: 'SOL', side: 'long', collateralUsd: '200000000', liquidationDistancePct: '2.5' },
-        { market: 'ETH', side: 'long', collateralUsd: '150000000', leverage: '3' },
-      ],
-    }),
+  await new VenueControl(venue.apiUrl).fund({
+    wallet,
+    usdc: '1000000000',
+    positions: [
+      { market: 'SOL', side: 'long', collateralUsd: '200000000', liquidationDistancePct: '2.5' },
+      { market: 'ETH', side: 'long', collateralUsd: '150000000', leverage: '3' },
+    ],
   });
-  expect(funded.status).toBe(200);
   // Schedules that fire only on 1 January: the test ticks by hand (tickNow) at instants of that day.
   const quiet = Object.fromEntries(['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades'].map((k) => [`pollers.${k}.cron`, '*/5 * * 1 1 *']));
   const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...quiet } });

@@ -1,10 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/ops/logger.ts';
 import { actionIdFor } from '../../src/pipeline/action.ts';
-import { runStrategies } from '../../src/pipeline/strategy-worker.ts';
 import { loadStrategiesOrThrow } from '../../src/strategy/loader.ts';
-import { formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, TICK } from './samples.ts';
+import { decideOnce, formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, TICK } from './samples.ts';
 
 const USD = 1_000_000n;
 const FILE = new URL('../../strategies/examples/close-big-losers.ts', import.meta.url);
@@ -23,15 +21,7 @@ describe("the README's strategy example", () => {
     const loser = { sizeUsd: 500n * USD, collateralUsd: 100n * USD, markPriceUsd: 90n * USD, liquidationPriceUsd: 60n * USD, pnlAfterFeesUsd: -60n * USD };
     const small = { ...loser, pubkey: POSITION_2, pnlAfterFeesUsd: -49n * USD };
     for (const shape of [rawPosition, formattedPosition]) {
-      const [run] = await runStrategies({
-        snapshot: positionsSnapshot([shape(loser), shape(small)]),
-        strategies,
-        reader: { latest: async () => undefined, latestAll: async () => [] },
-        readState: async () => undefined,
-        now: () => TICK + 1,
-        logger: silentLogger,
-        timeoutMs: 1_000,
-      });
+      const run = await decideOnce(strategies, positionsSnapshot([shape(loser), shape(small)]));
       expect(run?.status).toBe('ok');
       if (run?.status !== 'ok') return;
       expect(run.actions.map((a) => a.actionId)).toEqual([actionIdFor('close-big-losers', `close:${POSITION}`, TICK)]);

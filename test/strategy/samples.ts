@@ -1,6 +1,9 @@
 import { MINTS } from '../../src/api/mints.ts';
 import type { PositionItem } from '../../src/api/schemas/perps.ts';
 import type { SnapshotOf } from '../../src/pipeline/snapshot.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { runStrategies, type StrategyRun } from '../../src/pipeline/strategy-worker.ts';
+import type { LoadedStrategy } from '../../src/strategy/loader.ts';
 
 export const WALLET = 'devjnEpxbJUhJ39FSsFz7YPerr5bdxN8VWUXvfbFUK4';
 export const POSITION = '815wh1VLC8D7ZWMa3uB7GgjHFetANuML2dPrJiLV1nVF';
@@ -64,4 +67,21 @@ export function formattedPosition(p: PositionNumbers): PositionItem {
 
 export function positionsSnapshot(positions: PositionItem[], tickMs = TICK): SnapshotOf<'positions'> {
   return { kind: 'positions', source: 'perps.positions', key: WALLET, tickMs, receivedAtMs: tickMs + 120, wallet: WALLET, positions };
+}
+
+/**
+ * What the worker core decides for one snapshot, as in the daemon, with nothing else in Redis:
+ * the one strategy's run (its status, and its action jobs when ok).
+ */
+export async function decideOnce(strategies: readonly LoadedStrategy[], snapshot: SnapshotOf<'positions'>): Promise<StrategyRun | undefined> {
+  const [run] = await runStrategies({
+    snapshot,
+    strategies,
+    reader: { latest: async () => undefined, latestAll: async () => [] },
+    readState: async () => undefined,
+    now: () => snapshot.tickMs + 1,
+    logger: silentLogger,
+    timeoutMs: 1_000,
+  });
+  return run;
 }

@@ -12,7 +12,7 @@ import { readStrategyState, settleAction, startStrategyWorker, type StrategyWork
 import { defineStrategy } from '../../src/strategy/define.ts';
 import { intentHolder } from '../../src/strategy/intent-lock.ts';
 import type { LoadedStrategy } from '../../src/strategy/loader.ts';
-import { redisScope } from '../pipeline/redis-scope.ts';
+import { redisScope } from '../support/redis-scope.ts';
 import { POSITION, positionsSnapshot, rawPosition, TICK } from './samples.ts';
 
 const scope = redisScope('strategy-worker');

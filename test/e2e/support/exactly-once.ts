@@ -1,6 +1,6 @@
 import type { ActionRecord } from '../../../src/pipeline/executor/action-record.ts';
 import type { LedgerRecord } from '../../../src/pipeline/ledger.ts';
-import type { LandedTx, Trade } from './venue-control.ts';
+import type { LandedTx, Trade } from '../../support/venue-control.ts';
 
 /** What the ledger says happened to one action. */
 export interface ActionHistory {

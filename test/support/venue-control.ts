@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { tradesResponse } from '../../../src/api/schemas/perps.ts';
-import type { FaultPatch } from '../../../src/venue/http/faults.ts';
+import { tradesResponse } from '../../src/api/schemas/perps.ts';
+import type { FaultPatch } from '../../src/venue/http/faults.ts';
 
 /**
  * The venue as a test sees it from outside: its control API (/__venue/, docs/venue.md) and the
@@ -30,9 +30,22 @@ const stateSchema = z.looseObject({
 });
 export type VenueState = z.infer<typeof stateSchema>;
 
+/** POST /__venue/fund answers the wallet's balances and the positions it opened. */
 const fundedSchema = z.looseObject({
+  lamports: z.string(),
+  tokens: z.record(z.string(), z.string()),
   positions: z.array(z.looseObject({ positionPubkey: z.string(), asset: z.string(), side: z.string(), sizeUsd: z.string() })),
 });
+export type Funded = z.infer<typeof fundedSchema>;
+
+const balancesSchema = z.looseObject({ wallet: z.string(), lamports: z.string(), tokens: z.record(z.string(), z.string()) });
+export type VenueBalances = z.infer<typeof balancesSchema>;
+
+/** A control call to the venue failed. */
+export class VenueControlError extends Error {
+  override readonly name = 'VenueControlError';
+  readonly kind = 'venue_control';
+}
 
 export type Trade = z.infer<typeof tradesResponse>['dataList'][number];
 
@@ -42,7 +55,7 @@ export class VenueControl {
   private async json(path: string, init?: RequestInit): Promise<unknown> {
     const res = await fetch(`${this.apiUrl}${path}`, init);
     const text = await res.text();
-    if (!res.ok) throw new Error(`venue ${init?.method ?? 'GET'} ${path}: ${res.status} ${text.slice(0, 300)}`);
+    if (!res.ok) throw new VenueControlError(`venue ${init?.method ?? 'GET'} ${path}: ${res.status} ${text.slice(0, 300)}`);
     return JSON.parse(text) as unknown;
   }
 
@@ -50,20 +63,34 @@ export class VenueControl {
     return this.json(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   }
 
+  /** Funds a wallet and opens positions (POST /__venue/fund; the body of docs/venue.md). */
+  async fund(body: { wallet: string } & Record<string, unknown>): Promise<Funded> {
+    return fundedSchema.parse(await this.post('/__venue/fund', body));
+  }
+
   /**
    * Funds a wallet and opens one SOL long 2.5 % from its liquidation price: inside the
    * liquidation guard's default 5 % distance, so the guard decides to decrease it at once.
    */
   async fundWithPositionNearLiquidation(wallet: string): Promise<{ positionPubkey: string; sizeUsd: bigint }> {
-    const body = await this.post('/__venue/fund', {
+    const funded = await this.fund({
       wallet,
       sol: '10000000000',
       usdc: '5000000000',
       positions: [{ market: 'SOL', side: 'long', collateralUsd: '200000000', liquidationDistancePct: '2.5' }],
     });
-    const position = fundedSchema.parse(body).positions[0];
-    if (!position) throw new Error('the venue opened no position');
+    const position = funded.positions[0];
+    if (!position) throw new VenueControlError('the venue opened no position');
     return { positionPubkey: position.positionPubkey, sizeUsd: BigInt(position.sizeUsd) };
+  }
+
+  async balances(wallet: string): Promise<VenueBalances> {
+    return balancesSchema.parse(await this.json(`/__venue/balances/${wallet}`));
+  }
+
+  /** Makes every write operation ('*') build transactions with this tampering. */
+  async setHostile(kind: string): Promise<void> {
+    await this.faults({ operations: { '*': { hostile: kind } } } as FaultPatch);
   }
 
   async landed(): Promise<LandedTx[]> {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { connectRedis } from '../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
 import { keyPrefix } from '../../src/pipeline/queues.ts';
 
 /**
@@ -18,7 +18,7 @@ export interface RedisScope {
 }
 
 export function redisScope(name: string): RedisScope {
-  const redis = connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const redis = connectRedis(redisUrlFromEnv());
   const redisPrefix = `stratd-test-${name}`;
   const prefix = keyPrefix(redisPrefix);
   return {
