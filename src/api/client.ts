@@ -12,6 +12,16 @@ export interface ApiLogger {
   debug(obj: object, msg: string): void;
 }
 
+/** How one attempt ended, for metrics: `ok`, an ApiError kind, or `http_4xx`/`http_5xx` for plain HTTP errors. */
+export type ApiCallOutcome = 'ok' | 'http_4xx' | 'http_5xx' | Exclude<ApiErrorKind, 'http'> | 'error';
+
+/** Told about every attempt (ops metrics); must not throw. */
+export interface ApiObserver {
+  attempt(operationId: string, outcome: ApiCallOutcome): void;
+  /** An attempt waited this long for the shared request budget. */
+  budgetWait(ms: number): void;
+}
+
 export interface ApiClientOptions {
   /** Main base URL, e.g. https://api.jup.ag (no trailing slash needed). */
   readonly baseUrl: string;
@@ -33,6 +43,7 @@ export interface ApiClientOptions {
   /** Shared request budget; every attempt takes one slot. */
   readonly budget?: RequestBudget;
   readonly logger?: ApiLogger;
+  readonly observer?: ApiObserver;
   /** Path overrides per operation (e.g. the spec's /perps/v1/lp/mint instead of /jlp/mint). */
   readonly paths?: Partial<Record<OperationId, string>>;
   readonly dispatcher?: Dispatcher;
@@ -96,8 +107,16 @@ export class ApiClient {
       return (await pRetry(
         async () => {
           attempts++;
-          await this.options.budget?.take(callOptions.signal);
-          return this.attempt(op, fields, callOptions.signal);
+          const waitedMs = await this.options.budget?.take(callOptions.signal);
+          if (waitedMs !== undefined && waitedMs > 0) this.options.observer?.budgetWait(waitedMs);
+          try {
+            const result = await this.attempt(op, fields, callOptions.signal);
+            this.options.observer?.attempt(id, 'ok');
+            return result;
+          } catch (error) {
+            this.options.observer?.attempt(id, attemptOutcome(error));
+            throw error;
+          }
         },
         {
           retries,
@@ -211,6 +230,12 @@ export class ApiClient {
       );
     }
   }
+}
+
+function attemptOutcome(error: unknown): ApiCallOutcome {
+  if (!(error instanceof ApiError)) return 'error';
+  if (error.kind !== 'http') return error.kind;
+  return error.status !== undefined && error.status >= 500 ? 'http_5xx' : 'http_4xx';
 }
 
 /**

@@ -34,16 +34,19 @@ export class RequestBudget {
     this.name = options.name ?? 'api';
   }
 
-  /** Waits for one request slot. Rejects only when `signal` aborts or Redis fails. */
-  async take(signal?: AbortSignal): Promise<void> {
+  /** Waits for one request slot; answers how long it slept for one (0: a slot was free). Rejects only when `signal` aborts or Redis fails. */
+  async take(signal?: AbortSignal): Promise<number> {
+    let waitedMs = 0;
     for (;;) {
       signal?.throwIfAborted();
       try {
         await this.limiter.consume(this.name, 1);
-        return;
+        return waitedMs;
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        await sleep(Math.max(5, rejection.msBeforeNext), signal);
+        const ms = Math.max(5, rejection.msBeforeNext);
+        await sleep(ms, signal);
+        waitedMs += ms;
       }
     }
   }

@@ -4,7 +4,6 @@ import { ApiError } from '../../src/api/errors.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import { operationIds, type OperationId } from '../../src/api/registry.ts';
 import { RecordingServer } from '../support/recording-server.ts';
-import { fixtureText } from '../support/fixtures.ts';
 import { POSITION, SAMPLES, WALLET } from './samples.ts';
 
 const KEY = 'test-api-key-7f3a9c';
@@ -98,7 +97,7 @@ async function failure(promise: Promise<unknown>): Promise<ApiError> {
 
 describe('bad responses', () => {
   it('a missing required field is invalid_response naming the field, not retried', async () => {
-    const body = JSON.parse(fixtureText('perps-v1-pool-info-1.json')) as Record<string, unknown>;
+    const body = JSON.parse(SAMPLES['perps.poolInfo'].responseText) as Record<string, unknown>;
     delete body.openFeePercent;
     server.responder = () => ({ body: JSON.stringify(body), headers: { 'x-api-gateway-request-id': 'gw-42' } });
     const error = await failure(client().call('perps.poolInfo', { mint: MINTS.SOL }));
@@ -109,7 +108,7 @@ describe('bad responses', () => {
   });
 
   it('a wrong type is invalid_response with the nested path', async () => {
-    const body = JSON.parse(fixtureText('perps-v1-positions-1.json')) as { dataList: Array<Record<string, unknown>> };
+    const body = JSON.parse(SAMPLES['perps.positions'].responseText) as { dataList: Array<Record<string, unknown>> };
     body.dataList[0]!.side = 42;
     server.responder = () => ({ body: JSON.stringify(body) });
     const error = await failure(client().call('perps.positions', { walletAddress: WALLET }));
@@ -127,7 +126,7 @@ describe('bad responses', () => {
   });
 
   it('"abc" where a raw amount belongs inside a documented alternative shape names the field', async () => {
-    const body = JSON.parse(fixtureText('perps-v1-positions-decrease-1.json')) as { quote: Record<string, unknown> };
+    const body = JSON.parse(SAMPLES['perps.decrease'].responseText) as { quote: Record<string, unknown> };
     body.quote.closeFeeUsd = 'abc';
     server.responder = () => ({ body: JSON.stringify(body) });
     const error = await failure(client().call('perps.decrease', SAMPLES['perps.decrease'].request));
@@ -192,10 +191,10 @@ describe('bad responses', () => {
   });
 
   it('a perps 400 and a gateway 401 are http errors, not retried', async () => {
-    server.responder = () => ({ status: 400, body: fixtureText('perps-v1-error-1.json') });
+    server.responder = () => ({ status: 400, body: JSON.stringify({ code: 'invalid_argument', message: 'leverage must be between 1.1 and 100', metadata: null }) });
     const e400 = await failure(client().call('perps.poolInfo', { mint: MINTS.SOL }));
     expect(e400).toMatchObject({ kind: 'http', status: 400, code: 'invalid_argument' });
-    server.responder = () => ({ status: 401, body: fixtureText('gateway-error-1.json') });
+    server.responder = () => ({ status: 401, body: JSON.stringify({ code: 401, message: 'Unauthorized' }) });
     const e401 = await failure(client().call('perps.poolInfo', { mint: MINTS.SOL }));
     expect(e401).toMatchObject({ kind: 'http', status: 401, code: 401, productMessage: 'Unauthorized' });
     expect(server.requests).toHaveLength(2);
@@ -209,7 +208,7 @@ describe('bad responses', () => {
   });
 
   it('a submit is retried after a 429 (the gateway refused it before processing)', async () => {
-    server.responder = (_req, i) => (i === 0 ? { status: 429, body: '{"code":429,"message":"Too many requests"}' } : { body: fixtureText('ultra-v1-execute-1.json') });
+    server.responder = (_req, i) => (i === 0 ? { status: 429, body: '{"code":429,"message":"Too many requests"}' } : { body: JSON.stringify({ status: 'Success', signature: 'sig-ultra-2', slot: '1001', code: 0, inputAmountResult: '100000000', outputAmountResult: '14900000' }) });
     const result = await client().call('ultra.execute', { signedTransaction: 'AQ==', requestId: 'r' });
     expect(result.status).toBe('Success');
     expect(server.requests).toHaveLength(2);

@@ -15,11 +15,49 @@ export type TransactionType = z.infer<typeof transactionType>;
 export const side = z.enum(['long', 'short']);
 export type Side = z.infer<typeof side>;
 
-/** Unsigned transaction + request id, the reply of every trigger/recurring build. */
-export const requestIdAndTransaction = z.looseObject({
-  requestId: z.string(),
-  transaction: z.string(),
-});
+/**
+ * Build replies of trigger and recurring orders: `{ requestId, transaction }` today; the oldest
+ * documented shape named the transaction `tx` (`txs` for a list) and had no request id. Such a
+ * transaction cannot go through the execute operation (it needs the id), so the executor sends it
+ * through the RPC, as that version of the API documented.
+ */
+export function withLegacyTransactionNames<T extends z.ZodType>(schema: T) {
+  return z.preprocess((body) => {
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+    const b = body as Record<string, unknown>;
+    const out: Record<string, unknown> = { ...b };
+    if (!('transaction' in b) && typeof b.tx === 'string') out.transaction = b.tx;
+    if (!('transactions' in b) && Array.isArray(b.txs)) out.transactions = b.txs;
+    return out;
+  }, schema);
+}
+
+/** Unsigned transaction + request id (absent only in the oldest shape), the reply of every trigger/recurring build. */
+export const requestIdAndTransaction = withLegacyTransactionNames(
+  z.looseObject({
+    requestId: z.string().optional(),
+    transaction: z.string(),
+  }),
+);
+
+/**
+ * The execute operations of trigger, recurring and ultra report a failed execution in a 200 body,
+ * and not always with a `status`: older replies carry only `{ signature }` (executed), others only
+ * `{ code, error }` or `{ error, signature }` (failed). A stated status is taken as it is; an absent
+ * one is derived, so such a reply is a failed execution rather than an invalid response: an error
+ * text or a non-zero code means Failed, a signature alone means Success, anything else stays
+ * absent and fails the schema.
+ */
+export function withExecuteStatus<T extends z.ZodType>(schema: T) {
+  return z.preprocess((body) => {
+    if (!body || typeof body !== 'object' || Array.isArray(body) || 'status' in body) return body;
+    const { error, code, signature } = body as Record<string, unknown>;
+    const failed = (typeof error === 'string' && error.length > 0) || (typeof code === 'number' && code !== 0);
+    if (failed) return { ...body, status: 'Failed' };
+    if (typeof signature === 'string' && signature.length > 0) return { ...body, status: 'Success' };
+    return body;
+  }, schema);
+}
 
 /** The request of every trigger/recurring/ultra execute operation. */
 export const signedExecuteRequest = z.strictObject({

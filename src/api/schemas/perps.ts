@@ -163,6 +163,8 @@ export const tradeRecord = z.looseObject({
   side,
   size: uintString,
   txHash: z.string(),
+  /** The position request the fill executed: the simulated venue reports it; the live API documents no such field. */
+  positionRequestPubkey: z.string().nullish(),
 });
 export type TradeRecord = z.infer<typeof tradeRecord>;
 export const tradesResponse = z.looseObject({ count: z.number(), dataList: z.array(tradeRecord) });
@@ -328,6 +330,75 @@ export const createTpslResponse = z.looseObject({
   serializedTxBase64: z.string(),
   transactionType,
   txMetadata,
+});
+
+/** PATCH /perps/v1/tpsl (api-facts 2.5): move a TP/SL request's trigger; the response has the create shape. */
+export const updateTpslRequest = z.strictObject({
+  positionRequestPubkey: pubkey,
+  triggerPrice: uintString,
+  transactionType: z.enum(['legacy', 'mixed', 'instant']).optional(),
+});
+export const updateTpslResponse = z.looseObject({
+  tpslPubkeys: z.array(z.string()).optional(),
+  requireKeeperSignature: z.boolean(),
+  serializedTxBase64: z.string(),
+  transactionType,
+  txMetadata,
+});
+
+/** DELETE /perps/v1/tpsl: close a TP/SL request (always a legacy transaction). */
+export const cancelTpslRequest = z.strictObject({ positionRequestPubkey: pubkey });
+export const cancelTpslResponse = z.looseObject({
+  requireKeeperSignature: z.boolean(),
+  serializedTxBase64: z.string(),
+  transactionType: z.literal('legacy'),
+  txMetadata,
+});
+
+/** POST /perps/v1/tpsl-with-fee (@fdda): the create with an integrator fee in USDC; always instant. */
+export const createTpslWithFeeRequest = z.strictObject({
+  walletAddress: pubkey,
+  positionPubkey: pubkey,
+  tpsl: z
+    .array(
+      z.strictObject({
+        receiveToken,
+        entirePosition: z.boolean().optional(),
+        sizeUsdDelta: uintString.optional(),
+        triggerPrice: uintString,
+        requestType: tpslRequestType,
+      }),
+    )
+    .min(1)
+    .max(20),
+  feeToken,
+  feeTokenAmount: uintString,
+  feeReceiver: pubkey,
+});
+export const createTpslWithFeeResponse = z.looseObject({
+  ...integratorFeeFields,
+  serializedTxBase64: z.string(),
+  tpslPubkeys: z.array(z.string()),
+  transactionType: z.literal('instant'),
+  txMetadata,
+});
+
+/**
+ * DELETE /perps/v1/tpsl-with-fee (@fdda): `{tpslPubkey, fee}`, a legacy transaction. The facts
+ * name `fee` without its shape; read here as the USDC amount (smallest unit) — an inference.
+ */
+export const cancelTpslWithFeeRequest = z.strictObject({ tpslPubkey: pubkey, fee: uintString });
+/**
+ * DELETE /perps/v1/tpsl-with-fee: always legacy, so the published reply leaves out
+ * requireKeeperSignature (false when absent) and adds the integrator fee it charged.
+ */
+export const cancelTpslWithFeeResponse = z.looseObject({
+  requireKeeperSignature: z.boolean().optional(),
+  serializedTxBase64: z.string(),
+  transactionType: z.literal('legacy'),
+  txMetadata,
+  integratorFeeTokenAmount: uintString.optional(),
+  integratorFeeUsd: uintString.optional(),
 });
 
 // ---------------------------------------------------------------- increase (4.18)

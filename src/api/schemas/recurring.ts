@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withExecuteStatus } from './common.ts';
 import { uintString } from '../amounts.ts';
 import { pubkey } from '../pubkey.ts';
 import { queryBool, queryInt } from './query.ts';
@@ -31,12 +32,14 @@ export const recurringCreateOrderRequest = z.strictObject({
   params: z.union([z.strictObject({ time: recurringTimeParams }), z.strictObject({ price: recurringPriceParams })]),
 });
 
-export const recurringExecuteResponse = z.looseObject({
-  signature: z.string().optional(),
-  status: z.enum(['Success', 'Failed']),
-  order: z.string().nullish(),
-  error: z.string().nullish(),
-});
+export const recurringExecuteResponse = withExecuteStatus(
+  z.looseObject({
+    signature: z.string().optional(),
+    status: z.enum(['Success', 'Failed']),
+    order: z.string().nullish(),
+    error: z.string().nullish(),
+  }),
+);
 
 export const recurringCancelOrderRequest = z.strictObject({
   order: pubkey,
@@ -68,7 +71,8 @@ export const recurringOrder = z.looseObject({
   rawInUsed: uintString,
   rawOutReceived: uintString,
   openTx: z.string(),
-  closeTx: z.string(),
+  // null while the order is open.
+  closeTx: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
   trades: z.array(z.looseObject({ txId: z.string(), action: z.string() })),
@@ -81,12 +85,20 @@ const recurringOrderList = z.union([
   z.looseObject({ orders: z.array(recurringOrder), totalPages: z.number().optional(), page: z.number().optional() }),
 ]);
 
-export const recurringGetOrdersResponse = z.looseObject({
-  user: z.string(),
-  orderStatus: z.string(),
-  page: z.number().optional(),
-  totalPages: z.number().optional(),
-  time: recurringOrderList.optional(),
-  price: recurringOrderList.optional(),
-  all: recurringOrderList.optional(),
-});
+/** The oldest documented replies spell the status `order_status`; it is read as `orderStatus`. */
+export const recurringGetOrdersResponse = z.preprocess(
+  (body) => {
+    if (!body || typeof body !== 'object' || Array.isArray(body) || 'orderStatus' in body || !('order_status' in body)) return body;
+    const { order_status: orderStatus, ...rest } = body as Record<string, unknown>;
+    return { ...rest, orderStatus };
+  },
+  z.looseObject({
+    user: z.string(),
+    orderStatus: z.string(),
+    page: z.number().optional(),
+    totalPages: z.number().optional(),
+    time: recurringOrderList.optional(),
+    price: recurringOrderList.optional(),
+    all: recurringOrderList.optional(),
+  }),
+);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withExecuteStatus, withLegacyTransactionNames } from './common.ts';
 import { uintString } from '../amounts.ts';
 import { pubkey } from '../pubkey.ts';
 import { queryBool, queryInt } from './query.ts';
@@ -22,18 +23,22 @@ export const triggerCreateOrderRequest = z.strictObject({
   wrapAndUnwrapSol: z.boolean().optional(),
 });
 export type TriggerCreateOrderRequest = z.infer<typeof triggerCreateOrderRequest>;
-export const triggerCreateOrderResponse = z.looseObject({
-  requestId: z.string(),
-  transaction: z.string(),
-  order: z.string().optional(),
-});
+export const triggerCreateOrderResponse = withLegacyTransactionNames(
+  z.looseObject({
+    requestId: z.string().optional(),
+    transaction: z.string(),
+    order: z.string().optional(),
+  }),
+);
 
-export const triggerExecuteResponse = z.looseObject({
-  status: z.enum(['Success', 'Failed']),
-  signature: z.string().optional(),
-  code: z.number().optional(),
-  error: z.string().optional(),
-});
+export const triggerExecuteResponse = withExecuteStatus(
+  z.looseObject({
+    status: z.enum(['Success', 'Failed']),
+    signature: z.string().optional(),
+    code: z.number().optional(),
+    error: z.string().optional(),
+  }),
+);
 
 export const triggerCancelOrderRequest = z.strictObject({
   maker: pubkey,
@@ -46,10 +51,12 @@ export const triggerCancelOrdersRequest = z.strictObject({
   orders: z.array(pubkey).optional(),
   computeUnitPrice: computeUnitPrice.optional(),
 });
-export const triggerCancelOrdersResponse = z.looseObject({
-  requestId: z.string(),
-  transactions: z.array(z.string()),
-});
+export const triggerCancelOrdersResponse = withLegacyTransactionNames(
+  z.looseObject({
+    requestId: z.string().optional(),
+    transactions: z.array(z.string()),
+  }),
+);
 
 export const triggerGetOrdersRequest = z.strictObject({
   user: pubkey,
@@ -64,8 +71,9 @@ const triggerTrade = z.looseObject({
   orderKey: z.string(),
   inputMint: z.string(),
   outputMint: z.string(),
-  rawInputAmount: uintString,
-  rawOutputAmount: uintString,
+  // The raw amounts are absent from replies documented before April 2025 (decimal text only).
+  rawInputAmount: uintString.optional(),
+  rawOutputAmount: uintString.optional(),
   txId: z.string(),
   action: z.string(),
 });
@@ -77,17 +85,20 @@ export const triggerOrder = z.looseObject({
   outputMint: z.string(),
   makingAmount: z.string(),
   takingAmount: z.string(),
-  rawMakingAmount: uintString,
-  rawTakingAmount: uintString,
-  rawRemainingMakingAmount: uintString,
-  rawRemainingTakingAmount: uintString,
+  // Absent from replies documented before April 2025, which carry the decimal text only; a reader
+  // that needs exact amounts treats an absent raw amount as unknown, never as zero.
+  rawMakingAmount: uintString.optional(),
+  rawTakingAmount: uintString.optional(),
+  rawRemainingMakingAmount: uintString.optional(),
+  rawRemainingTakingAmount: uintString.optional(),
   expiredAt: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
   // Observed: Open, Completed, Cancelled. The full set is not documented, so any text passes.
   status: z.string(),
   openTx: z.string(),
-  closeTx: z.string(),
+  // null while the order is open.
+  closeTx: z.string().nullable(),
   programVersion: z.string().optional(),
   trades: z.array(triggerTrade),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withExecuteStatus } from './common.ts';
 import { uintString } from '../amounts.ts';
 import { pubkey } from '../pubkey.ts';
 import { queryInt } from './query.ts';
@@ -44,16 +45,18 @@ export const swapEvent = z.looseObject({
 });
 
 /** POST /ultra/v1/execute (spec 4.7). Failure comes back in a 200 body with status Failed. */
-export const ultraExecuteResponse = z.looseObject({
-  status: z.enum(['Success', 'Failed']),
-  code: z.number(),
-  signature: z.string().optional(),
-  slot: z.string().optional(),
-  error: z.string().optional(),
-  totalInputAmount: uintString.optional(),
-  totalOutputAmount: uintString.optional(),
-  inputAmountResult: uintString.optional(),
-  outputAmountResult: uintString.optional(),
-  swapEvents: z.array(swapEvent).optional(),
-});
+export const ultraExecuteResponse = withExecuteStatus(
+  z.looseObject({
+    status: z.enum(['Success', 'Failed']),
+    code: z.number(),
+    signature: z.string().optional(),
+    slot: z.string().optional(),
+    error: z.string().optional(),
+    totalInputAmount: uintString.optional(),
+    totalOutputAmount: uintString.optional(),
+    inputAmountResult: uintString.optional(),
+    outputAmountResult: uintString.optional(),
+    swapEvents: z.array(swapEvent).optional(),
+  }),
+);
 export type UltraExecuteResult = z.infer<typeof ultraExecuteResponse>;

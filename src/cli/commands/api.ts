@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ApiClient } from '../../api/client.ts';
+import { renderApiDocs } from '../../api/docs.ts';
 import { ApiError } from '../../api/errors.ts';
 import { fieldIssues } from '../../api/issues.ts';
 import { parseJsonBody } from '../../api/json-body.ts';
@@ -13,6 +14,8 @@ const USAGE = `usage:
   stratd api call <operationId> --params '<json>' [--base-url <url>] [--lite]
       Calls the API and prints the validated response. The base URL and key come from
       STRATD_API_BASE_URL / STRATD_API_KEY (or --base-url); the key is never printed.
+  stratd api docs
+      Prints docs/api.md: every operation with its method, path, parameters and response.
   stratd api check <operationId> <file.json>
       Validates a saved response body against the operation's response schema.
       Exit 0 when it conforms, 1 with each failing field path otherwise.
@@ -30,6 +33,9 @@ export const apiCommand: Command = {
         return call(rest);
       case 'check':
         return check(rest);
+      case 'docs':
+        process.stdout.write(renderApiDocs());
+        return EXIT.ok;
       default:
         process.stderr.write(USAGE);
         return sub === '--help' || sub === '-h' ? EXIT.ok : EXIT.usage;
