@@ -3,20 +3,22 @@ import { PublicKey, VersionedTransaction, type AddressLookupTableAccount } from 
 import { PROGRAMS } from './programs.ts';
 import { decodeAssociatedTokenInstruction, type AssociatedTokenInstruction } from './decode/associated-token.ts';
 import { decodeComputeBudgetInstruction, type ComputeBudgetInstruction } from './decode/compute-budget.ts';
-import type { LookupTableResolver } from './decode/lookup-tables.ts';
+import { checkTableActive, LookupTableError, LookupTableUnavailable, type LookupTableResolver } from './decode/lookup-tables.ts';
 import { decodeMemoInstruction, type MemoInstruction } from './decode/memo.ts';
+import { decodePerpsInstruction, type PerpsInstruction } from './decode/perps.ts';
 import { readTransaction, readTransactionBytes } from './decode/read-transaction.ts';
+import { TransactionDecodeError } from './decode/transaction-decode-error.ts';
 import { decodeSystemInstruction, type SystemInstruction } from './decode/system.ts';
 import { decodeTokenInstruction, type TokenInstruction } from './decode/token.ts';
 
 export type { LookupTableResolver } from './decode/lookup-tables.ts';
-export { rpcLookupTableResolver, staticLookupTableResolver, LookupTableError } from './decode/lookup-tables.ts';
+export { rpcLookupTableResolver, staticLookupTableResolver, LookupTableError, LookupTableUnavailable } from './decode/lookup-tables.ts';
 export { TransactionDecodeError } from './decode/transaction-decode-error.ts';
 export { readTransaction, readTransactionBytes } from './decode/read-transaction.ts';
-export type { SystemInstruction, TokenInstruction, AssociatedTokenInstruction, ComputeBudgetInstruction, MemoInstruction };
+export type { SystemInstruction, TokenInstruction, AssociatedTokenInstruction, ComputeBudgetInstruction, MemoInstruction, PerpsInstruction };
 
 /** The decoded form of an instruction of a program we know. */
-export type ParsedInstruction = SystemInstruction | TokenInstruction | AssociatedTokenInstruction | ComputeBudgetInstruction | MemoInstruction;
+export type ParsedInstruction = SystemInstruction | TokenInstruction | AssociatedTokenInstruction | ComputeBudgetInstruction | MemoInstruction | PerpsInstruction;
 
 /** An account of the message; `pubkey` is null when it comes from a lookup table that did not resolve. */
 export interface DecodedAccount {
@@ -51,7 +53,8 @@ export interface DecodedInstruction {
 
 export interface UnresolvedLookup {
   readonly table: string;
-  readonly reason: 'no_resolver' | 'not_found' | 'resolver_error' | 'index_out_of_range';
+  /** 'unprovable': the table exists but its content cannot be trusted (LookupTableError). */
+  readonly reason: 'no_resolver' | 'not_found' | 'resolver_error' | 'index_out_of_range' | 'unprovable';
   readonly detail: string;
 }
 
@@ -95,6 +98,10 @@ export async function decodeTransaction(
 ): Promise<DecodedTransaction> {
   const tx = typeof input === 'string' ? readTransaction(input) : input instanceof VersionedTransaction ? input : readTransactionBytes(input);
   const message = tx.message;
+  if (message.version !== 'legacy' && message.version !== 0) {
+    // What the policy has not been written for, it cannot judge (a v1 message carries its budget elsewhere).
+    throw new TransactionDecodeError(`message version ${String(message.version)} is not supported (legacy and v0 only)`);
+  }
   const problems: string[] = [];
   const statics = message.staticAccountKeys.map((key) => key.toBase58());
   const { numRequiredSignatures, numReadonlySignedAccounts, numReadonlyUnsignedAccounts } = message.header;
@@ -193,6 +200,8 @@ function parseInstruction(programId: string, accounts: string[], data: Uint8Arra
     case PROGRAMS.memo:
     case PROGRAMS.memoV1:
       return decodeMemoInstruction(data);
+    case PROGRAMS.perps:
+      return decodePerpsInstruction(accounts, data);
     default:
       return undefined;
   }
@@ -225,10 +234,14 @@ async function appendLookupAccounts(
           unresolved.push({ table, reason: 'resolver_error', detail: `the resolver answered table ${account.key.toBase58()} for ${table}` });
           return null;
         }
+        checkTableActive(account);
         return account;
       } catch (error) {
-        unresolved.push({ table, reason: 'resolver_error', detail: `lookup table ${table} could not be fetched: ${(error as Error).message}` });
-        return null;
+        if (error instanceof LookupTableError) {
+          unresolved.push({ table, reason: 'unprovable', detail: `${error.kind}: ${error.message}` });
+          return null;
+        }
+        throw new LookupTableUnavailable(table, { cause: error });
       }
     }),
   );

@@ -1,4 +1,5 @@
 import { Connection, type Commitment } from '@solana/web3.js';
+import { observedFetch, type RpcObserver } from './rpc-observer.ts';
 
 /** Why the RPC refused a transaction, as far as a caller needs to act on it. */
 export type SendRefusal = 'blockhash_not_found' | 'signature_invalid' | 'already_processed' | 'rpc_error' | 'network';
@@ -23,8 +24,12 @@ export class ChainClient {
     url: string,
     commitment: Commitment = 'confirmed',
     private readonly skipPreflight = true,
+    observer?: RpcObserver,
+    /** Deadline of every call (config rpc.timeoutMs): a stalled node must not hold an action's step. */
+    readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
   ) {
-    this.connection = new Connection(url, { commitment, disableRetryOnRateLimit: true });
+    const timed = deadlineFetch(timeoutMs);
+    this.connection = new Connection(url, { commitment, disableRetryOnRateLimit: true, fetch: observer ? observedFetch(observer, timed) : timed });
   }
 
   async sendRaw(raw: Uint8Array): Promise<SendResult> {
@@ -36,7 +41,7 @@ export class ChainClient {
       if (/blockhash not found|block ?height exceeded|expired/i.test(message)) return { ok: false, refusal: 'blockhash_not_found', message };
       if (/signature verification|invalid signature|missing signature|signature.*fail/i.test(message)) return { ok: false, refusal: 'signature_invalid', message };
       if (/already (been )?processed/i.test(message)) return { ok: false, refusal: 'already_processed', message };
-      if (/fetch failed|ECONNREFUSED|ECONNRESET|socket|network|timeout/i.test(message)) return { ok: false, refusal: 'network', message };
+      if (/fetch failed|ECONNREFUSED|ECONNRESET|socket|network|timeout|abort/i.test(message)) return { ok: false, refusal: 'network', message };
       return { ok: false, refusal: 'rpc_error', message };
     }
   }
@@ -57,4 +62,19 @@ export class ChainClient {
     const { value } = await this.connection.isBlockhashValid(blockhash);
     return value;
   }
+}
+
+export const DEFAULT_RPC_TIMEOUT_MS = 3_000;
+
+/**
+ * The fetch web3.js calls, with a deadline of our own: a call that outlives it is abandoned (the
+ * socket is closed) and fails, so the executor's step retries from the stored state instead of
+ * waiting for a node that may never answer.
+ */
+function deadlineFetch(timeoutMs: number): typeof fetch {
+  return (input, init) => {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+    return fetch(input, { ...init, signal });
+  };
 }

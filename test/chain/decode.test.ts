@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import {
   decodeTransaction,
+  LookupTableUnavailable,
   readTransaction,
   rpcLookupTableResolver,
   staticLookupTableResolver,
@@ -48,7 +49,8 @@ describe('decodeTransaction', () => {
       expect(parsed[4]).toMatchObject({ program: 'token', type: 'transferChecked', amount: '18446744073709551615', decimals: 6 });
       expect(parsed[5]).toEqual({ program: 'memo', type: 'memo', text: 'hello' });
       expect(json.instructions[6]).toMatchObject({ programId: PROGRAMS.perps, programName: 'perps' });
-      expect(json.instructions[6]?.parsed).toBeUndefined();
+      // Perps instructions decode through their IDL layout: accounts by role, arguments by name.
+      expect(json.instructions[6]?.parsed).toMatchObject({ program: 'perps', type: 'createIncreasePositionMarketRequest', accounts: { owner: wallet.toBase58() }, args: { side: 'long', counter: '3' } });
       const recipientAccount = json.accounts.find((a) => a.pubkey === recipient.toBase58());
       expect(recipientAccount).toMatchObject({ signer: false, writable: true, source: 'static' });
       const perps = json.accounts.find((a) => a.pubkey === PROGRAMS.perps);
@@ -136,12 +138,15 @@ describe('address lookup tables', () => {
     const short = await decodeTransaction(tx, { resolveLookupTable: staticLookupTableResolver([lookupTable(tableKey, [randomKey()])]) });
     expect(short.unresolved.map((u) => u.reason)).toContain('index_out_of_range');
 
-    const failing = await decodeTransaction(tx, {
+    // An RPC that does not answer proves nothing either way: the decoder says so by throwing, and
+    // the caller looks again later (the executor) or reports the fault (tx inspect).
+    const failing = decodeTransaction(tx, {
       resolveLookupTable: async () => {
         throw new Error('rpc down');
       },
     });
-    expect(failing.unresolved[0]).toMatchObject({ reason: 'resolver_error', detail: expect.stringContaining('rpc down') });
+    await expect(failing).rejects.toBeInstanceOf(LookupTableUnavailable);
+    await expect(failing).rejects.toThrow(/rpc down/);
   });
 
   describe('through a JSON-RPC server', () => {
@@ -161,7 +166,7 @@ describe('address lookup tables', () => {
             ? { data: [account.data.toString('base64'), 'base64'], executable: false, lamports: 1_000_000, owner: account.owner, rentEpoch: 0, space: account.data.length }
             : null;
           res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { context: { slot: 1 }, value } }));
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { context: { slot: 100 }, value } }));
         });
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -181,7 +186,32 @@ describe('address lookup tables', () => {
     it('refuses an account that the lookup table program does not own', async () => {
       accounts.set(tableKey.toBase58(), { owner: PROGRAMS.system, data: lookupTableAccountData(table.state.addresses) });
       const decoded = await decodeTransaction(tx, { resolveLookupTable: rpcLookupTableResolver(new Connection(url)) });
-      expect(decoded.unresolved[0]).toMatchObject({ reason: 'resolver_error', detail: expect.stringContaining('not the lookup table program') });
+      expect(decoded.unresolved[0]).toMatchObject({ reason: 'unprovable', detail: expect.stringContaining('not the lookup table program') });
+      accounts.set(tableKey.toBase58(), { owner: AddressLookupTableProgram.programId.toBase58(), data: lookupTableAccountData(table.state.addresses) });
+    });
+
+    // The RPC answers for slot 100: a table extended in that slot, or deactivated, proves nothing.
+    for (const [name, slots, kind] of [
+      ['deactivated', { deactivationSlot: 90n }, 'deactivated'],
+      ['extended in the slot the RPC answered for', { lastExtendedSlot: 100n }, 'too_new'],
+      ['extended after that slot', { lastExtendedSlot: 101n }, 'too_new'],
+    ] as const) {
+      it(`refuses a table ${name}`, async () => {
+        accounts.set(tableKey.toBase58(), { owner: AddressLookupTableProgram.programId.toBase58(), data: lookupTableAccountData(table.state.addresses, slots) });
+        try {
+          const decoded = await decodeTransaction(tx, { resolveLookupTable: rpcLookupTableResolver(new Connection(url)) });
+          expect(decoded.unresolved[0]).toMatchObject({ reason: 'unprovable', detail: expect.stringContaining(kind) });
+          expect(decoded.accounts.filter((a) => a.source === 'lookup').every((a) => a.pubkey === null)).toBe(true);
+        } finally {
+          accounts.set(tableKey.toBase58(), { owner: AddressLookupTableProgram.programId.toBase58(), data: lookupTableAccountData(table.state.addresses) });
+        }
+      });
+    }
+
+    it('accepts a table last extended before the slot the RPC answered for', async () => {
+      accounts.set(tableKey.toBase58(), { owner: AddressLookupTableProgram.programId.toBase58(), data: lookupTableAccountData(table.state.addresses, { lastExtendedSlot: 99n }) });
+      const decoded = await decodeTransaction(tx, { resolveLookupTable: rpcLookupTableResolver(new Connection(url)) });
+      expect(decoded.unresolved).toEqual([]);
       accounts.set(tableKey.toBase58(), { owner: AddressLookupTableProgram.programId.toBase58(), data: lookupTableAccountData(table.state.addresses) });
     });
   });

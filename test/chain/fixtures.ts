@@ -10,9 +10,12 @@ import {
   VersionedTransaction,
 } from '@solana/web3.js';
 import type { OperationId } from '../../src/api/registry.ts';
-import type { PolicyContext } from '../../src/chain/policy/index.ts';
+import { MINTS } from '../../src/api/mints.ts';
+import type { ChainFacts, PolicyContext } from '../../src/chain/policy/index.ts';
 import { associatedTokenAddress } from '../../src/chain/policy/index.ts';
-import { PROGRAMS } from '../../src/chain/programs.ts';
+import { perpsPositionAddress, perpsPositionRequestAddress } from '../../src/chain/programs/perps/addresses.ts';
+import { PERPS_ACCOUNTS, PROGRAMS } from '../../src/chain/programs.ts';
+import { createTpslInstruction, increaseInstruction } from '../../src/venue/tx/perps-instructions.ts';
 
 export const TOKEN = new PublicKey(PROGRAMS.token);
 export const TOKEN_2022 = new PublicKey(PROGRAMS.token2022);
@@ -84,13 +87,37 @@ export const spl = {
   memo: (text: string) => new TransactionInstruction({ programId: new PublicKey(PROGRAMS.memo), keys: [], data: Buffer.from(text, 'utf8') }),
 };
 
-/** An instruction of a product's program, signed by the wallet (and a keeper slot for instant). */
+/**
+ * An instruction of a product's program, signed by the wallet (and a keeper slot for instant).
+ * For perps, a real benign instruction of the wallet's SOL long: an increase request (legacy) or,
+ * with a keeper, an instant TP/SL (allowed for perps.increase and perps.createTpsl).
+ */
 export function productInstruction(program: string, wallet: PublicKey, extraSigners: PublicKey[] = [], extraAccounts: PublicKey[] = []): TransactionInstruction {
+  if (program === PROGRAMS.perps) {
+    const ix = benignPerpsInstruction(wallet, extraSigners[0]);
+    ix.keys.push(...extraSigners.slice(1).map(s), ...extraAccounts.map(w));
+    return ix;
+  }
   return new TransactionInstruction({
     programId: new PublicKey(program),
     keys: [{ pubkey: wallet, isSigner: true, isWritable: true }, ...extraSigners.map(s), ...extraAccounts.map(w)],
     data: Buffer.from([0xa1, 0xb2, 0xc3, 0xd4, 0, 1, 2, 3]),
   });
+}
+
+const SOL_CUSTODY = PERPS_ACCOUNTS.custody.SOL;
+
+export function benignPerpsInstruction(wallet: PublicKey, keeper?: PublicKey): TransactionInstruction {
+  const owner = wallet.toBase58();
+  const position = perpsPositionAddress(owner, SOL_CUSTODY, SOL_CUSTODY, 'long');
+  const keys = { owner, position, custody: SOL_CUSTODY, collateralCustody: SOL_CUSTODY };
+  if (keeper) {
+    const request = { counter: 7n, pubkey: perpsPositionRequestAddress(position, 7n, 'decrease') };
+    return createTpslInstruction(keys, { request, desiredMint: MINTS.SOL, sizeUsdDelta: 0n, triggerPrice: 250_000_000n, triggerAboveThreshold: true, entirePosition: true }, { keeper: keeper.toBase58(), requestTimeSec: 1_800_000_000n });
+  }
+  // Pays nothing into the program, so intents of the value-rule tests need not name SOL.
+  const request = { counter: 3n, pubkey: perpsPositionRequestAddress(position, 3n, 'increase') };
+  return increaseInstruction(keys, { inputMint: MINTS.SOL, side: 'long', sizeUsdDelta: 1_000_000_000n, collateralTokenDelta: 0n, priceSlippage: 160_000_000n }, { request });
 }
 
 export function computeBudget(units = 300_000, microLamports = 50_000n): TransactionInstruction[] {
@@ -124,16 +151,19 @@ export function lookupTable(key: PublicKey, addresses: PublicKey[]): AddressLook
 }
 
 /** The account data of a lookup table as the chain stores it (56-byte header, then the keys). */
-export function lookupTableAccountData(addresses: PublicKey[]): Buffer {
+export function lookupTableAccountData(addresses: PublicKey[], slots: { deactivationSlot?: bigint; lastExtendedSlot?: bigint } = {}): Buffer {
   const header = Buffer.alloc(56);
   header.writeUInt32LE(1, 0); // type index: lookup table
-  header.writeBigUInt64LE(BigInt('0xffffffffffffffff'), 4); // deactivation slot: active
-  header.writeBigUInt64LE(1n, 12); // last extended slot
+  header.writeBigUInt64LE(slots.deactivationSlot ?? BigInt('0xffffffffffffffff'), 4); // u64 max: active
+  header.writeBigUInt64LE(slots.lastExtendedSlot ?? 1n, 12); // last extended slot
   header.writeUInt8(0, 20); // last extended start index
   header.writeUInt8(0, 21); // authority: none
   return Buffer.concat([header, ...addresses.map((a) => a.toBuffer())]);
 }
 
+/** What the chain says of the service's mints: every one is owned by the SPL Token program. */
+export const KNOWN_MINT_FACTS: ChainFacts = { mintPrograms: new Map(Object.values(MINTS).map((mint) => [mint, PROGRAMS.token])), tokenAccounts: new Map() };
+
 export function contextFor(wallet: PublicKey, operationId: OperationId, overrides: Partial<PolicyContext> = {}): PolicyContext {
-  return { wallet, operationId, priorityFeeCapLamports: 1_000_000n, ...overrides };
+  return { wallet, operationId, priorityFeeCapLamports: 1_000_000n, chain: KNOWN_MINT_FACTS, ...overrides };
 }

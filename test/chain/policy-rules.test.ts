@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import { decodeTransaction, staticLookupTableResolver } from '../../src/chain/decode.ts';
 import { inspectSerialized, inspectTransaction, type PolicyContext, type PolicyRule, type Verdict } from '../../src/chain/policy/index.ts';
-import { PROGRAMS } from '../../src/chain/programs.ts';
+import { PERPS_ACCOUNTS, PROGRAMS } from '../../src/chain/programs.ts';
 import { ata, BLOCKHASH, buildTx, computeBudget, contextFor, lookupTable, productInstruction, randomKey, spl, toBase64 } from './fixtures.ts';
 
 const wallet = Keypair.generate().publicKey;
@@ -132,12 +132,12 @@ describe('each rule rejects the transaction that breaks it', () => {
   }
 
   it('unresolved_lookup: a v0 transaction whose lookup table cannot be resolved', async () => {
-    const table = lookupTable(randomKey(), [randomKey(), randomKey()]);
+    const table = lookupTable(randomKey(), [randomKey(), new PublicKey(PERPS_ACCOUNTS.eventAuthority)]);
     const tx = buildTx({
       payer: wallet,
       version: 0,
       lookupTables: [table],
-      instructions: [...computeBudget(), productInstruction(PROGRAMS.perps, wallet, [], [table.state.addresses[1] as PublicKey])],
+      instructions: [...computeBudget(), productInstruction(PROGRAMS.perps, wallet)],
     });
     const ctx = contextFor(wallet, 'perps.increase');
     const unresolved = await inspectSerialized(toBase64(tx), ctx, { resolveLookupTable: staticLookupTableResolver([]) });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { AddressLookupTableProgram, Keypair, PublicKey, SystemProgram } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalKeypairSigner } from '../../src/chain/signer.ts';
-import { PROGRAMS } from '../../src/chain/programs.ts';
+import { PERPS_ACCOUNTS, PROGRAMS } from '../../src/chain/programs.ts';
 import { buildTx, computeBudget, lookupTable, lookupTableAccountData, productInstruction, randomKey, toBase64 } from './fixtures.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -97,7 +97,8 @@ describe('stratd tx inspect', () => {
     let server: Server;
     let url = '';
     const tableKey = randomKey();
-    const pool = randomKey();
+    // The perps pool: a shared account live tables do carry, in a role the policy checks.
+    const pool = new PublicKey(PERPS_ACCOUNTS.pool);
     const table = lookupTable(tableKey, [pool]);
 
     beforeAll(async () => {
@@ -105,14 +106,17 @@ describe('stratd tx inspect', () => {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
         req.on('end', () => {
-          const call = JSON.parse(body) as { id: number; params: [string] };
+          const call = JSON.parse(body) as { id: number; method: string; params: [string | string[]] };
           const data = lookupTableAccountData(table.state.addresses);
-          const value =
-            call.params[0] === tableKey.toBase58()
+          const account = (key: string) =>
+            key === tableKey.toBase58()
               ? { data: [data.toString('base64'), 'base64'], executable: false, lamports: 1, owner: AddressLookupTableProgram.programId.toBase58(), rentEpoch: 0, space: data.length }
               : null;
+          // getAccountInfo for the table; getMultipleAccounts for the policy's mints and token accounts.
+          const [keys] = call.params;
+          const value = Array.isArray(keys) ? keys.map(account) : account(keys);
           res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { context: { slot: 1 }, value } }));
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { context: { slot: 100 }, value } }));
         });
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -127,7 +131,7 @@ describe('stratd tx inspect', () => {
         payer: wallet,
         version: 0,
         lookupTables: [table],
-        instructions: [...computeBudget(), productInstruction(PROGRAMS.perps, wallet, [], [pool as PublicKey])],
+        instructions: [...computeBudget(), productInstruction(PROGRAMS.perps, wallet)],
       });
       const base = ['tx', 'inspect', '--wallet', wallet.toBase58(), '--operation', 'perps.increase'];
       const [resolved, without] = await Promise.all([stratd([...base, '--rpc', url, toBase64(tx)]), stratd([...base, toBase64(tx)])]);

@@ -102,7 +102,7 @@ describe('venue-built request transactions', () => {
 
 describe('hostile variants really carry the hostile instruction', () => {
   it('covers every kind', () => {
-    expect([...HOSTILE_KINDS].sort()).toEqual(['fee_payer', 'sol_transfer', 'token_approve', 'token_transfer', 'unknown_program']);
+    expect([...HOSTILE_KINDS].sort()).toEqual(['durable_nonce', 'fee_payer', 'sol_transfer', 'token_approve', 'token_transfer', 'unknown_program']);
     expect(instructionsOf(build())).toHaveLength(3);
   });
 
@@ -134,6 +134,15 @@ describe('hostile variants really carry the hostile instruction', () => {
     expect(extra?.keys[0]?.pubkey.equals(ata(payer, MINTS.USDC))).toBe(true);
     expect(extra?.keys[1]?.pubkey.equals(foreign)).toBe(true);
     expect(extra?.keys[2]?.pubkey.equals(payer)).toBe(true);
+  });
+
+  it('durable_nonce: advanceNonceAccount first, with the payer as nonce authority', () => {
+    const first = instructionsOf(build('durable_nonce'))[0];
+    expect(first?.programId.toBase58()).toBe(PROGRAMS.system);
+    expect(first?.data.readUInt32LE(0)).toBe(4);
+    expect(first?.keys[2]?.pubkey.equals(payer)).toBe(true);
+    expect(first?.keys[2]?.isSigner).toBe(true);
+    expect(instructionsOf(build('durable_nonce'))).toHaveLength(4);
   });
 
   it('fee_payer: someone else pays, the caller still signs', () => {

@@ -6,28 +6,68 @@ import { AddressLookupTableAccount, AddressLookupTableProgram, type Connection, 
  */
 export type LookupTableResolver = (tableKey: PublicKey) => Promise<AddressLookupTableAccount | null>;
 
-/** The account at a table's key is not owned by the lookup table program, or its data is not a table. */
+/**
+ * The RPC's answer does not prove what the table resolves to: the account is not a table of the
+ * lookup table program, the table is deactivated (its content may change once it is closed and
+ * re-created), or it was extended in the slot the RPC answered for (addresses not usable yet).
+ */
 export class LookupTableError extends Error {
   override readonly name = 'LookupTableError';
-  readonly kind = 'not_a_lookup_table' as const;
+  constructor(
+    readonly kind: 'not_a_lookup_table' | 'deactivated' | 'too_new',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The RPC did not answer for a table (timeout, connection, server error): nothing is known about
+ * it yet. The decoder throws this rather than judging the transaction, so the executor looks
+ * again later instead of rejecting a protective action over a transient fault.
+ */
+export class LookupTableUnavailable extends Error {
+  override readonly name = 'LookupTableUnavailable';
+  readonly kind = 'lookup_table_unavailable';
+  constructor(
+    readonly table: string,
+    options: { cause: unknown },
+  ) {
+    super(`lookup table ${table} could not be fetched: ${(options.cause as Error)?.message ?? String(options.cause)}`, options);
+  }
+}
+
+/** A table whose deactivation slot is not u64::MAX has been deactivated. */
+export function checkTableActive(table: AddressLookupTableAccount): void {
+  if (!table.isActive()) {
+    throw new LookupTableError('deactivated', `lookup table ${table.key.toBase58()} was deactivated at slot ${table.state.deactivationSlot}`);
+  }
 }
 
 /**
  * Resolves tables through `getAccountInfo`. Unlike `Connection.getAddressLookupTable` it checks the
- * account's owner, so an RPC cannot pass off arbitrary account data as a table.
+ * account's owner, so an RPC cannot pass off arbitrary account data as a table; and it refuses a
+ * deactivated table or one extended at or after the slot the answer is for.
  */
 export function rpcLookupTableResolver(connection: Connection): LookupTableResolver {
   return async (tableKey) => {
-    const info = await connection.getAccountInfo(tableKey, 'confirmed');
+    const { context, value: info } = await connection.getAccountInfoAndContext(tableKey, 'confirmed');
     if (info === null) return null;
+    const address = tableKey.toBase58();
     if (!info.owner.equals(AddressLookupTableProgram.programId)) {
-      throw new LookupTableError(`account ${tableKey.toBase58()} is owned by ${info.owner.toBase58()}, not the lookup table program`);
+      throw new LookupTableError('not_a_lookup_table', `account ${address} is owned by ${info.owner.toBase58()}, not the lookup table program`);
     }
+    let table: AddressLookupTableAccount;
     try {
-      return new AddressLookupTableAccount({ key: tableKey, state: AddressLookupTableAccount.deserialize(info.data) });
+      table = new AddressLookupTableAccount({ key: tableKey, state: AddressLookupTableAccount.deserialize(info.data) });
     } catch {
-      throw new LookupTableError(`account ${tableKey.toBase58()} does not hold a valid lookup table`);
+      throw new LookupTableError('not_a_lookup_table', `account ${address} does not hold a valid lookup table`);
     }
+    checkTableActive(table);
+    if (table.state.lastExtendedSlot >= context.slot) {
+      throw new LookupTableError('too_new', `lookup table ${address} was extended at slot ${table.state.lastExtendedSlot}, not before the slot ${context.slot} the RPC answered for`);
+    }
+    return table;
   };
 }
 

@@ -20,6 +20,9 @@ export function readTransactionBytes(bytes: Uint8Array): VersionedTransaction {
   } catch (error) {
     throw new TransactionDecodeError(`the bytes are not a Solana transaction (${(error as Error).message})`);
   }
+  if (transaction.message.version !== 'legacy' && transaction.message.version !== 0) {
+    throw new TransactionDecodeError(`message version ${String(transaction.message.version)} is not supported (legacy and v0 only)`);
+  }
   // deserialize ignores trailing bytes; a re-serialization that differs means the input was not
   // exactly one transaction, and what we inspect must be exactly what gets signed.
   let again: Uint8Array;

@@ -1,3 +1,5 @@
+import { scrubKeyMaterial } from './key-material.ts';
+
 /**
  * Why a wallet key could not be loaded or written. Messages say what is wrong and where (a path or
  * an environment variable name), never what the key material contains.
@@ -21,9 +23,11 @@ export class KeyFileError extends Error {
   readonly source: string;
 
   constructor(kind: KeyFileErrorKind, source: string, message: string) {
-    super(`${source}: ${message}`);
+    // The source is a path or a variable name, unless a key was pasted there by mistake.
+    const shown = scrubKeyMaterial(source);
+    super(`${shown}: ${scrubKeyMaterial(message)}`);
     this.kind = kind;
-    this.source = source;
+    this.source = shown;
   }
 
   toJSON(): Record<string, unknown> {

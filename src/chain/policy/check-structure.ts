@@ -13,7 +13,8 @@ export function checkStructure(decoded: DecodedTransaction, ctx: PolicyContext):
       violations.push({ rule: 'malformed', detail: `instruction ${ix.index} (${ix.programName}): ${ix.parseError}` });
     }
   }
-  for (const lookup of decoded.unresolved) violations.push({ rule: 'unresolved_lookup', detail: lookup.detail });
+  // An unprovable table is the lookup_table rule's (check-lookup-tables.ts).
+  for (const lookup of decoded.unresolved) if (lookup.reason !== 'unprovable') violations.push({ rule: 'unresolved_lookup', detail: lookup.detail });
   const expected = ctx.txMetadata?.blockhash;
   if (expected && decoded.recentBlockhash !== expected) {
     violations.push({ rule: 'blockhash_mismatch', detail: `the transaction uses blockhash ${decoded.recentBlockhash}, txMetadata says ${expected}` });

@@ -1,6 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
 import type { AssociatedTokenInstruction, DecodedInstruction, DecodedTransaction, SystemInstruction, TokenInstruction } from '../decode.ts';
 import { PROGRAMS } from '../programs.ts';
+import { DEFAULT_MAX_ACCOUNT_SPACE_BYTES } from './context.ts';
 import type { Violation } from './verdict.ts';
 import { associatedTokenAddress, type WalletAccounts } from './wallet-accounts.ts';
 
@@ -34,12 +35,12 @@ const HARMLESS_OTHER_TOKEN_INSTRUCTIONS = new Set(['initializeMultisig', 'initia
  * instruction may move value or control from the wallet (or its token accounts) to an account the
  * operation does not explain. Moves towards explained accounts are returned as outflows.
  */
-export function checkValueFlows(decoded: DecodedTransaction, accounts: WalletAccounts): ValueFlowReport {
+export function checkValueFlows(decoded: DecodedTransaction, accounts: WalletAccounts, maxAccountSpaceBytes = DEFAULT_MAX_ACCOUNT_SPACE_BYTES): ValueFlowReport {
   const report: ValueFlowReport = { violations: [], outflows: [] };
   for (const ix of decoded.instructions) {
     const parsed = ix.parsed;
     if (!parsed) continue;
-    if (parsed.program === 'system') checkSystem(ix.index, parsed, accounts, report);
+    if (parsed.program === 'system') checkSystem({ index: ix.index, ix: parsed, decoded, accounts, report, maxAccountSpaceBytes });
     else if (parsed.program === 'token') checkToken(ix, parsed, accounts, report);
     else if (parsed.program === 'associatedToken') checkAssociatedToken(ix.index, parsed, accounts, report);
   }
@@ -62,29 +63,59 @@ function send(
   report.violations.push({ rule, detail: `instruction ${flow.instruction}: ${what} to ${flow.to}, an account the operation does not explain` });
 }
 
-function checkSystem(index: number, ix: SystemInstruction, accounts: WalletAccounts, report: ValueFlowReport): void {
+interface SystemCheck {
+  readonly index: number;
+  readonly ix: SystemInstruction;
+  readonly decoded: DecodedTransaction;
+  readonly accounts: WalletAccounts;
+  readonly report: ValueFlowReport;
+  readonly maxAccountSpaceBytes: bigint;
+}
+
+/** A later instruction of the transaction is syncNative on `account`: lamports sent there are a wrap. */
+function syncedLater(decoded: DecodedTransaction, after: number, account: string): boolean {
+  return decoded.instructions.some((ix) => ix.index > after && ix.parsed?.program === 'token' && ix.parsed.type === 'syncNative' && ix.parsed.account === account);
+}
+
+/**
+ * Lamports from the wallet: to the wallet's own wrapped-SOL account only as a wrap (syncNative
+ * follows); to any other of its token accounts never (lamports there are not the wallet's SOL);
+ * elsewhere as any value.
+ */
+function sendLamports(c: SystemCheck, to: string, lamports: string, what: string): void {
+  const { accounts, report, index } = c;
+  if (accounts.isWalletTokenAccount(to) && !(accounts.isWrapAccount(to) && syncedLater(c.decoded, index, to))) {
+    const why = accounts.isWrapAccount(to) ? 'without a syncNative after it (not a wrap)' : 'which holds another mint (not a wrap)';
+    report.violations.push({ rule: 'value_transfer', detail: `instruction ${index}: ${what} into the wallet's token account ${to} ${why}` });
+    return;
+  }
+  send(report, accounts, { instruction: index, to, asset: 'lamports', amount: BigInt(lamports) }, 'value_transfer', what);
+}
+
+function checkSystem(c: SystemCheck): void {
+  const { index, ix, accounts, report } = c;
   switch (ix.type) {
     case 'transfer':
-      if (accounts.isWallet(ix.from)) {
-        send(report, accounts, { instruction: index, to: ix.to, asset: 'lamports', amount: BigInt(ix.lamports) }, 'value_transfer', `System transfer of ${ix.lamports} lamports from the wallet`);
-      }
+      if (accounts.isWallet(ix.from)) sendLamports(c, ix.to, ix.lamports, `System transfer of ${ix.lamports} lamports from the wallet`);
       return;
     case 'transferWithSeed':
-      if (accounts.isWallet(ix.base)) {
-        send(report, accounts, { instruction: index, to: ix.to, asset: 'lamports', amount: BigInt(ix.lamports) }, 'value_transfer', `System transferWithSeed of ${ix.lamports} lamports from the wallet's derived account`);
-      }
+      if (accounts.isWallet(ix.base)) sendLamports(c, ix.to, ix.lamports, `System transferWithSeed of ${ix.lamports} lamports from the wallet's derived account`);
       return;
     case 'withdrawNonceAccount':
-      if (accounts.isWallet(ix.authority)) {
-        send(report, accounts, { instruction: index, to: ix.to, asset: 'lamports', amount: BigInt(ix.lamports) }, 'value_transfer', `nonce withdrawal of ${ix.lamports} lamports by the wallet`);
-      }
+      if (accounts.isWallet(ix.authority)) sendLamports(c, ix.to, ix.lamports, `nonce withdrawal of ${ix.lamports} lamports by the wallet`);
       return;
     case 'createAccount':
     case 'createAccountWithSeed': {
       if (!accounts.isWallet(ix.from)) return;
       const lamports = BigInt(ix.lamports);
-      const rent = rentExemptMinimum(BigInt(ix.space));
-      if (lamports > rent) {
+      const space = BigInt(ix.space);
+      const rent = rentExemptMinimum(space);
+      if (space > c.maxAccountSpaceBytes) {
+        report.violations.push({
+          rule: 'value_transfer',
+          detail: `instruction ${index}: ${ix.type} of ${ix.newAccount} with ${ix.space} bytes, more than the ${c.maxAccountSpaceBytes}-byte bound on accounts the wallet funds (rent ${rent} lamports)`,
+        });
+      } else if (lamports > rent) {
         report.violations.push({
           rule: 'value_transfer',
           detail: `instruction ${index}: ${ix.type} funds ${ix.newAccount} with ${ix.lamports} lamports, more than the ${rent} rent-exempt minimum of ${ix.space} bytes`,
@@ -165,6 +196,16 @@ function checkToken(ix: DecodedInstruction, token: TokenInstruction, accounts: W
     case 'mintToChecked':
       if (accounts.isWallet(token.authority)) {
         send(report, accounts, { instruction: index, to: token.destination, asset: token.mint, amount: BigInt(token.amount) }, 'value_transfer', `token ${token.type} of ${token.amount} under the wallet's mint authority`);
+      }
+      return;
+    case 'initializeAccount':
+    case 'initializeAccount2':
+    case 'initializeAccount3':
+      if (accounts.isWallet(token.owner) && !accounts.isCreatedForWallet(token.account)) {
+        report.violations.push({
+          rule: 'account_ownership',
+          detail: `instruction ${index}: ${token.type} makes ${token.account} a token account of the wallet, but this transaction did not create it with the wallet's lamports`,
+        });
       }
       return;
     case 'other': {

@@ -1,5 +1,6 @@
 import type { PublicKey } from '@solana/web3.js';
 import type { OperationId } from '../../api/registry.ts';
+import type { ChainFacts } from './chain-facts.ts';
 
 /** What the operation asked for; the transaction may not move more from the wallet. */
 export interface PolicyIntent {
@@ -9,6 +10,28 @@ export interface PolicyIntent {
   readonly maxMoveTokens?: Readonly<Record<string, bigint>>;
   /** Tolerance on both limits, in basis points. */
   readonly slippageBps?: number;
+  /** What perps instructions may ask for; checked against their decoded arguments. */
+  readonly perps?: PerpsIntentBounds;
+}
+
+/**
+ * Bounds on the arguments of perps instructions (USD and prices × 10^6). An absent bound is not
+ * checked; token amounts paid into the program count against `maxMoveTokens`.
+ */
+export interface PerpsIntentBounds {
+  /** The only position the instructions may act on. */
+  readonly positionPubkey?: string;
+  /** The only existing request an update may change (a TP/SL or limit order). */
+  readonly positionRequestPubkey?: string;
+  readonly maxSizeUsdDelta?: bigint;
+  readonly maxCollateralUsdDelta?: bigint;
+  /** Whether closing the whole position is asked for; otherwise entirePosition must not be set. */
+  readonly entirePosition?: boolean;
+  /** The exact trigger price of a TP/SL or limit order. */
+  readonly triggerPriceUsd?: bigint;
+  /** With maxSlippageBps: the worst execution price a request may accept is this far from it. */
+  readonly referencePriceUsd?: bigint;
+  readonly maxSlippageBps?: bigint;
 }
 
 /** Everything the policy knows about the action a transaction claims to perform. */
@@ -29,7 +52,18 @@ export interface PolicyContext {
   readonly intent?: PolicyIntent;
   /** Accounts the operation explains (fee receiver, position, order, escrow): value may go there. */
   readonly knownAccounts?: readonly string[];
+  /**
+   * What the chain says about the mints and token accounts the transaction names
+   * (ChainFactsReader). Absent: no mint's token program is known, so no associated token account
+   * counts as the wallet's.
+   */
+  readonly chain?: ChainFacts;
+  /** The largest account (bytes of data) the wallet may fund the creation of. Default: a token account. */
+  readonly maxAccountSpaceBytes?: bigint;
 }
+
+/** 165 bytes: an SPL token account, the largest account a trade needs the wallet to create. */
+export const DEFAULT_MAX_ACCOUNT_SPACE_BYTES = 165n;
 
 /** 0.005 SOL: well above what a normal priority fee costs, far below what a drain would take. */
 export const DEFAULT_PRIORITY_FEE_CAP_LAMPORTS = 5_000_000n;

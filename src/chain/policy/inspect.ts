@@ -1,7 +1,10 @@
 import type { VersionedTransaction } from '@solana/web3.js';
 import { decodeTransaction, readTransaction, readTransactionBytes, TransactionDecodeError, type DecodedTransaction, type LookupTableResolver } from '../decode.ts';
 import { checkIntent } from './check-intent.ts';
+import { checkNonce } from './check-nonce.ts';
+import { checkLookupTables } from './check-lookup-tables.ts';
 import { checkPriorityFee } from './check-priority-fee.ts';
+import { checkProductInstructions } from './check-product-instructions.ts';
 import { checkPrograms } from './check-programs.ts';
 import { checkSigners } from './check-signers.ts';
 import { checkStructure } from './check-structure.ts';
@@ -15,14 +18,18 @@ import { WalletAccounts } from './wallet-accounts.ts';
  * calls it once per action, right before signing, with the context of that action.
  */
 export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyContext): Verdict {
-  const flows = checkValueFlows(decoded, new WalletAccounts(decoded, ctx));
+  const walletAccounts = new WalletAccounts(decoded, ctx);
+  const flows = checkValueFlows(decoded, walletAccounts, ctx.maxAccountSpaceBytes);
   const violations: Violation[] = [
     ...checkStructure(decoded, ctx),
+    ...checkNonce(decoded),
     ...checkSigners(decoded, ctx),
     ...checkPrograms(decoded, ctx),
     ...flows.violations,
     ...checkPriorityFee(decoded, ctx),
     ...checkIntent(flows.outflows, ctx),
+    ...checkProductInstructions(decoded, ctx),
+    ...checkLookupTables(decoded, walletAccounts),
   ];
   return { ok: violations.length === 0, violations, messageSha256: decoded.messageSha256 };
 }

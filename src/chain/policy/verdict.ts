@@ -9,9 +9,14 @@ export const POLICY_RULES = [
   'account_close',
   'priority_fee_cap',
   'blockhash_mismatch',
+  'durable_nonce',
+  'account_ownership',
   'intent_exceeded',
   'unresolved_lookup',
   'malformed',
+  'product_instruction',
+  'product_account',
+  'lookup_table',
 ] as const;
 
 export type PolicyRule = (typeof POLICY_RULES)[number];

@@ -2,53 +2,90 @@ import { PublicKey } from '@solana/web3.js';
 import { MINTS } from '../../api/mints.ts';
 import type { DecodedTransaction } from '../decode.ts';
 import { PROGRAMS } from '../programs.ts';
+import { NO_CHAIN_FACTS } from './chain-facts.ts';
 import type { PolicyContext } from './context.ts';
 
-const TOKEN_PROGRAMS = [new PublicKey(PROGRAMS.token), new PublicKey(PROGRAMS.token2022)];
 const ATA_PROGRAM = new PublicKey(PROGRAMS.associatedToken);
+const TOKEN_PROGRAMS: ReadonlySet<string> = new Set([PROGRAMS.token, PROGRAMS.token2022]);
+
+/**
+ * Derived addresses, remembered: a derivation is pure but costs curve checks (about a tenth of a
+ * daemon's CPU per action when every inspection derived the wallet's accounts again). Bounded.
+ */
+const derived = new Map<string, PublicKey>();
+const DERIVED_MAX = 10_000;
 
 /** The associated token account of `owner` for `mint` under `tokenProgram`. */
 export function associatedTokenAddress(owner: PublicKey, mint: PublicKey, tokenProgram: PublicKey): PublicKey {
-  return PublicKey.findProgramAddressSync([owner.toBuffer(), tokenProgram.toBuffer(), mint.toBuffer()], ATA_PROGRAM)[0];
+  const key = `${owner.toBase58()}/${tokenProgram.toBase58()}/${mint.toBase58()}`;
+  let address = derived.get(key);
+  if (!address) {
+    address = PublicKey.findProgramAddressSync([owner.toBuffer(), tokenProgram.toBuffer(), mint.toBuffer()], ATA_PROGRAM)[0];
+    if (derived.size >= DERIVED_MAX) derived.clear();
+    derived.set(key, address);
+  }
+  return address;
+}
+
+function publicKeyOrNull(text: string): PublicKey | null {
+  try {
+    return new PublicKey(text);
+  } catch {
+    return null;
+  }
 }
 
 /**
  * Which accounts of a transaction belong to the wallet and which ones the operation explains.
- * Wallet-owned: the wallet itself, its associated token accounts (derived for every mint the
- * transaction, the intent or the known mint list mentions, under both token programs) and token
- * accounts this transaction initializes with the wallet as owner. Value may stay among those
- * freely; it may leave only towards an explained account, and then it counts against the intent.
+ * Wallet-owned, exactly:
+ * - the wallet itself;
+ * - its associated token account of a mint, derived under the token program that owns that mint
+ *   on the chain (ctx.chain; a mint whose program is unknown has none), for every mint the
+ *   transaction, the intent, the chain facts or the known mint list mention;
+ * - an existing token account whose data on the chain names the wallet as owner;
+ * - a token account this transaction creates with the wallet's lamports and initializes for it.
+ * Value may stay among those freely; it may leave only towards an explained account, and then it
+ * counts against the intent.
  */
 export class WalletAccounts {
   readonly wallet: string;
   /** Wallet-owned token account → its mint. */
   readonly #tokenAccounts = new Map<string, string>();
+  /** Accounts this transaction creates, funded by the wallet, for a token program. */
+  readonly #createdForToken = new Set<string>();
   readonly #explained: ReadonlySet<string>;
+  readonly #wrapAccount: string | undefined;
 
   constructor(decoded: DecodedTransaction, ctx: PolicyContext) {
     this.wallet = ctx.wallet.toBase58();
     this.#explained = new Set(ctx.knownAccounts ?? []);
+    const facts = ctx.chain ?? NO_CHAIN_FACTS;
     const mints = new Set<string>([...Object.values(MINTS), ...Object.keys(ctx.intent?.maxMoveTokens ?? {})]);
+    for (const [account, token] of facts.tokenAccounts) {
+      mints.add(token.mint);
+      if (token.owner === this.wallet) this.#tokenAccounts.set(account, token.mint);
+    }
     for (const ix of decoded.instructions) {
       const parsed = ix.parsed;
       if (parsed && 'mint' in parsed) mints.add(parsed.mint);
-      const initializesAccount =
-        parsed?.program === 'token' && (parsed.type === 'initializeAccount' || parsed.type === 'initializeAccount2' || parsed.type === 'initializeAccount3');
-      if (initializesAccount && parsed.owner === this.wallet) {
-        this.#tokenAccounts.set(parsed.account, parsed.mint);
+      if (parsed?.program === 'system' && (parsed.type === 'createAccount' || parsed.type === 'createAccountWithSeed')) {
+        if (parsed.from === this.wallet && TOKEN_PROGRAMS.has(parsed.owner)) this.#createdForToken.add(parsed.newAccount);
+      }
+      const initializes = parsed?.program === 'token' && (parsed.type === 'initializeAccount' || parsed.type === 'initializeAccount2' || parsed.type === 'initializeAccount3');
+      if (initializes && parsed.owner === this.wallet) {
+        // Only an account created here for the wallet becomes the wallet's by being initialized.
+        if (this.#createdForToken.has(parsed.account)) this.#tokenAccounts.set(parsed.account, parsed.mint);
       }
     }
     for (const mint of mints) {
-      let mintKey: PublicKey;
-      try {
-        mintKey = new PublicKey(mint);
-      } catch {
-        continue; // intent keys come from callers; a bad one simply derives nothing
-      }
-      for (const program of TOKEN_PROGRAMS) {
-        this.#tokenAccounts.set(associatedTokenAddress(ctx.wallet, mintKey, program).toBase58(), mint);
-      }
+      const mintKey = publicKeyOrNull(mint);
+      const program = facts.mintPrograms.get(mint);
+      if (!mintKey || !program) continue; // unknown program: no associated account is the wallet's
+      const address = associatedTokenAddress(ctx.wallet, mintKey, new PublicKey(program)).toBase58();
+      this.#tokenAccounts.set(address, mint);
     }
+    const solProgram = facts.mintPrograms.get(MINTS.SOL);
+    this.#wrapAccount = solProgram ? associatedTokenAddress(ctx.wallet, new PublicKey(MINTS.SOL), new PublicKey(solProgram)).toBase58() : undefined;
   }
 
   isWallet(account: string): boolean {
@@ -58,6 +95,21 @@ export class WalletAccounts {
   /** The wallet or one of its token accounts. */
   isWalletOwned(account: string): boolean {
     return account === this.wallet || this.#tokenAccounts.has(account);
+  }
+
+  /** One of the wallet's token accounts (not the wallet itself). */
+  isWalletTokenAccount(account: string): boolean {
+    return this.#tokenAccounts.has(account);
+  }
+
+  /** The wallet's wrapped-SOL account under the program that owns the wSOL mint. */
+  isWrapAccount(account: string): boolean {
+    return account === this.#wrapAccount;
+  }
+
+  /** Created by this transaction with the wallet's lamports, for a token program. */
+  isCreatedForWallet(account: string): boolean {
+    return this.#createdForToken.has(account);
   }
 
   isExplained(account: string): boolean {

@@ -1,7 +1,7 @@
 import { PublicKey, TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
 import { PROGRAMS } from '../../chain/programs.ts';
 import type { Product } from '../../api/operation.ts';
-import { foreignAccountFor, hostileInstruction, type HostileKind } from './hostile.ts';
+import { foreignAccountFor, hostileGoesFirst, hostileInstruction, hostileNonceAccountFor, type HostileKind } from './hostile.ts';
 import { MAX_REQUEST_ID_BYTES, PRODUCT_PROGRAM, requestInstructionData } from './request-instruction.ts';
 import { compileV0Message, serializedTransaction } from './v0-message.ts';
 
@@ -53,6 +53,11 @@ export interface BuildRequestOptions {
   readonly accounts?: readonly PublicKey[];
   /** Instant transactions: the keeper must co-sign (a second required signer). */
   readonly keeperSigner?: PublicKey;
+  /**
+   * The product program's own instructions (perps: built from the IDL layouts). When given they
+   * replace the request-id instruction; the request book still finds the request by message bytes.
+   */
+  readonly instructions?: readonly TransactionInstruction[];
   /** Build the transaction a hostile venue would send instead. */
   readonly hostile?: HostileKind;
   /** Where hostile transfers go / the hostile fee payer (default: derived from requestId). */
@@ -77,11 +82,12 @@ export function buildRequestTransaction(opts: BuildRequestOptions): VersionedTra
   const instructions: TransactionInstruction[] = [
     setComputeUnitLimit(opts.computeUnitLimit ?? DEFAULT_COMPUTE_UNIT_LIMIT),
     setComputeUnitPrice(opts.computeUnitPriceMicroLamports ?? DEFAULT_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS),
-    new TransactionInstruction({ programId, keys, data: requestInstructionData(opts.requestId) }),
+    ...(opts.instructions ?? [new TransactionInstruction({ programId, keys, data: requestInstructionData(opts.requestId) })]),
   ];
   const foreign = opts.foreign ?? foreignAccountFor(opts.requestId);
-  const extra = opts.hostile ? hostileInstruction(opts.hostile, opts.payer, foreign) : undefined;
-  if (extra) instructions.push(extra);
+  const extra = opts.hostile ? hostileInstruction(opts.hostile, opts.payer, foreign, hostileNonceAccountFor(opts.requestId)) : undefined;
+  if (extra && opts.hostile && hostileGoesFirst(opts.hostile)) instructions.unshift(extra);
+  else if (extra) instructions.push(extra);
   const message = compileV0Message(opts.hostile === 'fee_payer' ? foreign : opts.payer, opts.blockhash, instructions);
   return new VersionedTransaction(message);
 }

@@ -7,7 +7,7 @@ import { PROGRAMS } from '../../chain/programs.ts';
  * Ways a hostile venue alters a transaction so it no longer does only what was requested;
  * stratd's inspection must refuse to sign each of them.
  */
-export const HOSTILE_KINDS = ['sol_transfer', 'token_transfer', 'token_approve', 'fee_payer', 'unknown_program'] as const;
+export const HOSTILE_KINDS = ['sol_transfer', 'token_transfer', 'token_approve', 'fee_payer', 'unknown_program', 'durable_nonce'] as const;
 export type HostileKind = (typeof HOSTILE_KINDS)[number];
 
 /** Lamports the hostile SOL transfer takes (1 SOL). */
@@ -26,6 +26,15 @@ const SPL_APPROVE = 4;
 /** A deterministic account that belongs to nobody involved: where hostile transfers go. */
 export function foreignAccountFor(requestId: string): PublicKey {
   return new PublicKey(createHash('sha256').update(`stratd-venue:foreign:${requestId}`).digest());
+}
+
+/**
+ * The nonce account of the hostile durable-nonce variant. Anyone can create a nonce account whose
+ * authority is our wallet; advancing it needs only the wallet's signature, which the transaction
+ * already asks for.
+ */
+export function hostileNonceAccountFor(requestId: string): PublicKey {
+  return new PublicKey(createHash('sha256').update(`stratd-venue:nonce:${requestId}`).digest());
 }
 
 /** The associated token account of `owner` for `mint` (SPL Token program). */
@@ -70,11 +79,16 @@ export function splApproveInstruction(source: PublicKey, delegate: PublicKey, ow
   });
 }
 
+/** Kinds whose instruction goes first: the runtime treats a transaction as durable only then. */
+export function hostileGoesFirst(kind: HostileKind): boolean {
+  return kind === 'durable_nonce';
+}
+
 /**
  * The extra instruction a hostile kind adds (none for 'fee_payer', which changes the
  * message's fee payer instead).
  */
-export function hostileInstruction(kind: HostileKind, payer: PublicKey, foreign: PublicKey): TransactionInstruction | undefined {
+export function hostileInstruction(kind: HostileKind, payer: PublicKey, foreign: PublicKey, nonceAccount: PublicKey = foreign): TransactionInstruction | undefined {
   const usdc = new PublicKey(MINTS.USDC);
   switch (kind) {
     case 'sol_transfer':
@@ -89,6 +103,9 @@ export function hostileInstruction(kind: HostileKind, payer: PublicKey, foreign:
         keys: [{ pubkey: payer, isSigner: true, isWritable: true }],
         data: Buffer.from([0]),
       });
+    case 'durable_nonce':
+      // advanceNonceAccount as the first instruction: the signed transaction never expires.
+      return SystemProgram.nonceAdvance({ noncePubkey: nonceAccount, authorizedPubkey: payer });
     case 'fee_payer':
       return undefined;
   }

@@ -3,13 +3,14 @@ import { PROGRAMS } from '../../../src/chain/programs.ts';
 import { HOSTILE_APPROVE_AMOUNT, HOSTILE_LAMPORTS, HOSTILE_TOKEN_AMOUNT, UNKNOWN_PROGRAM_ID, type HostileKind } from '../../../src/venue/tx/hostile.ts';
 
 const SYSTEM_TRANSFER = 2;
+const SYSTEM_ADVANCE_NONCE = 4;
 const SPL_TRANSFER = 3;
 const SPL_APPROVE = 4;
 
 /**
  * Which tampering a built transaction carries, read from its bytes with web3.js alone (not with
- * the policy under test): the hostile fee payer, the unknown program, or the drain instruction
- * with the venue's exact hostile amount. Every kind found is listed; an honest build gives [].
+ * the policy under test): the hostile fee payer, the unknown program, a nonce advance, or the
+ * drain instruction with the venue's exact hostile amount. Every kind found is listed; an honest build gives [].
  */
 export function hostileContentOf(unsignedTxBase64: string, wallet: PublicKey): HostileKind[] {
   const tx = VersionedTransaction.deserialize(Buffer.from(unsignedTxBase64, 'base64'));
@@ -23,6 +24,7 @@ export function hostileContentOf(unsignedTxBase64: string, wallet: PublicKey): H
     if (ix.programId.equals(SystemProgram.programId) && ix.data.length === 12 && ix.data.readUInt32LE(0) === SYSTEM_TRANSFER && ix.data.readBigUInt64LE(4) === HOSTILE_LAMPORTS) {
       found.push('sol_transfer');
     }
+    if (ix.programId.equals(SystemProgram.programId) && ix.data.length === 4 && ix.data.readUInt32LE(0) === SYSTEM_ADVANCE_NONCE) found.push('durable_nonce');
     if (program === PROGRAMS.token && ix.data.length === 9) {
       const amount = ix.data.readBigUInt64LE(1);
       if (ix.data[0] === SPL_TRANSFER && amount === HOSTILE_TOKEN_AMOUNT) found.push('token_transfer');

@@ -1,0 +1,37 @@
+import { decodePerpsArgs, type PerpsArgValue } from '../programs/perps/codec.ts';
+import { perpsLayoutOf, type PerpsInstructionName } from '../programs/perps/instructions.ts';
+import { InstructionDataError } from './instruction-data.ts';
+
+/** A Jupiter Perpetuals instruction read through its IDL layout: accounts by role, arguments by name. */
+export interface PerpsInstruction {
+  readonly program: 'perps';
+  readonly type: PerpsInstructionName;
+  /** Role (the IDL's account name) → address, in the IDL's order. */
+  readonly accounts: Readonly<Record<string, string>>;
+  /** Accounts beyond the IDL's list (Anchor "remaining accounts"). */
+  readonly extraAccounts: readonly string[];
+  readonly args: Readonly<Record<string, PerpsArgValue>>;
+}
+
+/**
+ * Decodes a perps instruction; undefined when its discriminator is none of the instructions
+ * stratd knows (the policy refuses those), an error when a known one has the wrong shape.
+ */
+export function decodePerpsInstruction(accounts: readonly string[], data: Uint8Array): PerpsInstruction | undefined {
+  const layout = perpsLayoutOf(data);
+  if (!layout) return undefined;
+  if (accounts.length < layout.accounts.length) {
+    throw new InstructionDataError(`${layout.name}: ${accounts.length} accounts, the layout names ${layout.accounts.length}`);
+  }
+  const byRole: Record<string, string> = {};
+  layout.accounts.forEach((spec, i) => {
+    byRole[spec.name] = accounts[i] as string;
+  });
+  return {
+    program: 'perps',
+    type: layout.name as PerpsInstructionName,
+    accounts: byRole,
+    extraAccounts: accounts.slice(layout.accounts.length),
+    args: decodePerpsArgs(layout, data),
+  };
+}

@@ -1,0 +1,184 @@
+import { PublicKey } from '@solana/web3.js';
+import type { DecodedInstruction, DecodedTransaction, PerpsInstruction } from '../decode.ts';
+import { CUSTODY_MINT, PERPS_MINT_TOKEN_PROGRAM, perpsPositionAddress, perpsPositionRequestAddress, type PerpsSide } from '../programs/perps/addresses.ts';
+import { PROGRAMS } from '../programs.ts';
+import type { PerpsIntentBounds, PolicyContext } from './context.ts';
+import { CUSTODY_ROLES, FIXED_ROLES, INCREASE_REQUESTS, MINT_ROLES, PAID_IN_ARGUMENT, PERPS_OPERATION_INSTRUCTIONS, walletTokenRoles } from './perps-operations.ts';
+import type { Violation } from './verdict.ts';
+import { associatedTokenAddress } from './wallet-accounts.ts';
+
+/**
+ * Rules product_instruction, product_account and (for argument amounts) intent_exceeded, on the
+ * perps program's instructions decoded from its IDL layouts:
+ * - product_instruction: every perps instruction is one the operation's allow-list names.
+ * - product_account: `owner` is the wallet; the wallet's token accounts are its associated token
+ *   accounts of the right mint under that mint's token program; the position and request PDAs
+ *   derive from the wallet; pool, custodies, programs and mints are the deployment's own; no
+ *   account beyond the layout's list.
+ * - intent_exceeded: sizes, collateral, trigger and slippage prices, and tokens paid into the
+ *   program stay within the intent.
+ * Pure: derivations only, no chain reads.
+ */
+export function checkProductInstructions(decoded: DecodedTransaction, ctx: PolicyContext): Violation[] {
+  const allowed = new Set(PERPS_OPERATION_INSTRUCTIONS[ctx.operationId] ?? []);
+  const violations: Violation[] = [];
+  for (const ix of decoded.instructions) {
+    // An account that did not resolve is already unresolved_lookup: nothing to judge by role.
+    if (ix.programId !== PROGRAMS.perps || ix.accounts.some((a) => a.pubkey === null)) continue;
+    const parsed = ix.parsed?.program === 'perps' ? ix.parsed : undefined;
+    if (!parsed) {
+      // Undecodable data of a known instruction is already `malformed`.
+      if (ix.parseError === undefined) {
+        const disc = Buffer.from(ix.dataBase64, 'base64').subarray(0, 8).toString('hex');
+        violations.push({ rule: 'product_instruction', detail: `instruction ${ix.index}: perps instruction with discriminator ${disc || '(none)'} is none stratd may sign` });
+      }
+      continue;
+    }
+    if (!allowed.has(parsed.type)) {
+      violations.push({ rule: 'product_instruction', detail: `instruction ${ix.index}: perps ${parsed.type} is not allowed for ${ctx.operationId} (allowed: ${[...allowed].join(', ') || 'none'})` });
+      continue;
+    }
+    violations.push(...checkInstruction(ix, parsed, ctx));
+  }
+  return violations;
+}
+
+function checkInstruction(ix: DecodedInstruction, p: PerpsInstruction, ctx: PolicyContext): Violation[] {
+  const out: Violation[] = [];
+  const wallet = ctx.wallet.toBase58();
+  const a = p.accounts;
+  const where = `instruction ${ix.index} (${p.type})`;
+  const account = (detail: string) => out.push({ rule: 'product_account', detail: `${where}: ${detail}` });
+
+  if (p.extraAccounts.length > 0) account(`${p.extraAccounts.length} accounts beyond the layout (${p.extraAccounts.join(', ')})`);
+  if (a.owner !== wallet) account(`owner is ${a.owner}, not the wallet`);
+  for (const [role, expected] of Object.entries(FIXED_ROLES)) {
+    if (a[role] !== undefined && a[role] !== expected) account(`${role} is ${a[role]}, expected ${expected}`);
+  }
+  for (const role of CUSTODY_ROLES) {
+    if (a[role] !== undefined && CUSTODY_MINT[a[role]] === undefined) account(`${role} ${a[role]} is not a custody of the pool`);
+  }
+  for (const role of MINT_ROLES) {
+    if (a[role] !== undefined && PERPS_MINT_TOKEN_PROGRAM[a[role]] === undefined) account(`${role} ${a[role]} is not a mint the perps program trades`);
+  }
+
+  const mintOfRole = new Map<string, string>();
+  for (const { role, mint } of walletTokenRoles(p)) {
+    const address = a[role] ?? '';
+    const found = mint === 'any' ? Object.keys(PERPS_MINT_TOKEN_PROGRAM).find((m) => walletAta(ctx.wallet, m) === address) : walletAta(ctx.wallet, mint) === address ? mint : undefined;
+    if (found === undefined) account(`${role} ${address} is not the wallet's associated token account of ${mint === 'any' ? 'a perps mint' : `mint ${mint}`}`);
+    else mintOfRole.set(role, found);
+  }
+
+  if (p.type === 'closePositionRequest' && a.ownerAta !== undefined && a.ownerAta !== PROGRAMS.perps && !Object.keys(PERPS_MINT_TOKEN_PROGRAM).some((m) => walletAta(ctx.wallet, m) === a.ownerAta)) {
+    account(`ownerAta ${a.ownerAta} is neither absent nor the wallet's token account of a perps mint`);
+  }
+  const side = checkPosition(p, wallet, account);
+  checkRequest(p, a.position, account);
+
+  const bounds = ctx.intent?.perps;
+  if (bounds) out.push(...checkBounds(p, bounds, side, where));
+  const paidArg = PAID_IN_ARGUMENT[p.type];
+  const paidMint = mintOfRole.get('fundingAccount') ?? mintOfRole.get('userTokenAccount');
+  const paid = paidArg === undefined ? undefined : p.args[paidArg];
+  const limits = ctx.intent?.maxMoveTokens;
+  if (typeof paid === 'string' && paidMint !== undefined && limits !== undefined) {
+    const limit = Object.hasOwn(limits, paidMint) ? limits[paidMint] : undefined;
+    const allowed = limit === undefined ? 0n : withSlippage(limit, ctx.intent?.slippageBps ?? 0);
+    if (BigInt(paid) > allowed) {
+      out.push({ rule: 'intent_exceeded', detail: `${where}: pays ${paid} of mint ${paidMint} into the program; the intent allows ${allowed}` });
+    }
+  }
+  return out;
+}
+
+function walletAta(wallet: PublicKey, mint: string): string {
+  const program = PERPS_MINT_TOKEN_PROGRAM[mint];
+  if (program === undefined) return '';
+  return associatedTokenAddress(wallet, new PublicKey(mint), new PublicKey(program)).toBase58();
+}
+
+/** The position must derive from the wallet; returns the side it derives with. */
+function checkPosition(p: PerpsInstruction, wallet: string, account: (detail: string) => void): PerpsSide | undefined {
+  const a = p.accounts;
+  if (a.position === undefined) return undefined;
+  // Closing a request names no custody, so its position cannot be derived here; what it closes is
+  // bound instead: the request must be the one the intent names (checkBounds), its rent goes back
+  // to the owner, and ownerAta may only be absent or the wallet's own token account.
+  if (p.type === 'closePositionRequest') return undefined;
+  const custody = a.custody;
+  if (custody === undefined || CUSTODY_MINT[custody] === undefined) {
+    account(`position ${a.position} cannot be derived without a custody of the pool`);
+    return undefined;
+  }
+  const collaterals = a.collateralCustody !== undefined ? [a.collateralCustody] : Object.keys(CUSTODY_MINT);
+  const argSide = p.args.side;
+  const sides: PerpsSide[] = argSide === 'long' || argSide === 'short' ? [argSide] : ['long', 'short'];
+  for (const collateral of collaterals) {
+    if (CUSTODY_MINT[collateral] === undefined) continue;
+    for (const side of sides) {
+      if (perpsPositionAddress(wallet, custody, collateral, side) === a.position) return side;
+    }
+  }
+  account(`position ${a.position} is not derived from the wallet (["position", wallet, pool, custody, collateralCustody, side])`);
+  return undefined;
+}
+
+/** A request created here derives from the position and its counter; its escrow is the request's ATA. */
+function checkRequest(p: PerpsInstruction, position: string | undefined, account: (detail: string) => void): void {
+  const a = p.accounts;
+  const counter = p.args.counter;
+  if (a.positionRequest === undefined || typeof counter !== 'string' || position === undefined) return;
+  const change = INCREASE_REQUESTS.has(p.type) ? 'increase' : 'decrease';
+  if (perpsPositionRequestAddress(position, BigInt(counter), change) !== a.positionRequest) {
+    account(`positionRequest ${a.positionRequest} is not derived from the position (["position_request", position, ${counter}, ${change}])`);
+    return;
+  }
+  const mint = a.inputMint ?? a.desiredMint;
+  if (a.positionRequestAta !== undefined && mint !== undefined) {
+    const escrow = PERPS_MINT_TOKEN_PROGRAM[mint] === undefined ? '' : associatedTokenAddress(new PublicKey(a.positionRequest), new PublicKey(mint), new PublicKey(PROGRAMS.token)).toBase58();
+    if (escrow !== a.positionRequestAta) account(`positionRequestAta ${a.positionRequestAta} is not the request's token account of mint ${mint}`);
+  }
+}
+
+const BPS = 10_000n;
+function withSlippage(limit: bigint, slippageBps: number): bigint {
+  const bps = BigInt(Math.max(0, Math.trunc(slippageBps)));
+  return limit + (limit * bps + BPS - 1n) / BPS;
+}
+
+function bigintArg(p: PerpsInstruction, name: string): bigint | undefined {
+  const value = p.args[name];
+  return typeof value === 'string' ? BigInt(value) : undefined;
+}
+
+function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide | undefined, where: string): Violation[] {
+  const out: Violation[] = [];
+  const exceeded = (detail: string) => out.push({ rule: 'intent_exceeded', detail: `${where}: ${detail}` });
+  const a = p.accounts;
+  if (b.positionPubkey !== undefined && a.position !== undefined && a.position !== b.positionPubkey) {
+    out.push({ rule: 'product_account', detail: `${where}: acts on position ${a.position}; the intent names ${b.positionPubkey}` });
+  }
+  const updates = p.args.counter === undefined && a.positionRequest !== undefined;
+  if (updates && b.positionRequestPubkey !== undefined && a.positionRequest !== b.positionRequestPubkey) {
+    out.push({ rule: 'product_account', detail: `${where}: changes request ${a.positionRequest}; the intent names ${b.positionRequestPubkey}` });
+  }
+  const size = bigintArg(p, 'sizeUsdDelta');
+  if (size !== undefined && b.maxSizeUsdDelta !== undefined && size > b.maxSizeUsdDelta) exceeded(`sizeUsdDelta ${size} is above the intent's ${b.maxSizeUsdDelta}`);
+  const collateral = bigintArg(p, 'collateralUsdDelta');
+  if (collateral !== undefined && b.maxCollateralUsdDelta !== undefined && collateral > b.maxCollateralUsdDelta) {
+    exceeded(`collateralUsdDelta ${collateral} is above the intent's ${b.maxCollateralUsdDelta}`);
+  }
+  if (p.args.entirePosition === true && b.entirePosition !== true) exceeded('closes the entire position; the intent does not');
+  const trigger = bigintArg(p, 'triggerPrice');
+  if (trigger !== undefined && b.triggerPriceUsd !== undefined && trigger !== b.triggerPriceUsd) exceeded(`triggerPrice ${trigger} differs from the intent's ${b.triggerPriceUsd}`);
+  const worst = bigintArg(p, 'priceSlippage');
+  if (worst !== undefined && side !== undefined && b.referencePriceUsd !== undefined && b.maxSlippageBps !== undefined) {
+    // Buying (long increase, short decrease) accepts prices up to the bound; selling down to it.
+    const buys = INCREASE_REQUESTS.has(p.type) || p.type === 'instantIncreasePosition' ? side === 'long' : side === 'short';
+    const bps = b.maxSlippageBps > BPS ? BPS : b.maxSlippageBps;
+    const bound = buys ? (b.referencePriceUsd * (BPS + bps) + BPS - 1n) / BPS : (b.referencePriceUsd * (BPS - bps)) / BPS;
+    if (buys ? worst > bound : worst < bound) exceeded(`priceSlippage ${worst} accepts a worse price than ${bound} (${b.maxSlippageBps} bps from ${b.referencePriceUsd})`);
+  }
+  return out;
+}

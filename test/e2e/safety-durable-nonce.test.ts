@@ -1,0 +1,82 @@
+// End-to-end: `stratd run` against a venue whose next decrease build is a durable-nonce
+// transaction (advanceNonceAccount first, the wallet as nonce authority). Nothing may be signed for
+// it, its action must end `rejected` with policy:durable_nonce, and the liquidation guard's next
+// decision must go out normally and land: one policy rejection does not stop trading.
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyPrefix } from '../../src/pipeline/queues.ts';
+import { connectRedis } from '../../src/pipeline/redis.ts';
+import { TradingStateStore } from '../../src/risk/trading-state.ts';
+import { startVenue, type Venue } from '../../src/venue/venue.ts';
+import { VenueControl } from '../support/venue-control.ts';
+import { DaemonExited, startDaemonProcess, type DaemonProcess } from './safety-support/daemon-process.ts';
+import { storedActionRecords } from './safety-support/deployment-records.ts';
+import { carriesNoSignature, hostileContentOf } from './safety-support/hostile-content.ts';
+import { deleteEverythingContaining } from './safety-support/redis-values.ts';
+import { createTestWallet, type TestWallet } from './safety-support/test-wallet.ts';
+import { waitFor } from './safety-support/wait-for.ts';
+import { PublicKey } from '@solana/web3.js';
+
+const redisPrefix = `stratd-test-e2e-safety-nonce-${process.pid}`;
+const prefix = keyPrefix(redisPrefix);
+const redis: Redis = connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+let venue: Venue | undefined;
+let wallet: TestWallet | undefined;
+let daemon: DaemonProcess | undefined;
+
+function daemonOutput(): string {
+  return `--- daemon stdout (tail) ---\n${(daemon?.stdout() ?? '').slice(-10_000)}\n--- stderr ---\n${(daemon?.stderr() ?? '').slice(-2_000)}`;
+}
+
+beforeAll(async () => {
+  await deleteEverythingContaining(redis, redisPrefix);
+  // Only the next write build is hostile; the venue builds honestly after it.
+  venue = await startVenue({ seed: 202, faults: { operations: { '*': { hostile: 'durable_nonce', hostileNext: 1 } } } });
+  wallet = await createTestWallet('nonce');
+  await new VenueControl(venue.apiUrl).fundWithPositionNearLiquidation(wallet.publicKey);
+  daemon = startDaemonProcess({
+    'rpc.url': venue.rpcUrl,
+    'api.baseUrl': venue.apiUrl,
+    'redis.prefix': redisPrefix,
+    'wallet.paperKeyFile': wallet.keyFile,
+    'pollers.positions.cron': '* * * * * *',
+  });
+}, 30_000);
+
+afterAll(async () => {
+  await daemon?.stop(5_000);
+  await venue?.close();
+  await wallet?.remove();
+  await deleteEverythingContaining(redis, redisPrefix);
+  await redis.quit();
+}, 30_000);
+
+describe('a venue serving a durable-nonce decrease', () => {
+  it('nothing is signed for it, it ends rejected with policy:durable_nonce, and the next decision lands', async () => {
+    const records = await waitFor(
+      async () => {
+        if (!daemon?.running()) throw new DaemonExited(`the daemon exited early\n${daemonOutput()}`);
+        const all = await storedActionRecords(redis, prefix);
+        return all.some((r) => r.state === 'landed') && all.some((r) => r.state === 'rejected') ? all : undefined;
+      },
+      { timeoutMs: 60_000, what: 'a rejected durable-nonce action and a landed decrease after it', describe: daemonOutput },
+    );
+    const owner = new PublicKey(wallet!.publicKey);
+    const rejected = records.filter((r) => r.state === 'rejected');
+    expect(rejected).toHaveLength(1);
+    const [nonce] = rejected;
+    expect(nonce!.reason).toBe('policy:durable_nonce');
+    expect(hostileContentOf(nonce!.unsignedTx!, owner)).toEqual(['durable_nonce']);
+    expect(nonce!.signature).toBeUndefined();
+    expect(nonce!.signedTx).toBeUndefined();
+    expect(carriesNoSignature(nonce!.unsignedTx!)).toBe(true);
+
+    const landed = records.filter((r) => r.state === 'landed');
+    expect(landed.length).toBeGreaterThanOrEqual(1);
+    expect(landed.every((r) => r.decidedAtMs >= nonce!.decidedAtMs && hostileContentOf(r.unsignedTx!, owner).length === 0)).toBe(true);
+    // No durable transaction reached the chain, and trading was never halted.
+    const onChain = await new VenueControl(venue!.apiUrl).landed();
+    expect(onChain.map((t) => t.signature).sort()).toEqual(landed.map((r) => r.signature).sort());
+    expect((await new TradingStateStore(redis, prefix).get()).state).toBe('active');
+  }, 90_000);
+});
