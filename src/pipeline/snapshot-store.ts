@@ -51,6 +51,11 @@ export async function readLatestSnapshots<K extends SnapshotKind>(redis: Redis, 
   return texts.map((text) => parseStored(kind, text));
 }
 
+/** The tick time of the latest snapshot of every key of a kind (cheap: no snapshot bodies are read). */
+export async function readSnapshotTicks(redis: Redis, prefix: string, kind: SnapshotKind): Promise<number[]> {
+  return (await redis.hvals(tickKey(prefix, kind))).map(Number).filter((n) => Number.isFinite(n));
+}
+
 /** Forgets the keys of a kind that are not in `keep` (collateral limits of positions that closed). */
 export async function pruneLatestSnapshots(redis: Redis, prefix: string, kind: SnapshotKind, keep: ReadonlySet<string>): Promise<string[]> {
   const keys = await redis.hkeys(dataKey(prefix, kind));

@@ -4,20 +4,21 @@ import { describeIssues, fieldIssues } from '../api/issues.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import { claimIntent } from '../strategy/intent-lock.ts';
-import type { LoadedStrategy } from '../strategy/loader.ts';
-import { runStrategies, type SnapshotReader, type StrategyRun } from '../strategy/run.ts';
-import { commitStrategyState, readStrategyState } from '../strategy/state.ts';
+import { claimIntent } from './strategy-runtime/intent-lock.ts';
+import type { LoadedStrategy } from './strategy-runtime/loader.ts';
+import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
+import { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
 import type { ActionJob } from './action.ts';
 import type { Ledger } from './ledger.ts';
 import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
+import type { RedisOutageLog } from './redis-outage.ts';
 import { snapshotSchema, type Snapshot } from './snapshot.ts';
 import { readLatestSnapshot, readLatestSnapshots } from './snapshot-store.ts';
 
-export { runStrategies, type StrategyRun, type RunStrategiesInput, type SnapshotReader } from '../strategy/run.ts';
-export { commitStrategyState, readStrategyState } from '../strategy/state.ts';
-export { settleAction, type ActionOutcome } from '../strategy/settle.ts';
-export { releaseIntent } from '../strategy/intent-lock.ts';
+export { runStrategies, type StrategyRun, type RunStrategiesInput, type SnapshotReader } from './strategy-runtime/run.ts';
+export { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
+export { settleAction, type ActionOutcome } from './strategy-runtime/settle.ts';
+export { releaseIntent } from './strategy-runtime/intent-lock.ts';
 
 export interface StrategyWorkerOptions {
   readonly config: Config;
@@ -29,10 +30,23 @@ export interface StrategyWorkerOptions {
   readonly now?: () => number;
   /** Counts snapshots processed and intents decided. */
   readonly metrics?: Metrics;
+  /** Tells a Redis outage once instead of every failed job (src/pipeline/redis-outage.ts). */
+  readonly redisOutage?: RedisOutageLog;
 }
 
 export interface StrategyWorker {
+  /**
+   * Swaps the running set (hot reload). Jobs already running finish with the set they started
+   * with; every job that starts afterwards sees the new one, whole.
+   */
+  replace(strategies: readonly LoadedStrategy[], timeoutMs: number): void;
   close(): Promise<void>;
+}
+
+/** The strategies one snapshot job runs with, read once when the job starts. */
+export interface ActiveStrategies {
+  readonly strategies: readonly LoadedStrategy[];
+  readonly timeoutMs: number;
 }
 
 /**
@@ -42,20 +56,26 @@ export interface StrategyWorker {
  */
 export function startStrategyWorker(options: StrategyWorkerOptions): StrategyWorker {
   const prefix = keyPrefix(options.config.redis.prefix);
-  const actions = openQueue<ActionJob>(QUEUES.actions, { connection: options.redis, prefix });
-  const handle = snapshotHandler({ ...options, prefix, actions });
+  const retention = { ageMs: options.config.execution.retentionMs, count: options.config.execution.retainedJobs };
+  const actions = openQueue<ActionJob>(QUEUES.actions, { connection: options.redis, prefix, actionRetention: retention });
+  let active: ActiveStrategies = { strategies: options.strategies, timeoutMs: options.config.strategies.timeoutMs };
+  const handle = snapshotHandler({ ...options, prefix, actions, active: () => active });
   const worker = new Worker<unknown>(QUEUES.market, (job) => handle(job), {
     connection: options.redis,
     prefix: bullPrefix(prefix),
     concurrency: options.config.strategies.concurrency,
   });
   worker.on('failed', (job, error) => {
+    if (options.redisOutage?.absorbs(error)) return;
     options.logger.error({ jobId: job?.id, err: error }, 'snapshot job failed');
   });
   worker.on('error', (error) => {
-    options.logger.error({ err: error }, 'strategy worker error');
+    if (!options.redisOutage?.absorbs(error)) options.logger.error({ err: error }, 'strategy worker error');
   });
   return {
+    replace(strategies, timeoutMs) {
+      active = { strategies, timeoutMs };
+    },
     async close() {
       await worker.close();
       await actions.close();
@@ -66,6 +86,8 @@ export function startStrategyWorker(options: StrategyWorkerOptions): StrategyWor
 interface HandlerDeps extends StrategyWorkerOptions {
   readonly prefix: string;
   readonly actions: Queue<ActionJob>;
+  /** The current set (hot reload); default: `strategies` and `config.strategies.timeoutMs`. */
+  readonly active?: () => ActiveStrategies;
 }
 
 /** The work of one snapshot job: run the strategies, then apply what they decided. */
@@ -84,14 +106,16 @@ export function snapshotHandler(deps: HandlerDeps): (job: Job<unknown>) => Promi
       throw new UnrecoverableError(`snapshot job ${job.id} is invalid: ${detail}`);
     }
     const snapshot = parsed.data;
+    // One read per job: a reload between jobs never mixes two sets within one job.
+    const active = deps.active?.() ?? { strategies: deps.strategies, timeoutMs: deps.config.strategies.timeoutMs };
     const runs = await runStrategies({
       snapshot,
-      strategies: deps.strategies,
+      strategies: active.strategies,
       reader,
       readState: (name) => readStrategyState(redis, prefix, name),
       now,
       logger,
-      timeoutMs: deps.config.strategies.timeoutMs,
+      timeoutMs: active.timeoutMs,
     });
     const enqueued: string[] = [];
     const failed: string[] = [];

@@ -1,9 +1,5 @@
-// strategies/close-big-losers.ts (the README's example; a copy runs in test/strategy/readme-example.test.ts)
-import { z } from 'zod';
-import { uintString } from '../../src/api/amounts.ts';
-import { defineStrategy } from '../../src/strategy/define.ts';
-import type { Intent } from '../../src/strategy/intent.ts';
-import { positionView } from '../../src/strategy/position-view.ts';
+// strategies/close-big-losers.ts (the README's example; this file runs in test/strategy/readme-example.test.ts)
+import { defineStrategy, positionView, uintString, z, type Intent } from 'stratd/strategy';
 
 export default defineStrategy({
   name: 'close-big-losers',

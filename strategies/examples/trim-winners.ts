@@ -1,8 +1,4 @@
-import { z } from 'zod';
-import { uintString } from '../../src/api/amounts.ts';
-import { defineStrategy } from '../../src/strategy/define.ts';
-import type { Intent } from '../../src/strategy/intent.ts';
-import { positionView } from '../../src/strategy/position-view.ts';
+import { defineStrategy, positionView, uintString, z, type Intent } from 'stratd/strategy';
 
 /**
  * Example strategy (docs/strategies.md): when a position's profit after fees reaches

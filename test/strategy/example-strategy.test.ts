@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import trim from '../../strategies/examples/trim-winners.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { actionIdFor } from '../../src/pipeline/action.ts';
-import { loadStrategiesOrThrow } from '../../src/strategy/loader.ts';
+import { loadStrategiesOrThrow } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { decideOnce, formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, TICK } from './samples.ts';
 
 const USD = 1_000_000n;
@@ -11,10 +11,12 @@ const winner = { sizeUsd: 1_000n * USD, collateralUsd: 100n * USD, markPriceUsd:
 const flat = { ...winner, pubkey: POSITION_2, pnlAfterFeesUsd: 10n * USD };
 
 describe('the example strategy of docs/strategies.md', () => {
-  it('is shown in the docs exactly as the file is', () => {
+  it('is shown in the docs exactly as the file is, and so is its test', () => {
     const doc = readFileSync(new URL('../../docs/strategies.md', import.meta.url), 'utf8');
-    const file = readFileSync(new URL('../../strategies/examples/trim-winners.ts', import.meta.url), 'utf8');
-    expect(doc).toContain(`\`\`\`ts\n${file}\`\`\``);
+    for (const name of ['trim-winners.ts', 'trim-winners.test.ts', 'every-intent.test.ts']) {
+      const file = readFileSync(new URL(`../../strategies/examples/${name}`, import.meta.url), 'utf8');
+      expect(doc).toContain(`\`\`\`ts\n${file}\`\`\``);
+    }
   });
 
   it('loads through the loader and decides through the worker core, as in the daemon', async () => {
@@ -30,7 +32,7 @@ describe('the example strategy of docs/strategies.md', () => {
 
   it('waits everyMs before trimming the same position again', async () => {
     const ctx = (state?: { trimmedAt: Record<string, number> }) => ({
-      name: trim.name, config: trim.config.parse({}), state, now: () => 0, latest: async () => undefined, latestAll: async () => [], logger: silentLogger,
+      name: trim.name, config: trim.config.parse({}), state, now: () => 0, latest: () => undefined, latestAll: () => [], logger: silentLogger,
     });
     const state = { trimmedAt: { [POSITION]: TICK } };
     expect(await trim.onSnapshot(ctx(state) as never, positionsSnapshot([rawPosition(winner)], TICK + 60_000))).toEqual([]);

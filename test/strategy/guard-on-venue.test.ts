@@ -10,7 +10,7 @@ import { Ledger } from '../../src/pipeline/ledger.ts';
 import { startPollers, type Pollers } from '../../src/pipeline/pollers/pollers.ts';
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
 import { startStrategyWorker, type StrategyWorker } from '../../src/pipeline/strategy-worker.ts';
-import { loadStrategiesOrThrow } from '../../src/strategy/loader.ts';
+import { loadStrategiesOrThrow } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { VenueControl } from '../support/venue-control.ts';
 import { redisScope } from '../support/redis-scope.ts';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import guard from '../../strategies/liquidation-guard.ts';
+import guard from '../../strategies/liquidation-guard/index.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import type { CollateralLimits, PoolInfo } from '../../src/api/schemas/perps.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import type { SnapshotKind, SnapshotOf } from '../../src/pipeline/snapshot.ts';
-import type { StrategyContext } from '../../src/strategy/define.ts';
-import type { Intent } from '../../src/strategy/intent.ts';
+import type { StrategyContext } from '../../src/sdk/define.ts';
+import type { Intent } from '../../src/sdk/intent.ts';
 import { formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, TICK, WALLET, type PositionNumbers } from './samples.ts';
 
 type GuardConfig = ReturnType<typeof guard.config.parse>;
@@ -43,8 +43,8 @@ async function decide(positions: ReturnType<typeof rawPosition>[], options: { se
     name: guard.name,
     config,
     state: options.state,
-    latest: async (kind, key) => latest.find((s) => s.kind === kind && (key === undefined || s.key === key)) as never,
-    latestAll: async (kind) => latest.filter((s) => s.kind === kind) as never,
+    latest: (kind, key) => latest.find((s) => s.kind === kind && (key === undefined || s.key === key)) as never,
+    latestAll: (kind) => latest.filter((s) => s.kind === kind) as never,
     now: () => TICK + 500,
     logger: silentLogger,
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadStrategies, loadStrategiesOrThrow, StrategyLoadError } from '../../src/strategy/loader.ts';
+import { loadStrategies, loadStrategiesOrThrow, StrategyLoadError } from '../../src/pipeline/strategy-runtime/loader.ts';
 
 const fixtures = (name: string) => new URL(`./fixtures/${name}`, import.meta.url).pathname;
 
@@ -19,13 +19,13 @@ describe('loadStrategies', () => {
   });
 
   it('reports every bad module, unknown name and invalid setting clearly, all at once', async () => {
-    const { strategies, problems } = await loadStrategies({
+    const { strategies, problems, skipped } = await loadStrategies({
       dir: fixtures('broken'),
       enabled: ['noop', 'missing'],
       settings: { ghost: {} },
     });
     expect(strategies).toEqual([]);
-    const messages = problems.map((p) => `${p.path.replace(/^.*\/fixtures\//, '')}: ${p.message}`);
+    const messages = [...problems, ...skipped].map((p) => `${p.path.replace(/^.*\/fixtures\//, '')}: ${p.message}`);
     expect(messages).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^broken\/bad-shape\.ts: name "Bad Name" .*; subscribes is empty$/),

@@ -1,18 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { actionIdFor } from '../../src/pipeline/action.ts';
-import { loadStrategiesOrThrow } from '../../src/strategy/loader.ts';
+import { loadStrategiesOrThrow } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { decideOnce, formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, TICK } from './samples.ts';
 
 const USD = 1_000_000n;
 const FILE = new URL('../../strategies/examples/close-big-losers.ts', import.meta.url);
 
 describe("the README's strategy example", () => {
-  it('is shown in the README exactly as the file is (but for its import depth)', () => {
+  it('is shown in the README exactly as the file is', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const file = readFileSync(FILE, 'utf8')
-      .replace(/^\/\/ strategies\/close-big-losers\.ts.*\n/, '// strategies/close-big-losers.ts\n')
-      .replaceAll("from '../../src/", "from '../src/");
+      .replace(/^\/\/ strategies\/close-big-losers\.ts.*\n/, '// strategies/close-big-losers.ts\n');
     expect(readme).toContain(`\`\`\`ts\n${file}\`\`\``);
   });
 

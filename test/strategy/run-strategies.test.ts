@@ -4,8 +4,8 @@ import { MINTS } from '../../src/api/mints.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { actionIdFor } from '../../src/pipeline/action.ts';
 import { runStrategies, type SnapshotReader } from '../../src/pipeline/strategy-worker.ts';
-import { defineStrategy, type Strategy } from '../../src/strategy/define.ts';
-import type { LoadedStrategy } from '../../src/strategy/loader.ts';
+import { defineStrategy, type Strategy } from '../../src/sdk/define.ts';
+import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { POSITION, positionsSnapshot, rawPosition, TICK } from './samples.ts';
 
 const USD = 1_000_000n;
@@ -95,5 +95,55 @@ describe('runStrategies', () => {
     // A committed state that no longer matches the strategy's state schema fails that strategy only.
     const [bad] = await runStrategies({ snapshot, strategies: [loaded(probe, { level: 1 })], reader, readState: async () => ({ n: 'x' }), now: () => 1, logger: silentLogger, timeoutMs: 200 });
     expect(bad).toMatchObject({ status: 'failed', failure: 'state_unreadable' });
+  });
+});
+
+describe('pure decisions: declared reads, loaded once, answered from memory', () => {
+  const pool = (mint: string, tickMs: number, liquidity: string) => ({
+    kind: 'poolInfo' as const, source: 'perps.poolInfo' as const, key: mint, tickMs, receivedAtMs: tickMs, mint: mint as typeof MINTS.SOL,
+    info: { longAvailableLiquidity: liquidity, longBorrowRatePercent: '0.01', longUtilizationPercent: '50', shortAvailableLiquidity: '1', shortBorrowRatePercent: '0.01', shortUtilizationPercent: '50', openFeePercent: '0.06', maxRequestExecutionSec: '45', maxPriceImpactFeePercent: '1' },
+  });
+  const pools = [pool(MINTS.SOL, TICK, '7'), pool(MINTS.BTC, TICK - 5, '9'), pool(MINTS.ETH, TICK - 9, '8')];
+
+  const reads = defineStrategy({
+    name: 'reads-pools',
+    config: z.object({}),
+    subscribes: ['positions'],
+    reads: ['poolInfo'],
+    onSnapshot: (ctx) => ({ intents: [], state: { keys: ctx.latestAll('poolInfo').map((p) => p.key), newest: ctx.latest('poolInfo')?.key, sol: ctx.latest('poolInfo', MINTS.SOL)?.info.longAvailableLiquidity, own: ctx.latest('positions')?.tickMs } }),
+  });
+  const alsoReads = defineStrategy({ name: 'also-reads', config: z.object({}), subscribes: ['positions'], reads: ['poolInfo'], onSnapshot: () => [] });
+  const sneaky = defineStrategy({
+    name: 'sneaky',
+    config: z.object({}),
+    subscribes: ['positions'],
+    // Reads a kind it never declared: the type check refuses it, and so does the run.
+    onSnapshot: (ctx) => (ctx.latest('trades' as never) ? [] : []),
+  });
+
+  function countingReader() {
+    const calls: string[] = [];
+    const reader: SnapshotReader = {
+      latest: async () => { throw new Error('the worker must not read one snapshot at a time'); },
+      // Redis returns hash values in no particular order: shuffle to prove the view sorts.
+      latestAll: async (kind) => { calls.push(kind); return (kind === 'poolInfo' ? [pools[1], pools[0], pools[2]] : []) as never; },
+    };
+    return { calls, reader };
+  }
+
+  it('loads each declared kind once per snapshot job, and the same inputs give the same decision', async () => {
+    const first = countingReader();
+    const runs = await runStrategies({ snapshot, strategies: [loaded(reads), loaded(alsoReads)], reader: first.reader, readState: async () => undefined, now: () => TICK, logger: silentLogger, timeoutMs: 500 });
+    expect(first.calls.sort()).toEqual(['poolInfo', 'positions']);
+    const [result] = runs;
+    expect(result).toMatchObject({ status: 'ok', commitNow: { state: { keys: [MINTS.BTC, MINTS.ETH, MINTS.SOL].sort(), newest: MINTS.SOL, sol: '7', own: TICK } } });
+    const again = await runStrategies({ snapshot, strategies: [loaded(reads), loaded(alsoReads)], reader: countingReader().reader, readState: async () => undefined, now: () => TICK, logger: silentLogger, timeoutMs: 500 });
+    expect(again).toEqual(runs);
+  });
+
+  it('fails a strategy that reads a kind it did not declare, naming the kind', async () => {
+    const [result] = await runStrategies({ snapshot, strategies: [loaded(sneaky)], reader: countingReader().reader, readState: async () => undefined, now: () => TICK, logger: silentLogger, timeoutMs: 500 });
+    expect(result).toMatchObject({ status: 'failed', failure: 'threw' });
+    expect(result!.status === 'failed' && result!.message).toMatch(/UndeclaredReadError: read of "trades" snapshots.*add it to reads/);
   });
 });

@@ -3,7 +3,7 @@ import type { PositionItem } from '../../src/api/schemas/perps.ts';
 import type { SnapshotOf } from '../../src/pipeline/snapshot.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { runStrategies, type StrategyRun } from '../../src/pipeline/strategy-worker.ts';
-import type { LoadedStrategy } from '../../src/strategy/loader.ts';
+import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 
 export const WALLET = 'devjnEpxbJUhJ39FSsFz7YPerr5bdxN8VWUXvfbFUK4';
 export const POSITION = '815wh1VLC8D7ZWMa3uB7GgjHFetANuML2dPrJiLV1nVF';

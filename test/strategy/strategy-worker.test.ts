@@ -9,9 +9,9 @@ import { Ledger } from '../../src/pipeline/ledger.ts';
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
 import type { Snapshot } from '../../src/pipeline/snapshot.ts';
 import { readStrategyState, settleAction, startStrategyWorker, type StrategyWorker } from '../../src/pipeline/strategy-worker.ts';
-import { defineStrategy } from '../../src/strategy/define.ts';
-import { intentHolder } from '../../src/strategy/intent-lock.ts';
-import type { LoadedStrategy } from '../../src/strategy/loader.ts';
+import { defineStrategy } from '../../src/sdk/define.ts';
+import { intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
+import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { redisScope } from '../support/redis-scope.ts';
 import { POSITION, positionsSnapshot, rawPosition, TICK } from './samples.ts';
 

@@ -46,6 +46,7 @@ export function runPriceTriggers(perps: PerpsBook, atMs: number): void {
         orderType: 'Trigger',
         txHash: derivedSignature('tpsl-fill', request.requestPubkey, atMs),
         feeLamports: 0n,
+        positionRequestPubkey: request.requestPubkey,
       });
       request.status = 'executed';
       if (quote.closesPosition) perps.cancelTpslOf(position.pubkey);

@@ -1,16 +1,22 @@
-import { z } from 'zod';
-import { formatScaled, uintString, USD_DECIMALS } from '../src/api/amounts.ts';
-import { marketMint, MARKET_MINTS } from '../src/api/mints.ts';
-import { receiveToken } from '../src/api/schemas/perps.ts';
-import { defineStrategy } from '../src/strategy/define.ts';
-import { sizeGuardDecrease } from '../src/strategy/guard-sizing.ts';
-import type { Intent } from '../src/strategy/intent.ts';
-import { liquidationDistanceBps, positionView } from '../src/strategy/position-view.ts';
+import {
+  defineStrategy,
+  formatScaled,
+  liquidationDistanceBps,
+  MARKET_MINTS,
+  marketMint,
+  positionView,
+  receiveToken,
+  uintString,
+  USD_DECIMALS,
+  z,
+  type Intent,
+} from 'stratd/strategy';
+import { sizeGuardDecrease } from './guard-sizing.ts';
 
 /**
  * Liquidation guard: when a position's mark price comes within `distanceBps` (of the mark)
  * of its liquidation price, decrease it — by `fractionBps` of its size, or entirely — sized
- * with the latest collateral-limits and pool-info snapshots (src/strategy/guard-sizing.ts).
+ * with the latest collateral-limits and pool-info snapshots (./guard-sizing.ts).
  * One intent per position per window; after acting on a position it waits `cooldownMs`
  * (counted in snapshot ticks) so a positions snapshot read before the decrease landed does
  * not trigger a second one.
@@ -49,7 +55,8 @@ export default defineStrategy({
   config: settings,
   state,
   subscribes: ['positions'],
-  async onSnapshot(ctx, snapshot) {
+  reads: ['collateralLimits', 'poolInfo'],
+  onSnapshot(ctx, snapshot) {
     const cfg = ctx.config;
     const previous: GuardState = ctx.state ?? { acted: {} };
     const acted: GuardState['acted'] = {};
@@ -67,10 +74,8 @@ export default defineStrategy({
         ctx.logger.debug({ position: position.positionPubkey }, 'within distance, cooling down after the last decrease');
         continue;
       }
-      const [limits, pool] = await Promise.all([
-        ctx.latest('collateralLimits', position.positionPubkey),
-        ctx.latest('poolInfo', position.marketMint),
-      ]);
+      const limits = ctx.latest('collateralLimits', position.positionPubkey);
+      const pool = ctx.latest('poolInfo', position.marketMint);
       const decision = sizeGuardDecrease(position, cfg, limits?.limits, pool?.info);
       const usd = (v: bigint) => `$${formatScaled(v, USD_DECIMALS)}`;
       const reason = `mark ${usd(position.markPriceUsd)} is ${distance} bps from liquidation ${usd(position.liquidationPriceUsd)} (limit ${cfg.distanceBps}): ${decision.why}`;

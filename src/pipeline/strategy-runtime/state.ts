@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { findKeyMaterial } from '../pipeline/ledger.ts';
+import { findKeyMaterial } from '../ledger.ts';
 
 /**
  * A strategy's persistent state: one JSON value per strategy in Redis,

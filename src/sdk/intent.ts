@@ -47,14 +47,53 @@ export const decreaseWithFeeIntent = z.strictObject({
   feeReceiver: pubkey,
 });
 
-/** PATCH /perps/v1/tpsl-with-fee: move a TP/SL request's trigger price. */
+/**
+ * An integrator fee, paid in USDC (smallest unit) to `feeReceiver` (a USDC token account). When a
+ * TP/SL intent carries one, the executor uses the `-with-fee` route; without one, the plain route.
+ */
+const optionalFee = {
+  feeTokenAmount: uintString.optional(),
+  feeReceiver: pubkey.optional(),
+};
+
+/**
+ * POST /perps/v1/tpsl (or /tpsl-with-fee): a take-profit or stop-loss request on a position,
+ * closed by the keeper when the mark crosses `triggerPrice` (USD × 10^6). A long's stop-loss
+ * lies between its liquidation price and the mark, its take-profit above the mark (a short's
+ * the other way round); at most 20 per position.
+ */
+export const tpslCreateIntent = z.strictObject({
+  type: z.literal('tpsl-create'),
+  ...base,
+  positionPubkey: pubkey,
+  marketMint,
+  side,
+  requestType: z.enum(['tp', 'sl']),
+  triggerPrice: uintString,
+  /** What the close pays out in: the position's asset or USDC. */
+  receiveToken,
+  /** Close the whole position when triggered (default), or only sizeUsdDelta of it. */
+  entirePosition: z.boolean().optional(),
+  sizeUsdDelta: uintString.optional(),
+  ...optionalFee,
+});
+
+/** PATCH /perps/v1/tpsl (or /tpsl-with-fee): move a TP/SL request's trigger price. */
 export const tpslUpdateIntent = z.strictObject({
   type: z.literal('tpsl-update'),
   ...base,
   tpslPubkey: pubkey,
   triggerPrice: uintString,
-  feeTokenAmount: uintString,
-  feeReceiver: pubkey,
+  ...optionalFee,
+});
+
+/** DELETE /perps/v1/tpsl (or /tpsl-with-fee): close a TP/SL request. */
+export const tpslCancelIntent = z.strictObject({
+  type: z.literal('tpsl-cancel'),
+  ...base,
+  tpslPubkey: pubkey,
+  /** USDC (smallest unit) for the with-fee route. */
+  feeTokenAmount: uintString.optional(),
 });
 
 /** POST /trigger/v1/createOrder: a limit order selling makingAmount of inputMint for takingAmount of outputMint. */
@@ -78,8 +117,19 @@ export const triggerCancelIntent = z.strictObject({
 });
 
 export const intentSchema = z
-  .discriminatedUnion('type', [decreaseIntent, decreaseWithFeeIntent, tpslUpdateIntent, triggerCreateIntent, triggerCancelIntent])
+  .discriminatedUnion('type', [decreaseIntent, decreaseWithFeeIntent, tpslCreateIntent, tpslUpdateIntent, tpslCancelIntent, triggerCreateIntent, triggerCancelIntent])
   .superRefine((intent, ctx) => {
+    if (intent.type === 'tpsl-create' || intent.type === 'tpsl-update') {
+      if ((intent.feeTokenAmount === undefined) !== (intent.feeReceiver === undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['feeReceiver'], message: 'an integrator fee needs both feeTokenAmount and feeReceiver (or neither)' });
+      }
+    }
+    if (intent.type === 'tpsl-create') {
+      const partial = intent.sizeUsdDelta !== undefined && BigInt(intent.sizeUsdDelta) > 0n;
+      if (intent.entirePosition === true && partial) ctx.addIssue({ code: 'custom', path: ['entirePosition'], message: 'entirePosition closes the whole position: leave sizeUsdDelta out' });
+      if (intent.entirePosition === false && !partial) ctx.addIssue({ code: 'custom', path: ['sizeUsdDelta'], message: 'a partial TP/SL needs a non-zero sizeUsdDelta' });
+      if (BigInt(intent.triggerPrice) === 0n) ctx.addIssue({ code: 'custom', path: ['triggerPrice'], message: 'a trigger price must be above zero' });
+    }
     if (intent.type !== 'decrease' && intent.type !== 'decrease-with-fee') return;
     const nonZero = [intent.sizeUsdDelta, intent.collateralUsdDelta].some((d) => d !== undefined && BigInt(d) > 0n);
     if (intent.entirePosition === true && nonZero) {
@@ -93,4 +143,5 @@ export const intentSchema = z
 export type Intent = z.infer<typeof intentSchema>;
 export type IntentType = Intent['type'];
 export type DecreaseIntent = z.infer<typeof decreaseIntent>;
+export type TpslCreateIntent = z.infer<typeof tpslCreateIntent>;
 

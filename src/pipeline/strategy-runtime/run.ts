@@ -1,13 +1,15 @@
 import { z } from 'zod';
-import { describeIssues, fieldIssues } from '../api/issues.ts';
-import type { Logger } from '../ops/logger.ts';
-import { actionIdFor, decisionWindow, type ActionJob } from '../pipeline/action.ts';
-import type { Snapshot, SnapshotKind, SnapshotOf } from '../pipeline/snapshot.ts';
-import type { StrategyContext } from './define.ts';
-import { intentSchema, type Intent } from './intent.ts';
+import { describeIssues, fieldIssues } from '../../api/issues.ts';
+import type { Logger } from '../../ops/logger.ts';
+import type { Logger as StrategyLogger } from '../../sdk/logger.ts';
+import { actionIdFor, decisionWindow, type ActionJob } from '../action.ts';
+import type { Snapshot, SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
+import { readableKinds, type StrategyContext } from '../../sdk/define.ts';
+import { snapshotView } from '../../sdk/snapshot-view.ts';
+import { intentSchema, type Intent } from '../../sdk/intent.ts';
 import type { LoadedStrategy } from './loader.ts';
 
-/** Where strategies read the latest snapshots from (Redis in the worker, anything in tests). */
+/** Where the worker loads the latest snapshots from (Redis in the daemon, anything in tests). */
 export interface SnapshotReader {
   latest<K extends SnapshotKind>(kind: K, key?: string): Promise<SnapshotOf<K> | undefined>;
   latestAll<K extends SnapshotKind>(kind: K): Promise<SnapshotOf<K>[]>;
@@ -46,38 +48,73 @@ const outputSchema = z.union([
 
 /**
  * Runs every strategy subscribed to the snapshot's kind and validates what each returns.
- * No side effects: the caller enqueues the actions and commits states. A strategy that
- * throws, times out or returns anything but valid intents fails alone; the others' results
- * stand.
+ * No side effects: the caller enqueues the actions and commits states. The snapshots the
+ * strategies declared are loaded once, up front; each decision then runs on memory only
+ * (decideOne). A strategy that throws, times out or returns anything but valid intents fails
+ * alone; the others' results stand.
  */
 export async function runStrategies(input: RunStrategiesInput): Promise<StrategyRun[]> {
   const subscribed = input.strategies.filter((s) => (s.strategy.subscribes as readonly SnapshotKind[]).includes(input.snapshot.kind));
-  return Promise.all(subscribed.map((loaded) => runOne(loaded, input)));
+  if (subscribed.length === 0) return [];
+  const world = await loadWorld(input.reader, subscribed, input.snapshot);
+  return Promise.all(
+    subscribed.map(async (loaded) => {
+      let state: unknown;
+      try {
+        state = await input.readState(loaded.strategy.name);
+      } catch (error) {
+        return { strategy: loaded.strategy.name, status: 'failed' as const, failure: 'state_unreadable' as const, message: (error as Error).message };
+      }
+      return decideOne(loaded, { snapshot: input.snapshot, world, state, now: input.now, logger: input.logger, timeoutMs: input.timeoutMs });
+    }),
+  );
 }
 
-async function runOne(loaded: LoadedStrategy, input: RunStrategiesInput): Promise<StrategyRun> {
+/**
+ * The latest snapshot of every key of every kind the strategies may read, with the
+ * triggering snapshot last (it is at least as new as the stored one of its key).
+ */
+export async function loadWorld(reader: SnapshotReader, strategies: readonly LoadedStrategy[], trigger: Snapshot): Promise<Snapshot[]> {
+  const kinds = [...new Set(strategies.flatMap((s) => readableKinds(s.strategy)))].sort();
+  const loaded = await Promise.all(kinds.map((kind) => reader.latestAll(kind)));
+  return [...loaded.flat(), trigger];
+}
+
+export interface DecideInput {
+  readonly snapshot: Snapshot;
+  /** Every snapshot the decision may see (the view keeps the latest per kind+key; the trigger should be among them). */
+  readonly world: readonly Snapshot[];
+  /** The committed state, as read (checked against the strategy's state schema here). */
+  readonly state: unknown;
+  readonly now: () => number;
+  /** Tagged per strategy with child(); the daemon's pino logger, or any logger of the SDK's shape. */
+  readonly logger: StrategyLogger & { child(bindings: Record<string, unknown>): StrategyLogger };
+  readonly timeoutMs: number;
+}
+
+/**
+ * One strategy's decision on one snapshot, from memory only: the same inputs give the same
+ * actions and state, in the worker, in tests (stratd/testing) and in replay.
+ */
+export async function decideOne(loaded: LoadedStrategy, input: DecideInput): Promise<StrategyRun> {
   const { strategy } = loaded;
   const name = strategy.name;
   const failed = (failure: StrategyFailureKind, message: string): StrategyRun => ({ strategy: name, status: 'failed', failure, message });
 
-  let state: unknown;
-  try {
-    state = await input.readState(name);
-  } catch (error) {
-    return failed('state_unreadable', (error as Error).message);
-  }
+  let state = input.state;
   if (state !== undefined && strategy.state) {
     const checked = strategy.state.safeParse(state);
     if (!checked.success) return failed('state_unreadable', `committed state does not match the strategy's state schema: ${describeIssues(fieldIssues(checked.error))}`);
     state = checked.data;
   }
 
+  const view = snapshotView([...input.world, input.snapshot], readableKinds(strategy));
   const ctx: StrategyContext<unknown, unknown> = {
     name,
     config: loaded.config,
     state,
-    latest: (kind, key) => input.reader.latest(kind, key),
-    latestAll: (kind) => input.reader.latestAll(kind),
+    latest: (kind, key) => view.latest(kind, key),
+    latestAll: (kind) => view.latestAll(kind),
     now: input.now,
     logger: input.logger.child({ strategy: name }),
   };

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
-import type { ActionJob } from '../pipeline/action.ts';
+import type { ActionJob } from '../action.ts';
 import { releaseIntent } from './intent-lock.ts';
 import { commitStrategyState } from './state.ts';
 
-/** How an action ended, in the executor's words (../shared/style.md). */
+/** How an action ended, in the executor's words (see `Outcome` in src/pipeline/executor/action-record.ts). */
 export type ActionOutcome = 'landed' | 'ambiguous' | 'rejected' | 'expired';
 
 export interface SettleResult {

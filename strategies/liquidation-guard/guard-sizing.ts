@@ -1,8 +1,6 @@
-import { tryBigInt } from '../api/amounts.ts';
-import type { CollateralLimits, PoolInfo } from '../api/schemas/perps.ts';
-import type { PositionView } from './position-view.ts';
+import { tryBigInt, type CollateralLimits, type PoolInfo, type PositionView } from 'stratd/strategy';
 
-/** How the liquidation guard sizes a decrease (strategies/liquidation-guard.ts). */
+/** How the liquidation guard sizes a decrease (./index.ts). */
 export interface GuardSizingSettings {
   /** 'fraction' decreases fractionBps of the size; 'entire' closes. */
   readonly action: 'fraction' | 'entire';

@@ -21,6 +21,45 @@ export interface PositionView {
   readonly entryPriceUsd: bigint;
   /** PnL after fees, USD × 10^6 (negative for a loss); undefined when the item omits it. */
   readonly pnlAfterFeesUsd: bigint | undefined;
+  /** The position's open TP/SL requests; those whose numbers are unreadable are left out. */
+  readonly tpslRequests: readonly TpslRequestView[];
+}
+
+/** One open TP/SL request of a position, in exact numbers. */
+export interface TpslRequestView {
+  /** The request account: what tpsl-update and tpsl-cancel name as tpslPubkey. */
+  readonly pubkey: string;
+  readonly requestType: 'tp' | 'sl';
+  /** USD × 10^6. */
+  readonly triggerPriceUsd: bigint;
+  /** Closes the whole position when triggered; otherwise sizeUsd of it. */
+  readonly entirePosition: boolean | undefined;
+  readonly sizeUsd: bigint | undefined;
+}
+
+/**
+ * Reads a position item's tpslRequests, either documented shape: raw `triggerPriceUsd`
+ * (USD × 10^6) in the later one; `triggerPrice` (formatted) or `triggerPriceUsd` in the earlier.
+ */
+function tpslViews(requests: unknown, formatted: boolean): TpslRequestView[] {
+  if (!Array.isArray(requests)) return [];
+  const out: TpslRequestView[] = [];
+  for (const r of requests as Array<Record<string, unknown>>) {
+    const type = typeof r.requestType === 'string' ? r.requestType.toLowerCase() : '';
+    if (typeof r.positionRequestPubkey !== 'string' || (type !== 'tp' && type !== 'sl')) continue;
+    const price = readUsd(formatted ? (r.triggerPrice ?? r.triggerPriceUsd) : (r.triggerPriceUsd ?? r.triggerPrice), formatted);
+    if (price === undefined) continue;
+    const size = readUsd(formatted ? (r.sizeUsdFormatted ?? r.sizeUsd) : r.sizeUsd, formatted && r.sizeUsdFormatted !== undefined);
+    out.push({ pubkey: r.positionRequestPubkey, requestType: type, triggerPriceUsd: price, entirePosition: typeof r.entirePosition === 'boolean' ? r.entirePosition : undefined, sizeUsd: size });
+  }
+  return out;
+}
+
+function readUsd(value: unknown, formatted: boolean): bigint | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (!formatted && /^\d+$/.test(value)) return BigInt(value);
+  if (/^\d+(\.\d+)?$/.test(value)) return formatted ? decimalToScaled(value, USD_DECIMALS) : undefined;
+  return undefined;
 }
 
 /** Normalises a position item; undefined when its market is not a perps market or a number is unreadable. */
@@ -42,6 +81,7 @@ export function positionView(item: PositionItem): PositionView | undefined {
         liquidationPriceUsd: toBigInt(r.liquidationPriceUsd),
         entryPriceUsd: toBigInt(r.entryPriceUsd),
         pnlAfterFeesUsd: r.pnlAfterFeesUsd === undefined ? undefined : toBigInt(r.pnlAfterFeesUsd),
+        tpslRequests: tpslViews(r.tpslRequests, false),
       };
     }
     const formatted = positionItemFormatted.safeParse(item);
@@ -61,6 +101,7 @@ export function positionView(item: PositionItem): PositionView | undefined {
       liquidationPriceUsd: usd(f.liquidationPrice),
       entryPriceUsd: usd(f.entryPrice),
       pnlAfterFeesUsd: f.pnlAfterFeesUsd === undefined ? undefined : usd(f.pnlAfterFeesUsd),
+      tpslRequests: tpslViews(f.tpslRequests, true),
     };
   } catch {
     return undefined;

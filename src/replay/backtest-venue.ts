@@ -1,0 +1,211 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Keypair, VersionedTransaction } from '@solana/web3.js';
+import { request } from 'undici';
+import { z } from 'zod';
+import { formatScaled } from '../api/amounts.ts';
+import { ApiClient } from '../api/client.ts';
+import { describeIssues, fieldIssues } from '../api/issues.ts';
+import { MARKET_SYMBOL, MINTS } from '../api/mints.ts';
+import { ChainClient } from '../chain/rpc-client.ts';
+import { LocalKeypairSigner, SignerError, signInspected, writeKeyFile } from '../chain/signer.ts';
+import { silentLogger } from '../ops/logger.ts';
+import { ApiActionBuilder } from '../pipeline/executor/api-action-builder.ts';
+import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
+import type { Snapshot, SnapshotOf } from '../pipeline/snapshot.ts';
+import type { Intent } from '../sdk/intent.ts';
+import { positionView, type PositionView } from '../sdk/position-view.ts';
+import { startVenue, type Venue } from '../venue/venue.ts';
+
+/** The backtest venue answered something it should not have. */
+export class BacktestError extends Error {
+  override readonly name = 'BacktestError';
+  constructor(readonly kind: 'venue_control' | 'no_positions', message: string) {
+    super(message);
+  }
+}
+
+/** What became of one intent on the venue. */
+export type ExecutionOutcome =
+  | { readonly landed: true; readonly signature: string }
+  | { readonly landed: false; readonly reason: string };
+
+const USDC_START = 10_000_000_000n; // 10,000 USDC, USD × 10^6
+/** Venue ms after a send: enough slots to land it and for the keeper to execute a request. */
+const SETTLE_MS = 3_000;
+
+const tradeRow = z.looseObject({ seq: z.number(), owner: z.string(), action: z.string(), pnl: z.string().regex(/^-?\d+$/).nullable(), fee: z.string().regex(/^\d+$/) });
+const outcomeRow = z.looseObject({ requestPubkey: z.string(), status: z.string(), reason: z.string().nullish() });
+const balances = z.looseObject({ tokens: z.record(z.string(), z.string().regex(/^\d+$/)) });
+
+/**
+ * One strategy's private world for a backtest: an in-process venue with a frozen clock (only the
+ * recording moves it), a paper wallet derived from the seed (same keys every run), the recorded
+ * positions opened for it, and the executor's own build → policy inspection → sign → route path.
+ */
+export class BacktestVenue {
+  private constructor(
+    private readonly venue: Venue,
+    private readonly keyDir: string,
+    readonly wallet: string,
+    private readonly client: ApiClient,
+    private readonly chain: ChainClient,
+    private readonly builder: ApiActionBuilder,
+    private readonly inspector: PolicyInspector,
+    private readonly signer: LocalKeypairSigner,
+    private nowMs: number,
+  ) {}
+
+  static async start(seed: number, startMs: number, slippageBps: number): Promise<BacktestVenue> {
+    const venue = await startVenue({ seed, host: '127.0.0.1', clock: { startMs, speed: 0 }, volatility: 0, tickMs: 0, logger: silentLogger });
+    const keyDir = await mkdtemp(join(tmpdir(), 'stratd-backtest-'));
+    const keypair = Keypair.fromSeed(createHash('sha256').update(`stratd-backtest-wallet:${String(seed)}`).digest());
+    const keyFile = join(keyDir, 'paper-wallet.json');
+    await writeKeyFile(keyFile, keypair);
+    const signer = await LocalKeypairSigner.fromKeyFile(keyFile, { mode: 'paper' });
+    const client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0, timeoutMs: 10_000 });
+    return new BacktestVenue(
+      venue,
+      keyDir,
+      keypair.publicKey.toBase58(),
+      client,
+      new ChainClient(venue.rpcUrl),
+      new ApiActionBuilder({ client, wallet: signer.publicKey, slippageBps }),
+      new PolicyInspector({ wallet: signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps }),
+      signer,
+      startMs,
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+    await this.venue.close();
+    await rm(this.keyDir, { recursive: true, force: true });
+  }
+
+  /** Moves venue time to `atMs` (never back), letting keeper, triggers and liquidations catch up. */
+  async advanceTo(atMs: number): Promise<void> {
+    if (atMs <= this.nowMs) return;
+    await this.control('advance', { ms: atMs - this.nowMs });
+    this.nowMs = atMs;
+  }
+
+  /** Sets each market's price to the mark the recorded positions show. */
+  async pricesFrom(snapshot: SnapshotOf<'positions'>): Promise<void> {
+    const marks = new Map<string, bigint>();
+    for (const view of views(snapshot)) marks.set(MARKET_SYMBOL[view.marketMint], view.markPriceUsd);
+    for (const [market, priceUsd] of [...marks].sort(([a], [b]) => a.localeCompare(b))) await this.control('price', { market, priceUsd: priceUsd.toString() });
+  }
+
+  /**
+   * Opens the recorded positions for the paper wallet: same market, side, collateral and
+   * liquidation distance (what a protective strategy reacts to), at the recorded marks.
+   */
+  async seed(snapshot: SnapshotOf<'positions'>): Promise<void> {
+    const positions = views(snapshot).map((view) => {
+      const gap = view.side === 'long' ? view.markPriceUsd - view.liquidationPriceUsd : view.liquidationPriceUsd - view.markPriceUsd;
+      const distanceBps = gap <= 0n || view.markPriceUsd === 0n ? 1n : (gap * 10_000n) / view.markPriceUsd;
+      return { market: MARKET_SYMBOL[view.marketMint], side: view.side, collateralUsd: view.collateralUsd.toString(), liquidationDistancePct: formatScaled(distanceBps, 2) };
+    });
+    if (positions.length === 0) throw new BacktestError('no_positions', 'the first positions snapshot of the recording lists no open position; nothing to backtest against');
+    await this.pricesFrom(snapshot);
+    await this.control('fund', { wallet: this.wallet, sol: '10000000000', usdc: USDC_START.toString(), positions });
+  }
+
+  /** The recorded positions snapshot, re-read from the venue for the paper wallet. */
+  async positionsLike(recorded: SnapshotOf<'positions'>): Promise<SnapshotOf<'positions'>> {
+    const positions = (await this.client.call('perps.positions', { walletAddress: this.wallet })).dataList;
+    return { ...recorded, key: this.wallet, wallet: this.wallet, positions };
+  }
+
+  /** Collateral limits of each listed position, as the poller reads them. */
+  async collateralLimitsOf(snapshot: SnapshotOf<'positions'>): Promise<Snapshot[]> {
+    const out: Snapshot[] = [];
+    for (const view of views(snapshot)) {
+      const limits = await this.client.call('perps.collateralLimits', { inputMint: view.collateralMint, positionPubkey: view.positionPubkey });
+      out.push({ kind: 'collateralLimits', source: 'perps.collateralLimits', key: view.positionPubkey, tickMs: snapshot.tickMs, receivedAtMs: snapshot.receivedAtMs, positionPubkey: view.positionPubkey, inputMint: view.collateralMint, limits });
+    }
+    return out;
+  }
+
+  /** Build → policy inspection → sign → route, as the executor does, then lets the venue settle it. */
+  async execute(intent: Intent): Promise<ExecutionOutcome> {
+    let built;
+    try {
+      built = await this.builder.build({ intent });
+    } catch (error) {
+      return { landed: false, reason: `build: ${(error as Error).message}` };
+    }
+    const tx = VersionedTransaction.deserialize(Buffer.from(built.unsignedTx, 'base64'));
+    const verdict = await this.inspector.inspect(tx, { intent }, built);
+    if (!verdict.ok || verdict.violations.length > 0) return { landed: false, reason: `policy: ${verdict.violations.map((v) => v.rule).join(', ')}` };
+    let signed;
+    try {
+      signed = await signInspected(this.signer, tx, verdict);
+    } catch (error) {
+      if (!(error instanceof SignerError)) throw error;
+      return { landed: false, reason: `sign: ${error.kind}` };
+    }
+    const signature = Buffer.from(signed.signatures[0]!).toString('base64');
+    const raw = Buffer.from(signed.serialize()).toString('base64');
+    try {
+      if (built.route === 'rpc') {
+        const sent = await this.chain.sendRaw(signed.serialize());
+        if (!sent.ok) return { landed: false, reason: `send: ${sent.refusal}` };
+      } else if (built.route === 'perps-execute') {
+        await this.client.call('perps.execute', { action: built.executeAction as never, serializedTxBase64: raw });
+      } else {
+        const result = await this.client.call('trigger.execute', { requestId: built.requestId!, signedTransaction: raw });
+        if (result.status !== 'Success') return { landed: false, reason: `execute: ${result.code ?? ''} ${result.error ?? ''}`.trim() };
+      }
+    } catch (error) {
+      return { landed: false, reason: `send: ${(error as Error).message}` };
+    }
+    await this.advanceTo(this.nowMs + SETTLE_MS);
+    const landed = this.venue.chain.landed().find((l) => Buffer.from(l.transaction.signatures[0]!).toString('base64') === signature);
+    if (!landed) return { landed: false, reason: 'not landed' };
+    if (landed.err !== null) return { landed: false, reason: `failed on chain: ${JSON.stringify(landed.err)}` };
+    if (built.awaitsKeeper && built.positionRequestPubkey) {
+      const outcome = (await this.controlGet('request-outcomes', z.array(outcomeRow))).find((o) => o.requestPubkey === built.positionRequestPubkey);
+      if (outcome?.status !== 'executed') return { landed: false, reason: `keeper: ${outcome ? `${outcome.status} ${outcome.reason ?? ''}`.trim() : 'not executed'}` };
+    }
+    return { landed: true, signature: landed.signature };
+  }
+
+  /** The wallet's fills after `sinceSeq` (decreases, liquidations, triggered TP/SL): realised PnL and fees, USD × 10^6. */
+  async fills(sinceSeq: number): Promise<{ realisedPnlUsd: bigint; feesUsd: bigint; lastSeq: number }> {
+    const trades = (await this.controlGet('trades', z.array(tradeRow))).filter((t) => t.owner === this.wallet);
+    let realisedPnlUsd = 0n;
+    let feesUsd = 0n;
+    for (const t of trades.filter((t) => t.seq > sinceSeq)) {
+      realisedPnlUsd += BigInt(t.pnl ?? '0');
+      feesUsd += BigInt(t.fee);
+    }
+    return { realisedPnlUsd, feesUsd, lastSeq: Math.max(sinceSeq, ...trades.map((t) => t.seq)) };
+  }
+
+  /** USDC in the wallet plus each open position's collateral and PnL after fees, USD × 10^6. */
+  async equityUsd(positions: SnapshotOf<'positions'>): Promise<bigint> {
+    const held = (await this.controlGet(`balances/${this.wallet}`, balances)).tokens[MINTS.USDC] ?? '0';
+    return views(positions).reduce((sum, v) => sum + v.collateralUsd + (v.pnlAfterFeesUsd ?? 0n), BigInt(held));
+  }
+
+  private async control(path: string, body: unknown): Promise<void> {
+    const res = await request(`${this.venue.apiUrl}/__venue/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new BacktestError('venue_control', `venue ${path}: ${String(res.statusCode)} ${text}`);
+  }
+
+  private async controlGet<T>(path: string, schema: z.ZodType<T>): Promise<T> {
+    const res = await request(`${this.venue.apiUrl}/__venue/${path}`);
+    const parsed = schema.safeParse(await res.body.json());
+    if (res.statusCode !== 200 || !parsed.success) throw new BacktestError('venue_control', `venue ${path}: ${String(res.statusCode)} ${parsed.success ? '' : describeIssues(fieldIssues(parsed.error))}`);
+    return parsed.data;
+  }
+}
+
+export function views(snapshot: SnapshotOf<'positions'>): PositionView[] {
+  return snapshot.positions.map(positionView).filter((v): v is PositionView => v !== undefined);
+}

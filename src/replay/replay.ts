@@ -1,0 +1,61 @@
+import type { Intent } from '../sdk/intent.ts';
+import type { Snapshot } from '../pipeline/snapshot.ts';
+import { silentLogger } from '../ops/logger.ts';
+import type { LoadedStrategy } from '../pipeline/strategy-runtime/loader.ts';
+import { decideOne, type StrategyFailureKind } from '../pipeline/strategy-runtime/run.ts';
+
+/** One line of `stratd replay`: a decision (one intent) or a strategy's failure on one snapshot. */
+export type ReplayEvent =
+  | { readonly atMs: number; readonly strategy: string; readonly actionId: string; readonly trigger: string; readonly intent: Intent }
+  | { readonly atMs: number; readonly strategy: string; readonly trigger: string; readonly failure: StrategyFailureKind; readonly message: string };
+
+export interface ReplayOptions {
+  readonly snapshots: readonly Snapshot[];
+  readonly strategies: readonly LoadedStrategy[];
+  /** Longest one onSnapshot may take (config strategies.timeoutMs). */
+  readonly timeoutMs: number;
+  /** Told of every event in order (the CLI prints it as it comes). */
+  readonly onEvent?: (event: ReplayEvent) => void;
+  /** Told after each snapshot with the world so far (the backtest moves its venue there). */
+  readonly afterSnapshot?: (snapshot: Snapshot) => Promise<void> | void;
+  /** Replaces each recorded snapshot with what strategies see instead (the backtest's venue reads); default: itself. */
+  readonly prepare?: (snapshot: Snapshot) => Promise<readonly Snapshot[]>;
+}
+
+/**
+ * Runs strategies over recorded snapshots through the worker's own pure decision (decideOne):
+ * the world is the latest snapshot per kind and key so far, the clock is each snapshot's
+ * recorded arrival time, state lives in memory. A decision's stateAfter is taken as committed at
+ * once (as if its actions landed), since nothing is executed here. The same recording and
+ * settings give the same events, byte for byte.
+ */
+export async function replay(options: ReplayOptions): Promise<ReplayEvent[]> {
+  const latest = new Map<string, Snapshot>();
+  const states = new Map<string, unknown>();
+  const events: ReplayEvent[] = [];
+  const emit = (event: ReplayEvent) => {
+    events.push(event);
+    options.onEvent?.(event);
+  };
+  for (const recorded of options.snapshots) {
+    for (const snapshot of options.prepare ? await options.prepare(recorded) : [recorded]) {
+      latest.set(`${snapshot.kind}\u0000${snapshot.key}`, snapshot);
+      const trigger = `${snapshot.kind}:${snapshot.key}@${snapshot.tickMs}`;
+      const now = () => snapshot.receivedAtMs;
+      for (const loaded of options.strategies) {
+        if (!(loaded.strategy.subscribes as readonly string[]).includes(snapshot.kind)) continue;
+        const name = loaded.strategy.name;
+        const run = await decideOne(loaded, { snapshot, world: [...latest.values()], state: states.get(name), now, logger: silentLogger, timeoutMs: options.timeoutMs });
+        if (run.status === 'failed') {
+          emit({ atMs: snapshot.receivedAtMs, strategy: name, trigger, failure: run.failure, message: run.message });
+          continue;
+        }
+        for (const action of run.actions) emit({ atMs: snapshot.receivedAtMs, strategy: name, actionId: action.actionId, trigger, intent: action.intent });
+        const next = run.commitNow?.state ?? run.actions.find((a) => a.stateAfter !== undefined)?.stateAfter;
+        if (next !== undefined) states.set(name, next);
+      }
+    }
+    await options.afterSnapshot?.(recorded);
+  }
+  return events;
+}

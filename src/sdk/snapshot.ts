@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { marketMint } from '../api/mints.ts';
+import { collateralLimitsResponse, limitOrdersResponse, poolInfoResponse, positionsResponse, tradesResponse } from '../api/schemas/perps.ts';
+import { newTokensResponse, rankedTokensResponse, tokenCategory, tokenInterval } from '../api/schemas/tokens.ts';
+import { triggerOrder } from '../api/schemas/trigger.ts';
+
+/**
+ * Snapshot payloads: what one poller tick read, as it travels on the market queue and as the
+ * latest one of each kind+key is kept in Redis. The data members reuse the API registry's
+ * response schemas, so a snapshot is exactly what the contract validated.
+ */
+
+/** The data sources, one poller each. A closed set: a typo fails the type check. */
+export const SNAPSHOT_KINDS = ['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders'] as const;
+export const snapshotKind = z.enum(SNAPSHOT_KINDS);
+export type SnapshotKind = z.infer<typeof snapshotKind>;
+
+/** Keys end up in job ids and Redis key names: no ':' and nothing that needs escaping. */
+export const snapshotKeyText = z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, { message: 'expected 1-100 of A-Z a-z 0-9 . _ -' });
+
+const common = {
+  key: snapshotKeyText,
+  /** The poller's schedule slot this read belongs to (ms since the epoch); the decision window derives from it. */
+  tickMs: z.int().nonnegative(),
+  /** When the API reply arrived (ms since the epoch): the start of the tick-to-submit latency. */
+  receivedAtMs: z.int().nonnegative(),
+};
+
+export const rankedTokensSnapshot = z.strictObject({
+  kind: z.literal('rankedTokens'),
+  source: z.literal('tokens.ranked'),
+  ...common,
+  category: tokenCategory,
+  interval: tokenInterval,
+  tokens: rankedTokensResponse,
+});
+export const newTokensSnapshot = z.strictObject({
+  kind: z.literal('newTokens'),
+  source: z.literal('tokens.new'),
+  ...common,
+  tokens: newTokensResponse,
+});
+export const poolInfoSnapshot = z.strictObject({
+  kind: z.literal('poolInfo'),
+  source: z.literal('perps.poolInfo'),
+  ...common,
+  mint: marketMint,
+  info: poolInfoResponse,
+});
+export const positionsSnapshot = z.strictObject({
+  kind: z.literal('positions'),
+  source: z.literal('perps.positions'),
+  ...common,
+  wallet: z.string(),
+  positions: positionsResponse.shape.dataList,
+});
+export const collateralLimitsSnapshot = z.strictObject({
+  kind: z.literal('collateralLimits'),
+  source: z.literal('perps.collateralLimits'),
+  ...common,
+  positionPubkey: z.string(),
+  inputMint: z.string(),
+  limits: collateralLimitsResponse,
+});
+export const limitOrdersSnapshot = z.strictObject({
+  kind: z.literal('limitOrders'),
+  source: z.literal('perps.limitOrders'),
+  ...common,
+  wallet: z.string(),
+  orders: limitOrdersResponse.shape.dataList,
+});
+export const tradesSnapshot = z.strictObject({
+  kind: z.literal('trades'),
+  source: z.literal('perps.trades'),
+  ...common,
+  wallet: z.string(),
+  trades: tradesResponse.shape.dataList,
+});
+
+/** The wallet's active trigger orders (getTriggerOrders, orderStatus active; every page). */
+export const triggerOrdersSnapshot = z.strictObject({
+  kind: z.literal('triggerOrders'),
+  source: z.literal('trigger.getTriggerOrders'),
+  ...common,
+  wallet: z.string(),
+  orders: z.array(triggerOrder),
+});
+
+export const snapshotSchema = z.discriminatedUnion('kind', [
+  rankedTokensSnapshot,
+  newTokensSnapshot,
+  poolInfoSnapshot,
+  positionsSnapshot,
+  collateralLimitsSnapshot,
+  limitOrdersSnapshot,
+  tradesSnapshot,
+  triggerOrdersSnapshot,
+]);
+export type Snapshot = z.infer<typeof snapshotSchema>;
+/** The snapshot of one kind: `SnapshotOf<'positions'>`. */
+export type SnapshotOf<K extends SnapshotKind> = Extract<Snapshot, { kind: K }>;

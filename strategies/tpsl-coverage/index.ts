@@ -1,0 +1,114 @@
+import { defineStrategy, MARKET_MINTS, marketMint, positionView, receiveToken, z, type Intent } from 'stratd/strategy';
+import { stopLossTarget, stopNeedsMove, takeProfitTarget, tighterStop } from './targets.ts';
+import type { TpslRequestView } from 'stratd/strategy';
+
+/** The stop as the venue holds it or as this strategy last moved it, whichever protects more (the snapshot may predate the move). */
+function withLastMove(stop: TpslRequestView, last: string | undefined, side: 'long' | 'short'): TpslRequestView {
+  if (last === undefined) return stop;
+  const lastPrice = BigInt(last);
+  return tighterStop(side, lastPrice, stop.triggerPriceUsd) ? { ...stop, triggerPriceUsd: lastPrice } : stop;
+}
+
+/**
+ * tpsl-coverage: every open position carries a stop-loss on the venue (and a take-profit when
+ * `takeProfitBps` is set), placed between the mark and the liquidation price with a buffer
+ * (./targets.ts). Missing ones are created, a stop that drifted looser than its target (or into
+ * the buffer) is moved up to it, and surplus requests are cancelled, keeping the tightest stop and
+ * the nearest take-profit. It never loosens a stop, so a trailing stop can tighten it further.
+ *
+ * Never a duplicate: one intent per position and kind (the intent lock holds it while the action
+ * is unfinished), and after a create it waits `settleMs` of snapshot ticks — a positions snapshot
+ * read before the create landed does not show it yet. The state that remembers this is committed
+ * with the landing and survives restarts.
+ */
+
+const settings = z.strictObject({
+  stopLossBps: z.int().min(1).max(5_000).default(1_000),
+  liquidationBufferBps: z.int().min(0).max(5_000).default(200),
+  /** No stop closer to the mark than this: such a position is near liquidation, the liquidation guard's to handle. */
+  minStopDistanceBps: z.int().min(0).max(5_000).default(100),
+  /** Optional take-profit distance; unset: no take-profit. */
+  takeProfitBps: z.int().min(1).max(10_000).optional(),
+  /** Move a stop that is looser than its target by more than this (bps of the mark). */
+  driftBps: z.int().min(1).max(5_000).default(250),
+  /** After creating a position's stop or take-profit, wait this long (ms of snapshot ticks) before creating another. */
+  settleMs: z.int().min(0).default(30_000),
+  receiveToken: receiveToken.default('USDC'),
+  markets: z.array(marketMint).min(1).default([...MARKET_MINTS]),
+});
+
+const state = z.strictObject({
+  /** `<position>:sl` / `<position>:tp` → tick (ms) of the decision that created it. */
+  created: z.record(z.string(), z.int().nonnegative()),
+  /** Stop-loss request → the trigger (USD × 10^6) this strategy last moved it to: a stale snapshot never moves it back. */
+  moved: z.record(z.string(), z.string().regex(/^\d+$/)).default({}),
+});
+
+export default defineStrategy({
+  name: 'tpsl-coverage',
+  description: 'Keeps a stop-loss (and optionally a take-profit) on every open position.',
+  config: settings,
+  state,
+  subscribes: ['positions'],
+  onSnapshot(ctx, snapshot) {
+    const cfg = ctx.config;
+    const intents: Intent[] = [];
+    const created: Record<string, number> = {};
+    const moved: Record<string, string> = {};
+    const open = new Set<string>();
+    const live = new Set<string>();
+    for (const item of snapshot.positions) {
+      const p = positionView(item);
+      if (!p || p.sizeUsd === 0n) continue;
+      open.add(p.positionPubkey);
+      for (const r of p.tpslRequests) {
+        live.add(r.pubkey);
+        const last = ctx.state?.moved[r.pubkey];
+        if (last !== undefined && moved[r.pubkey] === undefined) moved[r.pubkey] = last;
+      }
+      for (const kind of ['sl', 'tp']) {
+        const at = ctx.state?.created[`${p.positionPubkey}:${kind}`];
+        if (at !== undefined && snapshot.tickMs < at + cfg.settleMs) created[`${p.positionPubkey}:${kind}`] = at;
+      }
+      if (!cfg.markets.includes(p.marketMint)) continue;
+      const common = { notionalUsd: '0', positionPubkey: p.positionPubkey, marketMint: p.marketMint, side: p.side, receiveToken: cfg.receiveToken };
+
+      // Stop-loss: keep the tightest, cancel the rest; create or move towards the target.
+      const stops = p.tpslRequests.filter((r) => r.requestType === 'sl').sort((a, b) => (tighterStop(p.side, a.triggerPriceUsd, b.triggerPriceUsd) ? -1 : 1));
+      for (const extra of stops.slice(1)) {
+        intents.push({ type: 'tpsl-cancel', key: `cancel:${extra.pubkey}`, reason: `surplus stop-loss of ${p.positionPubkey}: ${stops[0]!.pubkey} protects more`, notionalUsd: '0', tpslPubkey: extra.pubkey });
+      }
+      const target = stopLossTarget(p, cfg);
+      const stop = stops[0];
+      if (target.kind === 'none') {
+        ctx.logger.warn({ position: p.positionPubkey }, `no room for a stop-loss: ${target.why}`);
+      } else if (!stop) {
+        if (created[`${p.positionPubkey}:sl`] === undefined) {
+          intents.push({ type: 'tpsl-create', key: `sl:${p.positionPubkey}`, reason: `no stop-loss: trigger ${target.triggerPrice} (${target.why})`, ...common, requestType: 'sl', triggerPrice: target.triggerPrice.toString(), entirePosition: true });
+          created[`${p.positionPubkey}:sl`] = snapshot.tickMs;
+        }
+      } else if (stopNeedsMove(p, withLastMove(stop, ctx.state?.moved[stop.pubkey], p.side), target.triggerPrice, cfg.driftBps)) {
+        moved[stop.pubkey] = target.triggerPrice.toString();
+        intents.push({ type: 'tpsl-update', key: `sl-move:${stop.pubkey}`, reason: `stop-loss ${stop.triggerPriceUsd} drifted from ${target.triggerPrice} (${target.why})`, notionalUsd: '0', tpslPubkey: stop.pubkey, triggerPrice: target.triggerPrice.toString() });
+      }
+
+      // Take-profit, when configured: keep the nearest, cancel the rest, create one if missing.
+      const tp = takeProfitTarget(p, cfg);
+      if (tp === undefined) continue;
+      const profits = p.tpslRequests.filter((r) => r.requestType === 'tp').sort((a, b) => (tighterStop(p.side === 'long' ? 'short' : 'long', a.triggerPriceUsd, b.triggerPriceUsd) ? -1 : 1));
+      for (const extra of profits.slice(1)) {
+        intents.push({ type: 'tpsl-cancel', key: `cancel:${extra.pubkey}`, reason: `surplus take-profit of ${p.positionPubkey}`, notionalUsd: '0', tpslPubkey: extra.pubkey });
+      }
+      if (profits.length === 0 && created[`${p.positionPubkey}:tp`] === undefined) {
+        intents.push({ type: 'tpsl-create', key: `tp:${p.positionPubkey}`, reason: `no take-profit: trigger ${tp} (${cfg.takeProfitBps} bps beyond the mark)`, ...common, requestType: 'tp', triggerPrice: tp.toString(), entirePosition: true });
+        created[`${p.positionPubkey}:tp`] = snapshot.tickMs;
+      }
+    }
+    // Positions that closed are forgotten; the venue cancels their requests with them.
+    for (const key of Object.keys(created)) if (!open.has(key.split(':')[0]!)) delete created[key];
+    for (const key of Object.keys(moved)) if (!live.has(key)) delete moved[key];
+    const next = { created, moved };
+    if (intents.length > 0) return { intents, state: next };
+    return JSON.stringify(next) !== JSON.stringify({ created: ctx.state?.created ?? {}, moved: ctx.state?.moved ?? {} }) ? { intents: [], state: next } : [];
+  },
+});

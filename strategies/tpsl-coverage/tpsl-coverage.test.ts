@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { runStrategy, samples } from 'stratd/testing';
+import coverage from './index.ts';
+
+const USD = 1_000_000n;
+const { SAMPLE_POSITION: POSITION, SAMPLE_TICK: TICK } = samples;
+const SL = 'EZ5cqkFNwD5McTi3LvThEspVZ9m3Fa3tVEJoeTVNr87Y';
+const SL_2 = 'AtxesCy9HF9KEShjdMyUQDLdjEDcN6u5q1g7H5fDJYQD';
+// A 3x SOL long at $150, liquidation at $100.
+const long = (tpsl: NonNullable<Parameters<typeof samples.position>[0]>['tpsl'] = [], mark = 150n * USD) => samples.position({ markPriceUsd: mark, liquidationPriceUsd: 100n * USD, tpsl });
+
+describe('tpsl-coverage', () => {
+  it('creates a missing stop-loss between the mark and the liquidation price, and a take-profit when configured', async () => {
+    const out = await runStrategy(coverage, [samples.positions([long()])], { config: { stopLossBps: 1_000, takeProfitBps: 2_000 } });
+    expect(out.intents).toMatchObject([
+      { type: 'tpsl-create', key: `sl:${POSITION}`, requestType: 'sl', triggerPrice: '135000000', entirePosition: true },
+      { type: 'tpsl-create', key: `tp:${POSITION}`, requestType: 'tp', triggerPrice: '180000000' },
+    ]);
+  });
+
+  it('clamps the stop to the liquidation buffer, and skips a position with no room', async () => {
+    const close = samples.position({ markPriceUsd: 150n * USD, liquidationPriceUsd: 140n * USD });
+    const out = await runStrategy(coverage, [samples.positions([close])], { config: { stopLossBps: 1_000, liquidationBufferBps: 200 } });
+    expect(out.intents).toMatchObject([{ type: 'tpsl-create', triggerPrice: String(143n * USD + 1n) }]);
+    const none = samples.position({ markPriceUsd: 150n * USD, liquidationPriceUsd: 148n * USD });
+    expect((await runStrategy(coverage, [samples.positions([none])], { config: { liquidationBufferBps: 200 } })).intents).toEqual([]);
+    // 2.5 % from liquidation: a stop would sit 0.5 % under the mark, inside minStopDistanceBps — the guard's position.
+    const guarded = samples.position({ markPriceUsd: 150n * USD, liquidationPriceUsd: 146_250_000n });
+    expect((await runStrategy(coverage, [samples.positions([guarded])])).intents).toEqual([]);
+  });
+
+  it('never creates a second stop while the first may not show yet, nor after a restart (state)', async () => {
+    const out = await runStrategy(coverage, [samples.positions([long()], TICK), samples.positions([long()], TICK + 5_000), samples.positions([long()], TICK + 10_000)]);
+    expect(out.intents.filter((i) => i.type === 'tpsl-create')).toHaveLength(1);
+    // A restarted daemon reads the committed state: still no second create within settleMs.
+    const again = await runStrategy(coverage, [samples.positions([long()], TICK + 15_000)], { state: out.state });
+    expect(again.intents).toEqual([]);
+  });
+
+  it('moves a stop that drifted looser than its target, never one that is tighter, and never back after a stale snapshot', async () => {
+    const loose = await runStrategy(coverage, [samples.positions([long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 120n * USD }])])]);
+    expect(loose.intents).toMatchObject([{ type: 'tpsl-update', tpslPubkey: SL, triggerPrice: '135000000' }]);
+    const tight = await runStrategy(coverage, [samples.positions([long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 145n * USD }])])]);
+    expect(tight.intents).toEqual([]);
+    // The mark rose to $170 and the stop moved to $153; a stale snapshot (mark $160, old stop) must not pull it back to $144.
+    const moved = await runStrategy(coverage, [samples.positions([long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 135n * USD }], 170n * USD)])]);
+    expect(moved.intents).toMatchObject([{ triggerPrice: '153000000' }]);
+    const stale = await runStrategy(coverage, [samples.positions([long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 135n * USD }], 160n * USD)], TICK + 5_000)], { state: moved.state });
+    expect(stale.intents).toEqual([]);
+  });
+
+  it('cancels surplus stops, keeping the tightest', async () => {
+    const two = long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 136n * USD }, { pubkey: SL_2, type: 'sl', triggerPriceUsd: 130n * USD }]);
+    const out = await runStrategy(coverage, [samples.positions([two])]);
+    expect(out.intents).toMatchObject([{ type: 'tpsl-cancel', tpslPubkey: SL_2 }]);
+  });
+
+  it('covers a short on the other side of the mark', async () => {
+    const short = samples.position({ side: 'short', markPriceUsd: 150n * USD, liquidationPriceUsd: 200n * USD });
+    const out = await runStrategy(coverage, [samples.positions([short])], { config: { stopLossBps: 1_000, takeProfitBps: 1_000 } });
+    expect(out.intents).toMatchObject([{ requestType: 'sl', triggerPrice: '165000000', side: 'short' }, { requestType: 'tp', triggerPrice: '135000000' }]);
+  });
+});

@@ -1,0 +1,116 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Keypair } from '@solana/web3.js';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.ts';
+import { MINTS } from '../../src/api/mints.ts';
+import { RecordingWriter } from '../../src/replay/recording.ts';
+import type { Snapshot } from '../../src/pipeline/snapshot.ts';
+import { startVenue, type Venue } from '../../src/venue/venue.ts';
+import { runCli } from '../support/cli.ts';
+
+/**
+ * Acceptance (issue 13 item 5, backtest): a recording made from a venue's own reads (a SOL long
+ * 2.5 % from liquidation whose price keeps falling, an ETH long far from it) is backtested by a
+ * real `stratd backtest` process: the liquidation guard's decreases and tpsl-coverage's stop-loss land
+ * on the backtest's venue,
+ * the JSON report carries every field with money as integer strings, and two runs print the same
+ * bytes.
+ */
+
+const START_MS = 1_800_000_000_000;
+const TICK_MS = 5_000;
+const env = { STRATD_RUNTIME: 'src', LOG_LEVEL: 'silent' };
+
+async function control(venue: Venue, path: string, body: unknown): Promise<void> {
+  const res = await request(`${venue.apiUrl}/__venue/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`venue ${path}: ${String(res.statusCode)} ${text}`);
+}
+
+/** Ten ticks of pool info and positions, read from a venue whose SOL price drifts down 0.5 % a tick. */
+async function makeRecording(path: string): Promise<void> {
+  const venue = await startVenue({ seed: 7, clock: { startMs: START_MS, speed: 0 }, volatility: 0, tickMs: 0 });
+  const client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0, timeoutMs: 5_000 });
+  const writer = await RecordingWriter.open(path, 'backtest-test', START_MS);
+  try {
+    const wallet = Keypair.generate().publicKey.toBase58();
+    await control(venue, 'price', { market: 'SOL', priceUsd: '150000000' });
+    await control(venue, 'fund', {
+      wallet,
+      sol: '10000000000',
+      usdc: '1000000000',
+      positions: [
+        { market: 'SOL', side: 'long', collateralUsd: '200000000', liquidationDistancePct: '2.5' },
+        { market: 'ETH', side: 'long', collateralUsd: '150000000', leverage: '3' },
+      ],
+    });
+    let priceUsd = 150_000_000n;
+    for (let tick = 0; tick < 10; tick++) {
+      const at = START_MS + tick * TICK_MS;
+      const info = await client.call('perps.poolInfo', { mint: MINTS.SOL });
+      const pool: Snapshot = { kind: 'poolInfo', source: 'perps.poolInfo', key: MINTS.SOL, tickMs: at, receivedAtMs: at + 10, mint: MINTS.SOL, info };
+      const positions = (await client.call('perps.positions', { walletAddress: wallet })).dataList;
+      const snap: Snapshot = { kind: 'positions', source: 'perps.positions', key: wallet, tickMs: at, receivedAtMs: at + 20, wallet, positions };
+      await writer.write(pool);
+      await writer.write(snap);
+      priceUsd -= priceUsd / 200n;
+      await control(venue, 'price', { market: 'SOL', priceUsd: priceUsd.toString() });
+      venue.advance(TICK_MS);
+    }
+  } finally {
+    await writer.close();
+    await client.close();
+    await venue.close();
+  }
+}
+
+describe('stratd backtest', () => {
+  let dir: string;
+  let recording: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'stratd-backtest-test-'));
+    recording = join(dir, 'run.jsonl');
+    await makeRecording(recording);
+  }, 60_000);
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('lands the liquidation guard decreases and the tpsl-coverage stop-loss on the venue, reports every field as JSON, the same bytes twice', async () => {
+    const args = ['backtest', recording, '--strategy', 'liquidation-guard', '--strategy', 'tpsl-coverage', '--json', '--seed', '11', '--liq-distance-bps', '1000'];
+    const first = await runCli(args, { env, timeoutMs: 120_000 });
+    expect(first.code, first.stderr).toBe(0);
+    const report = JSON.parse(first.stdout) as { seed: number; liquidationDistanceBps: string; strategies: Array<Record<string, unknown>> };
+    expect(report.seed).toBe(11);
+    expect(report.liquidationDistanceBps).toBe('1000');
+    expect(report.strategies.map((s) => s.strategy)).toEqual(['liquidation-guard', 'tpsl-coverage']);
+    for (const result of report.strategies) {
+      for (const field of ['realisedPnlUsd', 'feesUsd', 'maxDrawdownUsd', 'startEquityUsd', 'endEquityUsd']) expect(result[field], field).toMatch(/^-?\d+$/);
+      for (const field of ['actions', 'landed', 'failures', 'msUnderLiquidationDistance', 'spanMs']) expect(typeof result[field], field).toBe('number');
+      expect(result.notLanded).toBeTypeOf('object');
+      expect(result.failures).toBe(0);
+      expect(result.landed as number, first.stdout).toBeGreaterThan(0);
+      // The SOL long starts 2.5 % from liquidation: under the 10 % line from the start.
+      expect(result.msUnderLiquidationDistance as number).toBeGreaterThan(0);
+    }
+    const [guard] = report.strategies;
+    // The guard's decreases realise a loss and pay fees; they are fills of the backtest wallet.
+    expect(BigInt(guard!.feesUsd as string)).toBeGreaterThan(0n);
+    expect(BigInt(guard!.realisedPnlUsd as string)).toBeLessThan(0n);
+
+    const second = await runCli(args, { env, timeoutMs: 120_000 });
+    expect(second.stdout).toBe(first.stdout);
+  }, 300_000);
+
+  it('prints the table by default', async () => {
+    const result = await runCli(['backtest', recording, '--strategy', 'liquidation-guard'], { env, timeoutMs: 120_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^strategy\s+actions\s+landed\s+realised PnL\s+fees\s+max drawdown\s+under 500 bps/);
+    expect(result.stdout).toMatch(/liquidation-guard\s+\d+\s+[1-9]\d*\s/);
+  }, 300_000);
+});
