@@ -6,12 +6,16 @@ import type { ActionRecord } from '../pipeline/executor/action-record.ts';
  *   after:accepted | after:built | after:inspected | after:signed | after:submitted — right after
  *     that state is persisted;
  *   sent — right after the transaction left the process, before `submitted` is persisted;
- *   confirming — when a poll first sees the signature land (the keeper has not applied it yet).
+ *   confirming — when a poll first sees the signature land (the keeper has not applied it yet);
+ *   final-committed — a final state is committed (intent key freed), before the risk gate books it;
+ *   outcome-recorded — the risk gate booked the outcome, before the action is marked settled.
  */
 export interface Failpoints {
   readonly onTransition?: (record: ActionRecord) => void;
   readonly onSent?: (record: ActionRecord) => void;
   readonly onLandingSeen?: (record: ActionRecord) => void;
+  readonly onFinalCommitted?: (record: ActionRecord) => void;
+  readonly onOutcomeRecorded?: (record: ActionRecord) => void;
 }
 
 export function failpointsFromEnv(env: NodeJS.ProcessEnv): Failpoints {
@@ -21,6 +25,8 @@ export function failpointsFromEnv(env: NodeJS.ProcessEnv): Failpoints {
   if (point === 'sent') return { onSent: die };
   // Recording the landing keeps the state `submitted`, which is not a transition: it has its own hook.
   if (point === 'confirming') return { onLandingSeen: die };
+  if (point === 'final-committed') return { onFinalCommitted: die };
+  if (point === 'outcome-recorded') return { onOutcomeRecorded: die };
   const state = point.startsWith('after:') ? point.slice('after:'.length) : undefined;
   return state ? { onTransition: (r) => (r.state === state && r.landedSlot === undefined ? die() : undefined) } : {};
 }

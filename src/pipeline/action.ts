@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { intentSchema } from '../strategy/intent.ts';
-import { strategyName } from '../strategy/name.ts';
+import { intentSchema } from '../sdk/intent.ts';
+import { strategyName } from '../sdk/name.ts';
 import { snapshotKind } from './snapshot.ts';
 
 /**

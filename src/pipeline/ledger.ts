@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
+import { sanitiseDeep } from './ledger-text.ts';
 
 /**
  * The ledger: an append-only Redis stream (<prefix>ledger) of every decision and every state
@@ -76,16 +77,13 @@ export class Ledger {
   readonly streamKey: string;
 
   constructor(private readonly redis: Redis, private readonly options: LedgerOptions) {
-    this.streamKey = `${options.prefix}ledger`;
+    this.streamKey = ledgerStreamKey(options.prefix);
   }
 
   /** Validates and appends an entry; answers its stream id. */
   async append(entry: LedgerEntryInput): Promise<string> {
-    const parsed = ledgerEntrySchema.safeParse(entry);
-    if (!parsed.success) throw new LedgerError('invalid_entry', `ledger entry: ${describeIssues(fieldIssues(parsed.error))}`);
-    const problem = findKeyMaterial(parsed.data, this.options.isSecret);
-    if (problem) throw new LedgerError('key_material', `ledger entry refused: ${problem}`);
-    const id = await this.redis.xadd(this.streamKey, 'MAXLEN', '~', String(this.options.maxLen), '*', 'entry', JSON.stringify(parsed.data));
+    const encoded = encodeLedgerEntry(entry, this.options.isSecret);
+    const id = await this.redis.xadd(this.streamKey, 'MAXLEN', '~', String(this.options.maxLen), '*', 'entry', encoded);
     return id ?? '';
   }
 
@@ -97,6 +95,33 @@ export class Ledger {
     const records = rows.map(([id, fields]) => parseRow(id, fields));
     return options.types ? records.filter((r) => options.types!.includes(r.type)) : records;
   }
+
+  /**
+   * Entries appended after stream id `after` ("$" for "from now"), waiting up to blockMs for the
+   * first (XREAD BLOCK): `stratd actions --follow`. Use a connection of its own while it blocks.
+   */
+  async readAfter(after: string, blockMs: number, count = 500): Promise<LedgerRecord[]> {
+    const reply = await this.redis.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.streamKey, after);
+    return (reply ?? []).flatMap(([, rows]) => rows.map(([id, fields]) => parseRow(id, fields)));
+  }
+}
+
+/** The stream key of the ledger under a key prefix (the executor's transition script appends there too). */
+export function ledgerStreamKey(prefix: string): string {
+  return `${prefix}ledger`;
+}
+
+/**
+ * An entry validated and encoded as the stream's `entry` field: what `append` writes, and what the
+ * executor's transition script appends in the same step as the state change it records.
+ */
+export function encodeLedgerEntry(entry: LedgerEntryInput, isSecret?: (text: string) => boolean): string {
+  const parsed = ledgerEntrySchema.safeParse(entry);
+  if (!parsed.success) throw new LedgerError('invalid_entry', `ledger entry: ${describeIssues(fieldIssues(parsed.error))}`);
+  const problem = findKeyMaterial(parsed.data, isSecret);
+  if (problem) throw new LedgerError('key_material', `ledger entry refused: ${problem}`);
+  // Sanitised on write: a reason with newlines or ANSI codes cannot forge lines in the audit trail.
+  return JSON.stringify(sanitiseDeep(parsed.data));
 }
 
 function parseRow(id: string, fields: string[]): LedgerRecord {
@@ -109,7 +134,8 @@ function parseRow(id: string, fields: string[]): LedgerRecord {
   }
   const parsed = ledgerEntrySchema.safeParse(value);
   if (!parsed.success) throw new LedgerError('unreadable_entry', `ledger entry ${id}: ${describeIssues(fieldIssues(parsed.error))}`);
-  return { id, ...parsed.data };
+  // And on read: entries written by other paths (the executor's transition script) print safely too.
+  return { id, ...sanitiseDeep(parsed.data) };
 }
 
 const SECRET_NAMES = /secret|private|keypair|mnemonic|seed_?phrase/i;

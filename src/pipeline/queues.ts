@@ -28,21 +28,50 @@ export function bullPrefix(prefix: string): string {
   return prefix.endsWith(':') ? prefix.slice(0, -1) : prefix;
 }
 
+/** How long, and how many, finished jobs are kept (config execution.retentionMs / retainedJobs for actions). */
+export interface JobRetention {
+  readonly ageMs: number;
+  readonly count: number;
+}
+
+/** Action job retention by default: a week, at most 10,000 completed and 10,000 failed jobs. */
+export const DEFAULT_ACTION_JOB_RETENTION: JobRetention = { ageMs: 7 * 86_400_000, count: 10_000 };
+
+function keep(retention: JobRetention): { age: number; count: number } {
+  return { age: Math.max(1, Math.ceil(retention.ageMs / 1000)), count: retention.count };
+}
+
 /**
- * Job retention. A job id dedupes only while the job exists, so finished jobs are kept long
- * enough to absorb a late replica: snapshots for an hour, actions for a week (the executor's
- * own state is the lasting record; this is a second line).
+ * Job retention, bounded in age and in count so Redis stays flat however many actions run. A job
+ * id dedupes only while the job exists, so finished jobs are kept long enough to absorb a late
+ * replica: snapshots for two minutes (replicas tick the same cron slot within seconds, and the
+ * latest snapshot of each kind lives in the snapshot store, not in the queue), actions for the
+ * retention (the executor's own record is the lasting dedupe: accepting an action id it already
+ * holds changes nothing).
  */
-export const JOB_OPTIONS: Record<QueueName, DefaultJobOptions> = {
-  market: { removeOnComplete: { age: 3_600, count: 50_000 }, removeOnFail: { age: 86_400 }, attempts: 3, backoff: { type: 'exponential', delay: 500 } },
+export const MARKET_JOB_RETENTION = { completed: { age: 120, count: 1_000 }, failed: { age: 86_400, count: 1_000 } } as const;
+
+/**
+ * Each queue's event stream (BullMQ keeps one per queue, 10,000 entries by default): nothing in
+ * stratd reads it, so a short stream keeps Redis flat within minutes instead of growing until the
+ * default cap.
+ */
+export const QUEUE_EVENTS_MAX_LEN = 1_000;
+
+export function jobOptions(name: QueueName, actionRetention: JobRetention = DEFAULT_ACTION_JOB_RETENTION): DefaultJobOptions {
+  if (name === 'market') {
+    return { removeOnComplete: MARKET_JOB_RETENTION.completed, removeOnFail: MARKET_JOB_RETENTION.failed, attempts: 3, backoff: { type: 'exponential', delay: 500 } };
+  }
   // attempts: accepting is idempotent (the action id is the record's key), so a Redis blip retries.
-  actions: { removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 30 * 86_400 }, attempts: 5, backoff: { type: 'exponential', delay: 500 } },
-};
+  return { removeOnComplete: keep(actionRetention), removeOnFail: keep(actionRetention), attempts: 5, backoff: { type: 'exponential', delay: 500 } };
+}
 
 export interface QueueOptions {
   readonly connection: Redis | ConnectionOptions;
   /** The hash-tagged key prefix, "{stratd}:" (see keyPrefix). */
   readonly prefix: string;
+  /** Retention of finished action jobs (default DEFAULT_ACTION_JOB_RETENTION). */
+  readonly actionRetention?: JobRetention;
 }
 
 /** A producer handle on one of the queues, with its retention defaults. */
@@ -50,6 +79,7 @@ export function openQueue<Data = unknown>(name: QueueName, options: QueueOptions
   return new Queue<Data>(name, {
     connection: options.connection,
     prefix: bullPrefix(options.prefix),
-    defaultJobOptions: JOB_OPTIONS[name],
+    defaultJobOptions: jobOptions(name, options.actionRetention),
+    streams: { events: { maxLen: QUEUE_EVENTS_MAX_LEN } },
   });
 }

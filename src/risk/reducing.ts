@@ -18,5 +18,9 @@ export function isTightening(current: CurrentTpsl, next: bigint): boolean {
   return current.side === 'long' ? towardsLower : towardsHigher;
 }
 
-/** Intent types that only ever lower exposure, allowed while REDUCING. */
-export const REDUCING_INTENTS: ReadonlySet<string> = new Set(['decrease', 'decrease-with-fee', 'trigger-cancel']);
+/**
+ * Intent types that only ever lower exposure, allowed while REDUCING: decreases, cancelling a
+ * trigger order (it would buy), and creating a TP/SL (it can only close). Cancelling a TP/SL
+ * removes protection and is not among them; an update is allowed when it tightens.
+ */
+export const REDUCING_INTENTS: ReadonlySet<string> = new Set(['decrease', 'decrease-with-fee', 'trigger-cancel', 'tpsl-create']);

@@ -1,11 +1,15 @@
 import type { Redis } from 'ioredis';
 import { toBigInt } from '../api/amounts.ts';
-import type { Intent } from '../strategy/intent.ts';
+import type { Intent } from '../sdk/intent.ts';
 import type { ActionRecord } from '../pipeline/executor/action-record.ts';
 import type { RiskDecision, RiskGate } from '../pipeline/executor/ports.ts';
 import { isTightening, REDUCING_INTENTS, type CurrentTpsl } from './reducing.ts';
 import { RollingHourCounter } from './rolling-counter.ts';
 import { TradingStateStore } from './trading-state.ts';
+import { TradingSwitch } from './trading-switch.ts';
+import { CircuitBreakers, countsTowardBreaker, recordBreakerTrip } from './circuit-breaker.ts';
+import type { Ledger } from '../pipeline/ledger.ts';
+import type { NotifySink } from '../ops/notify/event.ts';
 
 export interface RiskLimits {
   /** USD × 10^6. */
@@ -17,14 +21,33 @@ export interface RiskLimits {
   readonly circuitBreakerRejections: number;
 }
 
+export interface BreakerOptions {
+  /** Quiet period after which a tripped strategy may act again by itself; 0: only an operator's resume. */
+  readonly autoResetMs: number;
+  /**
+   * Strategies whose exposure-lowering actions pass a risk-made halt and other strategies'
+   * breakers (config risk.protectiveStrategies): protection is never switched off by noise.
+   */
+  readonly protectiveStrategies: readonly string[];
+}
+
 export interface RedisRiskGateOptions {
   readonly redis: Redis;
   readonly prefix: string;
   readonly limits: RiskLimits;
   /** The current TP/SL request (from the latest positions snapshot), to judge tightening. */
   readonly findTpsl?: (tpslPubkey: string) => Promise<CurrentTpsl | undefined>;
+  readonly breaker?: BreakerOptions;
+  /** Where breaker trips are recorded (risk and alert entries). */
+  readonly ledger?: Pick<Ledger, 'append'>;
   readonly now?: () => number;
+  /** How the breaker and the loss stop change the trading state (ledger entry, alert); a bare one by default. */
+  readonly tradingSwitch?: TradingSwitch;
+  /** Where a breaker trip is raised as a notification. */
+  readonly notifier?: NotifySink;
 }
+
+const DEFAULT_BREAKER: BreakerOptions = { autoResetMs: 15 * 60_000, protectiveStrategies: ['liquidation-guard'] };
 
 /**
  * One risk gate in front of every action (nautilus_trader's risk engine): checked when an intent
@@ -33,12 +56,18 @@ export interface RedisRiskGateOptions {
  */
 export class RedisRiskGate implements RiskGate {
   readonly tradingState: TradingStateStore;
+  private readonly tradingSwitch: TradingSwitch;
   private readonly actionsPerStrategy = new Map<string, RollingHourCounter>();
   private readonly notionalPerHour: RollingHourCounter;
   private readonly now: () => number;
+  readonly breakers: CircuitBreakers;
+  private readonly breaker: BreakerOptions;
 
   constructor(private readonly o: RedisRiskGateOptions) {
-    this.tradingState = new TradingStateStore(o.redis, o.prefix);
+    this.tradingSwitch = o.tradingSwitch ?? new TradingSwitch({ redis: o.redis, prefix: o.prefix });
+    this.tradingState = this.tradingSwitch.store;
+    this.breakers = new CircuitBreakers(o.redis, o.prefix);
+    this.breaker = o.breaker ?? DEFAULT_BREAKER;
     this.notionalPerHour = new RollingHourCounter(o.redis, `${o.prefix}risk:notional`);
     this.now = o.now ?? Date.now;
   }
@@ -46,9 +75,21 @@ export class RedisRiskGate implements RiskGate {
   async check(stage: 'accept' | 'sign', record: ActionRecord): Promise<RiskDecision> {
     const intent = record.intent;
     const state = await this.tradingState.get();
-    if (state.state === 'halted') return refuse('halted', `trading is halted (${state.reason})`);
-    if (state.state === 'reducing' && !(await this.lowersExposure(intent))) {
+    const lowers = await this.lowersExposure(intent);
+    // A protective strategy's exposure-lowering action passes what the risk system decided about
+    // trading as a whole; an operator's halt stops everything.
+    const protectiveReduce = lowers && this.breaker.protectiveStrategies.includes(record.strategy);
+    if (state.state === 'halted' && !(protectiveReduce && state.by === 'risk')) return refuse('halted', `trading is halted (${state.reason})`);
+    if (state.state === 'reducing' && !lowers) {
       return refuse('reducing', `trading is reducing (${state.reason}); a ${intent.type} intent does not lower exposure`);
+    }
+    const trip = await this.breakers.active(record.strategy, this.now());
+    // A protective strategy's exposure-lowering action is stopped by its own breaker only when the
+    // venue's builds broke the signing policy (then nothing could be signed anyway). A run of broken
+    // replies or unreadable builds must not switch protection off while positions move.
+    if (trip && !(protectiveReduce && !trip.reason.startsWith('policy:'))) {
+      const until = trip.autoResetAtMs === null ? 'until an operator resumes' : `until ${new Date(trip.autoResetAtMs).toISOString()} or an operator resumes`;
+      return refuse('circuit_breaker', `${record.strategy} is stopped by its circuit breaker (${trip.count} × ${trip.reason}) ${until}`);
     }
     // The strategy declares a notional; before signing, the API's quote of the built transaction
     // counts too, so an understated intent cannot slip past the limit.
@@ -70,38 +111,56 @@ export class RedisRiskGate implements RiskGate {
     return { allowed: true };
   }
 
+  /**
+   * Books an action's final outcome, once per action (a marker in the same script makes a repeat
+   * after a crash a no-op): a landing resets the strategy's rejection streak and adds its realised
+   * PnL; an action that never executed gives its share of the hourly limits back; a rejection that
+   * indicates a broken venue or policy extends the streak, which trips the strategy's breaker.
+   */
   async recordOutcome(record: ActionRecord): Promise<void> {
-    const streakKey = `${this.o.prefix}risk:streak:${record.strategy}`;
-    if (record.state === 'landed') {
-      await this.o.redis.del(streakKey);
-      const pnl = realisedPnl(record);
-      if (pnl !== undefined) await this.addRealisedPnl(pnl);
-      return;
-    }
-    if ((record.state === 'rejected' || record.state === 'expired') && record.riskReservedAtMs !== undefined) {
-      // Nothing executed: the action's share of the hourly limits is given back.
-      await this.counterFor(record.strategy).release(record.riskReservedAtMs, 1n);
-      await this.notionalPerHour.release(record.riskReservedAtMs, toBigInt(record.intent.notionalUsd));
-    }
-    if (record.state !== 'rejected' || record.reason?.startsWith('risk:')) return;
-    // Identical rejections in a row of one strategy trip the breaker; counted atomically, since
-    // several executors may record outcomes at once.
-    const count = Number(await this.o.redis.eval(STREAK, 1, streakKey, record.reason ?? ''));
-    if (count >= this.o.limits.circuitBreakerRejections) {
-      await this.tradingState.escalate('halted', `circuit breaker: ${count} identical rejections of ${record.strategy} (${record.reason ?? ''})`, 'risk');
+    const landed = record.state === 'landed';
+    const released = (record.state === 'rejected' || record.state === 'expired') && record.riskReservedAtMs !== undefined;
+    const counts = record.state === 'rejected' && countsTowardBreaker(record.reason);
+    const pnl = landed ? realisedPnl(record) : undefined;
+    const reservedAt = record.riskReservedAtMs ?? 0;
+    const result = (await this.o.redis.eval(
+      OUTCOME,
+      5,
+      `${this.o.prefix}risk:outcome:${record.actionId}`,
+      `${this.o.prefix}risk:streak:${record.strategy}`,
+      this.counterFor(record.strategy).bucketKeyAt(reservedAt),
+      this.notionalPerHour.bucketKeyAt(reservedAt),
+      this.pnlKey(),
+      String(OUTCOME_MARKER_TTL_SEC),
+      landed ? 'landed' : 'other',
+      released ? '1' : '0',
+      toBigInt(record.intent.notionalUsd).toString(),
+      counts ? '1' : '0',
+      record.reason ?? '',
+      pnl === undefined ? '' : pnl.toString(),
+      String(3 * 86_400),
+      String(STREAK_TTL_SEC),
+    )) as [number, number];
+    const [recorded, streak] = result;
+    if (recorded !== 1) return;
+    if (pnl !== undefined) await this.checkLossStop();
+    if (counts && streak >= this.o.limits.circuitBreakerRejections) {
+      const now = this.now();
+      const trip = { strategy: record.strategy, reason: record.reason ?? '', count: streak, trippedAtMs: now, autoResetAtMs: this.breaker.autoResetMs > 0 ? now + this.breaker.autoResetMs : null };
+      if (await this.breakers.trip(trip)) await recordBreakerTrip(this.o.ledger, this.o.notifier, trip);
     }
   }
 
-  /** Adds realised PnL (USD × 10^6) to today's total; switches to reducing past the loss stop. */
-  async addRealisedPnl(pnl: bigint): Promise<bigint> {
-    const day = new Date(this.now()).toISOString().slice(0, 10);
-    const key = `${this.o.prefix}risk:pnl:${day}`;
-    const [[, total]] = (await this.o.redis.multi().incrby(key, pnl.toString()).expire(key, 3 * 86_400).exec()) as [[null, number | string]];
-    const dayTotal = BigInt(total);
+  private pnlKey(): string {
+    return `${this.o.prefix}risk:pnl:${new Date(this.now()).toISOString().slice(0, 10)}`;
+  }
+
+  private async checkLossStop(): Promise<void> {
+    const total = await this.o.redis.get(this.pnlKey());
+    const dayTotal = total === null ? 0n : BigInt(total);
     if (dayTotal <= -this.o.limits.dailyLossStopUsd) {
-      await this.tradingState.escalate('reducing', `daily realised loss ${-dayTotal} reached the stop ${this.o.limits.dailyLossStopUsd} (USD × 10^6)`, 'risk');
+      await this.tradingSwitch.escalate({ state: 'reducing', reason: `daily realised loss ${-dayTotal} reached the stop ${this.o.limits.dailyLossStopUsd} (USD × 10^6)`, by: 'risk', cause: 'loss_stop' });
     }
-    return dayTotal;
   }
 
   private counterFor(strategy: string): RollingHourCounter {
@@ -121,10 +180,48 @@ export class RedisRiskGate implements RiskGate {
   }
 }
 
-const STREAK = `
-if redis.call('HGET', KEYS[1], 'reason') == ARGV[1] then return redis.call('HINCRBY', KEYS[1], 'count', 1) end
-redis.call('HSET', KEYS[1], 'reason', ARGV[1], 'count', 1)
-return 1`;
+/**
+ * A rejection streak is "in a row": any outcome that does not count ends it, and a streak whose
+ * last rejection is older than this is forgotten, so rejections spread over days never add up.
+ */
+const STREAK_TTL_SEC = 3_600;
+
+/** How long the "outcome recorded" marker of an action is kept: longer than any recovery. */
+const OUTCOME_MARKER_TTL_SEC = 8 * 86_400;
+
+/**
+ * One action's outcome, at most once.
+ *   KEYS: marker, streak, actions bucket, notional bucket, day PnL
+ *   ARGV: marker ttl, landed|other, release (1|0), notional, counts toward the breaker (1|0),
+ *         reason, realised PnL ('' for none), PnL ttl, streak ttl
+ * Answers {1, streak} when booked, {0, 0} when this action was booked before.
+ */
+const OUTCOME = `
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return {0, 0} end
+if ARGV[2] == 'landed' then
+  redis.call('DEL', KEYS[2])
+  if ARGV[7] ~= '' then
+    redis.call('INCRBY', KEYS[5], ARGV[7])
+    redis.call('EXPIRE', KEYS[5], ARGV[8])
+  end
+  return {1, 0}
+end
+if ARGV[3] == '1' then
+  if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], 1) end
+  if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('DECRBY', KEYS[4], ARGV[4]) end
+end
+if ARGV[5] ~= '1' then
+  redis.call('DEL', KEYS[2])
+  return {1, 0}
+end
+local count = 1
+if redis.call('HGET', KEYS[2], 'reason') == ARGV[6] then
+  count = redis.call('HINCRBY', KEYS[2], 'count', 1)
+else
+  redis.call('HSET', KEYS[2], 'reason', ARGV[6], 'count', 1)
+end
+redis.call('EXPIRE', KEYS[2], ARGV[9])
+return {1, count}`;
 
 function refuse(rule: string, detail: string): RiskDecision {
   return { allowed: false, rule, detail };

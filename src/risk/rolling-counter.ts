@@ -19,6 +19,11 @@ export class RollingHourCounter {
     return `${this.keyBase}:${bucket}`;
   }
 
+  /** The bucket `reserve` used at `atMs` (what a release at that reservation decrements). */
+  bucketKeyAt(atMs: number): string {
+    return this.bucketKey(Math.floor(atMs / BUCKET_MS));
+  }
+
   private keys(nowMs: number): string[] {
     const current = Math.floor(nowMs / BUCKET_MS);
     return Array.from({ length: BUCKETS }, (_, i) => this.bucketKey(current - i));

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { breakersKey } from './circuit-breaker.ts';
 
 /**
  * ACTIVE trades normally; REDUCING allows only what lowers exposure (decreases, cancels, TP/SL
@@ -28,7 +29,7 @@ export class TradingStateStore {
     private readonly prefix: string,
   ) {}
 
-  private get key(): string {
+  get key(): string {
     return `${this.prefix}risk:trading-state`;
   }
 
@@ -46,16 +47,12 @@ export class TradingStateStore {
     return parsed.success ? parsed.data : { state: 'halted', reason: 'unreadable trading state in Redis', changedAtMs: Date.now(), by: 'risk' };
   }
 
+  /** Low level, for tests: bypasses the ledger entry and the alert (production code changes the state through TradingSwitch); `active` also resets every strategy's circuit breaker. */
   async set(state: TradingState, reason: string, by: string): Promise<TradingStateRecord> {
     const record: TradingStateRecord = { state, reason, changedAtMs: Date.now(), by };
-    await this.redis.set(this.key, JSON.stringify(record));
+    const write = this.redis.multi().set(this.key, JSON.stringify(record));
+    if (state === 'active') write.del(breakersKey(this.prefix));
+    await write.exec();
     return record;
-  }
-
-  /** Moves to `state` only from a less restrictive one (a loss stop never lifts a halt). */
-  async escalate(state: Exclude<TradingState, 'active'>, reason: string, by: string): Promise<void> {
-    const current = await this.get();
-    const rank: Record<TradingState, number> = { active: 0, reducing: 1, halted: 2 };
-    if (rank[current.state] < rank[state]) await this.set(state, reason, by);
   }
 }

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { silentLogger, type Logger } from '../ops/logger.ts';
 import { VenueChain } from './chain/chain.ts';
 import { LandingFailure, type LandedTransaction } from './chain/landed.ts';
+import { RpcFaults } from './chain/rpc-faults.ts';
 import { startRpcServer } from './chain/rpc-server.ts';
 import { VenueClock, type VenueClockOptions } from './clock.ts';
 import { applyFaultPatch } from './http/control.ts';
@@ -137,6 +138,7 @@ export async function startVenue(opts: VenueOptions): Promise<Venue> {
     issuer: new TxIssuer(opts.seed, chain, requests),
     desk: new ExecuteDesk(chain, requests),
     faults: new FaultPlan(opts.seed),
+    rpcFaults: new RpcFaults(opts.seed),
     limiter: new SlidingWindowLimiter(),
     settings: {
       decreaseInstantShare: opts.decreaseInstantShare ?? 0,
@@ -170,7 +172,7 @@ export async function startVenue(opts: VenueOptions): Promise<Venue> {
   const address = app.server.address() as AddressInfo;
   let rpc: Awaited<ReturnType<typeof startRpcServer>>;
   try {
-    rpc = await startRpcServer(chain, { host, port: opts.rpcPort ?? 0, logger });
+    rpc = await startRpcServer(chain, { host, port: opts.rpcPort ?? 0, logger, faults: services.rpcFaults });
   } catch (error) {
     await app.close();
     throw error;

@@ -31,6 +31,9 @@ const CASES: readonly Case[] = [
   { failpoint: 'sent', expected: 'sent (landed on the venue) but `submitted` not persisted', diedAt: (r, landed) => r.state === 'signed' && landed },
   { failpoint: 'after:submitted', expected: 'submitted, landing not yet seen', diedAt: (r) => r.state === 'submitted' && r.landedSlot === undefined },
   { failpoint: 'confirming', expected: 'submitted, landing seen, keeper pending', diedAt: (r) => r.state === 'submitted' && r.landedSlot !== undefined },
+  // Between the final write (which frees the intent key) and the settled flag: recovery must settle it.
+  { failpoint: 'final-committed', expected: 'landed, not yet settled', diedAt: (r) => r.state === 'landed' && r.finalSettled === false },
+  { failpoint: 'outcome-recorded', expected: 'landed, risk booked, not yet marked settled', diedAt: (r) => r.state === 'landed' && r.finalSettled === false },
 ];
 
 describe('crash at each executor step, then restart', () => {
@@ -75,9 +78,9 @@ describe('crash at each executor step, then restart', () => {
       async () => {
         if (!restarted.running) throw new Error('the restarted daemon exited');
         const record = await deployment.record(actionId!);
-        return record && ['landed', 'rejected', 'expired'].includes(record.state) ? record : undefined;
+        return record && ['landed', 'rejected', 'expired'].includes(record.state) && record.finalSettled === true ? record : undefined;
       },
-      { what: `action ${actionId} is final after the restart`, timeoutMs: 45_000, context: () => restarted.logTail() },
+      { what: `action ${actionId} is final and settled after the restart`, timeoutMs: 45_000, context: () => restarted.logTail() },
     );
     restarted.signal('SIGTERM');
     expect((await restarted.waitForExit(20_000)).code, restarted.logTail()).toBe(0);
@@ -92,6 +95,8 @@ describe('crash at each executor step, then restart', () => {
     }
     expect(problems, restarted.logTail()).toEqual([]);
     expect(ledger.filter((e) => e.type === 'action_state' && e.state === 'signed')).toHaveLength(1);
+    // Settled means out of the open set: no sweeper will look at it again.
+    expect(await deployment.openActionIds()).not.toContain(actionId);
 
     // The position was decreased once, by the decided amount.
     const record = (await deployment.record(actionId!))!;

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
+import { runCli } from '../support/cli.ts';
 import { DaemonFleet } from './support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
 import { actionHistories, landedExactlyOnceProblems } from './support/exactly-once.ts';
@@ -51,6 +52,16 @@ describe('two daemon processes on one Redis', () => {
       const duplicated = (await queueEvents(deployment.redis, deployment.prefix, 'market')).filter((e) => e.event === 'duplicated');
       return duplicated.length >= 10 ? duplicated : undefined;
     }, { what: 'both pollers ticked the same slots (ten duplicate adds)', timeoutMs: 30_000, context });
+    // The kill switch reaches both real daemons: pause and resume list each one by pid.
+    const cliSets = sets.flatMap((s) => ['--set', s]);
+    const paused = await runCli(['pause', '--reducing', '--reason', 'drill', ...cliSets]);
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(paused.stdout).toContain('acknowledged by 2 processes');
+    for (const pid of [a.pid, b.pid]) expect(paused.stdout).toContain(`pid ${pid} (pollers, strategies, executor): now reducing`);
+    const resumed = await runCli(['resume', ...cliSets]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    for (const pid of [a.pid, b.pid]) expect(resumed.stdout).toContain(`pid ${pid} (pollers, strategies, executor): now active`);
+
     a.signal('SIGTERM');
     b.signal('SIGTERM');
     expect((await a.waitForExit(20_000)).code, a.logTail()).toBe(0);

@@ -1,3 +1,4 @@
+import { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import type { ActionState } from '../../src/pipeline/executor/action-record.ts';
@@ -60,6 +61,36 @@ describe('executor on the venue chain', () => {
     const alerts = (await h.actionLedger.read({ reverse: false, limit: 10_000, types: ['alert'] })).filter((e) => e.actionId === action.actionId);
     expect(alerts).toHaveLength(1);
     expect(alerts[0]!.detail).toMatchObject({ event: 'policy_violation', violations: [{ rule: 'program_not_allowed' }] });
+  });
+
+  it('inspects once and signs only the inspected bytes: a message changed after inspected is refused, nothing signed', async () => {
+    let inspections = 0;
+    const counting = { inspect: (...args: Parameters<typeof h.inspector.inspect>) => (inspections++, h.inspector.inspect(...args)) };
+    const store = new ActionStore(redis, h.prefix);
+    const landedEx = h.executor({ inspector: counting });
+    const ok = newAction();
+    await landedEx.accept(ok);
+    expect((await landedEx.drive(ok.actionId))?.state).toBe('landed');
+    expect(inspections).toBe(1);
+
+    const before = h.signCount;
+    const ex = h.executor({
+      inspector: counting,
+      onTransition: async (r) => {
+        if (r.state !== 'inspected') return;
+        // Another message where the inspected one was (the policy does not judge the blockhash).
+        const stored = (await store.load(r.actionId))!;
+        const tx = VersionedTransaction.deserialize(Buffer.from(stored.record.unsignedTx!, 'base64'));
+        tx.message.recentBlockhash = new PublicKey(7).toBase58();
+        await store.save({ ...stored.record, unsignedTx: Buffer.from(tx.serialize()).toString('base64') }, stored.version);
+      },
+    });
+    const action = newAction();
+    await ex.accept(action);
+    const final = await ex.drive(action.actionId, AbortSignal.timeout(10_000));
+    expect(final).toMatchObject({ state: 'rejected', reason: 'policy:not_inspected' });
+    expect(final?.signature).toBeUndefined();
+    expect(h.signCount).toBe(before);
   });
 
   it('dry-run builds and inspects, then stops: nothing signed or sent, the intent key freed', async () => {

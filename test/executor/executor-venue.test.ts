@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBigInt } from '../../src/api/amounts.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
-import type { Intent } from '../../src/strategy/intent.ts';
-import { positionView } from '../../src/strategy/position-view.ts';
+import type { Intent } from '../../src/sdk/intent.ts';
+import { positionView } from '../../src/sdk/position-view.ts';
 import { EXECUTE_PATH, signatureVerifies, TRIGGER_EXECUTE_PATH, until, VenueExecutorHarness, type TestWallet } from './venue-harness.ts';
 
 const redis = connectRedis(redisUrlFromEnv());

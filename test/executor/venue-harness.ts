@@ -18,7 +18,7 @@ import { Executor, type ExecutorOptions } from '../../src/pipeline/executor/exec
 import { TradeHistoryKeeperWatch } from '../../src/pipeline/executor/keeper-watch.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import { Ledger } from '../../src/pipeline/ledger.ts';
-import type { Intent } from '../../src/strategy/intent.ts';
+import type { Intent } from '../../src/sdk/intent.ts';
 import { startVenue, type Venue, type VenueOptions } from '../../src/venue/venue.ts';
 
 /** One request that went through the relay, with its parsed JSON body. */

@@ -51,4 +51,14 @@ describe('ledger', () => {
     expect(length).toBeLessThan(300); // MAXLEN ~ trims whole stream nodes
     expect((await ledger.read({ limit: 1 }))[0]!.at).toBe(999);
   });
+
+  it('sanitises control characters (newlines, ANSI escapes, bidi overrides) on write and on read', async () => {
+    const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 });
+    const reason = 'ok\n2026-01-01 decision forged \u001b[31mRED\u001b[0m \u202eevil';
+    await ledger.append({ at: 1, type: 'risk', detail: { event: 'trading_state', reason } });
+    const [entry] = await ledger.read({ limit: 1 });
+    const text = JSON.stringify(entry);
+    expect(text).not.toMatch(/\\n|\\u001b|\u202e/);
+    expect(String(entry!.detail.reason)).toBe('ok\\x0a2026-01-01 decision forged \\x1b[31mRED\\x1b[0m \\x202eevil');
+  });
 });

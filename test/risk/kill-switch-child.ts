@@ -1,4 +1,6 @@
 // Child process of risk-gate.test.ts: another daemon process checking its gate in a loop.
+import { silentLogger } from '../../src/ops/logger.ts';
+import { startPresence } from '../../src/ops/process-presence.ts';
 import { RedisRiskGate } from '../../src/risk/risk-gate.ts';
 import { connectRedis } from '../../src/pipeline/redis.ts';
 import { recordFor } from './records.ts';
@@ -6,6 +8,8 @@ import { recordFor } from './records.ts';
 const [prefix, durationMs] = process.argv.slice(2) as [string, string];
 const redis = connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const gate = new RedisRiskGate({ redis, prefix, limits: { maxNotionalPerActionUsd: 10n ** 12n, maxActionsPerStrategyPerHour: 1000, maxNotionalPerHourUsd: 10n ** 15n, dailyLossStopUsd: 10n ** 12n, circuitBreakerRejections: 100 } });
+// Registered like a daemon process, so `stratd pause` gets its acknowledgement.
+const presence = await startPresence({ redis, prefix, roles: ['executor'], mode: 'paper', logger: silentLogger });
 const end = Date.now() + Number(durationMs);
 process.stdout.write('ready\n');
 while (Date.now() < end) {
@@ -14,4 +18,5 @@ while (Date.now() < end) {
   process.stdout.write(`${JSON.stringify({ startedAtMs, allowed: decision.allowed })}\n`);
   await new Promise((r) => setTimeout(r, 20));
 }
+await presence.stop();
 await redis.quit();

@@ -10,6 +10,8 @@ const TEMPLATES: Record<string, Record<string, unknown>> = {
   decrease: { positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', sizeUsdDelta: '1000000' },
   'decrease-with-fee': { positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', sizeUsdDelta: '1000000', feeTokenAmount: '1000', feeReceiver: ORDER },
   'tpsl-update': { tpslPubkey: ORDER, triggerPrice: '90000000', feeTokenAmount: '1000', feeReceiver: POSITION },
+  'tpsl-create': { positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', requestType: 'sl', triggerPrice: '90000000', receiveToken: 'USDC' },
+  'tpsl-cancel': { tpslPubkey: ORDER },
   'trigger-create': { inputMint: MINTS.SOL, outputMint: MINTS.USDC, makingAmount: '50000000', takingAmount: '10000000' },
   'trigger-cancel': { order: ORDER },
 };

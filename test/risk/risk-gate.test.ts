@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { Ledger } from '../../src/pipeline/ledger.ts';
 import { RedisRiskGate, type RiskLimits } from '../../src/risk/risk-gate.ts';
 import { runCli } from '../support/cli.ts';
 import { recordFor } from './records.ts';
@@ -94,17 +95,88 @@ describe('risk limits', () => {
     expect((await g.check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);
   });
 
-  it('a circuit breaker halts trading after N identical rejections in a row', async () => {
+  it("a circuit breaker stops the strategy after N identical rejections in a row that indicate a broken venue, records the trip, and a resume resets it", async () => {
+    const ledger = new Ledger(redis, { prefix: PREFIX, maxLen: 1_000 });
+    const g = gate({ ledger });
+    const rejected = (reason: string) => recordFor({ type: 'trigger-create' }, { state: 'rejected', reason });
+    await g.recordOutcome(rejected('policy:fee_payer'));
+    await g.recordOutcome(rejected('policy:fee_payer'));
+    await g.recordOutcome(rejected('policy:program_not_allowed')); // a different reason restarts the streak
+    await g.recordOutcome(rejected('policy:program_not_allowed'));
+    expect(await g.breakers.active('alpha', Date.now())).toBeUndefined();
+    await g.recordOutcome(rejected('policy:program_not_allowed'));
+    expect(await g.breakers.active('alpha', Date.now())).toMatchObject({ reason: 'policy:program_not_allowed', count: 3 });
+    expect(await g.check('accept', recordFor({ type: 'trigger-create' }))).toMatchObject({ allowed: false, rule: 'circuit_breaker' });
+    // Per strategy: another strategy trades on; trading as a whole stays active.
+    expect((await g.check('accept', recordFor({ type: 'trigger-create' }, { strategy: 'beta' }))).allowed).toBe(true);
+    expect((await g.tradingState.get()).state).toBe('active');
+    const entries = await ledger.read({ types: ['risk'] });
+    expect(entries).toEqual([expect.objectContaining({ strategy: 'alpha', detail: expect.objectContaining({ event: 'circuit_breaker_tripped', reason: 'policy:program_not_allowed' }) })]);
+    await g.tradingState.set('active', 'operator resume', 'test');
+    expect((await g.check('accept', recordFor({ type: 'trigger-create' }))).allowed).toBe(true);
+  });
+
+  it('benign reduce-only refusals (a position already closed) never trip the breaker', async () => {
+    const g = gate();
+    for (let i = 0; i < 10; i++) await g.recordOutcome(recordFor({ type: 'decrease' }, { state: 'rejected', reason: 'api:business', detail: 'invalid_position: position does not exist or is closed' }));
+    for (let i = 0; i < 10; i++) await g.recordOutcome(recordFor({ type: 'decrease' }, { state: 'rejected', reason: 'chain:failed' }));
+    expect(await g.breakers.active('alpha', Date.now())).toBeUndefined();
+    expect((await g.check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);
+  });
+
+  it("a protective strategy's decreases pass other strategies' breakers and a risk-made halt, not an operator's", async () => {
+    const g = gate({ breaker: { autoResetMs: 0, protectiveStrategies: ['guard'] } });
+    for (let i = 0; i < 3; i++) await g.recordOutcome(recordFor({ type: 'trigger-create' }, { state: 'rejected', reason: 'api:invalid_response' }));
+    await g.tradingState.set('halted', 'unreadable', 'risk');
+    expect((await g.check('sign', recordFor({ type: 'decrease' }, { strategy: 'guard' }))).allowed).toBe(true);
+    expect(await g.check('sign', recordFor({ type: 'trigger-create' }, { strategy: 'guard' }))).toMatchObject({ allowed: false, rule: 'halted' });
+    expect(await g.check('sign', recordFor({ type: 'decrease' }, { strategy: 'alpha' }))).toMatchObject({ allowed: false, rule: 'halted' });
+    await g.tradingState.set('halted', 'incident 42', 'operator');
+    expect(await g.check('sign', recordFor({ type: 'decrease' }, { strategy: 'guard' }))).toMatchObject({ allowed: false, rule: 'halted' });
+  });
+
+  it('a streak is in a row: an outcome that does not count ends it', async () => {
     const g = gate();
     const rejected = (reason: string) => recordFor({ type: 'decrease' }, { state: 'rejected', reason });
-    await g.recordOutcome(rejected('api:business'));
-    await g.recordOutcome(rejected('api:business'));
-    await g.recordOutcome(rejected('policy:fee_payer')); // a different reason restarts the streak
-    await g.recordOutcome(rejected('policy:fee_payer'));
-    expect((await g.tradingState.get()).state).toBe('active');
-    await g.recordOutcome(rejected('policy:fee_payer'));
-    expect(await g.tradingState.get()).toMatchObject({ state: 'halted', reason: expect.stringContaining('circuit breaker') });
-    expect(await g.check('accept', recordFor({ type: 'decrease' }))).toMatchObject({ allowed: false, rule: 'halted' });
+    await g.recordOutcome(rejected('api:invalid_response'));
+    await g.recordOutcome(rejected('api:invalid_response'));
+    await g.recordOutcome(recordFor({ type: 'decrease' }, { state: 'expired', reason: 'keeper_timeout' }));
+    await g.recordOutcome(rejected('api:invalid_response'));
+    await g.recordOutcome(rejected('api:invalid_response'));
+    expect(await g.breakers.active('alpha', Date.now())).toBeUndefined();
+    expect(await redis.ttl(`${PREFIX}risk:streak:alpha`)).toBeGreaterThan(0);
+  });
+
+  it("a protective strategy's decreases pass its own breaker tripped by broken replies, not one tripped by policy violations", async () => {
+    const g = gate({ breaker: { autoResetMs: 0, protectiveStrategies: ['guard'] } });
+    const rejected = (reason: string) => recordFor({ type: 'decrease' }, { strategy: 'guard', state: 'rejected', reason });
+    for (let i = 0; i < 3; i++) await g.recordOutcome(rejected('api:invalid_response'));
+    expect(await g.breakers.active('guard', Date.now())).toMatchObject({ reason: 'api:invalid_response' });
+    expect((await g.check('accept', recordFor({ type: 'decrease' }, { strategy: 'guard' }))).allowed).toBe(true);
+    expect(await g.check('accept', recordFor({ type: 'trigger-create' }, { strategy: 'guard' }))).toMatchObject({ allowed: false, rule: 'circuit_breaker' });
+    await g.tradingState.set('active', 'operator resume', 'test');
+    for (let i = 0; i < 3; i++) await g.recordOutcome(rejected('policy:program_not_allowed'));
+    expect(await g.check('accept', recordFor({ type: 'decrease' }, { strategy: 'guard' }))).toMatchObject({ allowed: false, rule: 'circuit_breaker' });
+  });
+
+  it('a tripped breaker resets by itself after the quiet period', async () => {
+    let now = Date.now();
+    const g = gate({ breaker: { autoResetMs: 60_000, protectiveStrategies: [] }, now: () => now });
+    for (let i = 0; i < 3; i++) await g.recordOutcome(recordFor({ type: 'decrease' }, { state: 'rejected', reason: 'policy:fee_payer' }));
+    expect(await g.check('accept', recordFor({ type: 'decrease' }))).toMatchObject({ allowed: false, rule: 'circuit_breaker' });
+    now += 60_000;
+    expect((await g.check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);
+  });
+
+  it("an action's outcome is booked once, however often it is told (recovery after a crash)", async () => {
+    const g = gate();
+    const landed = recordFor({ type: 'decrease' }, { state: 'landed', realisedPnlUsd: '-30000000' });
+    await g.recordOutcome(landed);
+    await g.recordOutcome(landed);
+    expect((await g.tradingState.get()).state).toBe('active'); // -30 once, not -60 (the stop is -50)
+    const rejected = recordFor({ type: 'decrease' }, { state: 'rejected', reason: 'policy:fee_payer' });
+    for (let i = 0; i < 5; i++) await g.recordOutcome(rejected);
+    expect(await g.breakers.active('alpha', Date.now())).toBeUndefined();
   });
 });
 
@@ -117,8 +189,10 @@ describe('trading states', () => {
       expect(await g.check('sign', recordFor({ type }))).toMatchObject({ allowed: false, rule: 'halted' });
     }
     await g.tradingState.set('reducing', 'test', 'test');
-    for (const type of ['decrease', 'decrease-with-fee', 'trigger-cancel']) expect((await g.check('sign', recordFor({ type }))).allowed).toBe(true);
+    for (const type of ['decrease', 'decrease-with-fee', 'trigger-cancel', 'tpsl-create']) expect((await g.check('sign', recordFor({ type }))).allowed, type).toBe(true);
     expect(await g.check('sign', recordFor({ type: 'trigger-create' }))).toMatchObject({ allowed: false, rule: 'reducing' });
+    // Cancelling a stop-loss removes protection: not while reducing.
+    expect(await g.check('sign', recordFor({ type: 'tpsl-cancel' }))).toMatchObject({ allowed: false, rule: 'reducing' });
     // A long's stop-loss moved up towards the mark tightens; moved down loosens; unknown TP/SL is refused.
     expect((await g.check('sign', recordFor({ type: 'tpsl-update', tpslPubkey: SL1, triggerPrice: '95000000' }))).allowed).toBe(true);
     expect((await g.check('sign', recordFor({ type: 'tpsl-update', tpslPubkey: SL1, triggerPrice: '85000000' }))).allowed).toBe(false);

@@ -74,7 +74,7 @@ describe('trades', () => {
         owner, positionPubkey: 'p', action: i % 3 === 0 ? 'Decrease' : 'Increase', orderType: 'Market', side: i % 2 === 0 ? 'long' : 'short',
         mint: i < 20 ? MINTS.SOL : MINTS.ETH, positionName: 'SOL-PERP', price: 1n, sizeUsd: BigInt(i + 1) * 1_000_000n, collateralUsdDelta: 0n,
         pnlUsd: i % 3 === 0 ? 1_000_000n : null, pnlPercentage: null, baseFeeUsd: 0n, priceImpactFeeUsd: 0n, borrowFeeUsd: 0n, liquidationFeeUsd: 0n,
-        feeUsd: 100n, txHash: `tx${String(i)}`, createdMs: START_MS + i * 1000, transactionFeeLamports: 0n, priorityFeeLamports: 0n,
+        feeUsd: 100n, txHash: `tx${String(i)}`, positionRequestPubkey: null, createdMs: START_MS + i * 1000, transactionFeeLamports: 0n, priorityFeeLamports: 0n,
       } satisfies Omit<TradeEntry, 'seq'>);
     }
     return trades;

@@ -148,6 +148,26 @@ describe('perps builds and execute', () => {
     expect(item.tpslRequests).toEqual([expect.objectContaining({ positionRequestPubkey: tpslPubkey, triggerPriceUsd: '190000000' })]);
   });
 
+  it('the TP/SL routes of the strategy kit: updateTpsl (instant), cancelTpsl and cancelTpslWithFee (legacy), createTpslWithFee (instant)', async () => {
+    const created = await call('perps.createTpsl', {
+      owner: address, positionPubkey: solLong.positionPubkey,
+      tpsl: [{ desiredMint: MINTS.USDC, sizeUsdDelta: '0', entirePosition: true, triggerPrice: '185000000', requestType: 'tp' }],
+    });
+    await client.call('perps.execute', { action: 'create-tpsl', serializedTxBase64: sign(created.serializedTxBase64, wallet) });
+    const positionRequestPubkey = created.tpslPubkeys[0] as string;
+    const moved = await call('perps.updateTpsl', { positionRequestPubkey, triggerPrice: '186000000' });
+    expect(moved.transactionType).toBe('instant');
+    expect((await call('perps.cancelTpsl', { positionRequestPubkey })).transactionType).toBe('legacy');
+    expect((await call('perps.cancelTpslWithFee', { tpslPubkey: positionRequestPubkey, fee: '100000' })).transactionType).toBe('legacy');
+    const withFee = await call('perps.createTpslWithFee', {
+      walletAddress: address, positionPubkey: solLong.positionPubkey,
+      tpsl: [{ receiveToken: 'USDC', entirePosition: true, triggerPrice: '187000000', requestType: 'tp' }],
+      feeToken: 'USDC', feeTokenAmount: '100000', feeReceiver: address,
+    });
+    expect(withFee.transactionType).toBe('instant');
+    expect(withFee.tpslPubkeys).toHaveLength(1);
+  });
+
   it('perps.lpMint under /jlp/mint and /lp/mint alike (always legacy)', async () => {
     const live = await call('perps.lpMint', { depositToken: 'USDC', depositTokenAmount: '100000000', walletAddress: address });
     expect(live.transactionType).toBe('legacy');
@@ -185,7 +205,7 @@ describe('swap products', () => {
   it('trigger: createOrder, execute, getTriggerOrders, cancelOrder, cancelOrders', async () => {
     const create = async () => {
       const built = await call('trigger.createOrder', { inputMint: MINTS.USDC, outputMint: MINTS.SOL, maker: address, payer: address, params: { makingAmount: '10000000', takingAmount: '1000000000' } });
-      const done = await call('trigger.execute', { requestId: built.requestId, signedTransaction: sign(built.transaction, wallet) });
+      const done = await call('trigger.execute', { requestId: built.requestId!, signedTransaction: sign(built.transaction, wallet) });
       expect(done.status).toBe('Success');
       return built.order as string;
     };
@@ -195,28 +215,28 @@ describe('swap products', () => {
     const active = await call('trigger.getTriggerOrders', { user: address, orderStatus: 'active' });
     expect(active.orders).toHaveLength(3);
     const cancel = await call('trigger.cancelOrder', { maker: address, order: first });
-    await client.call('trigger.execute', { requestId: cancel.requestId, signedTransaction: sign(cancel.transaction, wallet) });
+    await client.call('trigger.execute', { requestId: cancel.requestId!, signedTransaction: sign(cancel.transaction, wallet) });
     const all = await call('trigger.cancelOrders', { maker: address });
     expect(all.transactions).toHaveLength(1);
-    await client.call('trigger.execute', { requestId: all.requestId, signedTransaction: sign(all.transactions[0] as string, wallet) });
+    await client.call('trigger.execute', { requestId: all.requestId!, signedTransaction: sign(all.transactions[0] as string, wallet) });
     const history = await client.call('trigger.getTriggerOrders', { user: address, orderStatus: 'history' });
     expect(history.orders.map((o) => o.status)).toEqual(['Cancelled', 'Cancelled', 'Cancelled']);
   });
 
   it('recurring: createOrder, execute, getRecurringOrders, priceDeposit, cancelOrder', async () => {
     const time = await call('recurring.createOrder', { user: address, inputMint: MINTS.USDC, outputMint: MINTS.SOL, params: { time: { inAmount: 200_000_000, numberOfOrders: 2, interval: 3600 } } });
-    const executed = await call('recurring.execute', { requestId: time.requestId, signedTransaction: sign(time.transaction, wallet) });
+    const executed = await call('recurring.execute', { requestId: time.requestId!, signedTransaction: sign(time.transaction, wallet) });
     expect(executed.status).toBe('Success');
     const price = await client.call('recurring.createOrder', { user: address, inputMint: MINTS.USDC, outputMint: MINTS.SOL, params: { price: { depositAmount: 150_000_000, incrementUsdcValue: 50, interval: 86_400 } } });
-    const priceExec = await client.call('recurring.execute', { requestId: price.requestId, signedTransaction: sign(price.transaction, wallet) });
+    const priceExec = await client.call('recurring.execute', { requestId: price.requestId!, signedTransaction: sign(price.transaction, wallet) });
     const deposit = await call('recurring.priceDeposit', { user: address, order: priceExec.order as string, amount: 10_000_000 });
-    await client.call('recurring.execute', { requestId: deposit.requestId, signedTransaction: sign(deposit.transaction, wallet) });
+    await client.call('recurring.execute', { requestId: deposit.requestId!, signedTransaction: sign(deposit.transaction, wallet) });
     const list = await call('recurring.getRecurringOrders', { user: address, orderStatus: 'active', recurringType: 'time', includeFailedTx: false });
     const orders = list.time as { orderKey: string; trades: unknown[] }[];
     expect(orders).toHaveLength(1);
     expect(orders[0]?.trades).toHaveLength(1);
     const cancel = await call('recurring.cancelOrder', { user: address, order: executed.order as string, recurringType: 'time' });
-    await client.call('recurring.execute', { requestId: cancel.requestId, signedTransaction: sign(cancel.transaction, wallet) });
+    await client.call('recurring.execute', { requestId: cancel.requestId!, signedTransaction: sign(cancel.transaction, wallet) });
     const history = await client.call('recurring.getRecurringOrders', { user: address, orderStatus: 'history', recurringType: 'all', includeFailedTx: true });
     expect((history.all as unknown[]).length).toBe(1);
   });

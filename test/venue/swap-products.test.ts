@@ -27,7 +27,7 @@ describe('trigger orders', () => {
     // Sell 1 SOL for 160 USDC: above the market until SOL reaches 160.
     const built = await client.call('trigger.createOrder', { inputMint: MINTS.SOL, outputMint: MINTS.USDC, maker: address, payer: address, params: { makingAmount: '1000000000', takingAmount: '160000000' } });
     const lamports = venue.chain.getBalance(address);
-    await client.call('trigger.execute', { requestId: built.requestId, signedTransaction: sign(built.transaction, wallet) });
+    await client.call('trigger.execute', { requestId: built.requestId!, signedTransaction: sign(built.transaction, wallet) });
     expect(lamports - venue.chain.getBalance(address)).toBe(1_000_000_000n);
     await control(venue, 'price', { market: 'SOL', price: '159.99' });
     expect((await client.call('trigger.getTriggerOrders', { user: address, orderStatus: 'active' })).orders).toHaveLength(1);
@@ -46,7 +46,7 @@ describe('recurring orders', () => {
     const { wallet, address } = await fundedWallet(venue);
     const built = await client.call('recurring.createOrder', { user: address, inputMint: MINTS.USDC, outputMint: MINTS.SOL, params: { time: { inAmount: 300_000_000, numberOfOrders: 3, interval: 600 } } });
     const lamports = venue.chain.getBalance(address);
-    const executed = await client.call('recurring.execute', { requestId: built.requestId, signedTransaction: sign(built.transaction, wallet) });
+    const executed = await client.call('recurring.execute', { requestId: built.requestId!, signedTransaction: sign(built.transaction, wallet) });
     const fills = async (status: 'active' | 'history') =>
       ((await client.call('recurring.getRecurringOrders', { user: address, orderStatus: status, recurringType: 'time', includeFailedTx: false })).time as { trades: unknown[]; rawInUsed: string }[]);
     expect((await fills('active'))[0]?.trades).toHaveLength(1);

@@ -18,7 +18,7 @@ export const route = z.enum(['rpc', 'perps-execute', 'trigger-execute']);
 export type Route = z.infer<typeof route>;
 
 /**
- * The outcome words of ../shared/style.md:
+ * What happened to an action, in four words that decide what may be done next:
  * - pre-call: nothing left the process; the action may be rebuilt freely;
  * - rejected: provably not executed (refused before sending, or failed on chain);
  * - ambiguous: sent, fate unknown — never rebuilt or re-signed while it could still land;
@@ -75,6 +75,12 @@ export const actionRecord = z.object({
   maxRequestExecutionSec: z.number().optional(),
   builtAtMs: z.number().optional(),
   positionPubkey: z.string().optional(),
+  /**
+   * The position request a legacy perps transaction creates (the build's positionRequestPubkey,
+   * checked to be an account of the transaction): the keeper's fill of exactly this request is
+   * what lands the action.
+   */
+  positionRequestPubkey: z.string().optional(),
   marketMint: z.string().optional(),
   /** Perps requests sent as legacy transactions are applied later by the keeper. */
   awaitsKeeper: z.boolean().default(false),
@@ -85,6 +91,8 @@ export const actionRecord = z.object({
   builtNotionalUsd: z.string().regex(/^\d+$/).optional(),
   // inspected
   violations: z.array(z.object({ rule: z.string(), detail: z.string() })).optional(),
+  /** SHA-256 (hex) of the message the policy passed: only these exact bytes may be signed. */
+  inspectedMessageSha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
   // signed
   signature: z.string().optional(),
   signedTx: z.string().optional(),
@@ -115,7 +123,7 @@ export function clearedBuild(): Partial<ActionRecord> {
   return {
     operationId: undefined, route: undefined, executeAction: undefined, requestId: undefined, unsignedTx: undefined,
     txMetadata: undefined, blockhash: undefined, lastValidBlockHeight: undefined, builtAtMs: undefined, violations: undefined,
-    builtNotionalUsd: undefined, realisedPnlUsd: undefined,
+    builtNotionalUsd: undefined, realisedPnlUsd: undefined, positionRequestPubkey: undefined, inspectedMessageSha256: undefined,
   };
 }
 

@@ -1,4 +1,6 @@
 import type { Redis } from 'ioredis';
+import { intentLockKey } from '../strategy-runtime/intent-lock.ts';
+import { ledgerStreamKey } from '../ledger.ts';
 import { actionRecord, isFinalRecord, type ActionRecord } from './action-record.ts';
 
 /** A write lost a race with another process; reload and continue from the stored state. */
@@ -10,13 +12,29 @@ export class StaleActionWrite extends Error {
   }
 }
 
-// Compare-and-set on a version field: every state change is conditional on the version read,
-// so two processes driving one action can never both advance it (the loser reloads).
-const CAS = `
+/**
+ * Every executor transition is this one script, so a crash can never split its writes:
+ * compare-and-set of the record on its version, the ledger entry of the state change (XADD MAXLEN
+ * ~), and the indexes. A final record releases its strategy's intent lock in the same step (the
+ * guard is never blind behind a finished action) but stays in the open set until it is settled
+ * (risk bookkeeping done), so any process's sweeper finishes a final-but-unsettled action; the
+ * settled record leaves the open set and expires after the retention.
+ *   KEYS: record, open set, ledger stream, intent lock
+ *   ARGV: expected version, new version, record JSON, mode (open|final|settled), action id,
+ *         open-set score, ledger entry ('' for none), ledger max length, retention seconds
+ */
+const TRANSITION = `
 local v = redis.call('HGET', KEYS[1], 'v')
 if (v or '0') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'json', ARGV[3])
-if ARGV[4] == 'final' then redis.call('ZREM', KEYS[2], ARGV[5]) else redis.call('ZADD', KEYS[2], ARGV[6], ARGV[5]) end
+if ARGV[4] == 'settled' then
+  redis.call('ZREM', KEYS[2], ARGV[5])
+  redis.call('EXPIRE', KEYS[1], ARGV[9])
+else
+  redis.call('ZADD', KEYS[2], ARGV[6], ARGV[5])
+end
+if ARGV[4] ~= 'open' and redis.call('GET', KEYS[4]) == ARGV[5] then redis.call('DEL', KEYS[4]) end
+if ARGV[7] ~= '' then redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'entry', ARGV[7]) end
 return 1`;
 
 export interface StoredAction {
@@ -24,15 +42,31 @@ export interface StoredAction {
   readonly version: number;
 }
 
+export interface ActionStoreOptions {
+  /** Approximate length the ledger stream is capped at (config ledger.maxLen). */
+  readonly ledgerMaxLen?: number;
+  /** How long a settled action's record is kept (config execution.retentionMs); default 7 days. */
+  readonly retentionMs?: number;
+}
+
+export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
+
 /**
  * Actions in Redis: one hash per action (`<prefix>action:<id>` with the JSON record and a version)
- * and a sorted set of unfinished actions, which start-up reconciliation walks.
+ * and a sorted set of unsettled actions, which start-up reconciliation and the sweeper walk.
  */
 export class ActionStore {
+  private readonly ledgerMaxLen: string;
+  private readonly retentionSec: string;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-  ) {}
+    options: ActionStoreOptions = {},
+  ) {
+    this.ledgerMaxLen = String(options.ledgerMaxLen ?? 100_000);
+    this.retentionSec = String(Math.max(1, Math.ceil((options.retentionMs ?? DEFAULT_RETENTION_MS) / 1000)));
+  }
 
   private key(actionId: string): string {
     return `${this.prefix}action:${actionId}`;
@@ -42,10 +76,12 @@ export class ActionStore {
     return `${this.prefix}actions:open`;
   }
 
-  /** Creates the record if it does not exist; answers false when it already did (a repeated decision). */
-  async create(record: ActionRecord): Promise<boolean> {
-    const ok = await this.cas(record, 0);
-    return ok;
+  /**
+   * Creates the record if it does not exist, with its ledger entry; answers false when it
+   * already did (a repeated decision).
+   */
+  async create(record: ActionRecord, ledgerEntry?: string): Promise<boolean> {
+    return this.cas(record, 0, ledgerEntry);
   }
 
   async load(actionId: string): Promise<StoredAction | undefined> {
@@ -54,30 +90,38 @@ export class ActionStore {
     return { record: actionRecord.parse(JSON.parse(json)), version: Number(v) };
   }
 
-  /** Writes `record` if the stored version is still `version`; throws StaleActionWrite otherwise. */
-  async save(record: ActionRecord, version: number): Promise<StoredAction> {
-    if (!(await this.cas(record, version))) throw new StaleActionWrite(record.actionId);
+  /**
+   * Writes `record` (and `ledgerEntry`, an encoded ledger entry, in the same step) if the stored
+   * version is still `version`; throws StaleActionWrite otherwise.
+   */
+  async save(record: ActionRecord, version: number, ledgerEntry?: string): Promise<StoredAction> {
+    if (!(await this.cas(record, version, ledgerEntry))) throw new StaleActionWrite(record.actionId);
     return { record, version: version + 1 };
   }
 
-  private async cas(record: ActionRecord, version: number): Promise<boolean> {
-    const final = isFinalRecord(record);
+  private async cas(record: ActionRecord, version: number, ledgerEntry = ''): Promise<boolean> {
+    const mode = !isFinalRecord(record) ? 'open' : record.finalSettled ? 'settled' : 'final';
     const result = await this.redis.eval(
-      CAS,
-      2,
+      TRANSITION,
+      4,
       this.key(record.actionId),
       this.openKey,
+      ledgerStreamKey(this.prefix),
+      intentLockKey(this.prefix, record.strategy, record.intent.key),
       String(version),
       String(version + 1),
       JSON.stringify(record),
-      final ? 'final' : 'open',
+      mode,
       record.actionId,
       String(record.acceptedAtMs),
+      ledgerEntry,
+      this.ledgerMaxLen,
+      this.retentionSec,
     );
     return result === 1;
   }
 
-  /** Unfinished actions, oldest first. */
+  /** Unsettled actions (unfinished, or final but not yet settled), oldest first. */
   async openActionIds(): Promise<string[]> {
     return this.redis.zrange(this.openKey, '0', '-1');
   }

@@ -2,9 +2,13 @@ import type { PublicKey } from '@solana/web3.js';
 import { decimalToScaled, USD_DECIMALS } from '../../api/amounts.ts';
 import type { ApiClient } from '../../api/client.ts';
 import type { DecreaseResponse } from '../../api/schemas/perps.ts';
-import type { Intent } from '../../strategy/intent.ts';
+import type { Intent } from '../../sdk/intent.ts';
+import { MINTS } from '../../api/mints.ts';
 import type { ActionRecord } from './action-record.ts';
 import type { ActionBuilder, BuiltTransaction } from './ports.ts';
+
+/** The mint a TP/SL close pays out in, by receive token. */
+const RECEIVE_MINT = { SOL: MINTS.SOL, ETH: MINTS.ETH, BTC: MINTS.BTC, USDC: MINTS.USDC } as const;
 
 export interface ApiActionBuilderOptions {
   readonly client: ApiClient;
@@ -22,7 +26,7 @@ export interface ApiActionBuilderOptions {
 export class ApiActionBuilder implements ActionBuilder {
   constructor(private readonly o: ApiActionBuilderOptions) {}
 
-  async build(record: ActionRecord, signal?: AbortSignal): Promise<BuiltTransaction> {
+  async build(record: Pick<ActionRecord, 'intent'>, signal?: AbortSignal): Promise<BuiltTransaction> {
     const intent: Intent = record.intent;
     const { client } = this.o;
     const wallet = this.o.wallet.toBase58();
@@ -39,14 +43,29 @@ export class ApiActionBuilder implements ActionBuilder {
         );
         return this.perpsDecrease('perps.decreaseWithFee', 'decrease-position-with-fee', res, intent);
       }
+      case 'tpsl-create':
+        return this.tpslCreate(intent, signal);
       case 'tpsl-update': {
-        const res = await client.call(
-          'perps.updateTpslWithFee',
-          { tpslPubkey: intent.tpslPubkey, triggerPrice: intent.triggerPrice, feeToken: 'USDC', feeTokenAmount: intent.feeTokenAmount, feeReceiver: intent.feeReceiver },
-          { signal },
-        );
-        // Always instant (spec 4.5): the keeper co-signs through transaction/execute.
-        return { operationId: 'perps.updateTpslWithFee', route: 'perps-execute', executeAction: 'tpsl-with-fee', unsignedTx: res.serializedTxBase64, txMetadata: res.txMetadata, awaitsKeeper: false };
+        if (intent.feeTokenAmount !== undefined && intent.feeReceiver !== undefined) {
+          const res = await client.call(
+            'perps.updateTpslWithFee',
+            { tpslPubkey: intent.tpslPubkey, triggerPrice: intent.triggerPrice, feeToken: 'USDC', feeTokenAmount: intent.feeTokenAmount, feeReceiver: intent.feeReceiver },
+            { signal },
+          );
+          // Always instant (spec 4.5): the keeper co-signs through transaction/execute.
+          return { operationId: 'perps.updateTpslWithFee', route: 'perps-execute', executeAction: 'tpsl-with-fee', unsignedTx: res.serializedTxBase64, txMetadata: res.txMetadata, awaitsKeeper: false };
+        }
+        const res = await client.call('perps.updateTpsl', { positionRequestPubkey: intent.tpslPubkey, triggerPrice: intent.triggerPrice }, { signal });
+        return this.perpsTpsl('perps.updateTpsl', res);
+      }
+      case 'tpsl-cancel': {
+        // Cancellations are legacy transactions (api-facts 2.5): sent through the RPC.
+        if (intent.feeTokenAmount !== undefined) {
+          const res = await client.call('perps.cancelTpslWithFee', { tpslPubkey: intent.tpslPubkey, fee: intent.feeTokenAmount }, { signal });
+          return this.perpsTpsl('perps.cancelTpslWithFee', res);
+        }
+        const res = await client.call('perps.cancelTpsl', { positionRequestPubkey: intent.tpslPubkey }, { signal });
+        return this.perpsTpsl('perps.cancelTpsl', res);
       }
       case 'trigger-create': {
         const res = await client.call(
@@ -60,13 +79,55 @@ export class ApiActionBuilder implements ActionBuilder {
           },
           { signal },
         );
-        return { operationId: 'trigger.createOrder', route: 'trigger-execute', requestId: res.requestId, unsignedTx: res.transaction, awaitsKeeper: false };
+        return { operationId: 'trigger.createOrder', ...triggerRoute(res.requestId), unsignedTx: res.transaction, awaitsKeeper: false };
       }
       case 'trigger-cancel': {
         const res = await client.call('trigger.cancelOrder', { maker: wallet, order: intent.order }, { signal });
-        return { operationId: 'trigger.cancelOrder', route: 'trigger-execute', requestId: res.requestId, unsignedTx: res.transaction, awaitsKeeper: false };
+        return { operationId: 'trigger.cancelOrder', ...triggerRoute(res.requestId), unsignedTx: res.transaction, awaitsKeeper: false };
       }
     }
+  }
+
+  private async tpslCreate(intent: Extract<Intent, { type: 'tpsl-create' }>, signal?: AbortSignal): Promise<BuiltTransaction> {
+    const entire = intent.entirePosition ?? intent.sizeUsdDelta === undefined;
+    const wallet = this.o.wallet.toBase58();
+    if (intent.feeTokenAmount !== undefined && intent.feeReceiver !== undefined) {
+      const res = await this.o.client.call(
+        'perps.createTpslWithFee',
+        {
+          walletAddress: wallet,
+          positionPubkey: intent.positionPubkey,
+          tpsl: [{ receiveToken: intent.receiveToken, entirePosition: entire, sizeUsdDelta: entire ? undefined : intent.sizeUsdDelta, triggerPrice: intent.triggerPrice, requestType: intent.requestType }],
+          feeToken: 'USDC',
+          feeTokenAmount: intent.feeTokenAmount,
+          feeReceiver: intent.feeReceiver,
+        },
+        { signal },
+      );
+      return { operationId: 'perps.createTpslWithFee', route: 'perps-execute', executeAction: 'tpsl-with-fee', unsignedTx: res.serializedTxBase64, txMetadata: res.txMetadata, awaitsKeeper: false, positionPubkey: intent.positionPubkey, marketMint: intent.marketMint };
+    }
+    const res = await this.o.client.call(
+      'perps.createTpsl',
+      {
+        owner: wallet,
+        positionPubkey: intent.positionPubkey,
+        tpsl: [{ desiredMint: RECEIVE_MINT[intent.receiveToken], entirePosition: entire, sizeUsdDelta: entire ? '0' : (intent.sizeUsdDelta ?? '0'), triggerPrice: intent.triggerPrice, requestType: intent.requestType }],
+      },
+      { signal },
+    );
+    return { ...this.perpsTpsl('perps.createTpsl', res), positionPubkey: intent.positionPubkey, marketMint: intent.marketMint };
+  }
+
+  /**
+   * A TP/SL build: the request account is written when the transaction lands (no keeper step);
+   * instant or keeper-signed → perps transaction/execute ("tpsl"), legacy → the RPC.
+   */
+  private perpsTpsl(
+    operationId: 'perps.createTpsl' | 'perps.updateTpsl' | 'perps.cancelTpsl' | 'perps.cancelTpslWithFee',
+    res: { readonly serializedTxBase64: string; readonly txMetadata: BuiltTransaction['txMetadata']; readonly requireKeeperSignature?: boolean; readonly transactionType?: string },
+  ): BuiltTransaction {
+    const instant = res.requireKeeperSignature === true || res.transactionType === 'instant';
+    return { operationId, route: instant ? 'perps-execute' : 'rpc', executeAction: 'tpsl', unsignedTx: res.serializedTxBase64, txMetadata: res.txMetadata, awaitsKeeper: false };
   }
 
   private decreaseFields(intent: Extract<Intent, { type: 'decrease' | 'decrease-with-fee' }>) {
@@ -83,7 +144,7 @@ export class ApiActionBuilder implements ActionBuilder {
   private perpsDecrease(
     operationId: 'perps.decrease' | 'perps.decreaseWithFee',
     executeAction: 'decrease-position' | 'decrease-position-with-fee',
-    res: Pick<DecreaseResponse, 'serializedTxBase64' | 'txMetadata' | 'requireKeeperSignature' | 'transactionType' | 'quote'>,
+    res: Pick<DecreaseResponse, 'serializedTxBase64' | 'txMetadata' | 'requireKeeperSignature' | 'transactionType' | 'quote' | 'positionRequestPubkey'>,
     intent: Extract<Intent, { type: 'decrease' | 'decrease-with-fee' }>,
   ): BuiltTransaction {
     const instant = res.requireKeeperSignature === true || res.transactionType === 'instant';
@@ -100,6 +161,7 @@ export class ApiActionBuilder implements ActionBuilder {
       // A legacy perps transaction only opens a request; the keeper applies it later.
       awaitsKeeper: !instant,
       positionPubkey: intent.positionPubkey,
+      positionRequestPubkey: res.positionRequestPubkey ?? undefined,
       marketMint: intent.marketMint,
       realisedPnlUsd: typeof pnl === 'string' && /^-?\d+$/.test(pnl) ? pnl : undefined,
       notionalUsd: quotedNotional(quote, intent),
@@ -117,4 +179,12 @@ function quotedNotional(quote: Record<string, unknown>, intent: Extract<Intent, 
   if (typeof text !== 'string') return undefined;
   if (!formatted && /^\d+$/.test(text)) return text;
   return /^\d+(\.\d+)?$/.test(text) ? decimalToScaled(text, USD_DECIMALS).toString() : undefined;
+}
+
+/**
+ * A trigger build reply with a request id goes through the trigger execute operation; the oldest
+ * documented reply shape has none, and its transaction is sent through the RPC instead.
+ */
+function triggerRoute(requestId: string | undefined): { route: 'trigger-execute'; requestId: string } | { route: 'rpc' } {
+  return requestId ? { route: 'trigger-execute', requestId } : { route: 'rpc' };
 }

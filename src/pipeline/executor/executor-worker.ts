@@ -6,6 +6,7 @@ import type { Watchdog } from '../../ops/watchdog.ts';
 import { actionJobSchema } from '../action.ts';
 import { bullPrefix, QUEUES } from '../queues.ts';
 import type { Executor } from './executor.ts';
+import type { RedisOutageLog } from '../redis-outage.ts';
 
 export interface ExecutorWorkerOptions {
   readonly redis: Redis;
@@ -18,6 +19,8 @@ export interface ExecutorWorkerOptions {
   readonly sweepMs: number;
   readonly watchdog?: Watchdog;
   readonly onInvalidJob?: (jobId: string | undefined, detail: string) => Promise<void>;
+  /** Tells a Redis outage once instead of every failed poll (src/pipeline/redis-outage.ts). */
+  readonly redisOutage?: RedisOutageLog;
 }
 
 export interface ExecutorWorker {
@@ -40,7 +43,9 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
     if (existing) return existing;
     const run = executor
       .drive(actionId, stop.signal)
-      .catch((error: unknown) => logger.error({ actionId, err: error }, 'driving an action failed'))
+      .catch((error: unknown) => {
+        if (!options.redisOutage?.absorbs(error)) logger.error({ actionId, err: error }, 'driving an action failed');
+      })
       .finally(() => driving.delete(actionId));
     driving.set(actionId, run);
     return run;
@@ -63,7 +68,9 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
     },
     { connection: options.redis, prefix: bullPrefix(options.prefix), concurrency: options.concurrency, autorun: true },
   );
-  worker.on('error', (error) => logger.error({ err: error }, 'executor worker error'));
+  worker.on('error', (error) => {
+    if (!options.redisOutage?.absorbs(error)) logger.error({ err: error }, 'executor worker error');
+  });
 
   options.watchdog?.register('executor-sweep', options.sweepMs);
   const sweep = async () => {
@@ -71,7 +78,7 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
       for (const id of await options.executor.openActionIds()) void driveOnce(id);
       options.watchdog?.beat('executor-sweep');
     } catch (error) {
-      logger.error({ err: error }, 'sweeping unfinished actions failed');
+      if (!options.redisOutage?.absorbs(error)) logger.error({ err: error }, 'sweeping unfinished actions failed');
     }
   };
   void sweep();

@@ -3,14 +3,19 @@ import { VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { ApiClient } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
+import { readTransaction } from '../../chain/decode.ts';
 import type { ChainClient } from '../../chain/rpc-client.ts';
+import type { Verdict } from '../../chain/policy/verdict.ts';
 import { signInspected } from '../../chain/signer.ts';
 import { silentLogger, type Logger } from '../../ops/logger.ts';
 import type { ActionJob } from '../action.ts';
 import { clearedBuild, FINAL_STATES, isFinalRecord, type ActionRecord, type ActionState } from './action-record.ts';
 import { abortableSleep } from './abortable-sleep.ts';
+import { messageSha256 } from './message-hash.ts';
 import { SubmittedWatch } from './submitted-watch.ts';
 import { errorForLog, isTransient, provablyNotProcessed } from './api-error-evidence.ts';
+import { encodeLedgerEntry } from '../ledger.ts';
+import type { RedisOutageLog } from '../redis-outage.ts';
 import { ActionStore, StaleActionWrite, type StoredAction } from './action-store.ts';
 import type { ActionBuilder, ActionLedger, BuiltTransaction, KeeperWatch, RequestValidity, RiskGate, ActionSettler, TransactionInspector, TransactionSigner } from './ports.ts';
 import { allowAllRisk } from './ports.ts';
@@ -39,6 +44,8 @@ export interface ExecutorOptions {
   readonly now?: () => number;
   /** Test hook: called after each persisted transition (crash-injection tests kill the process here). */
   readonly onTransition?: (record: ActionRecord) => void | Promise<void>;
+  /** Told every recorded state, at accept too (ops metrics); must not throw. */
+  readonly observe?: (record: ActionRecord, phase: 'accept' | 'drive') => void;
   /** Test hook: called right after a send returned, before `submitted` is persisted. */
   readonly onSent?: (record: ActionRecord) => void | Promise<void>;
   /**
@@ -46,6 +53,12 @@ export interface ExecutorOptions {
    * `submitted`, so onTransition does not fire), before the keeper's fill is checked.
    */
   readonly onLandingSeen?: (record: ActionRecord) => void | Promise<void>;
+  /** Tells a Redis outage once instead of every failed step (src/pipeline/redis-outage.ts). */
+  readonly redisOutage?: RedisOutageLog;
+  /** Crash-test hook: a final state was committed (intent key freed), before the risk gate and the settled flag. */
+  readonly onFinalCommitted?: (record: ActionRecord) => void | Promise<void>;
+  /** Crash-test hook: the risk gate recorded the final outcome, before the settled flag is written. */
+  readonly onOutcomeRecorded?: (record: ActionRecord) => void | Promise<void>;
   /** Keeps the strategy's intent key held while the action is ambiguous (it may still land). */
   readonly keepIntent?: (record: ActionRecord) => Promise<void>;
 }
@@ -123,14 +136,11 @@ export class Executor {
     const initial: ActionRecord = decision.allowed
       ? { ...record, riskReservedAtMs: now }
       : { ...record, state: 'rejected', reason: `risk:${decision.rule}`, detail: decision.detail };
-    if (!(await this.o.store.create(initial))) return (await this.o.store.load(action.actionId))!;
-    await this.record(initial);
-    if (initial.state === 'rejected') {
-      await this.risk.recordOutcome?.(initial);
-      // Frees the intent key: a pause must not keep the strategy from deciding again once resumed.
-      await this.o.settle(initial, 'rejected');
-      return this.o.store.save({ ...initial, finalSettled: true }, 1);
-    }
+    // A rejection at accept is final at once: the same script frees the intent key (a pause must
+    // not keep the strategy from deciding again once resumed).
+    if (!(await this.o.store.create(initial, this.entryFor(initial)))) return (await this.o.store.load(action.actionId))!;
+    this.o.observe?.(initial, 'accept');
+    if (initial.state === 'rejected') return this.settleFinal({ record: initial, version: 1 });
     return { record: initial, version: 1 };
   }
 
@@ -165,8 +175,8 @@ export class Executor {
         await this.step(stored, signal);
       } catch (error) {
         if (error instanceof StaleActionWrite) continue;
-        // A transient failure (RPC or API down): keep the state, try again shortly.
-        this.logger.warn({ actionId, err: errorForLog(error) }, 'executor step failed; retrying');
+        // A transient failure (RPC, API or Redis down): keep the state, try again shortly.
+        if (!this.o.redisOutage?.absorbs(error)) this.logger.warn({ actionId, err: errorForLog(error) }, 'executor step failed; retrying');
         await abortableSleep(this.pollMs, signal);
       }
     }
@@ -217,10 +227,11 @@ export class Executor {
 
   private async transition(stored: StoredAction, patch: Partial<ActionRecord> & { state: ActionState }): Promise<StoredAction> {
     const record: ActionRecord = { ...stored.record, ...patch, updatedAtMs: this.now() };
-    let next = await this.o.store.save(record, stored.version);
     const changed = patch.state !== stored.record.state;
+    // One script: the record, its ledger entry, the indexes (and for a final state, the intent lock).
+    let next = await this.o.store.save(record, stored.version, changed ? this.entryFor(record) : undefined);
     if (changed) {
-      await this.record(record);
+      this.o.observe?.(record, 'drive');
       this.logger.info({ actionId: record.actionId, strategy: record.strategy, state: record.state, reason: record.reason, signature: record.signature }, 'action state');
     }
     // The strategy's state advances when its action landed or is ambiguous, never on a rejection.
@@ -228,24 +239,30 @@ export class Executor {
       await this.o.settle(record, 'ambiguous');
       next = await this.o.store.save({ ...record, stateCommitted: true }, next.version);
     }
-    if (changed && isFinalRecord(record)) next = await this.settleFinal(next);
+    if (changed && isFinalRecord(record)) {
+      await this.o.onFinalCommitted?.(next.record);
+      next = await this.settleFinal(next);
+    }
     if (changed) await this.o.onTransition?.(next.record);
     return next;
   }
 
   /**
-   * Tells the strategy side and the risk gate how the action ended, once; the flag is written
-   * after both, so a crash in between settles again on recovery (both are idempotent).
+   * Tells the strategy side and the risk gate how the action ended, once. The final write already
+   * freed the intent key and keeps the action in the open set; the settled flag (which takes it
+   * out) is written after both, so a crash in between settles again on recovery, by this process
+   * or any other's sweeper (both are idempotent: the risk gate records an action's outcome once).
    */
   private async settleFinal(stored: StoredAction): Promise<StoredAction> {
     const record = stored.record;
     await this.o.settle(record, record.state === 'landed' || record.state === 'expired' ? record.state : 'rejected');
     if (FINAL_STATES.has(record.state)) await this.risk.recordOutcome?.(record);
+    await this.o.onOutcomeRecorded?.(record);
     return this.o.store.save({ ...record, finalSettled: true }, stored.version);
   }
 
-  /** One ledger entry per state change: the audit trail `stratd actions` prints. */
-  private async record(r: ActionRecord): Promise<void> {
+  /** One ledger entry per state change (the audit trail `stratd actions` prints), encoded for the transition script. */
+  private entryFor(r: ActionRecord): string {
     const detail = Object.fromEntries(
       Object.entries({
         intent: r.state === 'accepted' ? r.intent.type : undefined,
@@ -257,7 +274,7 @@ export class Executor {
         sendCount: r.state === 'landed' || r.state === 'expired' ? r.sendCount : undefined,
       }).filter(([, v]) => v !== undefined),
     );
-    await this.o.ledger.append({ at: this.now(), type: 'action_state', actionId: r.actionId, strategy: r.strategy, state: r.state, detail });
+    return encodeLedgerEntry({ at: this.now(), type: 'action_state', actionId: r.actionId, strategy: r.strategy, state: r.state, detail });
   }
 
   // ------------------------------------------------------------------ accepted → built
@@ -270,7 +287,10 @@ export class Executor {
     try {
       built = await this.o.builder.build(r, signal);
     } catch (error) {
-      if (error instanceof ApiError && !isTransient(error)) {
+      // A malformed reply (an edge's HTML page with status 200, a truncated body) says nothing
+      // about the request: retried like an outage, a few times, before it counts as a refusal.
+      const retryMalformed = error instanceof ApiError && error.kind === 'invalid_response' && r.buildAttempts + 1 < MALFORMED_BUILD_ATTEMPTS;
+      if (error instanceof ApiError && !isTransient(error) && !retryMalformed) {
         throw new Refusal(`api:${error.kind}`, error.message);
       }
       if (error instanceof Refusal) throw error;
@@ -279,9 +299,16 @@ export class Executor {
     }
     let tx: VersionedTransaction;
     try {
-      tx = VersionedTransaction.deserialize(Buffer.from(built.unsignedTx, 'base64'));
+      // Strict: exactly one transaction of a supported version, or the action ends here.
+      tx = readTransaction(built.unsignedTx);
     } catch (error) {
       throw new Refusal('policy:malformed', `the built transaction is unreadable: ${(error as Error).message}`);
+    }
+    if (built.awaitsKeeper) {
+      // The keeper's fill of exactly this request lands the action: without the request's
+      // account in the transaction nothing could attribute a fill to it, so it is not signed.
+      const problem = unattributableRequest(tx, built.positionRequestPubkey);
+      if (problem) throw new Refusal('build:request_unattributable', problem);
     }
     const maxRequestExecutionSec = built.operationId.startsWith('perps.') ? await this.o.requestValidity(built.marketMint) : undefined;
     const reported = built.txMetadata ? Number(built.txMetadata.lastValidBlockHeight) : Number.NaN;
@@ -302,6 +329,7 @@ export class Executor {
       builtAtMs: this.now(),
       awaitsKeeper: built.awaitsKeeper,
       positionPubkey: built.positionPubkey,
+      positionRequestPubkey: built.positionRequestPubkey,
       marketMint: built.marketMint,
       realisedPnlUsd: built.realisedPnlUsd,
       builtNotionalUsd: built.notionalUsd,
@@ -316,7 +344,7 @@ export class Executor {
       await this.transition(stored, { ...clearedBuild(), state: 'accepted' });
       return;
     }
-    const tx = VersionedTransaction.deserialize(Buffer.from(r.unsignedTx!, 'base64'));
+    const tx = storedTransaction(r);
     const verdict = await this.o.inspector.inspect(tx, r, builtOf(r));
     if (!verdict.ok) {
       const first = verdict.violations[0];
@@ -336,7 +364,7 @@ export class Executor {
       });
       return;
     }
-    await this.transition(stored, { state: 'inspected', violations: [] });
+    await this.transition(stored, { state: 'inspected', violations: [], inspectedMessageSha256: verdict.messageSha256 });
   }
 
   // ------------------------------------------------------------------ inspected → signed
@@ -349,16 +377,32 @@ export class Executor {
       await this.transition(stored, { ...clearedBuild(), state: 'accepted' });
       return;
     }
-    const tx = VersionedTransaction.deserialize(Buffer.from(r.unsignedTx!, 'base64'));
-    // Inspected again on the exact bytes being signed (the policy is pure and cheap): signing is
-    // only reachable through a passing verdict for this message, even after a crash in between.
-    const verdict = await this.o.inspector.inspect(tx, r, builtOf(r));
-    if (!verdict.ok) throw new Refusal(`policy:${verdict.violations[0]?.rule ?? 'unknown'}`, verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join('; '));
+    const tx = storedTransaction(r);
+    const verdict = await this.passingVerdict(tx, r);
     const signed = await signInspected(this.o.signer, tx, verdict);
     const signature = signed.signatures[0];
     if (!signature || signature.every((b) => b === 0)) throw new Refusal('signing_failed', 'the fee payer signature is empty after signing');
     // Stored before the first send: a crash from here on resumes with these exact bytes.
     await this.transition(stored, { state: 'signed', signature: bs58.encode(signature), signedTx: Buffer.from(signed.serialize()).toString('base64') });
+  }
+
+  /**
+   * The policy's verdict for the exact message about to be signed. The policy ran once, at
+   * `inspected`, and its pass is bound to the message's hash: these bytes are signed only if they
+   * hash to it (signInspected checks the same binding again). A record inspected before the hash
+   * was kept is inspected again.
+   */
+  private async passingVerdict(tx: VersionedTransaction, r: ActionRecord): Promise<Verdict> {
+    if (r.inspectedMessageSha256 === undefined) {
+      const verdict = await this.o.inspector.inspect(tx, r, builtOf(r));
+      if (!verdict.ok) throw new Refusal(`policy:${verdict.violations[0]?.rule ?? 'unknown'}`, verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join('; '));
+      return verdict;
+    }
+    const digest = messageSha256(tx);
+    if (digest !== r.inspectedMessageSha256) {
+      throw new Refusal('policy:not_inspected', `the message to sign (sha256 ${digest}) is not the one inspected (${r.inspectedMessageSha256})`);
+    }
+    return { ok: true, violations: [], messageSha256: digest };
   }
 
   // ------------------------------------------------------------------ signed → submitted
@@ -412,6 +456,15 @@ export class Executor {
   }
 }
 
+/** The built bytes of a record; unreadable ones (stored by an older build step) end the action. */
+function storedTransaction(r: ActionRecord): VersionedTransaction {
+  try {
+    return readTransaction(r.unsignedTx ?? '');
+  } catch (error) {
+    throw new Refusal('policy:malformed', `the built transaction is unreadable: ${(error as Error).message}`);
+  }
+}
+
 function builtOf(r: ActionRecord): BuiltTransaction {
   return {
     operationId: r.operationId as BuiltTransaction['operationId'],
@@ -422,9 +475,25 @@ function builtOf(r: ActionRecord): BuiltTransaction {
     txMetadata: r.txMetadata,
     awaitsKeeper: r.awaitsKeeper,
     positionPubkey: r.positionPubkey,
+    positionRequestPubkey: r.positionRequestPubkey,
     marketMint: r.marketMint,
   };
 }
+
+/**
+ * Why a keeper-awaited build cannot be attributed, if it cannot: the build named no position
+ * request, or the transaction does not carry that account (static keys; a transaction that loads
+ * accounts from lookup tables may carry it there).
+ */
+function unattributableRequest(tx: VersionedTransaction, requestPubkey: string | undefined): string | undefined {
+  if (!requestPubkey) return 'the build answered no positionRequestPubkey for a request the keeper must execute';
+  if (tx.message.staticAccountKeys.some((k) => k.toBase58() === requestPubkey)) return undefined;
+  if (tx.message.addressTableLookups.length > 0) return undefined;
+  return `the transaction does not carry the position request account ${requestPubkey}`;
+}
+
+/** Builds answered with a malformed reply before the action is rejected `api:invalid_response`. */
+const MALFORMED_BUILD_ATTEMPTS = 5;
 
 /** A blockhash stays valid for 150 blocks. */
 const BLOCKHASH_LIFETIME_BLOCKS = 150;

@@ -1,9 +1,9 @@
 import type { PublicKey, VersionedTransaction } from '@solana/web3.js';
-import { decodeTransaction, type LookupTableResolver } from '../../chain/decode.ts';
-import { inspectTransaction, type PolicyIntent, type Verdict } from '../../chain/policy/index.ts';
+import { decodeTransaction, LookupTableUnavailable, TransactionDecodeError, type DecodedTransaction, type LookupTableResolver } from '../../chain/decode.ts';
+import { ChainFactsReader, inspectTransaction, type AccountReader, type PerpsIntentBounds, type PolicyIntent, type Verdict } from '../../chain/policy/index.ts';
 import { toBigInt } from '../../api/amounts.ts';
 import { MINTS } from '../../api/mints.ts';
-import type { Intent } from '../../strategy/intent.ts';
+import type { Intent } from '../../sdk/intent.ts';
 import type { ActionRecord } from './action-record.ts';
 import type { BuiltTransaction, TransactionInspector } from './ports.ts';
 
@@ -11,65 +11,160 @@ export interface PolicyInspectorOptions {
   readonly wallet: PublicKey;
   readonly priorityFeeCapLamports: bigint;
   readonly resolveLookupTable?: LookupTableResolver;
+  /** Reads mints and token accounts from the chain; without it no mint's program is known (strictest). */
+  readonly readAccounts?: AccountReader;
   readonly slippageBps?: number;
+  /** Largest account the wallet may fund the creation of (default: a token account, 165 bytes). */
+  readonly maxAccountSpaceBytes?: bigint;
+}
+
+/** What the policy needs of a build: the operation, how it is routed, the blockhash it reported. */
+export type InspectionTarget = Pick<BuiltTransaction, 'operationId' | 'route' | 'positionPubkey'> & {
+  readonly txMetadata?: { readonly blockhash: string } | null;
+};
+
+export interface DetailedInspection {
+  /** Null when the message could not be decoded (the verdict is then `malformed`). */
+  readonly decoded: DecodedTransaction | null;
+  readonly verdict: Verdict;
 }
 
 /**
  * The transaction policy (src/chain/policy) applied to an action: the operation picks the program
  * allow-list, the route says whether a keeper slot is expected, and the intent bounds what the
- * wallet may send. Same rules in paper and live mode.
+ * wallet may send. Same rules in paper and live mode, and the same code `stratd tx inspect` runs.
+ * Without an intent the strictest bounds apply: nothing may leave the wallet.
  */
 export class PolicyInspector implements TransactionInspector {
-  constructor(private readonly options: PolicyInspectorOptions) {}
+  readonly #facts: ChainFactsReader | undefined;
 
-  async inspect(tx: VersionedTransaction, record: ActionRecord, built: BuiltTransaction): Promise<Verdict> {
-    const decoded = await decodeTransaction(tx, { resolveLookupTable: this.options.resolveLookupTable });
-    return inspectTransaction(decoded, {
+  constructor(private readonly options: PolicyInspectorOptions) {
+    this.#facts = options.readAccounts ? new ChainFactsReader(options.readAccounts) : undefined;
+  }
+
+  async inspect(tx: VersionedTransaction, record: Pick<ActionRecord, 'intent'>, built: InspectionTarget): Promise<Verdict> {
+    return (await this.inspectDetailed(tx, record.intent, built)).verdict;
+  }
+
+  /**
+   * Decodes and judges. Bytes that do not decode (an unsupported message version, a message that
+   * does not serialize) are a `malformed` verdict, never an exception: an exception would be
+   * retried as if transient, pinning the action in `built`. RPC failures still throw (transient).
+   */
+  async inspectDetailed(tx: VersionedTransaction, intent: Intent | undefined, built: InspectionTarget, extraKnownAccounts: readonly string[] = []): Promise<DetailedInspection> {
+    let decoded: DecodedTransaction;
+    try {
+      decoded = await decodeTransaction(tx, { resolveLookupTable: this.options.resolveLookupTable });
+    } catch (error) {
+      // An RPC that did not answer for a lookup table says nothing about the bytes: look again later.
+      if (error instanceof LookupTableUnavailable) throw error;
+      const detail = error instanceof TransactionDecodeError ? error.message : `the transaction does not decode (${(error as Error).message})`;
+      return { decoded: null, verdict: { ok: false, violations: [{ rule: 'malformed', detail }], messageSha256: '' } };
+    }
+    const bounds = intentBounds(intent, this.options.slippageBps ?? 0);
+    const chain = this.#facts ? await this.#facts.factsFor(decoded, Object.keys(bounds.maxMoveTokens ?? {})) : undefined;
+    const verdict = inspectTransaction(decoded, {
       wallet: this.options.wallet,
       operationId: built.operationId,
       transactionType: built.route === 'perps-execute' ? 'instant' : 'legacy',
       txMetadata: built.txMetadata ?? undefined,
       priorityFeeCapLamports: this.options.priorityFeeCapLamports,
-      intent: intentBounds(record.intent, this.options.slippageBps ?? 0),
-      knownAccounts: knownAccounts(record.intent, built),
+      intent: bounds,
+      knownAccounts: [...knownAccounts(intent, built), ...extraKnownAccounts],
+      chain,
+      maxAccountSpaceBytes: this.options.maxAccountSpaceBytes,
     });
+    return { decoded, verdict };
   }
 }
 
 /**
  * What an intent may move out of the wallet. Decreases, TP/SL updates and cancels move nothing of
  * the wallet's own (the fee of a with-fee operation is taken from the position or collateral); a
- * trigger order escrows exactly its making amount.
+ * trigger order escrows exactly its making amount. No intent: nothing may move (the strictest).
  */
-export function intentBounds(intent: Intent, slippageBps: number): PolicyIntent {
-  if (intent.type === 'trigger-create') {
+export function intentBounds(intent: Intent | undefined, slippageBps: number): PolicyIntent {
+  if (intent?.type === 'trigger-create') {
     return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: toBigInt(intent.makingAmount) }, slippageBps };
   }
-  if (intent.type === 'tpsl-update' || intent.type === 'decrease-with-fee') {
-    // The integrator fee, in USDC, to the fee receiver the intent names.
-    return { maxMoveLamports: 0n, maxMoveTokens: { [MINTS.USDC]: toBigInt(intent.feeTokenAmount) }, slippageBps };
+  if (intent === undefined) return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps: 0 };
+  if (intent.type === 'tpsl-create' || intent.type === 'tpsl-update' || intent.type === 'tpsl-cancel') {
+    // The integrator fee, in USDC, to the fee receiver the intent names (none on the plain routes);
+    // a create acts on the intent's position at exactly its trigger, an update or cancel on the
+    // request the intent names (an update to exactly its trigger).
+    const fee: Record<string, bigint> = intent.feeTokenAmount === undefined ? {} : { [MINTS.USDC]: toBigInt(intent.feeTokenAmount) };
+    const perps: PerpsIntentBounds =
+      intent.type === 'tpsl-create'
+        ? {
+            positionPubkey: intent.positionPubkey,
+            triggerPriceUsd: toBigInt(intent.triggerPrice),
+            // What the builder asks for: the whole position unless a partial size is given.
+            entirePosition: intent.entirePosition ?? intent.sizeUsdDelta === undefined,
+            maxSizeUsdDelta: intent.sizeUsdDelta === undefined ? undefined : toBigInt(intent.sizeUsdDelta),
+          }
+        : intent.type === 'tpsl-update'
+          ? { positionRequestPubkey: intent.tpslPubkey, triggerPriceUsd: toBigInt(intent.triggerPrice) }
+          : { positionRequestPubkey: intent.tpslPubkey };
+    return { maxMoveLamports: 0n, maxMoveTokens: fee, slippageBps, perps };
   }
-  return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps };
+  if (intent.type === 'trigger-cancel') return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps };
+  // A decrease acts on its position only, by at most the size and collateral it names (the API may
+  // work out the collateral itself when only a size is given: it goes to the wallet's own account).
+  const entire = intent.entirePosition === true;
+  const perps: PerpsIntentBounds = {
+    positionPubkey: intent.positionPubkey,
+    entirePosition: entire,
+    maxSizeUsdDelta: entire ? undefined : toBigInt(intent.sizeUsdDelta ?? '0'),
+    maxCollateralUsdDelta: entire || intent.collateralUsdDelta === undefined ? undefined : toBigInt(intent.collateralUsdDelta),
+  };
+  const fee: Record<string, bigint> = intent.type === 'decrease-with-fee' ? { [MINTS.USDC]: toBigInt(intent.feeTokenAmount) } : {};
+  return { maxMoveLamports: 0n, maxMoveTokens: fee, slippageBps, perps };
 }
 
 /** Accounts the intent names: value or control may go there. */
-function knownAccounts(intent: Intent, built: BuiltTransaction): string[] {
+function knownAccounts(intent: Intent | undefined, built: InspectionTarget): string[] {
   const named = [built.positionPubkey];
-  switch (intent.type) {
+  switch (intent?.type) {
     case 'decrease':
       named.push(intent.positionPubkey);
       break;
     case 'decrease-with-fee':
       named.push(intent.positionPubkey, intent.feeReceiver);
       break;
+    case 'tpsl-create':
+      named.push(intent.positionPubkey, intent.feeReceiver);
+      break;
     case 'tpsl-update':
       named.push(intent.tpslPubkey, intent.feeReceiver);
+      break;
+    case 'tpsl-cancel':
+      named.push(intent.tpslPubkey);
       break;
     case 'trigger-cancel':
       named.push(intent.order);
       break;
-    case 'trigger-create':
+    default:
       break;
   }
   return named.filter((a): a is string => a !== undefined);
+}
+
+/** The operation that serves an intent (ApiActionBuilder: the with-fee route when a TP/SL intent carries a fee), for `stratd tx inspect --intent`. */
+export function operationOfIntent(intent: Intent): BuiltTransaction['operationId'] {
+  switch (intent.type) {
+    case 'decrease':
+      return 'perps.decrease';
+    case 'decrease-with-fee':
+      return 'perps.decreaseWithFee';
+    case 'tpsl-create':
+      return intent.feeTokenAmount !== undefined ? 'perps.createTpslWithFee' : 'perps.createTpsl';
+    case 'tpsl-update':
+      return intent.feeTokenAmount !== undefined ? 'perps.updateTpslWithFee' : 'perps.updateTpsl';
+    case 'tpsl-cancel':
+      return intent.feeTokenAmount !== undefined ? 'perps.cancelTpslWithFee' : 'perps.cancelTpsl';
+    case 'trigger-create':
+      return 'trigger.createOrder';
+    case 'trigger-cancel':
+      return 'trigger.cancelOrder';
+  }
 }

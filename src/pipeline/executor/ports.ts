@@ -21,6 +21,8 @@ export interface BuiltTransaction {
   /** A perps request sent as a legacy transaction: the keeper applies it later (api-facts 5). */
   readonly awaitsKeeper: boolean;
   readonly positionPubkey?: string;
+  /** The position request a legacy perps transaction creates (the build response's positionRequestPubkey). */
+  readonly positionRequestPubkey?: string;
   readonly marketMint?: string;
   /** USD × 10^6 the quote says landing realises (decreases). */
   readonly realisedPnlUsd?: string;
@@ -54,7 +56,7 @@ export const allowAllRisk: RiskGate = { check: async () => ({ allowed: true }) }
 /** The ledger (src/pipeline/ledger.ts), as far as the executor writes to it. */
 export type ActionLedger = Pick<Ledger, 'append'>;
 
-/** Answers whether the keeper has applied a perps request that landed as a legacy transaction. */
+/** Answers whether the keeper has executed exactly this action's perps request (never "some fill of the position"). */
 export interface KeeperWatch {
   fulfilled(record: ActionRecord): Promise<boolean>;
 }
@@ -63,7 +65,7 @@ export interface KeeperWatch {
 export type RequestValidity = (marketMint: string | undefined) => Promise<number>;
 
 /**
- * Tells the strategy side how an action ended (settleAction in src/strategy/settle.ts): landed or
+ * Tells the strategy side how an action ended (settleAction in src/pipeline/strategy-runtime/settle.ts): landed or
  * ambiguous commits the strategy's state; landed, rejected or expired frees the intent key.
  */
 export type ActionSettler = (record: ActionRecord, outcome: 'landed' | 'ambiguous' | 'rejected' | 'expired') => Promise<void>;

@@ -62,7 +62,7 @@ export class SubmittedWatch {
       // past seen + maxRequestExecutionSec (+ grace), it can no longer apply it.
       const seenAt = current.record.landingSeenAtMs ?? now();
       if (now() > seenAt + (r.maxRequestExecutionSec ?? 0) * 1000 + this.o.keeperGraceMs) {
-        await transition(current, { state: 'expired', reason: 'keeper_timeout', detail: `the keeper did not apply the request within maxRequestExecutionSec (${r.maxRequestExecutionSec} s) of its landing` });
+        await transition(current, { state: 'expired', reason: 'keeper_timeout', detail: `no trade executed position request ${r.positionRequestPubkey ?? '(unknown)'} (signature ${r.signature ?? '?'}) within maxRequestExecutionSec (${r.maxRequestExecutionSec} s) of its landing: the keeper refused it or never executed it` });
         return { final: true };
       }
       return { final: false };

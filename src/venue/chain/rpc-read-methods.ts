@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import bs58 from 'bs58';
+import { MINT_DECIMALS, MINTS } from '../../api/mints.ts';
+import { mintAccountData } from '../../chain/policy/chain-facts.ts';
 import { PROGRAMS } from '../../chain/programs.ts';
 import type { VenueChain } from './chain.ts';
 import { commitment, context, defineMethod, pubkeyParam, readConfig, requireContextSlot, VENUE_SOLANA_VERSION, type MethodHandler } from './rpc-method.ts';
@@ -14,6 +17,7 @@ const NATIVE_LOADER = 'NativeLoader1111111111111111111111111111111';
 const UPGRADEABLE_LOADER = 'BPFLoaderUpgradeab1e11111111111111111111111';
 const NATIVE_PROGRAMS = new Set<string>([PROGRAMS.system, PROGRAMS.computeBudget]);
 const ALL_PROGRAMS = new Set<string>(Object.values(PROGRAMS));
+const MINT_ADDRESSES = new Set<string>(Object.values(MINTS));
 
 const accountEncoding = z.enum(['base58', 'base64', 'jsonParsed']);
 const accountConfig = z
@@ -28,13 +32,20 @@ type AccountConfig = z.infer<typeof accountConfig>;
 
 /**
  * What getAccountInfo reports for an address. The venue keeps no account data: programs are
- * executable stubs, funded wallets are system accounts, everything else does not exist.
+ * executable stubs, the service's mints are SPL Token mints (the policy reads which token program
+ * owns a mint), funded wallets are system accounts, everything else does not exist.
  * (Lookup tables do not exist either: the venue builds without them.)
  */
 export function accountInfo(chain: VenueChain, address: string, config: AccountConfig): Record<string, unknown> | null {
   const encoding = config?.encoding ?? 'binary';
   if (encoding === 'base64+zstd') throw new RpcError(RPC_CODES.invalidParams, 'Invalid params: encoding base64+zstd is not supported by the venue chain');
   const data = encoding === 'binary' ? '' : ['', encoding === 'jsonParsed' ? 'base64' : encoding];
+  if (MINT_ADDRESSES.has(address)) {
+    const bytes = Buffer.from(mintAccountData(MINT_DECIMALS[address] ?? 0));
+    const encoded = encoding === 'base58' || encoding === 'binary' ? bs58.encode(bytes) : bytes.toString('base64');
+    const lamports = (ACCOUNT_OVERHEAD_BYTES + BigInt(bytes.length)) * RENT_LAMPORTS_PER_BYTE;
+    return { data: encoding === 'binary' ? encoded : [encoded, encoding === 'base58' ? 'base58' : 'base64'], executable: false, lamports, owner: PROGRAMS.token, rentEpoch: RENT_EPOCH_EXEMPT, space: bytes.length };
+  }
   if (ALL_PROGRAMS.has(address)) {
     const owner = NATIVE_PROGRAMS.has(address) ? NATIVE_LOADER : UPGRADEABLE_LOADER;
     return { data, executable: true, lamports: 1_141_440n, owner, rentEpoch: RENT_EPOCH_EXEMPT, space: 0 };

@@ -1,6 +1,6 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyReply } from 'fastify';
 import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { silentLogger, type Logger } from '../../ops/logger.ts';
 import type { VenueChain } from './chain.ts';
 import type { MethodHandler } from './rpc-method.ts';
@@ -8,6 +8,8 @@ import { errorResponse, rpcRequest, RPC_CODES, RpcError, stringifyRpc, type RpcI
 import { READ_METHODS } from './rpc-read-methods.ts';
 import { createSubscriptionEndpoint, type SubscriptionEndpoint } from './rpc-subscriptions.ts';
 import { TRANSACTION_METHODS } from './rpc-transaction-methods.ts';
+import type { RpcFaults } from './rpc-faults.ts';
+import { MALFORMED_PAGE } from '../http/faults.ts';
 
 /** Every JSON-RPC method the venue's node answers. */
 export const RPC_METHODS: Readonly<Record<string, MethodHandler>> = { ...READ_METHODS, ...TRANSACTION_METHODS };
@@ -23,6 +25,8 @@ export interface RpcServerOptions {
    */
   readonly wsPort?: number | null;
   readonly logger?: Logger;
+  /** Fault injection (the venue's `rpc` faults); none by default. */
+  readonly faults?: RpcFaults;
 }
 
 export interface RpcServer {
@@ -61,6 +65,37 @@ function idOf(value: unknown): RpcId {
     if (typeof id === 'string' || typeof id === 'number') return id;
   }
   return null;
+}
+
+/** The method of a call (of a batch: its first request's), for per-method faults. */
+function methodOf(text: string): string | undefined {
+  try {
+    const body: unknown = JSON.parse(text);
+    const first: unknown = Array.isArray(body) ? body[0] : body;
+    const method = typeof first === 'object' && first !== null ? (first as { method?: unknown }).method : undefined;
+    return typeof method === 'string' ? method : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function sleep(ms: number, pending: Set<() => void>): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      pending.delete(done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    pending.add(done);
+  });
+}
+
+/** A TCP reset instead of an answer: the caller sees ECONNRESET. */
+function resetConnection(socket: Socket, reply: FastifyReply): FastifyReply {
+  reply.hijack();
+  socket.resetAndDestroy();
+  return reply;
 }
 
 /** One request of a call: its response, or undefined for a notification (no id). */
@@ -117,9 +152,32 @@ export async function startRpcServer(chain: VenueChain, opts: RpcServerOptions =
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
     done(null, body);
   });
+  const pending = new Set<() => void>();
   app.post('/', async (request, reply) => {
     const text = typeof request.body === 'string' ? request.body : '';
-    const answer = handleRpcBody(chain, text, logger);
+    const faults = opts.faults;
+    const method = faults ? methodOf(text) : undefined;
+    const fault = faults?.plan.decide(method ?? '*');
+    if (fault && fault.latencyMs > 0) await sleep(fault.latencyMs, pending);
+    switch (fault?.outcome) {
+      case 'hang':
+        await Promise.race([sleep(fault.hangMs, pending), new Promise<void>((resolve) => reply.raw.once('close', () => resolve()))]);
+        if (reply.raw.destroyed) return reply;
+        return reply.code(504).type('text/plain').send('Gateway Timeout');
+      case 'error':
+        return reply.code(fault.errorStatus).type('text/plain').send(fault.errorStatus === 503 ? 'Service Unavailable' : 'Internal Server Error');
+      case 'rate_limited':
+        return reply.code(429).type('application/json; charset=utf-8').send(stringifyRpc(errorResponse(null, new RpcError(429, 'Too many requests for a specific RPC call'))));
+      case 'malformed':
+        return reply.code(fault.malformedStatus).type('text/html; charset=utf-8').send(MALFORMED_PAGE);
+      case 'reset':
+        return resetConnection(request.raw.socket, reply);
+      default:
+        break;
+    }
+    const answer = handleRpcBody(faults ? faults.chainFor(chain, method) : chain, text, logger);
+    // Processed (a send has landed), but the answer never reaches the caller.
+    if (fault?.outcome === 'reply_lost') return resetConnection(request.raw.socket, reply);
     return reply.code(200).type('application/json; charset=utf-8').send(answer);
   });
   // Real nodes answer GET /health with plain "ok".
@@ -146,6 +204,7 @@ export async function startRpcServer(chain: VenueChain, opts: RpcServerOptions =
     wsUrl: `ws://${host}:${String(address.port)}`,
     websocketClients: () => subscriptions.clientCount(),
     close: async () => {
+      for (const release of [...pending]) release();
       subscriptions.close();
       if (wsServer) {
         const closing = wsServer;

@@ -6,7 +6,7 @@ import { MINTS } from '../../api/mints.ts';
 import { pubkey } from '../../api/pubkey.ts';
 import { marketBySymbol, type MarketSymbol } from '../market/assets.ts';
 import { MarketError } from '../market/errors.ts';
-import { positionJson, limitOrderJson } from '../market/perps-views.ts';
+import { positionJson, limitOrderJson, tradeJson } from '../market/perps-views.ts';
 import { seedPosition } from '../market/seeding.ts';
 import { faultPatchSchema, type FaultPatch } from './faults.ts';
 import { landedJson, plain, stateJson } from './control-state.ts';
@@ -76,6 +76,8 @@ function fail(reply: FastifyReply, error: unknown): FastifyReply {
 export function applyFaultPatch(services: VenueServices, patch: FaultPatch): void {
   const { settings, market, chain } = services;
   for (const [id, faults] of Object.entries(patch.operations ?? {})) services.faults.set(id, faults);
+  for (const [method, faults] of Object.entries(patch.rpc?.methods ?? {})) services.rpcFaults.setMethod(method, faults);
+  if (patch.rpc?.frozen !== undefined) services.rpcFaults.setFrozen(chain, patch.rpc.frozen);
   if (patch.dropRate !== undefined) chain.setDropRate(patch.dropRate);
   if (patch.dropAll !== undefined) chain.setDropAll(patch.dropAll);
   if (patch.keeperDelayMs !== undefined) market.settings.keeperDelayMs = patch.keeperDelayMs;
@@ -105,6 +107,17 @@ export function registerControlRoutes(app: FastifyInstance, services: VenueServi
   });
 
   app.get('/__venue/landed', async () => landedJson(services));
+
+  // Every fill and every keeper outcome with their exact times (the state shows only the latest).
+  app.get('/__venue/trades', async () => {
+    sync();
+    return services.market.trades.all().map((t) => ({ seq: t.seq, createdMs: t.createdMs, ...tradeJson(t) }));
+  });
+
+  app.get('/__venue/request-outcomes', async () => {
+    sync();
+    return services.market.perps.outcomes;
+  });
 
   app.get<{ Params: { wallet: string } }>('/__venue/balances/:wallet', async (request) => balancesOf(services, request.params.wallet));
 
@@ -155,20 +168,21 @@ export function registerControlRoutes(app: FastifyInstance, services: VenueServi
     return { nowMs: services.market.now(), slot: services.chain.slot(), blockHeight: services.chain.blockHeight(), prices: plain(services.market.oracle.snapshot()) };
   });
 
-  app.get('/__venue/faults', async () => ({ operations: services.faults.snapshot(), chain: services.chain.faults(), settings: plain({ ...services.settings, forbidden: [...services.settings.forbidden] }) }));
+  app.get('/__venue/faults', async () => ({ operations: services.faults.snapshot(), rpc: services.rpcFaults.snapshot(), chain: services.chain.faults(), settings: plain({ ...services.settings, forbidden: [...services.settings.forbidden] }) }));
 
   app.post('/__venue/faults', async (request, reply) => {
     const body = parse(faultPatchSchema, request.body, reply);
     if (!body) return reply;
     applyFaultPatch(services, body);
-    return { operations: services.faults.snapshot(), chain: services.chain.faults() };
+    return { operations: services.faults.snapshot(), rpc: services.rpcFaults.snapshot(), chain: services.chain.faults() };
   });
 
   app.delete('/__venue/faults', async () => {
     services.faults.clear();
+    services.rpcFaults.clear();
     services.chain.setDropRate(0);
     services.chain.setDropAll(false);
-    return { operations: {}, chain: services.chain.faults() };
+    return { operations: {}, rpc: services.rpcFaults.snapshot(), chain: services.chain.faults() };
   });
 
   app.post('/__venue/limit-orders', async (request, reply) => {

@@ -26,8 +26,21 @@ export const operationFaultsSchema = z.strictObject({
   malformedRate: rate.optional(),
   malformedNext: count.optional(),
   malformedStatus: z.number().int().min(200).max(599).optional(),
+  /** Reset the connection (TCP RST) without processing the request. */
+  resetRate: rate.optional(),
+  resetNext: count.optional(),
+  /** Process the request (a write applies), then reset the connection instead of answering. */
+  replyLostRate: rate.optional(),
+  replyLostNext: count.optional(),
+  /**
+   * API operations only: a stale edge cache. While set, the first answer to a request (method,
+   * path, query and body) is replayed to every repeat of it, so the data stops moving.
+   */
+  frozen: z.boolean().optional(),
   /** Build write transactions that differ from the request (extra transfer, approval...). */
   hostile: z.enum(HOSTILE_KINDS).nullable().optional(),
+  /** With `hostile`: only the next N builds are hostile, then the venue builds honestly again. */
+  hostileNext: count.optional(),
 });
 export type OperationFaults = z.infer<typeof operationFaultsSchema>;
 
@@ -35,6 +48,18 @@ export type OperationFaults = z.infer<typeof operationFaultsSchema>;
 export const faultPatchSchema = z.strictObject({
   /** Per operation id (or "*"); null removes that entry. */
   operations: z.record(z.string(), operationFaultsSchema.nullable()).optional(),
+  /**
+   * Faults of the JSON-RPC endpoint: per method (or "*", by the method of a batch's first
+   * request) the same members as an operation (not `hostile`, `frozen`); `frozen` stops the
+   * node at the current slot: slot, block height, blockhash and signature statuses stay as they
+   * were, while sends are still forwarded to the chain.
+   */
+  rpc: z
+    .strictObject({
+      methods: z.record(z.string(), operationFaultsSchema.nullable()).optional(),
+      frozen: z.boolean().optional(),
+    })
+    .optional(),
   /** Share of sends the chain accepts but never lands (0..1), or all of them. */
   dropRate: rate.optional(),
   dropAll: z.boolean().optional(),
@@ -59,7 +84,7 @@ export const faultPatchSchema = z.strictObject({
 });
 export type FaultPatch = z.infer<typeof faultPatchSchema>;
 
-export type FaultOutcome = 'ok' | 'error' | 'rate_limited' | 'hang' | 'malformed';
+export type FaultOutcome = 'ok' | 'error' | 'rate_limited' | 'hang' | 'malformed' | 'reset' | 'reply_lost';
 
 export interface FaultDecision {
   readonly latencyMs: number;
@@ -67,9 +92,14 @@ export interface FaultDecision {
   readonly errorStatus: number;
   readonly malformedStatus: number;
   readonly hangMs: number;
+  readonly frozen: boolean;
 }
 
-const NONE: FaultDecision = { latencyMs: 0, outcome: 'ok', errorStatus: 503, malformedStatus: 200, hangMs: 120_000 };
+const NONE: FaultDecision = { latencyMs: 0, outcome: 'ok', errorStatus: 503, malformedStatus: 200, hangMs: 120_000, frozen: false };
+const NEXT_COUNTERS = ['errorNext', 'rateLimitNext', 'hangNext', 'malformedNext', 'resetNext', 'replyLostNext', 'hostileNext'] as const;
+type NextCounter = (typeof NEXT_COUNTERS)[number];
+/** Most frozen answers kept: a freeze replays, it must not grow without bound. */
+const FROZEN_ANSWERS_MAX = 5_000;
 
 /**
  * Per-operation fault injection. Decisions come from a seeded PRNG, so the same seed and the
@@ -79,21 +109,22 @@ export class FaultPlan {
   private readonly operations = new Map<string, OperationFaults>();
   private readonly counters = new Map<string, number>();
   private readonly rng: Prng;
+  /** The answers a freeze replays, by request (see `frozen`). */
+  private readonly frozenAnswers = new Map<string, unknown>();
 
-  constructor(seed: number) {
-    this.rng = new Prng(seed, 'faults');
+  constructor(seed: number, label = 'faults') {
+    this.rng = new Prng(seed, label);
   }
 
   set(operationId: string, faults: OperationFaults | null): void {
     this.counters.forEach((_, key) => {
       if (key.startsWith(`${operationId}|`)) this.counters.delete(key);
     });
-    if (faults === null) {
-      this.operations.delete(operationId);
-      return;
-    }
-    this.operations.set(operationId, faults);
-    for (const name of ['errorNext', 'rateLimitNext', 'hangNext', 'malformedNext'] as const) {
+    if (faults === null) this.operations.delete(operationId);
+    else this.operations.set(operationId, faults);
+    if (![...this.operations.values()].some((f) => f.frozen)) this.frozenAnswers.clear();
+    if (faults === null) return;
+    for (const name of NEXT_COUNTERS) {
       const n = faults[name];
       if (n !== undefined) this.counters.set(`${operationId}|${name}`, n);
     }
@@ -102,10 +133,24 @@ export class FaultPlan {
   clear(): void {
     this.operations.clear();
     this.counters.clear();
+    this.frozenAnswers.clear();
+  }
+
+  /** The answer a freeze replays for this request, if one was recorded. */
+  frozenAnswer(request: string): unknown {
+    return this.frozenAnswers.get(request);
+  }
+
+  recordFrozenAnswer(request: string, answer: unknown): void {
+    if (this.frozenAnswers.size < FROZEN_ANSWERS_MAX) this.frozenAnswers.set(request, answer);
   }
 
   hostileFor(operationId: string): HostileKind | undefined {
-    return this.operations.get(operationId)?.hostile ?? this.operations.get('*')?.hostile ?? undefined;
+    const key = this.operations.get(operationId)?.hostile ? operationId : '*';
+    const faults = this.operations.get(key);
+    const kind = faults?.hostile ?? undefined;
+    if (kind === undefined || faults?.hostileNext === undefined) return kind;
+    return this.take(key, 'hostileNext') ? kind : undefined;
   }
 
   snapshot(): Record<string, OperationFaults> {
@@ -118,19 +163,22 @@ export class FaultPlan {
     if (!own && !all) return NONE;
     const f: OperationFaults = { ...all, ...own };
     const latency = f.latencyMs === undefined ? 0 : typeof f.latencyMs === 'number' ? f.latencyMs : this.rng.int(f.latencyMs.min, Math.max(f.latencyMs.min, f.latencyMs.max));
-    const hit = (next: 'hangNext' | 'errorNext' | 'rateLimitNext' | 'malformedNext', share: number | undefined) =>
+    const hit = (next: NextCounter, share: number | undefined) =>
       this.take(own ? operationId : '*', next) || (own && all ? this.take('*', next) : false) || this.rng.chance(share ?? 0);
     let outcome: FaultOutcome = 'ok';
-    if (hit('hangNext', f.hangRate)) outcome = 'hang';
+    if (hit('resetNext', f.resetRate)) outcome = 'reset';
+    else if (hit('hangNext', f.hangRate)) outcome = 'hang';
     else if (hit('errorNext', f.errorRate)) outcome = 'error';
     else if (hit('rateLimitNext', f.rateLimitRate)) outcome = 'rate_limited';
     else if (hit('malformedNext', f.malformedRate)) outcome = 'malformed';
+    else if (hit('replyLostNext', f.replyLostRate)) outcome = 'reply_lost';
     return {
       latencyMs: latency,
       outcome,
       errorStatus: f.errorStatus ?? 503,
       malformedStatus: f.malformedStatus ?? 200,
       hangMs: f.hangMs ?? 120_000,
+      frozen: f.frozen ?? false,
     };
   }
 

@@ -15,6 +15,13 @@ function fastifyPath(template: string): string {
   return template.replace(/\{(\w+)\}/g, ':$1');
 }
 
+/** A TCP reset instead of an answer: the caller sees ECONNRESET. */
+function resetConnection(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.hijack();
+  request.raw.socket.resetAndDestroy();
+  return reply;
+}
+
 function sleep(ms: number, pending: Set<() => void>): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
@@ -107,9 +114,15 @@ async function serve(services: VenueServices, id: OperationId, op: OperationDef,
         throw injectedRateLimit(Date.now());
       case 'malformed':
         return reply.status(fault.malformedStatus).header('content-type', 'text/html; charset=utf-8').send(MALFORMED_PAGE);
+      case 'reset':
+        return resetConnection(request, reply);
       case 'ok':
+      case 'reply_lost':
         break;
     }
+    const frozenKey = fault.frozen ? `${request.method} ${request.url} ${JSON.stringify(request.body ?? null)}` : undefined;
+    const frozen = frozenKey === undefined ? undefined : services.faults.frozenAnswer(frozenKey);
+    if (frozen !== undefined) return reply.status(200).send(frozen);
     const params = mergedParams(request);
     if (!params) throw invalidRequest(op.product, 'the request body must be a JSON object', [{ path: '(root)', message: 'expected an object' }]);
     const parsed = op.request.safeParse(params);
@@ -128,6 +141,9 @@ async function serve(services: VenueServices, id: OperationId, op: OperationDef,
         throw new HttpFailure(500, productErrorBody(op.product, 500, 'internal_error', `venue response does not match the contract: ${describeIssues(fieldIssues(checked.error))}`));
       }
     }
+    if (frozenKey !== undefined) services.faults.recordFrozenAnswer(frozenKey, body);
+    // Processed (a write has applied), but the answer never reaches the caller.
+    if (fault.outcome === 'reply_lost') return resetConnection(request, reply);
     return reply.status(200).headers(rateHeaders).send(body);
   } catch (error) {
     if (error instanceof HttpFailure) return reply.status(error.status).headers(error.headers).send(error.body);

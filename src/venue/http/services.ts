@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { OperationId, Operations } from '../../api/registry.ts';
 import type { Logger } from '../../ops/logger.ts';
 import type { VenueChain } from '../chain/chain.ts';
+import type { RpcFaults } from '../chain/rpc-faults.ts';
 import type { VenueClock } from '../clock.ts';
 import type { Market } from '../market/market.ts';
 import type { Prng } from '../market/prng.ts';
@@ -34,6 +35,8 @@ export interface VenueServices {
   readonly issuer: TxIssuer;
   readonly desk: ExecuteDesk;
   readonly faults: FaultPlan;
+  /** Faults of the JSON-RPC endpoint. */
+  readonly rpcFaults: RpcFaults;
   readonly limiter: SlidingWindowLimiter;
   readonly settings: HttpSettings;
   /** Decides the legacy/instant mix of decrease builds. */

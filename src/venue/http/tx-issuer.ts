@@ -1,4 +1,4 @@
-import { PublicKey, type VersionedTransaction } from '@solana/web3.js';
+import { PublicKey, type TransactionInstruction, type VersionedTransaction } from '@solana/web3.js';
 import type { Product } from '../../api/operation.ts';
 import { LAMPORTS_PER_SIGNATURE } from '../chain/compute-budget.ts';
 import type { VenueChain } from '../chain/chain.ts';
@@ -29,6 +29,8 @@ export interface IssueRequest {
   /** Rent of the accounts the request creates (position request, order account...). */
   readonly accountRentLamports?: bigint;
   readonly hostile?: HostileKind;
+  /** The product program's own instructions (perps); without them a request-id instruction. */
+  readonly instructions?: readonly TransactionInstruction[];
   readonly nowMs: number;
 }
 
@@ -70,6 +72,11 @@ export class TxIssuer {
     this.keeper = key(chain.keeper.publicKey.toBase58());
   }
 
+  /** The keeper that co-signs instant transactions (its key fills the keeper and apiKeeper slots). */
+  get keeperAddress(): string {
+    return this.keeper.toBase58();
+  }
+
   nextRequestId(): string {
     this.counter++;
     return derivedRequestId('venue-request', this.seed, this.counter);
@@ -88,6 +95,7 @@ export class TxIssuer {
       accounts: (req.accounts ?? []).map(key),
       keeperSigner: req.transactionType === 'instant' ? this.keeper : undefined,
       hostile: req.hostile,
+      instructions: req.instructions,
     });
     this.requests.register(transaction, {
       requestId,

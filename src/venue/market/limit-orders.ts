@@ -62,7 +62,7 @@ export class LimitOrderBook {
     this.perps.env.ledger.debit(input.owner, input.inputMint, input.inputAmount);
     const order: LimitOrder = {
       ...input,
-      requestPubkey: this.perps.nextRequestPubkey(position.pubkey),
+      requestPubkey: this.perps.nextRequest(position.pubkey, 'increase').pubkey,
       positionPubkey: position.pubkey,
       openMs: nowMs,
       executed: false,
@@ -102,6 +102,7 @@ export class LimitOrderBook {
           orderType: 'Trigger',
           txHash: derivedSignature('limit-fill', order.requestPubkey, atMs),
           feeLamports: 0n,
+          positionRequestPubkey: order.requestPubkey,
         });
         order.executed = true;
         order.executedMs = atMs;

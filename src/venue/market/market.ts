@@ -23,7 +23,7 @@ import { UltraOrders, type UltraSwapAction } from './ultra-orders.ts';
 export type VenueAction = PerpsAction | TriggerAction | RecurringAction | LendingAction | ClaimFeeAction | UltraSwapAction;
 
 const ACTION_KINDS = new Set<string>([
-  'perps.increase', 'perps.decrease', 'perps.createTpsl', 'perps.updateTpsl',
+  'perps.increase', 'perps.decrease', 'perps.createTpsl', 'perps.updateTpsl', 'perps.cancelTpsl',
   'trigger.create', 'trigger.cancel', 'recurring.create', 'recurring.cancel', 'recurring.priceDeposit',
   'lp.mint', 'lending.depositBorrow', 'studio.claimFee', 'ultra.swap',
 ]);
@@ -185,6 +185,7 @@ export class Market {
       case 'perps.decrease':
       case 'perps.createTpsl':
       case 'perps.updateTpsl':
+      case 'perps.cancelTpsl':
         this.perps.land(action, { ...meta, landedAtMs: at });
         return;
       case 'trigger.create':

@@ -49,6 +49,14 @@ export type PerpsAction =
       readonly owner: string;
       readonly positionPubkey: string;
       readonly items: readonly TpslSpec[];
+      /** USDC (smallest unit) of the with-fee create; absent for the plain one. */
+      readonly integratorFeeUsd?: bigint;
+    }
+  | {
+      readonly kind: 'perps.cancelTpsl';
+      readonly owner: string;
+      readonly requestPubkey: string;
+      readonly integratorFeeUsd: bigint;
     }
   | {
       readonly kind: 'perps.updateTpsl';

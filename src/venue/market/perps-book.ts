@@ -3,7 +3,7 @@ import type { Side } from '../../api/schemas/common.ts';
 import { marketSpec, MAX_TPSL_PER_POSITION, type PerpsMarketSpec } from './assets.ts';
 import type { Custody } from './custody.ts';
 import { businessError, invalidArgument, MarketError } from './errors.ts';
-import { derivedAddress } from './keys.ts';
+import { perpsPositionRequestAddress } from '../../chain/programs/perps/addresses.ts';
 import type { LandingMeta, PerpsAction, TpslSpec } from './perps-actions.ts';
 import { allowedReceiveMints, fillDecrease, fillIncrease, type FillEnv } from './perps-fills.ts';
 import { quoteDecrease, quoteIncrease, type DecreaseQuote, type IncreaseQuote } from './perps-quotes.ts';
@@ -102,9 +102,14 @@ export class PerpsBook {
     return [...this.positions.values()].filter((p) => p.owner === owner && (includeClosed || isOpen(p)));
   }
 
-  nextRequestPubkey(positionPubkey: string): string {
+  /**
+   * A new position request, derived as the program derives it (position, counter, kind of change):
+   * the pubkey the API reports is the account the instruction creates.
+   */
+  nextRequest(positionPubkey: string, change: 'increase' | 'decrease'): { pubkey: string; counter: bigint } {
     this.requestCounter++;
-    return derivedAddress('position-request', positionPubkey, this.requestCounter);
+    const counter = BigInt(this.requestCounter);
+    return { pubkey: perpsPositionRequestAddress(positionPubkey, counter, change), counter };
   }
 
   quoteIncreaseFor(position: Position, inputMint: string, inputAmount: bigint, size: { sizeUsdDelta?: bigint; leverageBps?: bigint }, nowMs: number): IncreaseQuote {
@@ -198,6 +203,7 @@ export class PerpsBook {
       case 'perps.createTpsl': {
         const position = this.openPosition(action.positionPubkey);
         this.checkTpslRoom(position.pubkey, action.items.length);
+        if ((action.integratorFeeUsd ?? 0n) > 0n) this.env.ledger.debit(action.owner, MINTS.USDC, action.integratorFeeUsd ?? 0n);
         for (const item of action.items) {
           this.tpsl.set(item.requestPubkey, { ...item, owner: action.owner, positionPubkey: position.pubkey, createdMs: meta.landedAtMs, status: 'active' });
         }
@@ -208,6 +214,13 @@ export class PerpsBook {
         if (!request || request.status !== 'active') throw businessError('invalid_position_request', `TP/SL request ${action.requestPubkey} is not active`);
         if (action.integratorFeeUsd > 0n) this.env.ledger.debit(action.owner, MINTS.USDC, action.integratorFeeUsd);
         request.triggerPrice = action.triggerPrice;
+        return;
+      }
+      case 'perps.cancelTpsl': {
+        const request = this.tpsl.get(action.requestPubkey);
+        if (!request || request.status !== 'active') throw businessError('invalid_position_request', `TP/SL request ${action.requestPubkey} is not active`);
+        if (action.integratorFeeUsd > 0n) this.env.ledger.debit(action.owner, MINTS.USDC, action.integratorFeeUsd);
+        request.status = 'cancelled';
         return;
       }
     }
@@ -232,7 +245,7 @@ export class PerpsBook {
       }
       const mark = this.env.price(this.marketOf(action).mint);
       this.checkSlippage(action, mark);
-      const meta = { atMs, orderType: 'Market' as const, txHash: request.signature, feeLamports: request.feeLamports };
+      const meta = { atMs, orderType: 'Market' as const, txHash: request.signature, feeLamports: request.feeLamports, positionRequestPubkey: action.requestPubkey };
       if (action.kind === 'perps.increase') {
         const position = this.positionFor(action.owner, this.marketOf(action), action.side, action.collateralMint);
         const quote = this.quoteIncreaseFor(position, action.inputMint, action.inputAmount, action, atMs);

@@ -20,6 +20,8 @@ export interface FillMeta {
   readonly orderType: TradeOrderType;
   readonly txHash: string;
   readonly feeLamports: bigint;
+  /** The position request the fill executed (null for a liquidation or a directly opened position). */
+  readonly positionRequestPubkey?: string | null;
 }
 
 const PRIORITY_FEE_LAMPORTS = 0n;
@@ -62,6 +64,7 @@ export function fillIncrease(env: FillEnv, position: Position, quote: IncreaseQu
     liquidationFeeUsd: 0n,
     feeUsd: quote.openFeeUsd + quote.priceImpactFeeUsd + quote.borrowFeeUsd,
     txHash: meta.txHash,
+    positionRequestPubkey: meta.positionRequestPubkey ?? null,
     createdMs: meta.atMs,
     transactionFeeLamports: meta.feeLamports,
     priorityFeeLamports: PRIORITY_FEE_LAMPORTS,
@@ -102,6 +105,7 @@ export function fillDecrease(env: FillEnv, position: Position, quote: DecreaseQu
     liquidationFeeUsd: 0n,
     feeUsd: quote.totalFeeUsd,
     txHash: meta.txHash,
+    positionRequestPubkey: meta.positionRequestPubkey ?? null,
     createdMs: meta.atMs,
     transactionFeeLamports: meta.feeLamports,
     priorityFeeLamports: PRIORITY_FEE_LAMPORTS,
@@ -148,6 +152,7 @@ export function fillLiquidation(env: FillEnv, position: Position, markPrice: big
     liquidationFeeUsd: liquidationFee,
     feeUsd: close + impact + borrow + liquidationFee,
     txHash: meta.txHash,
+    positionRequestPubkey: meta.positionRequestPubkey ?? null,
     createdMs: meta.atMs,
     transactionFeeLamports: meta.feeLamports,
     priorityFeeLamports: PRIORITY_FEE_LAMPORTS,

@@ -166,6 +166,7 @@ export function tradeJson(t: TradeEntry) {
     transactionFeeLamports: t.transactionFeeLamports.toString(),
     priorityFeeLamports: t.priorityFeeLamports.toString(),
     txHash: t.txHash,
+    positionRequestPubkey: t.positionRequestPubkey,
     createdTime: Math.floor(t.createdMs / 1000),
     updatedTime: Math.floor(t.createdMs / 1000),
   };

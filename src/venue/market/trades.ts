@@ -27,7 +27,13 @@ export interface TradeEntry {
   readonly borrowFeeUsd: bigint;
   readonly liquidationFeeUsd: bigint;
   readonly feeUsd: bigint;
+  /**
+   * The transaction that created the request a keeper filled (market requests), or the keeper's
+   * own fill (TP/SL, limit orders, liquidations): see docs/venue.md "Trades".
+   */
   readonly txHash: string;
+  /** The position request this fill executed; null for liquidations and seeded positions. */
+  readonly positionRequestPubkey: string | null;
   readonly createdMs: number;
   readonly transactionFeeLamports: bigint;
   readonly priorityFeeLamports: bigint;

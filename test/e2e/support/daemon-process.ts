@@ -20,6 +20,10 @@ export interface SpawnOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** A name for failure messages ("daemon A", "after:signed"). */
   readonly name: string;
+  /** Further arguments of `stratd run` (`--config <file>`). */
+  readonly args?: readonly string[];
+  /** The stratd command (default run). */
+  readonly command?: string;
 }
 
 const KEPT_LINES = 400;
@@ -36,7 +40,7 @@ export class DaemonProcess {
   private exit: DaemonExit | undefined;
 
   constructor(readonly options: SpawnOptions) {
-    const args = ['bin/stratd.js', 'run', ...(options.roles ?? []).flatMap((r) => ['--role', r]), ...options.sets.flatMap((s) => ['--set', s])];
+    const args = ['bin/stratd.js', options.command ?? 'run', ...(options.roles ?? []).flatMap((r) => ['--role', r]), ...(options.args ?? []), ...options.sets.flatMap((s) => ['--set', s])];
     const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
     // A failpoint in the test runner's own environment must not leak into a restart.
     if (!options.env?.STRATD_FAILPOINT) delete env.STRATD_FAILPOINT;

@@ -73,6 +73,8 @@ export class E2eDeployment {
       'pollers.poolInfo.cron': '* * * * * *',
       'pollers.collateralLimits.cron': '* * * * * *',
       'execution.confirmPollMs': 200,
+      // The guard alone (config/default.json also enables tpsl-coverage): tests count its actions.
+      'strategies.enabled': 'liquidation-guard',
       'strategies.settings.liquidation-guard': { cooldownMs: 600_000 },
     };
   }
@@ -89,6 +91,11 @@ export class E2eDeployment {
 
   async record(actionId: string): Promise<ActionRecord | undefined> {
     return (await new ActionStore(this.redis, this.prefix).load(actionId))?.record;
+  }
+
+  /** Unsettled actions (what the executors' sweepers still drive). */
+  openActionIds(): Promise<string[]> {
+    return new ActionStore(this.redis, this.prefix).openActionIds();
   }
 
   /** Ids of every action the executor accepted, from the ledger, in order. */

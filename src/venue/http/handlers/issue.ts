@@ -2,7 +2,7 @@ import type { Product } from '../../../api/operation.ts';
 import { businessError } from '../../market/errors.ts';
 import type { VenueAction } from '../../market/market.ts';
 import type { HandlerContext } from '../services.ts';
-import type { IssuedTransaction } from '../tx-issuer.ts';
+import type { IssuedTransaction, IssueRequest } from '../tx-issuer.ts';
 
 export interface IssueArgs {
   readonly wallet: string;
@@ -12,6 +12,7 @@ export interface IssueArgs {
   readonly accountRentLamports?: bigint;
   readonly priorityFeeMicroLamports?: bigint;
   readonly requestId?: string;
+  readonly instructions?: IssueRequest['instructions'];
 }
 
 /** Builds and registers the transaction of the current operation (hostile when that fault is set). */

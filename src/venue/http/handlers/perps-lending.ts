@@ -1,9 +1,9 @@
 import { toBigInt } from '../../../api/amounts.ts';
 import { MINTS } from '../../../api/mints.ts';
-import { PERPS_ACCOUNTS } from '../../../chain/programs.ts';
 import { MINT_OF_SYMBOL } from '../../market/assets.ts';
 import { ratioString } from '../../market/units.ts';
 import type { Handler } from '../services.ts';
+import { addLiquidityInstruction, depositBorrowInstructions } from '../../tx/perps-instructions.ts';
 import { issuePerps, requireBalance } from './issue.ts';
 
 /** LP-token mint (spec 4.6, always legacy) and deposit-borrow (spec 4.3). */
@@ -18,7 +18,8 @@ export const perpsLpMint: Handler<'perps.lpMint'> = (req, ctx) => {
     wallet: req.walletAddress,
     transactionType: 'legacy',
     action: { kind: 'lp.mint', owner: req.walletAddress, depositMint, depositAmount: amount, mintAmount: quote.mintAmount },
-    accounts: [PERPS_ACCOUNTS.pool, market.custody(depositMint).address, MINTS.JLP],
+    // The least JLP accepted: the quote less 1 % (the live service's bound is not documented).
+    instructions: [addLiquidityInstruction(req.walletAddress, market.custody(depositMint).address, depositMint, amount, (quote.mintAmount * 99n) / 100n)],
     accountRentLamports: 2_039_280n,
   });
   return {
@@ -41,7 +42,7 @@ export const perpsDepositBorrow: Handler<'perps.depositBorrow'> = (req, ctx) => 
     wallet: req.walletAddress,
     transactionType: 'legacy',
     action: { kind: 'lending.depositBorrow', owner: req.walletAddress, depositJlp: deposit, borrowUsdc: borrow },
-    accounts: [quote.positionPubkey, PERPS_ACCOUNTS.pool, PERPS_ACCOUNTS.custody.USDC],
+    instructions: depositBorrowInstructions(req.walletAddress, quote.positionPubkey, deposit, borrow),
     accountRentLamports: market.lending.positions.has(quote.positionPubkey) ? 0n : 2_039_280n,
   });
   const text = (v: bigint) => v.toString();

@@ -1,6 +1,5 @@
 import { decimalToScaled, toBigInt } from '../../../api/amounts.ts';
 import { MINTS } from '../../../api/mints.ts';
-import { PERPS_ACCOUNTS } from '../../../chain/programs.ts';
 import { marketSpec, MINT_OF_SYMBOL } from '../../market/assets.ts';
 import { businessError, invalidArgument } from '../../market/errors.ts';
 import type { TpslSpec } from '../../market/perps-actions.ts';
@@ -9,6 +8,7 @@ import { decreaseQuoteJson, decreaseWithFeeQuoteJson, integratorFeeJson } from '
 import type { Position } from '../../market/positions.ts';
 import { leverageString, percentString, usdString } from '../../market/units.ts';
 import type { Handler, HandlerContext } from '../services.ts';
+import { createTpslInstruction, decreaseInstruction, increaseInstruction, slippagePrice, updateTpslInstruction, type PositionKeys } from '../../tx/perps-instructions.ts';
 import { issuePerps, requireBalance } from './issue.ts';
 
 /** Perps builds: increase, decrease (with/without fee), TP/SL create and update (spec 4.5, 4.12, 4.13, 4.18, 4.19). */
@@ -19,8 +19,18 @@ const PLACEHOLDER_OWNER = '11111111111111111111111111111111';
 const REQUEST_RENT = 2_039_280n;
 const POSITION_RENT = 2_463_840n;
 
-function perpsAccounts(position: Position, requestPubkey: string): string[] {
-  return [position.pubkey, requestPubkey, PERPS_ACCOUNTS.pool, position.market.custody, position.collateralCustody.address];
+export function positionKeys(position: Position): PositionKeys {
+  return { owner: position.owner, position: position.pubkey, custody: position.market.custody, collateralCustody: position.collateralCustody.address };
+}
+
+/** How an instant instruction names its co-signer and time; legacy requests carry neither. */
+export function instantRoute(ctx: HandlerContext): { keeper: string; requestTimeSec: bigint } {
+  return { keeper: ctx.services.issuer.keeperAddress, requestTimeSec: BigInt(Math.floor(ctx.nowMs / 1000)) };
+}
+
+/** A take-profit of a long (or stop-loss of a short) fires when the price rises above the trigger. */
+export function triggersAbove(requestType: 'tp' | 'sl', side: 'long' | 'short'): boolean {
+  return (requestType === 'tp') === (side === 'long');
 }
 
 export const perpsIncrease: Handler<'perps.increase'> = (req, ctx) => {
@@ -42,13 +52,32 @@ export const perpsIncrease: Handler<'perps.increase'> = (req, ctx) => {
     sizeUsdDelta: req.sizeUsdDelta === undefined ? undefined : toBigInt(req.sizeUsdDelta),
     leverageBps: req.leverage === undefined ? undefined : decimalToScaled(req.leverage, 4),
   }, ctx.nowMs);
-  const requestPubkey = market.perps.nextRequestPubkey(position.pubkey);
-  const specs: TpslSpec[] = tpsl.map((t) => {
+  const request = market.perps.nextRequest(position.pubkey, 'increase');
+  const requestPubkey = request.pubkey;
+  const tpslRequests = tpsl.map(() => market.perps.nextRequest(position.pubkey, 'decrease'));
+  const specs: TpslSpec[] = tpsl.map((t, i) => {
     const triggerPrice = toBigInt(t.triggerPrice);
     market.perps.checkTpsl(position, t.requestType, triggerPrice, quote.markPrice, quote.liquidationPrice, t.desiredMint);
-    return { requestPubkey: market.perps.nextRequestPubkey(position.pubkey), requestType: t.requestType, triggerPrice, sizeUsdDelta: quote.newSizeUsd, entirePosition: true, desiredMint: t.desiredMint };
+    return { requestPubkey: (tpslRequests[i] as { pubkey: string }).pubkey, requestType: t.requestType, triggerPrice, sizeUsdDelta: quote.newSizeUsd, entirePosition: true, desiredMint: t.desiredMint };
   });
   const withTx = req.walletAddress !== undefined && req.includeSerializedTx !== false;
+  const keys = positionKeys(position);
+  const maxSlippageBps = toBigInt(req.maxSlippageBps);
+  const increaseArgs = {
+    inputMint: req.inputMint, side: req.side, sizeUsdDelta: quote.sizeUsdDelta, collateralTokenDelta: inputAmount,
+    priceSlippage: slippagePrice(quote.markPrice, maxSlippageBps, req.side === 'long' ? 'more' : 'less'),
+  };
+  const instructions = !withTx
+    ? []
+    : instant
+      ? [
+          increaseInstruction(keys, increaseArgs, instantRoute(ctx)),
+          ...specs.map((s, i) => createTpslInstruction(keys, {
+            request: tpslRequests[i] as { pubkey: string; counter: bigint }, desiredMint: s.desiredMint, sizeUsdDelta: 0n, triggerPrice: s.triggerPrice,
+            triggerAboveThreshold: triggersAbove(s.requestType, req.side), entirePosition: true,
+          }, instantRoute(ctx))),
+        ]
+      : [increaseInstruction(keys, increaseArgs, { request })];
   const issued = withTx
     ? issuePerps(ctx, {
         wallet: owner,
@@ -58,9 +87,9 @@ export const perpsIncrease: Handler<'perps.increase'> = (req, ctx) => {
           collateralMint: req.collateralMint, inputMint: req.inputMint, inputAmount,
           sizeUsdDelta: req.sizeUsdDelta === undefined ? undefined : toBigInt(req.sizeUsdDelta),
           leverageBps: req.leverage === undefined ? undefined : decimalToScaled(req.leverage, 4),
-          maxSlippageBps: toBigInt(req.maxSlippageBps), quotedPrice: quote.markPrice, tpsl: specs,
+          maxSlippageBps, quotedPrice: quote.markPrice, tpsl: specs,
         },
-        accounts: perpsAccounts(position, requestPubkey),
+        instructions,
         accountRentLamports: position.sizeUsd === 0n ? POSITION_RENT + REQUEST_RENT : REQUEST_RENT,
       })
     : undefined;
@@ -113,12 +142,21 @@ function decrease(ctx: HandlerContext, req: { positionPubkey: string; receiveTok
   };
   const quote = market.perps.quoteDecreaseFor(position, args, ctx.nowMs);
   const instant = ctx.services.mixRng.chance(ctx.services.settings.decreaseInstantShare);
-  const requestPubkey = market.perps.nextRequestPubkey(position.pubkey);
+  const request = market.perps.nextRequest(position.pubkey, 'decrease');
+  const requestPubkey = request.pubkey;
+  const maxSlippageBps = toBigInt(req.maxSlippageBps ?? '200');
+  const decreaseArgs = {
+    desiredMint: receiveMint,
+    sizeUsdDelta: args.entirePosition ? 0n : (args.sizeUsdDelta ?? 0n),
+    collateralUsdDelta: args.entirePosition ? 0n : (args.collateralUsdDelta ?? 0n),
+    entirePosition: args.entirePosition,
+    priceSlippage: slippagePrice(quote.markPrice, maxSlippageBps, position.side === 'long' ? 'less' : 'more'),
+  };
   const issued = issuePerps(ctx, {
     wallet: position.owner,
     transactionType: instant ? 'instant' : 'legacy',
-    action: { kind: 'perps.decrease', owner: position.owner, positionPubkey: position.pubkey, requestPubkey, receiveMint, ...args, maxSlippageBps: toBigInt(req.maxSlippageBps ?? '200'), quotedPrice: quote.markPrice },
-    accounts: perpsAccounts(position, requestPubkey),
+    action: { kind: 'perps.decrease', owner: position.owner, positionPubkey: position.pubkey, requestPubkey, receiveMint, ...args, maxSlippageBps, quotedPrice: quote.markPrice },
+    instructions: [decreaseInstruction(positionKeys(position), decreaseArgs, instant ? instantRoute(ctx) : { request })],
     accountRentLamports: REQUEST_RENT,
     priorityFeeMicroLamports: req.priorityFeeMicroLamports === undefined ? undefined : toBigInt(req.priorityFeeMicroLamports),
   });
@@ -148,20 +186,24 @@ export const perpsCreateTpsl: Handler<'perps.createTpsl'> = (req, ctx) => {
   if (position.owner !== req.owner) throw invalidArgument(`owner ${req.owner} does not own position ${position.pubkey}`);
   perps.checkTpslRoom(position.pubkey, req.tpsl.length);
   const valuation = perps.valuation(position, ctx.nowMs);
-  const items: TpslSpec[] = req.tpsl.map((t) => {
+  const requests = req.tpsl.map(() => perps.nextRequest(position.pubkey, 'decrease'));
+  const items: TpslSpec[] = req.tpsl.map((t, i) => {
     const triggerPrice = toBigInt(t.triggerPrice);
     perps.checkTpsl(position, t.requestType, triggerPrice, valuation.markPrice, valuation.liquidationPrice, t.desiredMint);
     const entire = t.entirePosition ?? false;
     const size = toBigInt(t.sizeUsdDelta);
     if (!entire && (size <= 0n || size > position.sizeUsd)) throw businessError('invalid_position_request_size', 'sizeUsdDelta must be above zero and at most the position size');
-    return { requestPubkey: perps.nextRequestPubkey(position.pubkey), requestType: t.requestType, triggerPrice, sizeUsdDelta: size, entirePosition: entire, desiredMint: t.desiredMint };
+    return { requestPubkey: (requests[i] as { pubkey: string }).pubkey, requestType: t.requestType, triggerPrice, sizeUsdDelta: size, entirePosition: entire, desiredMint: t.desiredMint };
   });
   const instant = (req.transactionType ?? 'mixed') !== 'legacy';
   const issued = issuePerps(ctx, {
     wallet: position.owner,
     transactionType: instant ? 'instant' : 'legacy',
     action: { kind: 'perps.createTpsl', owner: position.owner, positionPubkey: position.pubkey, items },
-    accounts: [position.pubkey, PERPS_ACCOUNTS.pool, ...items.map((i) => i.requestPubkey)],
+    instructions: items.map((item, i) => createTpslInstruction(positionKeys(position), {
+      request: requests[i] as { pubkey: string; counter: bigint }, desiredMint: item.desiredMint, sizeUsdDelta: item.entirePosition ? 0n : item.sizeUsdDelta,
+      triggerPrice: item.triggerPrice, triggerAboveThreshold: triggersAbove(item.requestType, position.side), entirePosition: item.entirePosition,
+    }, instant ? instantRoute(ctx) : 'legacy')),
     accountRentLamports: REQUEST_RENT * BigInt(items.length),
   });
   return {
@@ -187,7 +229,7 @@ export const perpsUpdateTpslWithFee: Handler<'perps.updateTpslWithFee'> = (req, 
     wallet: position.owner,
     transactionType: 'instant',
     action: { kind: 'perps.updateTpsl', owner: position.owner, requestPubkey: request.requestPubkey, triggerPrice, integratorFeeUsd: fee },
-    accounts: [position.pubkey, request.requestPubkey, req.feeReceiver],
+    instructions: [updateTpslInstruction(positionKeys(position), request.requestPubkey, { sizeUsdDelta: request.entirePosition ? 0n : request.sizeUsdDelta, triggerPrice }, instantRoute(ctx))],
   });
   return { ...integratorFeeJson(fee), serializedTxBase64: issued.base64, transactionType: 'instant', txMetadata: issued.txMetadata };
 };

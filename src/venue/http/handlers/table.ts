@@ -2,6 +2,7 @@ import type { HandlerTable } from '../services.ts';
 import { perpsExecute, recurringExecute, triggerExecute, ultraExecute } from './executes.ts';
 import { recurringCancelOrder, recurringCreateOrder, recurringGetOrders, recurringPriceDeposit, studioClaimFee, triggerCancelOrder, triggerCancelOrders, triggerCreateOrder, triggerGetOrders } from './orders.ts';
 import { perpsDepositBorrow, perpsLpMint } from './perps-lending.ts';
+import { perpsCancelTpsl, perpsCancelTpslWithFee, perpsCreateTpslWithFee, perpsUpdateTpsl } from './perps-tpsl.ts';
 import { perpsCreateTpsl, perpsDecrease, perpsDecreaseWithFee, perpsIncrease, perpsUpdateTpslWithFee } from './perps-writes.ts';
 import { perpsCollateralLimits, perpsLimitOrders, perpsPoolInfo, perpsPositions, perpsTrades, perpsTraderStats, tokensNew, tokensRanked } from './reads.ts';
 import { ultraOrder } from './ultra.ts';
@@ -21,6 +22,10 @@ export const HANDLERS: HandlerTable = {
   'perps.decreaseWithFee': perpsDecreaseWithFee,
   'perps.createTpsl': perpsCreateTpsl,
   'perps.updateTpslWithFee': perpsUpdateTpslWithFee,
+  'perps.updateTpsl': perpsUpdateTpsl,
+  'perps.cancelTpsl': perpsCancelTpsl,
+  'perps.createTpslWithFee': perpsCreateTpslWithFee,
+  'perps.cancelTpslWithFee': perpsCancelTpslWithFee,
   'perps.lpMint': perpsLpMint,
   'perps.depositBorrow': perpsDepositBorrow,
   'perps.execute': perpsExecute,

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChainClient } from '../../src/chain/rpc-client.ts';
+import type { RiskGate } from '../../src/pipeline/executor/ports.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { ChainHarness, newAction } from './harness.ts';
+
+/**
+ * Two checks that stand between an action and a wrong outcome, each with a test that fails when
+ * the check is removed: the risk gate asked again right before signing (a kill switch thrown
+ * between accept and sign must stop the signature), and the final look for a landing when the
+ * blockhash has expired (a transaction that landed just before expiry is landed, not expired).
+ */
+const redis = connectRedis(redisUrlFromEnv());
+const h = new ChainHarness(redis, `stratd-test:{executor-last-checks-${process.pid}}:`);
+
+beforeAll(async () => h.start());
+afterAll(async () => {
+  await h.stop();
+  await redis.quit();
+});
+
+describe('the risk gate at signing', () => {
+  it('a refusal at sign time (after a clean accept) rejects the action with the rule and signs nothing', async () => {
+    const stages: string[] = [];
+    const risk: RiskGate = {
+      check: async (stage) => {
+        stages.push(stage);
+        return stage === 'accept' ? { allowed: true } : { allowed: false, rule: 'halted', detail: 'an operator paused trading after the accept' };
+      },
+    };
+    const before = h.signCount;
+    const ex = h.executor({ risk });
+    const action = newAction();
+    await ex.accept(action);
+    const final = await ex.drive(action.actionId);
+    expect(final).toMatchObject({ state: 'rejected', reason: 'risk:halted' });
+    expect(stages).toEqual(['accept', 'sign']);
+    expect(h.signCount).toBe(before);
+    expect(await h.statesOf(action.actionId)).not.toContain('signed');
+  });
+});
+
+describe('the final look before expiry', () => {
+  it('a transaction the RPC first misses, with the block height past lastValidBlockHeight, ends landed, not expired', async () => {
+    const real = h.chainClient;
+    let pastExpiry = false;
+    const looks = new Map<string, number>();
+    // A lagging RPC: the first status query of a signature answers "unknown" although the
+    // transaction has landed, and once the action is submitted the block height is past expiry.
+    const lagging = Object.create(real) as ChainClient;
+    lagging.blockHeight = async () => (await real.blockHeight()) + (pastExpiry ? 1_000_000 : 0);
+    lagging.signatureStatus = async (signature: string) => {
+      const n = (looks.get(signature) ?? 0) + 1;
+      looks.set(signature, n);
+      if (n > 1) return real.signatureStatus(signature);
+      await expect.poll(() => real.signatureStatus(signature), { timeout: 10_000, interval: 20 }).not.toBeNull();
+      return null;
+    };
+    const ex = h.executor({
+      chain: lagging,
+      onTransition: (r) => {
+        if (r.state === 'submitted') pastExpiry = true;
+      },
+    });
+    const action = newAction();
+    await ex.accept(action);
+    const final = await ex.drive(action.actionId);
+    expect(final?.state).toBe('landed');
+    expect(h.chain.landed().filter((l) => l.signature === final?.signature)).toHaveLength(1);
+  });
+});

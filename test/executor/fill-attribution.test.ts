@@ -1,0 +1,100 @@
+// Issue 8, defect 1: a keeper-awaited request counts as landed only when the keeper executed ITS
+// OWN request. Through the real venue: another decrease of the same position fills while our
+// request waits, and the keeper then refuses ours; the action must not be "landed".
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MINTS } from '../../src/api/mints.ts';
+import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import { isFillOf, TradeHistoryKeeperWatch } from '../../src/pipeline/executor/keeper-watch.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import type { Intent } from '../../src/sdk/intent.ts';
+import { positionView } from '../../src/sdk/position-view.ts';
+import { until, VenueExecutorHarness, type TestWallet } from './venue-harness.ts';
+
+const redis = connectRedis(redisUrlFromEnv());
+let h: VenueExecutorHarness;
+
+beforeAll(async () => {
+  h = await VenueExecutorHarness.start(redis, `stratd-test:{fill-attribution-${process.pid}}:`, { slotMs: 20, blockhashValidBlocks: 750, decreaseInstantShare: 0 });
+});
+afterAll(async () => {
+  await h.stop();
+  await redis.quit();
+});
+
+const DELTA = 50_000_000n;
+
+async function solLong(w: TestWallet) {
+  const view = (await h.positions(w)).map(positionView).find((v) => v?.side === 'long' && v.marketMint === MINTS.SOL);
+  if (!view) throw new Error('the funded SOL long is missing');
+  return view;
+}
+
+function decrease(positionPubkey: string, key: string): Intent {
+  return { type: 'decrease', key, reason: 'trim', notionalUsd: DELTA.toString(), positionPubkey, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', sizeUsdDelta: DELTA.toString() };
+}
+
+interface VenueOutcome {
+  readonly requestPubkey: string;
+  readonly status: string;
+  readonly reason: string | null;
+}
+
+async function keeperOutcomes(): Promise<VenueOutcome[]> {
+  const res = await fetch(`${h.venue.apiUrl}/__venue/state`);
+  const state = (await res.json()) as { perps?: { outcomes?: VenueOutcome[] }; requestOutcomes?: VenueOutcome[] };
+  return state.requestOutcomes ?? state.perps?.outcomes ?? [];
+}
+
+describe('fill attribution of keeper-awaited requests', () => {
+  it('another fill of the same position does not land our request; the refused request ends expired', async () => {
+    // Our request waits 10 s for the keeper, which then refuses it (older than 5 s).
+    h.venue.applyFaults({ decreaseInstantShare: 0, keeperDelayMs: 10_000, maxRequestExecutionSec: 5 });
+    try {
+      const w = await h.fundedWallet();
+      const position = (await solLong(w)).positionPubkey;
+      const venueNow = () => h.venue.clock.now();
+      const watch = new TradeHistoryKeeperWatch(h.client, w.signer.publicKey);
+      let looks = 0;
+      const keeper = { fulfilled: async (r: ActionRecord) => (looks++, watch.fulfilled(r)) };
+      const ex = h.executor(w, { now: venueNow, requestValidity: async () => 5, keeperGraceMs: 0, keeper });
+      const ours = h.job(decrease(position, `decrease:ours:${position}`));
+      await ex.accept(ours);
+      const drivingOurs = ex.drive(ours.actionId, h.signal);
+      const seen = await until('our request to land on chain', async () => {
+        const r = (await h.store.load(ours.actionId))?.record;
+        return r?.landingSeenAtMs !== undefined ? r : undefined;
+      });
+      expect(seen.positionRequestPubkey).toBeDefined();
+
+      // Another decrease of the same position, executed by the keeper at once.
+      h.venue.applyFaults({ keeperDelayMs: 0 });
+      const other = h.job(decrease(position, `decrease:other:${position}`));
+      await ex.accept(other);
+      const otherFinal = await ex.drive(other.actionId, h.signal);
+      expect(otherFinal?.state).toBe('landed');
+      expect(otherFinal?.positionRequestPubkey).not.toBe(seen.positionRequestPubkey);
+
+      // A few polls of ours see that fill: it is not ours.
+      const looksBefore = looks;
+      await until('our action to look at the trades twice after the other fill', () => looks >= looksBefore + 4 || undefined);
+      expect((await h.store.load(ours.actionId))?.record.state).toBe('submitted');
+
+      // The keeper's turn for ours: it refuses the stale request.
+      h.venue.advance(10_000);
+      const final = await drivingOurs;
+      expect(final).toMatchObject({ state: 'expired', reason: 'keeper_timeout', detail: expect.stringContaining(`position request ${seen.positionRequestPubkey}`) });
+      const outcome = (await keeperOutcomes()).find((o) => o.requestPubkey === seen.positionRequestPubkey);
+      expect(outcome?.status).toBe('rejected');
+      expect(h.outcomesOf(ours.actionId)).toEqual(['ambiguous', 'expired']);
+    } finally {
+      h.venue.applyFaults({ keeperDelayMs: 1_000, maxRequestExecutionSec: 45 });
+    }
+  });
+
+  it('a trade is the fill of a request only by the request account or by its own transaction', () => {
+    const trade = { txHash: 'sigOther', positionRequestPubkey: 'reqOther' } as Parameters<typeof isFillOf>[0];
+    expect(isFillOf(trade, { signature: 'sigOurs', positionRequestPubkey: 'reqOurs' })).toBe(false);
+    expect(isFillOf({ ...trade, positionRequestPubkey: 'reqOurs' }, { signature: 'sigOurs', positionRequestPubkey: 'reqOurs' })).toBe(true);
+    expect(isFillOf({ ...trade, txHash: 'sigOurs', positionRequestPubkey: null }, { signature: 'sigOurs', positionRequestPubkey: 'reqOurs' })).toBe(true);
+  });
+});

@@ -1,0 +1,68 @@
+// Issue 8, defect 6: a Redis outage is told in one line when it starts and one when it ends, not
+// in a stack trace per connection, loop and retry. A throwaway redis-server of our own is stopped
+// (SIGKILL) and started again on the same port.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/ops/logger.ts';
+import { connectRedis } from '../../src/pipeline/redis.ts';
+import { RedisOutageLog } from '../../src/pipeline/redis-outage.ts';
+
+const servers: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const s of servers) if (s.exitCode === null) s.kill('SIGKILL');
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function startRedis(port: number): ChildProcess {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  servers.push(child);
+  return child;
+}
+
+describe('a Redis outage in the logs', () => {
+  it('is one line when Redis goes away and one when it is back, however many calls fail', { timeout: 60_000 }, async () => {
+    const port = await freePort();
+    let server = startRedis(port);
+    const lines: Array<{ msg: string; level: number }> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as { msg: string; level: number });
+        done();
+      },
+    });
+    const outage = new RedisOutageLog(createLogger({ level: 'debug', destination }));
+    const redis = connectRedis(`redis://127.0.0.1:${port}`, { retryStrategy: () => 50 });
+    redis.on('error', () => undefined); // until our server answers
+    try {
+      await expect.poll(async () => redis.ping().catch(() => 'down'), { timeout: 20_000 }).toBe('PONG');
+      outage.watch(redis);
+      server.kill('SIGKILL');
+      // Every reconnection attempt fails with an error event (commands wait in the offline queue):
+      // each is absorbed, none logged on its own.
+      let failures = 0;
+      redis.on('error', () => failures++);
+      await expect.poll(() => failures, { timeout: 20_000, interval: 10 }).toBeGreaterThanOrEqual(20);
+      expect(outage.down).toBe(true);
+      server = startRedis(port);
+      await expect.poll(async () => redis.ping().catch(() => 'down'), { timeout: 20_000 }).toBe('PONG');
+      await expect.poll(() => outage.down, { timeout: 10_000 }).toBe(false);
+      expect(lines.map((l) => l.msg), JSON.stringify(lines)).toEqual([expect.stringContaining('redis unreachable'), 'redis reachable again']);
+    } finally {
+      redis.disconnect();
+      server.kill('SIGKILL');
+    }
+  });
+});
