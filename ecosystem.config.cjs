@@ -1,6 +1,8 @@
-// pm2: `pm2 start ecosystem.config.cjs` (fork mode, one process with every role).
+// pm2: `npm ci && pm2 start ecosystem.config.cjs` (fork mode, one process with every role); npm ci
+// compiles dist/, the JavaScript bin/stratd.js runs.
 // kill_timeout exceeds stratd's shutdown grace period (shutdown.graceMs, 15 s by default), so pm2
 // never SIGKILLs a daemon that is still bringing in-flight actions to a persisted state.
+// Logs under var/log grow without bound: `pm2 install pm2-logrotate` (docs/operations.md, pm2).
 module.exports = {
   apps: [
     {

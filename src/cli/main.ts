@@ -1,5 +1,6 @@
 import type { Command } from './command.ts';
 import { EXIT } from './command.ts';
+import { versionLine } from '../ops/runtime.ts';
 
 interface CommandEntry {
   readonly name: string;
@@ -12,12 +13,19 @@ interface CommandEntry {
 const COMMANDS: readonly CommandEntry[] = [
   { name: 'run', summary: 'Run the daemon (paper mode by default)', load: async () => (await import('./commands/run.ts')).runCommand },
   { name: 'actions', summary: 'Print the ledger of decisions and action state changes', load: async () => (await import('./commands/actions.ts')).actionsCommand },
+  { name: 'status', summary: 'The status page as text: trading state, positions, distances, TP/SL coverage, actions', load: async () => (await import('./commands/status.ts')).statusCommand },
   { name: 'pause', summary: 'Kill switch: halt trading (or --reducing) in every process', load: async () => (await import('./commands/trading.ts')).pauseCommand },
   { name: 'resume', summary: 'Resume trading after a pause, a loss stop or a circuit breaker', load: async () => (await import('./commands/trading.ts')).resumeCommand },
+  { name: 'reload', summary: 'Re-read configuration and strategies in every process (as SIGHUP does)', load: async () => (await import('./commands/reload.ts')).reloadCommand },
+  { name: 'record', summary: 'Run the pollers and write every snapshot to a recording', load: async () => (await import('./commands/record.ts')).recordCommand },
+  { name: 'replay', summary: 'Run strategies over a recording and print their intents', load: async () => (await import('./commands/replay.ts')).replayCommand },
+  { name: 'backtest', summary: 'Replay a recording against a simulated venue, executing intents, and report per strategy', load: async () => (await import('./commands/backtest.ts')).backtestCommand },
   { name: 'config', summary: 'Check, show and document the configuration', load: async () => (await import('./commands/config.ts')).configCommand },
   { name: 'venue', summary: 'Run the simulated venue (trading API + JSON-RPC chain) for paper trading and tests', load: async () => (await import('./commands/venue.ts')).venueCommand },
   { name: 'tx', summary: 'Inspect a transaction against the signing policy', load: async () => (await import('./commands/tx.ts')).txCommand },
+  { name: 'paper', summary: 'Paper trading: "paper reset" starts over (fresh venue, wallet kept)', load: async () => (await import('./commands/paper.ts')).paperCommand },
   { name: 'keygen', summary: 'Create a new wallet key file (mode 0600)', load: async () => (await import('./commands/keygen.ts')).keygenCommand },
+  { name: 'strategy', summary: 'Start a new strategy: a commented starter and its test', load: async () => (await import('./commands/strategy.ts')).strategyCommand },
   { name: 'api', summary: 'List, call and check the operations of the trading API', load: async () => (await import('./commands/api.ts')).apiCommand },
 ];
 
@@ -26,6 +34,10 @@ export async function main(argv: string[]): Promise<number> {
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(help());
     return name ? EXIT.ok : EXIT.usage;
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(`${versionLine()}\n`);
+    return EXIT.ok;
   }
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) {

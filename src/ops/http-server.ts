@@ -5,11 +5,19 @@ import { z } from 'zod';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
 import type { Ledger } from '../pipeline/ledger.ts';
 import { openQueue, QUEUES } from '../pipeline/queues.ts';
-import { TradingStateStore, type TradingState } from '../risk/trading-state.ts';
+import type { TradingState } from '../risk/trading-state.ts';
+import { TradingSwitch } from '../risk/trading-switch.ts';
 import { checkControlToken, refusalMessage, refusalStatus } from './control-token.ts';
+import { hostAllowed } from './host-check.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
+import type { NotifySink } from './notify/event.ts';
 import { readOpsStatus, readTradingState, type OpsIdentity } from './ops-status.ts';
+import { formatAge } from './status/human-units.ts';
+import { registerStatusRoutes } from './status/status-routes.ts';
+import { readStatusView } from './status/status-view.ts';
+import { refreshScrapeGauges } from './scrape-gauges.ts';
+import type { WalletBalances } from './wallet-balances.ts';
 import type { Watchdog } from './watchdog.ts';
 
 export interface OpsServerOptions {
@@ -19,6 +27,8 @@ export interface OpsServerOptions {
   readonly port: number;
   /** ops.controlToken; empty refuses every control request. */
   readonly controlToken: string;
+  /** ops.allowedHosts: Host names answered without the token, besides IP literals and localhost. */
+  readonly allowedHosts?: readonly string[];
   readonly redis: Redis;
   /** The hash-tagged key prefix, "{stratd}:". */
   readonly prefix: string;
@@ -27,7 +37,11 @@ export interface OpsServerOptions {
   readonly metrics: Metrics;
   readonly watchdog: Watchdog;
   readonly logger: Logger;
+  /** Trading-state changes through the control endpoints are raised here. */
+  readonly notifier?: NotifySink;
   readonly now?: () => number;
+  /** The wallet's balances for the stratd_wallet_balance gauge (cached by the reader). */
+  readonly readWalletBalances?: () => Promise<WalletBalances>;
   /** Longest a readiness PING may take before Redis counts as not answering. */
   readonly pingTimeoutMs?: number;
 }
@@ -59,7 +73,8 @@ const resumeBody = z.strictObject({ reason: z.string().min(1).max(500).optional(
 /**
  * The ops HTTP server: /healthz (every watched loop made progress within twice its interval),
  * /readyz (started and Redis answers), /metrics (Prometheus), /status (JSON, no secrets) and the
- * control endpoints /control/pause and /control/resume behind a bearer token. Pause and resume
+ * control endpoints /control/pause and /control/resume behind a bearer token, and for browsers
+ * the status page at / with the queue UI at /queues (src/ops/status/). Pause and resume
  * write the same Redis trading state as `stratd pause/resume`, so they reach every process.
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
@@ -82,6 +97,15 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     void reply.code(status).send({ error: status >= 500 ? 'internal' : (error.code ?? 'bad_request'), message: error.message });
   });
 
+  // Every route, present and future (status page, queue board): a Host that a DNS-rebinding page
+  // could send is answered only with the control token, whatever interface we are bound to.
+  app.addHook('onRequest', async (request, reply) => {
+    if (hostAllowed(request.headers.host, options.allowedHosts ?? [])) return;
+    if (options.controlToken !== '' && checkControlToken(options.controlToken, request.headers.authorization) === undefined) return;
+    logger.warn({ url: request.url, remote: request.ip }, 'ops request refused: Host not allowed');
+    return reply.code(403).send({ error: 'host_not_allowed', message: 'the Host header is not an IP address, localhost or a name in ops.allowedHosts; send Authorization: Bearer <ops.controlToken>' });
+  });
+
   app.get('/healthz', async (_request, reply) => {
     const loops = watchdog.report();
     const failing = loops.filter((l) => !l.healthy);
@@ -96,8 +120,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   });
 
   app.get('/metrics', async (_request, reply) => {
-    // The trading state lives in Redis (any process may change it): read it at scrape time.
-    await readTradingState({ redis, prefix, metrics }).catch((err: unknown) => logger.warn({ err }, 'cannot read the trading state for /metrics'));
+    // Trading state, snapshot ages, open actions, positions and balances belong to the deployment
+    // (any process may change them): read them at scrape time.
+    await refreshScrapeGauges({ redis, prefix, metrics, wallet: options.identity.wallet, now, readWalletBalances: options.readWalletBalances }).catch((err: unknown) =>
+      logger.warn({ err }, 'cannot read the deployment gauges for /metrics'),
+    );
     return reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
@@ -113,15 +140,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     return reply.code(refusalStatus(refusal)).send({ error: refusal, message: refusalMessage(refusal) });
   };
 
+  const tradingSwitch = new TradingSwitch({ redis, prefix, ledger: options.ledger, notifier: options.notifier, logger, now });
   const setState = async (request: FastifyRequest, state: TradingState, reason: string) => {
-    const store = new TradingStateStore(redis, prefix);
-    const previous = await store.get();
-    const by = `ops-http:${request.ip}`;
-    const record = await store.set(state, reason, by);
+    const { previous, current } = await tradingSwitch.set({ state, reason, by: `ops-http:${request.ip}`, cause: 'control' });
     await readTradingState({ redis, prefix, metrics });
-    await options.ledger.append({ at: now(), type: 'risk', detail: { event: 'trading_state', state, previous: previous.state, reason, by } });
-    logger.warn({ state, previous: previous.state, reason, by }, 'trading state changed through the ops server');
-    return { ...record, previous: previous.state };
+    return { ...current, previous: previous.state };
   };
 
   app.post('/control/pause', { preHandler: authorise }, async (request, reply) => {
@@ -134,6 +157,35 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     const body = parseBody(resumeBody, request.body, reply);
     if (!body) return reply;
     return setState(request, 'active', body.reason ?? 'resumed through the ops server');
+  });
+
+  await registerStatusRoutes(app, {
+    controlToken: options.controlToken,
+    queues,
+    authorise,
+    readView: () => {
+      const loops = watchdog.report();
+      const staleAfter = new Map(loops.map((l) => [l.name, l.expectedEveryMs * 2]));
+      return readStatusView({
+        redis,
+        prefix,
+        mode: options.identity.mode,
+        wallet: options.identity.wallet,
+        roles: options.identity.roles,
+        strategies: options.identity.strategies,
+        ledger: options.ledger,
+        queues,
+        now,
+        staleAfterMs: (kind) => staleAfter.get(`poller:${kind}`),
+        process: {
+          pid: process.pid,
+          uptime: formatAge(now() - startedAtMs),
+          ready: ready && !stopping,
+          healthy: loops.every((l) => l.healthy),
+          failingLoops: loops.filter((l) => !l.healthy).map((l) => l.name),
+        },
+      });
+    },
   });
 
   try {

@@ -38,39 +38,32 @@ function freePort(): Promise<number> {
   });
 }
 
-export interface EnsureRedisOptions {
-  readonly url: string;
-  /** The URL was chosen by the operator (REDIS_URL or config): never replace it with our own. */
-  readonly explicit: boolean;
-  readonly varDir: string;
-  readonly logger: Logger;
+/** Whether nothing listens on this loopback port. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.once('error', () => done(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
+  });
 }
 
 /**
- * Paper mode on a fresh machine: when the default Redis does not answer and `redis-server` is
- * installed, start one under `<varDir>/redis` with an append-only file (state survives a restart
- * of stratd and of that Redis). Its URL is kept in `<varDir>/redis/url` so later runs and the CLI
- * find it again.
+ * Starts stratd's own Redis under `<varDir>/redis` with an append-only file, so its state
+ * survives a restart of stratd and of that Redis; a restart reuses the directory (and its port
+ * when free). Its URL is kept in `<varDir>/redis/url` so later runs and the CLI find it again.
  */
-export async function ensureRedis(options: EnsureRedisOptions): Promise<string> {
-  if (await redisAnswers(options.url)) return options.url;
-  const dir = resolve(options.varDir, 'redis');
-  const urlFile = join(dir, 'url');
-  if (existsSync(urlFile)) {
-    const known = readFileSync(urlFile, 'utf8').trim();
-    if (await redisAnswers(known)) return known;
-  }
-  if (options.explicit) {
-    throw new RedisUnavailable(`no Redis answers at ${redact(options.url)}; start it, or unset REDIS_URL to let stratd start its own`);
-  }
+export async function startLocalRedis(varDir: string, logger: Logger): Promise<string> {
+  const dir = resolve(varDir, 'redis');
   const which = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (which.error || which.status !== 0) {
     throw new RedisUnavailable(
-      `no Redis answers at ${redact(options.url)} and redis-server is not installed. Install it (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis), or run one with Docker: docker run -d -p 6379:6379 redis:7, or set REDIS_URL.`,
+      'no Redis answers at redis://127.0.0.1:6379 and redis-server is not installed. Install it (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis), or run one with Docker: docker run -d -p 6379:6379 redis:7, or set REDIS_URL.',
     );
   }
   mkdirSync(dir, { recursive: true });
-  const port = await freePort();
+  const known = knownLocalRedis(varDir);
+  const knownPort = known ? Number(new URL(known).port) : 0;
+  const port = knownPort > 0 && (await portFree(knownPort)) ? knownPort : await freePort();
   const started = spawnSync('redis-server', [
     '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', '',
     '--daemonize', 'yes', '--pidfile', join(dir, 'redis.pid'), '--logfile', join(dir, 'redis.log'),
@@ -80,18 +73,18 @@ export async function ensureRedis(options: EnsureRedisOptions): Promise<string> 
   const url = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 50 && !(await redisAnswers(url, 200)); i++) await new Promise((r) => setTimeout(r, 100));
   if (!(await redisAnswers(url))) throw new RedisUnavailable(`redis-server started but does not answer at ${url}; see ${join(dir, 'redis.log')}`);
-  writeFileSync(urlFile, `${url}\n`);
-  options.logger.warn({ url, dir }, `no Redis answered, so stratd started its own at ${url} (data in ${dir}); stop it with: redis-cli -p ${port} shutdown`);
+  writeFileSync(join(dir, 'url'), `${url}\n`);
+  logger.warn({ url, dir }, `stratd started its own Redis at ${url} (data in ${dir}); stop it with: redis-cli -p ${port} shutdown`);
   return url;
 }
 
-/** The Redis that `ensureRedis` started earlier for this var directory, if any. */
+/** The Redis that `startLocalRedis` started earlier for this var directory, if any. */
 export function knownLocalRedis(varDir: string): string | undefined {
   const urlFile = join(resolve(varDir, 'redis'), 'url');
   return existsSync(urlFile) ? readFileSync(urlFile, 'utf8').trim() : undefined;
 }
 
-function redact(url: string): string {
+export function redact(url: string): string {
   const u = new URL(url);
   if (u.password) u.password = '***';
   return u.toString();

@@ -1,4 +1,5 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -29,16 +30,35 @@ export const REDACT_PATHS = [
   '*.headers.authorization',
   'req.headers["x-api-key"]',
   'req.headers.authorization',
+  // Notification targets: the Telegram bot token, webhook URLs (tokens in their paths), headers.
+  'botToken',
+  '*.botToken',
+  'webhookUrl',
+  '*.webhookUrl',
 ];
+
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 export interface LoggerOptions {
   readonly level?: string;
   readonly name?: string;
   readonly destination?: DestinationStream;
+  /** log.format: auto = pretty when stdout is a terminal, JSON lines otherwise (files, pm2, Docker). */
+  readonly format?: LogFormat;
 }
 
-/** The one way to make a logger: JSON lines with secrets redacted. */
+/** Whether `format` means human-readable lines on this stdout. */
+export function wantsPretty(format: LogFormat = 'auto', isTty: boolean = process.stdout.isTTY === true): boolean {
+  return format === 'pretty' || (format === 'auto' && isTty);
+}
+
+/**
+ * The one way to make a logger: secrets redacted, then JSON lines, or — for a person at a
+ * terminal — coloured one-line records (pino-pretty, in-process and synchronous, so the last
+ * lines before an exit are not lost). Redaction happens before either format.
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
+  const destination = options.destination ?? (wantsPretty(options.format) ? pretty({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,name', sync: true }) : undefined);
   return pino(
     {
       name: options.name ?? 'stratd',
@@ -47,7 +67,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    options.destination,
+    destination,
   );
 }
 

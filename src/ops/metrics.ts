@@ -1,8 +1,13 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ApiCallOutcome, ApiObserver } from '../api/client.ts';
+import type { RpcObserver } from '../chain/rpc-observer.ts';
+import type { ActionRecord } from '../pipeline/executor/action-record.ts';
 
 /**
  * The daemon's metrics, made once and passed to the parts that count (no per-component copies of
- * the wiring). prom-client gives the Prometheus text format and process metrics for free.
+ * the wiring): the API client, the chain client and the executor take an observer, and the
+ * deployment-wide gauges (snapshot ages, open actions, positions, balances) are read from Redis
+ * at scrape time (scrape-gauges.ts). prom-client gives the text format and process metrics.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -16,9 +21,56 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
+  /** outcome: queued, deduplicated, delivered, retried, failed — a failing target shows as retried/failed. */
+  readonly notifierDeliveries = new Counter({ name: 'stratd_notifier_deliveries_total', help: 'Notifications by target and outcome', labelNames: ['target', 'outcome'], registers: [this.registry] });
   readonly tradingState = new Gauge({ name: 'stratd_trading_state', help: 'Trading state: 0 active, 1 reducing, 2 halted', registers: [this.registry] });
+  readonly apiCalls = new Counter({ name: 'stratd_api_calls_total', help: 'Trading API attempts by operation and outcome (ok, rate_limited, http_4xx, http_5xx, timeout, network, ...)', labelNames: ['operation', 'outcome'], registers: [this.registry] });
+  readonly apiBudgetWaits = new Counter({ name: 'stratd_api_budget_waits_total', help: 'API attempts that waited for the shared request budget', registers: [this.registry] });
+  readonly apiBudgetWaitSeconds = new Counter({ name: 'stratd_api_budget_wait_seconds_total', help: 'Time API attempts waited for the shared request budget', registers: [this.registry] });
+  readonly rpcCalls = new Counter({ name: 'stratd_rpc_calls_total', help: 'JSON-RPC requests by method and outcome (ok, rpc_error, http_error, network)', labelNames: ['method', 'outcome'], registers: [this.registry] });
+  readonly actions = new Counter({
+    name: 'stratd_actions_total',
+    help: 'Actions by strategy, intent type and outcome (accepted, rejected_at_accept, landed, rejected, expired)',
+    labelNames: ['strategy', 'intent', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly snapshotAge = new Gauge({ name: 'stratd_snapshot_age_seconds', help: 'Age of the newest stored snapshot of each kind (read at scrape)', labelNames: ['kind'], registers: [this.registry] });
+  readonly openActions = new Gauge({ name: 'stratd_open_actions', help: 'Unfinished actions of the deployment by state (read at scrape)', labelNames: ['state'], registers: [this.registry] });
+  readonly oldestOpenActionAge = new Gauge({ name: 'stratd_open_action_oldest_age_seconds', help: 'Age of the oldest unfinished action since it was accepted (0 when none)', registers: [this.registry] });
+  readonly positionDistance = new Gauge({
+    name: 'stratd_position_liquidation_distance_bps',
+    help: "Distance of each open position's mark from its liquidation price, bps of the mark (latest positions snapshot)",
+    labelNames: ['position', 'market', 'side'],
+    registers: [this.registry],
+  });
+  readonly walletBalance = new Gauge({ name: 'stratd_wallet_balance', help: "The wallet's balance in whole tokens (SOL; USDC where the RPC reports token accounts)", labelNames: ['token'], registers: [this.registry] });
 
   constructor(options: { defaults?: boolean } = {}) {
     if (options.defaults ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'stratd_' });
+  }
+
+  /** For the API client (ApiClientOptions.observer). */
+  readonly api: ApiObserver = {
+    attempt: (operationId: string, outcome: ApiCallOutcome) => this.apiCalls.inc({ operation: operationId, outcome }),
+    budgetWait: (ms: number) => {
+      this.apiBudgetWaits.inc();
+      this.apiBudgetWaitSeconds.inc(ms / 1000);
+    },
+  };
+
+  /** For the chain client's connection (ChainClient observer). */
+  readonly rpc: RpcObserver = {
+    call: (method, outcome) => this.rpcCalls.inc({ method, outcome }),
+  };
+
+  /** For the executor: every recorded state of every action (accept included). */
+  observeAction(record: Pick<ActionRecord, 'state' | 'strategy' | 'intent'>, phase: 'accept' | 'drive'): void {
+    this.actionStates.inc({ state: record.state });
+    const outcome =
+      record.state === 'accepted' ? 'accepted'
+      : record.state === 'rejected' && phase === 'accept' ? 'rejected_at_accept'
+      : record.state === 'landed' || record.state === 'rejected' || record.state === 'expired' ? record.state
+      : undefined;
+    if (outcome) this.actions.inc({ strategy: record.strategy, intent: record.intent.type, outcome });
   }
 }

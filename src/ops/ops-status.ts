@@ -7,7 +7,7 @@ import { pollerHeartbeatKey } from '../pipeline/pollers/pollers.ts';
 import { snapshotKind } from '../pipeline/snapshot.ts';
 import { readLatestSnapshot } from '../pipeline/snapshot-store.ts';
 import { tradingStateRecord, TradingStateStore } from '../risk/trading-state.ts';
-import { liquidationDistanceBps, positionView } from '../strategy/position-view.ts';
+import { liquidationDistanceBps, positionView } from '../sdk/position-view.ts';
 import type { Metrics } from './metrics.ts';
 import type { Watchdog } from './watchdog.ts';
 
@@ -60,6 +60,8 @@ export interface OpsIdentity {
   /** The wallet's public key (base58). */
   readonly wallet: string;
   readonly roles: readonly string[];
+  /** Enabled strategies (config strategies.enabled), for the status page. */
+  readonly strategies?: readonly string[];
 }
 
 export interface OpsStatusDeps {
@@ -113,7 +115,7 @@ export async function readOpsStatus(deps: OpsStatusDeps): Promise<OpsStatus> {
   };
 }
 
-async function readPollerHeartbeats(redis: Redis, prefix: string): Promise<OpsStatus['pollers']> {
+export async function readPollerHeartbeats(redis: Redis, prefix: string): Promise<OpsStatus['pollers']> {
   const raw = await redis.hgetall(pollerHeartbeatKey(prefix));
   const out: OpsStatus['pollers'] = {};
   for (const [kind, text] of Object.entries(raw)) {
@@ -129,7 +131,7 @@ async function readPollerHeartbeats(redis: Redis, prefix: string): Promise<OpsSt
   return out;
 }
 
-async function readQueueCounts(queues: ReadonlyMap<string, Queue>): Promise<OpsStatus['queues']> {
+export async function readQueueCounts(queues: ReadonlyMap<string, Queue>): Promise<OpsStatus['queues']> {
   const entries = await Promise.all(
     [...queues].map(async ([name, queue]) => {
       const c = await queue.getJobCounts('wait', 'active', 'delayed', 'failed');

@@ -14,7 +14,7 @@ describe('stratd config', () => {
   it('check prints "ok" and exits 0 for the checked-in configuration', async () => {
     const result = await runCli(['config', 'check'], { env });
     expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(/^ok \(mode paper; strategies: liquidation-guard\)/);
+    expect(result.stdout).toMatch(/^ok \(mode paper; strategies: liquidation-guard, tpsl-coverage\)/);
     expect(result.code).toBe(0);
   });
 

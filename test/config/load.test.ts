@@ -174,6 +174,12 @@ describe('every problem at once, each with its key path and a fix', () => {
     const problems = problemsOf({ env: { STRATD_OPS_HOST: '0.0.0.0' } });
     expect(problems.map((p) => p.path)).toEqual(['ops.controlToken']);
     expect(load({ env: { STRATD_OPS_HOST: '0.0.0.0', STRATD_CONTROL_TOKEN: 'x'.repeat(32) } }).config.ops.host).toBe('0.0.0.0');
+    // A short token beyond loopback is refused, by length only (the token is never echoed).
+    const short = problemsOf({ env: { STRATD_OPS_HOST: '0.0.0.0', STRATD_CONTROL_TOKEN: 'shorttoken31-xxxxxxxxxxxxxxxxxx' } });
+    expect(short.map((p) => p.path)).toEqual(['ops.controlToken']);
+    expect(short[0]!.message).toContain('at least 32 characters (it has 31)');
+    expect(JSON.stringify(short)).not.toContain('shorttoken31');
+    expect(load({ env: { STRATD_CONTROL_TOKEN: 'x' } }).config.ops.controlToken).toBe('x'); // loopback: any token
   });
 });
 

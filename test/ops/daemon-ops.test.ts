@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/ops/logger.ts';
 import { opsStatusSchema } from '../../src/ops/ops-status.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
 import { redisScope } from '../support/redis-scope.ts';
+import { testDaemonOverrides } from '../support/test-daemon-config.ts';
 
 const scope = redisScope('ops-daemon');
 const TOKEN = 'daemon-ops-test-token-0123456789abcdef0123456789';
@@ -31,21 +32,9 @@ beforeAll(async () => {
   const { config } = loadConfig({
     env: {},
     overrides: {
-      'redis.url': redisUrl,
-      'redis.prefix': scope.redisPrefix,
-      'wallet.paperKeyFile': join(varDir, 'paper-wallet.json'),
+      ...testDaemonOverrides({ redisUrl, redisPrefix: scope.redisPrefix, paperKeyFile: join(varDir, 'paper-wallet.json') }),
       'venue.seedWallet': false,
-      'venue.slotMs': 50,
-      'ops.port': 0,
       'ops.controlToken': TOKEN,
-      'log.level': 'silent',
-      'pollers.positions.cron': '* * * * * *',
-      'pollers.poolInfo.cron': '* * * * * *',
-      'pollers.rankedTokens.enabled': false,
-      'pollers.newTokens.enabled': false,
-      'pollers.collateralLimits.enabled': false,
-      'pollers.limitOrders.enabled': false,
-      'pollers.trades.enabled': false,
     },
   });
   daemon = await startDaemon({ config, roles: ['pollers', 'strategies', 'executor'], logger: silentLogger, env: { REDIS_URL: redisUrl }, varDir });
@@ -67,7 +56,8 @@ describe('the ops server of a running daemon', () => {
       return body.loops.find((l) => l.name === 'poller:positions')?.lastBeatMs !== undefined ? body : undefined;
     });
     expect(health.status).toBe('ok');
-    expect(health.loops.map((l) => l.name).sort()).toEqual(['executor-queue', 'executor-sweep', 'poller:poolInfo', 'poller:positions', 'strategy-worker']);
+    // The wallet's trigger orders are polled by default (strategies cancel the orders they placed).
+    expect(health.loops.map((l) => l.name).sort()).toEqual(['executor-queue', 'executor-sweep', 'poller:poolInfo', 'poller:positions', 'poller:triggerOrders', 'strategy-worker']);
   });
 
   it('counts the snapshots the pollers enqueue and the strategy worker processes', async () => {

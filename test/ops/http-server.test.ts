@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Keypair } from '@solana/web3.js';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -282,5 +283,33 @@ describe('listening', () => {
   it('fails with an error that names ops.port when the port is taken', async () => {
     const { ops } = await opsServer();
     await expect(opsServer({ port: ops.port })).rejects.toMatchObject({ kind: 'ops_listen_failed', message: expect.stringContaining('ops.port') });
+  });
+});
+
+/** A GET with the Host header a browser would send (fetch cannot set Host). */
+function getWithHost(ops: OpsServer, path: string, host: string, token?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${ops.url}${path}`, { headers: { host, ...(token ? { authorization: `Bearer ${token}` } : {}) } }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('DNS rebinding: the Host header', () => {
+  it('answers IP literals, localhost and ops.allowedHosts on every route; another name only with the control token', async () => {
+    const { ops } = await opsServer({ controlToken: TOKEN, allowedHosts: ['stratd.internal'] });
+    for (const path of ['/status', '/metrics', '/healthz', '/no-such-page']) {
+      expect((await getWithHost(ops, path, 'evil.example:9464')).status, path).toBe(403);
+      expect((await getWithHost(ops, path, 'evil.example', 'wrong-token')).status, path).toBe(403);
+    }
+    expect((await getWithHost(ops, '/status', 'evil.example')).body).toContain('host_not_allowed');
+    for (const host of ['127.0.0.1:9464', 'localhost:9464', '[::1]:9464', 'STRATD.internal', '10.0.0.5']) {
+      expect((await getWithHost(ops, '/status', host)).status, host).toBe(200);
+    }
+    expect((await getWithHost(ops, '/status', 'evil.example', TOKEN)).status).toBe(200);
   });
 });

@@ -34,3 +34,13 @@ describe('logger redaction', () => {
     expect(lines[0]).toContain('"signature":"abc"');
   });
 });
+
+describe('log format', () => {
+  it('auto is pretty on a terminal and JSON lines otherwise; json and pretty override', async () => {
+    const { wantsPretty } = await import('../../src/ops/logger.ts');
+    expect(wantsPretty('auto', true)).toBe(true);
+    expect(wantsPretty('auto', false)).toBe(false);
+    expect(wantsPretty('json', true)).toBe(false);
+    expect(wantsPretty('pretty', false)).toBe(true);
+  });
+});

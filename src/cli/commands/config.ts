@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { configSchema, formatProblems, isConfigError, loadConfig, maskedConfig, splitConfigArgs, type ConfigProblem } from '../../config/index.ts';
 import { renderKeyReference } from '../../config/docs.ts';
-import { loadStrategies } from '../../strategy/loader.ts';
+import { loadStrategies } from '../../pipeline/strategy-runtime/loader.ts';
 import { EXIT, type Command } from '../command.ts';
 
 const USAGE = `usage:
@@ -54,17 +54,19 @@ async function check(argv: string[]): Promise<number> {
     if (!problems.some((p) => /^strategies\.(dir|enabled)/.test(p.path))) strategies = error.strategies;
   }
   const raw = (typeof strategies === 'object' && strategies !== null ? strategies : {}) as Record<string, unknown>;
-  const section = strategiesSection.safeParse({ dir: raw.dir, enabled: raw.enabled, settings: raw.settings });
+  const section = strategiesSection.safeParse({ dir: raw.dir, modules: raw.modules, enabled: raw.enabled, settings: raw.settings });
   if (section.success) {
     const loaded = await loadStrategies(section.data);
     problems.push(...loaded.problems.filter((p) => !problems.some((q) => q.path === p.path)));
+    // Not enabled, so not fatal; still worth fixing.
+    for (const p of loaded.skipped) process.stderr.write(`skipped ${p.path}: ${p.message}\n`);
   }
   if (problems.length > 0) return report(problems);
   process.stdout.write(`ok (${summary})\n`);
   return EXIT.ok;
 }
 
-const strategiesSection = configSchema.shape.strategies.pick({ dir: true, enabled: true, settings: true });
+const strategiesSection = configSchema.shape.strategies.pick({ dir: true, modules: true, enabled: true, settings: true });
 
 async function show(argv: string[]): Promise<number> {
   const args = splitConfigArgs(argv);

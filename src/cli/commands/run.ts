@@ -1,25 +1,28 @@
 import { KeyFileError } from '../../chain/signer.ts';
 import { formatProblems, isConfigError, loadConfig } from '../../config/index.ts';
-import { startDaemon, ROLES, type Role } from '../../daemon/daemon.ts';
+import { startDaemon, ROLES, type Daemon, type Role } from '../../daemon/daemon.ts';
 import { failpointsFromEnv } from '../../daemon/failpoint.ts';
 import { OpsServerError } from '../../ops/http-server.ts';
 import { RedisUnavailable } from '../../ops/local-redis.ts';
 import { createLogger } from '../../ops/logger.ts';
-import { StrategyLoadError } from '../../strategy/loader.ts';
+import { RUNTIME } from '../../ops/runtime.ts';
+import { StrategyLoadError } from '../../pipeline/strategy-runtime/loader.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 
-const USAGE = `usage: stratd run [--role pollers|strategies|executor ...] [--config <file>] [--set key.path=value ...]
+const USAGE = `usage: stratd run [--role pollers|strategies|executor ...] [--record <file>] [--config <file>] [--set key.path=value ...]
   Runs the daemon. Without --role, every role runs in this process. Give --role (repeatable, or
   comma-separated) to split roles across processes and machines that share one Redis.
   Mode comes from config (mode, env STRATD_MODE): paper (default), live, dry-run.
-  Stops gracefully on SIGTERM/SIGINT within shutdown.graceMs.
+  --record <file>: append every snapshot this process's pollers read to a recording (stratd replay).
+  Stops gracefully on SIGTERM/SIGINT within shutdown.graceMs. SIGHUP (or "stratd reload") re-reads
+  the configuration and the strategies: applied whole between jobs, or refused whole (log, ledger).
 `;
 
 export const runCommand: Command = {
   name: 'run',
   usage: USAGE,
   async run(argv) {
-    const parsed = parseCommandArgs('run', argv, USAGE, { ...CONFIG_OPTIONS, role: { type: 'string', multiple: true } });
+    const parsed = parseCommandArgs('run', argv, USAGE, { ...CONFIG_OPTIONS, role: { type: 'string', multiple: true }, record: { type: 'string' } });
     if (typeof parsed === 'number') return parsed;
     const { values } = parsed;
     const roles = (values.role ?? []).flatMap((r) => r.split(',')).map((r) => r.trim()).filter(Boolean);
@@ -39,7 +42,7 @@ export const runCommand: Command = {
       }
       throw error;
     }
-    const logger = createLogger({ level: config.log.level });
+    const logger = createLogger({ level: config.log.level, format: config.log.format });
     // Crash-only: an error nobody handled ends the process (pm2/Docker restart it, and start-up
     // reconciles every unfinished action), never a silently half-working daemon.
     process.on('unhandledRejection', (reason) => {
@@ -51,7 +54,7 @@ export const runCommand: Command = {
       process.exit(70);
     });
 
-    let daemon;
+    let daemon: Daemon | undefined;
     // Installed before start-up: a SIGTERM while the roles start (the executor may already be
     // driving recovered actions) stops gracefully once started, instead of killing the process.
     let pendingSignal: string | undefined;
@@ -60,8 +63,17 @@ export const runCommand: Command = {
     };
     process.once('SIGTERM', () => onSignal('SIGTERM'));
     process.once('SIGINT', () => onSignal('SIGINT'));
+    // SIGHUP would end the process by default: it means "reload" here, never "stop".
+    process.on('SIGHUP', () => {
+      if (!daemon) {
+        logger.warn('SIGHUP during start-up ignored; send it again once stratd is running');
+        return;
+      }
+      void daemon.reload('SIGHUP');
+    });
+    const readConfig = () => loadConfig({ argv: configArgv(values) }).config;
     try {
-      daemon = await startDaemon({ config, roles: roles.length ? (roles as Role[]) : [...ROLES], logger, ...failpointsFromEnv(process.env) });
+      daemon = await startDaemon({ config, roles: roles.length ? (roles as Role[]) : [...ROLES], logger, readConfig, recordPath: values.record, ...failpointsFromEnv(process.env) });
     } catch (error) {
       if (error instanceof RedisUnavailable || error instanceof OpsServerError || error instanceof KeyFileError || error instanceof StrategyLoadError || isConfigError(error)) {
         logger.fatal({ kind: (error as { kind?: string }).kind }, error.message);
@@ -70,7 +82,7 @@ export const runCommand: Command = {
       }
       throw error;
     }
-    logger.info({ wallet: daemon.wallet, redis: daemon.redisUrl.replace(/\/\/[^@]*@/, '//***@'), venue: daemon.venue?.apiUrl }, 'stratd running; watch it with "npx stratd actions"');
+    logger.info({ runtime: RUNTIME, wallet: daemon.wallet, redis: daemon.redisUrl.replace(/\/\/[^@]*@/, '//***@'), venue: daemon.venue?.apiUrl }, 'stratd running; watch it with "npx stratd actions"');
 
     await new Promise<void>((resolve) => {
       let stopping = false;

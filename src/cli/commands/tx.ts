@@ -1,21 +1,32 @@
 import { parseArgs } from 'node:util';
 import { Connection, PublicKey } from '@solana/web3.js';
-import { isOperationId } from '../../api/registry.ts';
-import { decodeTransaction, readTransaction, rpcLookupTableResolver, TransactionDecodeError, type LookupTableResolver } from '../../chain/decode.ts';
-import { DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, inspectTransaction, type PolicyContext } from '../../chain/policy/index.ts';
+import { isOperationId, type OperationId } from '../../api/registry.ts';
+import { LookupTableUnavailable, readTransaction, rpcLookupTableResolver, TransactionDecodeError, type LookupTableResolver } from '../../chain/decode.ts';
+import { rpcAccountReader, type AccountReader } from '../../chain/policy/index.ts';
+import { isConfigError, loadConfig, splitConfigArgs } from '../../config/index.ts';
+import { operationOfIntent, PolicyInspector } from '../../pipeline/executor/policy-inspector.ts';
+import { intentSchema, type Intent } from '../../sdk/intent.ts';
 import { EXIT, type Command } from '../command.ts';
 
 const USAGE = `usage:
-  stratd tx inspect --wallet <pubkey> --operation <operationId> [options] <base64 | ->
-      Decodes a transaction (base64, or "-" to read it from stdin) and applies the signing policy
-      of that operation. Prints JSON { decoded, ok, violations: [{ rule, detail }] }.
+  stratd tx inspect --wallet <pubkey> (--operation <operationId> | --intent <json>) [options] <base64 | ->
+      Decodes a transaction (base64, or "-" to read it from stdin) and judges it exactly as the
+      executor would, with the same code. Prints JSON { decoded, ok, violations: [{ rule, detail }] }.
       Exit 0 when the policy allows it, 3 when it rejects it, 2 on unreadable input or bad usage.
   options:
-      --rpc <url>                    resolve address lookup tables through this RPC
-      --priority-fee-cap <lamports>  default ${DEFAULT_PRIORITY_FEE_CAP_LAMPORTS}
+      --intent <json>                the strategy intent the transaction claims to carry out; it
+                                     bounds what may leave the wallet. Without it, the strictest
+                                     bounds apply: nothing may leave the wallet.
+      --rpc <url>                    read lookup tables, mints and token accounts through this RPC;
+                                     without it no mint's token program is known, so no associated
+                                     token account counts as the wallet's
+      --priority-fee-cap <lamports>  default: execution.priorityFeeCapLamports
+      --slippage-bps <bps>           default: execution.slippageBps (only with --intent)
+      --max-account-space <bytes>    default: execution.maxAccountSpaceBytes
       --transaction-type <type>      legacy (default) or instant (allows one empty keeper signer slot)
       --blockhash <hash>             the txMetadata blockhash the transaction must carry
       --known-account <pubkey>       an account the operation explains (repeatable)
+      --config <file>, --set key.path=value   the configuration the defaults come from
 `;
 
 export const txCommand: Command = {
@@ -34,17 +45,23 @@ function usageError(message: string): number {
   return EXIT.usage;
 }
 
+const WHOLE = /^\d+$/;
+
 async function inspect(argv: string[]): Promise<number> {
+  const configArgs = splitConfigArgs(argv);
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: [...configArgs.rest],
       allowPositionals: true,
       options: {
         wallet: { type: 'string' },
         operation: { type: 'string' },
+        intent: { type: 'string' },
         rpc: { type: 'string' },
         'priority-fee-cap': { type: 'string' },
+        'slippage-bps': { type: 'string' },
+        'max-account-space': { type: 'string' },
         'transaction-type': { type: 'string', default: 'legacy' },
         blockhash: { type: 'string' },
         'known-account': { type: 'string', multiple: true, default: [] },
@@ -59,12 +76,29 @@ async function inspect(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return EXIT.ok;
   }
+  let execution;
+  try {
+    execution = loadConfig({ argv }).config.execution;
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    return usageError(error.message);
+  }
   const wallet = parsePublicKey(values.wallet);
   if (!wallet) return usageError('--wallet must be a base58 public key');
-  const operationId = values.operation;
-  if (!operationId || !isOperationId(operationId)) return usageError(`--operation must be an operation id (see "stratd api list"), got ${JSON.stringify(operationId ?? '')}`);
-  const cap = values['priority-fee-cap'] ?? DEFAULT_PRIORITY_FEE_CAP_LAMPORTS.toString();
-  if (!/^\d+$/.test(cap)) return usageError('--priority-fee-cap must be a whole number of lamports');
+  let intent: Intent | undefined;
+  if (values.intent !== undefined) {
+    const result = parseIntent(values.intent);
+    if (typeof result === 'string') return usageError(`--intent: ${result}`);
+    intent = result;
+  }
+  const operation = resolveOperation(values.operation, intent);
+  if (typeof operation !== 'object') return usageError(operation);
+  const cap = values['priority-fee-cap'] ?? execution.priorityFeeCapLamports;
+  if (!WHOLE.test(cap)) return usageError('--priority-fee-cap must be a whole number of lamports');
+  const slippage = values['slippage-bps'] ?? String(execution.slippageBps);
+  if (!WHOLE.test(slippage) || Number(slippage) > 10_000) return usageError('--slippage-bps must be a whole number from 0 to 10000');
+  const space = values['max-account-space'] ?? execution.maxAccountSpaceBytes;
+  if (!WHOLE.test(space)) return usageError('--max-account-space must be a whole number of bytes');
   const transactionType = values['transaction-type'];
   if (transactionType !== 'legacy' && transactionType !== 'instant') return usageError('--transaction-type must be legacy or instant');
   const knownAccounts = values['known-account'];
@@ -72,9 +106,12 @@ async function inspect(argv: string[]): Promise<number> {
   if (positionals.length !== 1) return usageError('give exactly one transaction: base64 text, or "-" for stdin');
 
   let resolveLookupTable: LookupTableResolver | undefined;
+  let readAccounts: AccountReader | undefined;
   if (values.rpc) {
     try {
-      resolveLookupTable = rpcLookupTableResolver(new Connection(values.rpc, 'confirmed'));
+      const connection = new Connection(values.rpc, 'confirmed');
+      resolveLookupTable = rpcLookupTableResolver(connection);
+      readAccounts = rpcAccountReader(connection);
     } catch (error) {
       return usageError(`--rpc: ${(error as Error).message}`);
     }
@@ -91,18 +128,54 @@ async function inspect(argv: string[]): Promise<number> {
     process.stderr.write(`stratd tx inspect: ${error.message}\n`);
     return EXIT.usage;
   }
-  const decoded = await decodeTransaction(transaction, { resolveLookupTable });
-  const ctx: PolicyContext = {
+  // The executor's own inspector, configured as the daemon configures it.
+  const inspector = new PolicyInspector({
     wallet,
-    operationId,
-    transactionType,
-    txMetadata: values.blockhash ? { blockhash: values.blockhash } : undefined,
     priorityFeeCapLamports: BigInt(cap),
-    knownAccounts,
-  };
-  const verdict = inspectTransaction(decoded, ctx);
+    resolveLookupTable,
+    readAccounts,
+    slippageBps: Number(slippage),
+    maxAccountSpaceBytes: BigInt(space),
+  });
+  const route = transactionType === 'instant' ? 'perps-execute' : operation.id.startsWith('trigger.') ? 'trigger-execute' : 'rpc';
+  let inspection;
+  try {
+    inspection = await inspector.inspectDetailed(
+      transaction,
+      intent,
+      { operationId: operation.id, route, txMetadata: values.blockhash ? { blockhash: values.blockhash } : undefined },
+      knownAccounts,
+    );
+  } catch (error) {
+    // The RPC did not answer for a lookup table: no verdict either way (exit 1, not 3).
+    if (!(error instanceof LookupTableUnavailable)) throw error;
+    process.stderr.write(`stratd tx inspect: ${error.message}; try again when the RPC answers\n`);
+    return EXIT.failed;
+  }
+  const { decoded, verdict } = inspection;
   process.stdout.write(`${JSON.stringify({ decoded, ok: verdict.ok, violations: verdict.violations }, null, 2)}\n`);
   return verdict.ok ? EXIT.ok : EXIT.rejected;
+}
+
+function parseIntent(text: string): Intent | string {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return 'not JSON';
+  }
+  const result = intentSchema.safeParse(json);
+  if (result.success) return result.data;
+  return result.error.issues.map((issue) => `${issue.path.join('.') || '(intent)'}: ${issue.message}`).join('; ');
+}
+
+/** The operation: --operation, or the one that serves the intent; both must agree. */
+function resolveOperation(given: string | undefined, intent: Intent | undefined): { id: OperationId } | string {
+  const served = intent ? operationOfIntent(intent) : undefined;
+  if (given === undefined) return served ? { id: served } : '--operation or --intent is required';
+  if (!isOperationId(given)) return `--operation must be an operation id (see "stratd api list"), got ${JSON.stringify(given)}`;
+  if (served && served !== given) return `--operation ${given} does not serve a ${intent!.type} intent (${served} does)`;
+  return { id: given };
 }
 
 function parsePublicKey(text: string | undefined): PublicKey | undefined {

@@ -156,12 +156,20 @@ export const venueCommand: Command = {
     }
     const logger = createLogger({ name: 'stratd-venue', level: logLevel });
     const rateLimit = options.rateLimit;
-    const venue = await startVenue({
-      ...options,
-      // Unset tiers keep the defaults.
-      rateLimit: Object.fromEntries(Object.entries(rateLimit ?? {}).filter(([, v]) => v !== undefined)),
-      logger,
-    });
+    let venue;
+    try {
+      venue = await startVenue({
+        ...options,
+        // Unset tiers keep the defaults.
+        rateLimit: Object.fromEntries(Object.entries(rateLimit ?? {}).filter(([, v]) => v !== undefined)),
+        logger,
+      });
+    } catch (error) {
+      const listen = listenFailure(error);
+      if (!listen) throw error;
+      process.stderr.write(`stratd venue: cannot listen on ${listen.where}: ${listen.code === 'EADDRINUSE' ? 'the port is taken (another venue or stratd running?); choose another with --port / --rpc-port, or 0 for any free port' : listen.code}\n`);
+      return EXIT.failed;
+    }
     process.stdout.write(`${JSON.stringify({ apiUrl: venue.apiUrl, rpcUrl: venue.rpcUrl, seed: options.seed, keeper: venue.chain.keeper.publicKey.toBase58() })}\n`);
     logger.info({ apiUrl: venue.apiUrl, rpcUrl: venue.rpcUrl, seed: options.seed }, 'venue started');
     await new Promise<void>((resolve) => {
@@ -174,3 +182,13 @@ export const venueCommand: Command = {
     return EXIT.ok;
   },
 };
+
+/** A listen error (port taken, not allowed, unknown host), found in the error or its causes. */
+function listenFailure(error: unknown): { code: string; where: string } | undefined {
+  for (let e = error as { code?: unknown; address?: unknown; port?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND'].includes(e.code)) {
+      return { code: e.code, where: `${typeof e.address === 'string' ? e.address : 'host'}:${typeof e.port === 'number' ? e.port : '?'}` };
+    }
+  }
+  return undefined;
+}

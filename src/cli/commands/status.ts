@@ -1,0 +1,45 @@
+import { Ledger } from '../../pipeline/ledger.ts';
+import { openQueue, QUEUES } from '../../pipeline/queues.ts';
+import { readStatusView } from '../../ops/status/status-view.ts';
+import { renderStatusText } from '../../ops/status/status-text.ts';
+import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
+import { withDeploymentRedis } from '../deployment-redis.ts';
+
+const USAGE = `usage: stratd status [--wallet <pubkey>] [--config <file>] [--set key=value]
+  The status page as text, read from the deployment's Redis: trading state, every position with
+  its mark, liquidation price, distance and TP/SL coverage, open and recent actions, strategies,
+  pollers and queues.
+  --wallet    whose positions (default: the wallet of the latest positions snapshot)
+`;
+
+export const statusCommand: Command = {
+  name: 'status',
+  usage: USAGE,
+  async run(argv) {
+    const parsed = parseCommandArgs('status', argv, USAGE, { ...CONFIG_OPTIONS, wallet: { type: 'string' } });
+    if (typeof parsed === 'number') return parsed;
+    const { values } = parsed;
+    return withDeploymentRedis('status', configArgv(values), async ({ redis, prefix, config }) => {
+      const queues = new Map([
+        [QUEUES.market, openQueue(QUEUES.market, { connection: redis, prefix })],
+        [QUEUES.actions, openQueue(QUEUES.actions, { connection: redis, prefix })],
+      ]);
+      try {
+        const view = await readStatusView({
+          redis,
+          prefix,
+          mode: config.mode,
+          wallet: values.wallet,
+          strategies: config.strategies.enabled,
+          ledger: new Ledger(redis, { prefix, maxLen: config.ledger.maxLen }),
+          queues,
+          now: Date.now,
+        });
+        process.stdout.write(renderStatusText(view));
+        return EXIT.ok;
+      } finally {
+        await Promise.all([...queues.values()].map((q) => q.close()));
+      }
+    });
+  },
+};

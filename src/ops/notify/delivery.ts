@@ -1,0 +1,57 @@
+import { discordRequest } from './discord.ts';
+import type { NotifyEvent } from './event.ts';
+import type { OutgoingRequest } from './outgoing.ts';
+import { slackRequest } from './slack.ts';
+import { targetName, type NotifyTarget } from './target-config.ts';
+import { telegramRequest } from './telegram.ts';
+import { webhookRequest } from './webhook.ts';
+
+export type DeliveryErrorKind = 'timeout' | 'unreachable' | 'http_status' | 'refused_by_target';
+
+/** A target did not take the message. Its text names the target, never its URL or token. */
+export class DeliveryError extends Error {
+  override readonly name = 'DeliveryError';
+  constructor(
+    readonly kind: DeliveryErrorKind,
+    readonly target: string,
+    message: string,
+  ) {
+    super(`notify target "${target}": ${message}`);
+  }
+}
+
+export function requestFor(target: NotifyTarget, event: NotifyEvent): OutgoingRequest {
+  switch (target.type) {
+    case 'telegram':
+      return telegramRequest(target, event);
+    case 'discord':
+      return discordRequest(target, event);
+    case 'slack':
+      return slackRequest(target, event);
+    case 'webhook':
+      return webhookRequest(target, event);
+  }
+}
+
+/** Sends one event to one target; resolves when the target took it, throws a DeliveryError otherwise. */
+export async function deliver(target: NotifyTarget, event: NotifyEvent, timeoutMs: number): Promise<void> {
+  const name = targetName(target);
+  const request = requestFor(target, event);
+  let response: Response;
+  try {
+    response = await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+  } catch (error) {
+    const timedOut = (error as { name?: string }).name === 'TimeoutError';
+    // fetch's own message and cause name the host at most, never the path that holds a token.
+    throw new DeliveryError(timedOut ? 'timeout' : 'unreachable', name, timedOut ? `no answer within ${timeoutMs} ms` : `unreachable (${causeCode(error)})`);
+  }
+  const text = await response.text().catch(() => '');
+  if (!response.ok) throw new DeliveryError('http_status', name, `HTTP ${response.status} ${text.slice(0, 200)}`);
+  // Telegram answers 200 {"ok":false,...} for some refusals.
+  if (target.type === 'telegram' && /"ok"\s*:\s*false/.test(text)) throw new DeliveryError('refused_by_target', name, text.slice(0, 200));
+}
+
+function causeCode(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/** What an operator can be told about. Each target subscribes to some of these (or "*"). */
+export const NOTIFY_EVENT_KINDS = [
+  'action_landed',
+  'action_rejected',
+  'action_expired',
+  'policy_violation',
+  /** Any trading-state change: CLI, control endpoint, circuit breaker, loss stop. */
+  'trading_state',
+  /** /healthz turned red, or back to green. */
+  'health',
+  /** A poller made no progress for notify.staleIntervals of its intervals. */
+  'poller_stale',
+  'redis_unreachable',
+  'api_unreachable',
+] as const;
+export const notifyEventKind = z.enum(NOTIFY_EVENT_KINDS);
+export type NotifyEventKind = z.infer<typeof notifyEventKind>;
+
+export const SEVERITIES = ['info', 'warning', 'critical'] as const;
+export const severity = z.enum(SEVERITIES);
+export type Severity = z.infer<typeof severity>;
+
+export function severityRank(s: Severity): number {
+  return SEVERITIES.indexOf(s);
+}
+
+export const notifyEventSchema = z.strictObject({
+  kind: notifyEventKind,
+  severity,
+  /**
+   * Deduplication key: one delivery per target and key within notify.dedupWindowMs, however
+   * many processes or retries raise it (e.g. "action_landed:act-…", "health:red").
+   */
+  key: z.string().min(1).max(300),
+  /** One line an operator reads on a phone lock screen. */
+  title: z.string().min(1).max(300),
+  /** Details, plain text. */
+  text: z.string().max(3_000).default(''),
+  atMs: z.int().nonnegative(),
+});
+export type NotifyEvent = z.infer<typeof notifyEventSchema>;
+export type NotifyEventInput = z.input<typeof notifyEventSchema>;
+
+/** Where events go: the notifier, or nothing (tests, benchmarks, commands without targets). */
+export interface NotifySink {
+  /** Never throws and never waits on a target: delivery happens from a queue. */
+  notify(event: NotifyEventInput): Promise<void>;
+}
+
+export const silentSink: NotifySink = { notify: async () => {} };
+
+/** The event as plain text: title, then the details. */
+export function plainText(event: NotifyEvent): string {
+  const mark = event.severity === 'critical' ? '🚨' : event.severity === 'warning' ? '⚠️' : 'ℹ️';
+  return `${mark} stratd: ${event.title}${event.text ? `\n${event.text}` : ''}`;
+}

@@ -1,0 +1,9 @@
+import type { z } from 'zod';
+import { plainText, type NotifyEvent } from './event.ts';
+import { jsonRequest, type OutgoingRequest } from './outgoing.ts';
+import type { slackTarget } from './target-config.ts';
+
+/** Slack incoming webhook: a plain `text` message. */
+export function slackRequest(target: z.infer<typeof slackTarget>, event: NotifyEvent): OutgoingRequest {
+  return jsonRequest(target.webhookUrl, { text: plainText(event) });
+}

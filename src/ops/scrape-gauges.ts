@@ -1,0 +1,63 @@
+import type { Redis } from 'ioredis';
+import { ActionStore } from '../pipeline/executor/action-store.ts';
+import { actionState, FINAL_STATES } from '../pipeline/executor/action-record.ts';
+import { SNAPSHOT_KINDS } from '../pipeline/snapshot.ts';
+import { readLatestSnapshot, readSnapshotTicks } from '../pipeline/snapshot-store.ts';
+import { MARKET_SYMBOL } from '../api/mints.ts';
+import { liquidationDistanceBps, positionView } from '../sdk/position-view.ts';
+import type { Metrics } from './metrics.ts';
+import { readTradingState } from './ops-status.ts';
+import type { WalletBalances } from './wallet-balances.ts';
+
+export interface ScrapeGaugeSource {
+  readonly redis: Redis;
+  /** The hash-tagged key prefix, "{stratd}:". */
+  readonly prefix: string;
+  readonly metrics: Metrics;
+  /** The wallet's public key: its positions snapshot gives the distance gauges. */
+  readonly wallet: string;
+  readonly now: () => number;
+  readonly readWalletBalances?: () => Promise<WalletBalances>;
+}
+
+const OPEN_STATES = actionState.options.filter((s) => !FINAL_STATES.has(s));
+
+/**
+ * The gauges that describe the deployment rather than this process — trading state, snapshot
+ * ages, open actions, position distances, balances — read from Redis (and the RPC, cached) at
+ * scrape time, so every process reports the same truth whatever its roles.
+ */
+export async function refreshScrapeGauges(source: ScrapeGaugeSource): Promise<void> {
+  const { redis, prefix, metrics, now } = source;
+  await readTradingState(source);
+
+  for (const kind of SNAPSHOT_KINDS) {
+    const ticks = await readSnapshotTicks(redis, prefix, kind);
+    if (ticks.length === 0) metrics.snapshotAge.remove({ kind });
+    else metrics.snapshotAge.set({ kind }, Math.max(0, (now() - Math.max(...ticks)) / 1000));
+  }
+
+  const store = new ActionStore(redis, prefix);
+  const open = await Promise.all((await store.openActionIds()).map((id) => store.load(id).catch(() => undefined)));
+  const counts = new Map<string, number>(OPEN_STATES.map((s) => [s, 0]));
+  let oldest: number | undefined;
+  for (const stored of open) {
+    if (!stored) continue;
+    counts.set(stored.record.state, (counts.get(stored.record.state) ?? 0) + 1);
+    oldest = Math.min(oldest ?? Infinity, stored.record.acceptedAtMs);
+  }
+  for (const [state, n] of counts) metrics.openActions.set({ state }, n);
+  metrics.oldestOpenActionAge.set(oldest === undefined ? 0 : Math.max(0, (now() - oldest) / 1000));
+
+  const snapshot = await readLatestSnapshot(redis, prefix, 'positions', source.wallet).catch(() => undefined);
+  metrics.positionDistance.reset();
+  for (const item of snapshot?.positions ?? []) {
+    const view = positionView(item);
+    const distance = view && view.sizeUsd > 0n ? liquidationDistanceBps(view) : undefined;
+    // bps of the mark: a small integer, exact as a number.
+    if (view && distance !== undefined) metrics.positionDistance.set({ position: view.positionPubkey, market: MARKET_SYMBOL[view.marketMint], side: view.side }, Number(distance));
+  }
+
+  const balances = (await source.readWalletBalances?.()) ?? {};
+  for (const [token, value] of Object.entries(balances)) metrics.walletBalance.set({ token }, value);
+}

@@ -1,0 +1,223 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { MARKET_SYMBOL } from '../../api/mints.ts';
+import { ActionStore } from '../../pipeline/executor/action-store.ts';
+import { FINAL_STATES, type ActionRecord, type ActionState } from '../../pipeline/executor/action-record.ts';
+import type { Ledger, LedgerRecord } from '../../pipeline/ledger.ts';
+import { readLatestSnapshot, readLatestSnapshots } from '../../pipeline/snapshot-store.ts';
+import { TradingStateStore, type TradingStateRecord } from '../../risk/trading-state.ts';
+import { readStrategyState } from '../../pipeline/strategy-runtime/state.ts';
+import { liquidationDistanceBps, positionView } from '../../sdk/position-view.ts';
+import { readPollerHeartbeats, readQueueCounts, type OpsStatus } from '../ops-status.ts';
+import { formatAge, formatBps, formatPercent, formatTime, formatUsd } from './human-units.ts';
+import { tpslCoverage, type TpslLeg } from './tpsl-coverage.ts';
+
+/**
+ * The status page's content, read once and rendered twice: as HTML by the ops server (`/`) and
+ * as text by `stratd status`. Numbers stay exact here (bigint); the `text` members are the
+ * human renderings both outputs show, made once so the page and the terminal cannot disagree.
+ */
+
+/** Closer than this to liquidation is flagged (the liquidation guard's default distance). */
+export const NEAR_LIQUIDATION_BPS = 500n;
+
+export interface PositionLine {
+  readonly positionPubkey: string;
+  readonly market: string;
+  readonly side: string;
+  readonly distanceBps: bigint | undefined;
+  readonly nearLiquidation: boolean;
+  readonly hasTp: boolean;
+  readonly hasSl: boolean;
+  readonly text: { size: string; collateral: string; mark: string; liquidation: string; distance: string; pnl: string; tp: string; sl: string };
+}
+
+export interface ActionLine {
+  readonly actionId: string;
+  readonly strategy: string;
+  readonly intent: string;
+  readonly state: ActionState;
+  readonly reason: string;
+  readonly updated: string;
+}
+
+export interface StrategyLine {
+  readonly name: string;
+  readonly lastDecision: string;
+  readonly state: string;
+}
+
+export interface PollerLine {
+  readonly kind: string;
+  readonly ageMs: number | undefined;
+  readonly stale: boolean;
+  readonly text: string;
+}
+
+export interface StatusView {
+  readonly generatedAt: string;
+  readonly mode: string;
+  readonly wallet: string;
+  readonly roles: readonly string[];
+  /** Only when a running process renders itself (the ops server). */
+  readonly process?: { pid: number; uptime: string; ready: boolean; healthy: boolean; failingLoops: readonly string[] };
+  readonly trading: TradingStateRecord & { readonly since: string };
+  readonly positions: { readonly age: string | undefined; readonly items: readonly PositionLine[] };
+  readonly actions: { readonly open: readonly ActionLine[]; readonly recent: readonly ActionLine[] };
+  readonly strategies: readonly StrategyLine[];
+  readonly pollers: readonly PollerLine[];
+  readonly queues: OpsStatus['queues'];
+}
+
+export interface StatusSource {
+  readonly redis: Redis;
+  /** The hash-tagged key prefix, "{stratd}:". */
+  readonly prefix: string;
+  readonly mode: string;
+  /** The wallet's public key; absent (the CLI), the wallet of the latest positions snapshot. */
+  readonly wallet?: string;
+  readonly roles?: readonly string[];
+  /** Enabled strategies (config strategies.enabled); strategies seen deciding are added. */
+  readonly strategies?: readonly string[];
+  readonly ledger: Ledger;
+  readonly queues: ReadonlyMap<string, Queue>;
+  readonly now: () => number;
+  /** A poller whose last tick is older than this is flagged stale (per kind; the watchdog's 2× interval). */
+  readonly staleAfterMs?: (kind: string) => number | undefined;
+  readonly process?: StatusView['process'];
+  /** How many recent finished actions to show (default 10). */
+  readonly recentActions?: number;
+}
+
+const LEDGER_SCAN = 500;
+
+export async function readStatusView(source: StatusSource): Promise<StatusView> {
+  const { redis, prefix, now } = source;
+  const store = new ActionStore(redis, prefix);
+  const [trading, openIds, heartbeats, queues, ledger] = await Promise.all([
+    new TradingStateStore(redis, prefix).get(),
+    store.openActionIds(),
+    readPollerHeartbeats(redis, prefix),
+    readQueueCounts(source.queues),
+    source.ledger.read({ limit: LEDGER_SCAN, types: ['decision', 'action_state'] }),
+  ]);
+  const snapshot = source.wallet
+    ? await readLatestSnapshot(redis, prefix, 'positions', source.wallet)
+    : (await readLatestSnapshots(redis, prefix, 'positions')).reduce<Awaited<ReturnType<typeof readLatestSnapshot<'positions'>>>>((a, s) => (!a || s.tickMs > a.tickMs ? s : a), undefined);
+  const wallet = source.wallet ?? snapshot?.key ?? '(unknown: no positions snapshot yet)';
+
+  const recentIds = recentFinishedIds(ledger, new Set(openIds), source.recentActions ?? 10);
+  const records = await Promise.all([...openIds, ...recentIds].map((id) => store.load(id).catch(() => undefined)));
+  const lines = records.flatMap((s) => (s ? [actionLine(s.record)] : []));
+
+  return {
+    generatedAt: formatTime(now()),
+    mode: source.mode,
+    wallet,
+    roles: [...(source.roles ?? [])],
+    ...(source.process ? { process: source.process } : {}),
+    trading: { ...trading, since: trading.changedAtMs > 0 ? `${formatTime(trading.changedAtMs)} (${formatAge(now() - trading.changedAtMs)} ago)` : 'never changed' },
+    positions: {
+      age: snapshot ? formatAge(now() - snapshot.receivedAtMs) : undefined,
+      items: (snapshot?.positions ?? []).flatMap((item) => {
+        const line = positionLine(item);
+        return line ? [line] : [];
+      }),
+    },
+    actions: { open: lines.filter((l) => !FINAL_STATES.has(l.state)), recent: lines.filter((l) => FINAL_STATES.has(l.state)) },
+    strategies: await strategyLines(source, ledger),
+    pollers: Object.entries(heartbeats).map(([kind, beat]) => {
+      if ('unreadable' in beat) return { kind, ageMs: undefined, stale: true, text: beat.unreadable };
+      const ageMs = now() - beat.at;
+      const limit = source.staleAfterMs?.(kind);
+      const stale = limit !== undefined && ageMs > limit;
+      return { kind, ageMs, stale, text: `${formatAge(ageMs)} ago, ${String(beat.reads)} reads, ${String(beat.failed)} failed${stale ? ', STALE' : ''}` };
+    }),
+    queues,
+  };
+}
+
+function positionLine(item: Parameters<typeof positionView>[0]): PositionLine | undefined {
+  const view = positionView(item);
+  if (!view || view.sizeUsd === 0n) return undefined;
+  const distance = liquidationDistanceBps(view);
+  const coverage = tpslCoverage(item, view.sizeUsd);
+  return {
+    positionPubkey: view.positionPubkey,
+    market: MARKET_SYMBOL[view.marketMint],
+    side: view.side,
+    distanceBps: distance,
+    nearLiquidation: distance !== undefined && distance < NEAR_LIQUIDATION_BPS,
+    hasTp: coverage.tp.length > 0,
+    hasSl: coverage.sl.length > 0,
+    text: {
+      size: formatUsd(view.sizeUsd),
+      collateral: formatUsd(view.collateralUsd),
+      mark: formatUsd(view.markPriceUsd, 4),
+      liquidation: formatUsd(view.liquidationPriceUsd, 4),
+      distance: distance === undefined ? 'unknown' : formatBps(distance),
+      pnl: view.pnlAfterFeesUsd === undefined ? 'unknown' : formatUsd(view.pnlAfterFeesUsd),
+      tp: legsText(coverage.tp),
+      sl: legsText(coverage.sl),
+    },
+  };
+}
+
+function legsText(legs: readonly TpslLeg[]): string {
+  if (legs.length === 0) return 'none';
+  return legs
+    .map((l) => `at ${l.triggerPriceUsd === undefined ? '?' : formatUsd(l.triggerPriceUsd, 4)} covering ${l.coverBps === undefined ? '?' : l.coverBps >= 10_000n ? 'all' : formatPercent(l.coverBps)}`)
+    .join('; ');
+}
+
+/** Ids of the latest finished actions, newest first, from the ledger's action_state entries. */
+function recentFinishedIds(ledger: readonly LedgerRecord[], open: ReadonlySet<string>, count: number): string[] {
+  const ids: string[] = [];
+  for (const entry of ledger) {
+    if (ids.length >= count) break;
+    if (entry.type !== 'action_state' || !entry.actionId || open.has(entry.actionId) || ids.includes(entry.actionId)) continue;
+    if (FINAL_STATES.has(entry.state as ActionState)) ids.push(entry.actionId);
+  }
+  return ids;
+}
+
+function actionLine(r: ActionRecord): ActionLine {
+  const why = [r.reason, r.violations?.map((v) => `${v.rule}: ${v.detail}`).join('; '), r.detail].filter((s): s is string => Boolean(s));
+  return {
+    actionId: r.actionId,
+    strategy: r.strategy,
+    intent: `${r.intent.type} (${r.intent.reason})`,
+    state: r.state,
+    reason: why.join(' — ') || '-',
+    updated: formatTime(r.updatedAtMs),
+  };
+}
+
+async function strategyLines(source: StatusSource, ledger: readonly LedgerRecord[]): Promise<StrategyLine[]> {
+  const names = new Set(source.strategies ?? []);
+  const last = new Map<string, LedgerRecord>();
+  for (const entry of ledger) {
+    if (entry.type !== 'decision' || !entry.strategy) continue;
+    names.add(entry.strategy);
+    if (!last.has(entry.strategy)) last.set(entry.strategy, entry);
+  }
+  return Promise.all(
+    [...names].sort().map(async (name) => {
+      const decision = last.get(name);
+      const d = decision?.detail ?? {};
+      const state = await readStrategyState(source.redis, source.prefix, name).then(
+        (s) => (s === undefined ? 'none yet' : shorten(JSON.stringify(s), 160)),
+        (error: unknown) => `unreadable: ${(error as Error).message}`,
+      );
+      return {
+        name,
+        lastDecision: decision ? `${formatTime(decision.at)}: ${String(d.intentType ?? '?')} — ${String(d.reason ?? '')}` : 'none in the recent ledger',
+        state,
+      };
+    }),
+  );
+}
+
+function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,48 @@
+import { PublicKey, type Connection } from '@solana/web3.js';
+import { formatScaled } from '../api/amounts.ts';
+import { MINTS } from '../api/mints.ts';
+
+/** The wallet's balances in whole tokens, for the gauge only (see toGaugeValue). */
+export type WalletBalances = Partial<Record<'SOL' | 'USDC', number>>;
+
+/**
+ * Prometheus values are float64, so this is the edge where an exact amount becomes a number:
+ * rendered exactly as decimal text first, converted once, used for nothing but the gauge.
+ */
+export function toGaugeValue(amount: bigint, decimals: number): number {
+  return Number(formatScaled(amount, decimals));
+}
+
+/**
+ * Reads SOL (getBalance) and USDC (parsed token accounts of the USDC mint) over RPC, at most
+ * once per `ttlMs`, each within `timeoutMs`, so a scrape never waits on a slow node. A balance
+ * the node does not report (the simulated venue keeps no token accounts) is left out.
+ */
+export function walletBalanceReader(connection: Connection, wallet: string, options: { ttlMs?: number; timeoutMs?: number } = {}): () => Promise<WalletBalances> {
+  const owner = new PublicKey(wallet);
+  const ttlMs = options.ttlMs ?? 15_000;
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  let cached: { at: number; value: WalletBalances } | undefined;
+  const bounded = <T>(promise: Promise<T>) =>
+    Promise.race([promise, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs).unref())]).catch(() => undefined);
+
+  return async () => {
+    if (cached && Date.now() - cached.at < ttlMs) return cached.value;
+    const [lamports, usdc] = await Promise.all([
+      bounded(connection.getBalance(owner)),
+      bounded(connection.getParsedTokenAccountsByOwner(owner, { mint: new PublicKey(MINTS.USDC) })),
+    ]);
+    const value: WalletBalances = {};
+    if (lamports !== undefined) value.SOL = toGaugeValue(BigInt(lamports), 9);
+    if (usdc !== undefined) {
+      let total = 0n;
+      for (const account of usdc.value) {
+        const amount = (account.account.data.parsed as { info?: { tokenAmount?: { amount?: unknown } } }).info?.tokenAmount?.amount;
+        if (typeof amount === 'string' && /^\d+$/.test(amount)) total += BigInt(amount);
+      }
+      value.USDC = toGaugeValue(total, 6);
+    }
+    cached = { at: Date.now(), value };
+    return value;
+  };
+}

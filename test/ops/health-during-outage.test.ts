@@ -1,0 +1,57 @@
+// Issue 8, defect 5: /healthz judges progress, and an API outage is not a stuck process. A poller
+// tick still waiting on a hung API at its deadline counts as progress; staleness shows as the
+// gauge stratd_snapshot_age_seconds{kind} (test/ops) and a log warning, never as a failing health check.
+import { Keypair } from '@solana/web3.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { Watchdog } from '../../src/ops/watchdog.ts';
+import { startPollers, type Pollers } from '../../src/pipeline/pollers/pollers.ts';
+import { startVenue, type Venue } from '../../src/venue/venue.ts';
+import { redisScope } from '../support/redis-scope.ts';
+
+const scope = redisScope(`health-outage-${process.pid}`);
+const KINDS = ['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades'];
+let venue: Venue;
+let client: ApiClient;
+let pollers: Pollers | undefined;
+
+beforeAll(async () => {
+  await scope.clean();
+  // Every pool-info read hangs for two minutes; the client would wait a minute for each.
+  venue = await startVenue({ seed: 5, faults: { operations: { 'perps.poolInfo': { hangRate: 1, hangMs: 120_000 } } } });
+  client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0, timeoutMs: 60_000 });
+});
+
+afterAll(async () => {
+  // The venue first: closing it ends the hung requests, so no tick is still in flight when the
+  // pollers stop (a tick finishing after the clean-up left its queue's meta key behind).
+  await venue.close();
+  await pollers?.stop();
+  await client.close();
+  await scope.clean();
+  await scope.close();
+});
+
+describe('health during an API outage', () => {
+  it('a hung poller tick is progress at its deadline', { timeout: 60_000 }, async () => {
+    const overrides: Record<string, unknown> = { 'redis.prefix': scope.redisPrefix };
+    for (const kind of KINDS) overrides[`pollers.${kind}.enabled`] = kind === 'poolInfo';
+    overrides['pollers.poolInfo.cron'] = '* * * * * *';
+    const config = loadConfig({ env: {}, overrides }).config;
+    const watchdog = new Watchdog();
+    pollers = startPollers({ config, client, redis: scope.redis, wallet: Keypair.generate().publicKey.toBase58(), logger: silentLogger, watchdog });
+
+    // Several beats although no read ever answered.
+    const beats = new Set<number>();
+    await expect
+      .poll(() => {
+        const beat = watchdog.report().find((l) => l.name === 'poller:poolInfo')?.lastBeatMs;
+        if (beat !== undefined) beats.add(beat);
+        return beats.size;
+      }, { timeout: 30_000, interval: 50 })
+      .toBeGreaterThanOrEqual(3);
+    expect(watchdog.healthy()).toBe(true);
+  });
+});

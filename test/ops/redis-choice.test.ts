@@ -1,0 +1,49 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.ts';
+import { redisAnswers } from '../../src/ops/local-redis.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { chooseRedis, DEFAULT_REDIS_URL } from '../../src/ops/redis-choice.ts';
+
+const testRedis = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+let varDir: string;
+const paper = () => loadConfig({ env: {} }).config;
+
+beforeAll(async () => {
+  varDir = await mkdtemp(join(tmpdir(), 'stratd-redis-choice-'));
+});
+afterAll(() => rm(varDir, { recursive: true, force: true }));
+
+async function ownRedisAt(url: string): Promise<void> {
+  await mkdir(join(varDir, 'redis'), { recursive: true });
+  await writeFile(join(varDir, 'redis', 'url'), `${url}\n`);
+}
+
+describe('which Redis every command uses', () => {
+  it('REDIS_URL wins and says so', async () => {
+    const env = { REDIS_URL: testRedis };
+    const { config } = loadConfig({ env });
+    expect(await chooseRedis({ config, env, varDir, mayStart: false, logger: silentLogger })).toEqual({ url: testRedis, why: 'REDIS_URL' });
+  });
+
+  it('its own Redis under ./var/redis, when that one answers', async () => {
+    await ownRedisAt(testRedis);
+    expect(await chooseRedis({ config: paper(), env: {}, varDir, mayStart: false, logger: silentLogger })).toMatchObject({ url: testRedis, why: expect.stringContaining('its own Redis') });
+  });
+
+  it('refuses to switch silently when ./var/redis holds the state and another server answers at the default URL', async (ctx) => {
+    if (!(await redisAnswers(DEFAULT_REDIS_URL))) return ctx.skip(`no Redis answers at ${DEFAULT_REDIS_URL}: nothing to switch to`);
+    await ownRedisAt('redis://127.0.0.1:1');
+    for (const mayStart of [true, false]) {
+      await expect(chooseRedis({ config: paper(), env: {}, varDir, mayStart, logger: silentLogger })).rejects.toThrow(/holds this deployment's state.*will not switch silently/);
+    }
+  });
+
+  it('without state of its own, the default URL when it answers', async (ctx) => {
+    if (!(await redisAnswers(DEFAULT_REDIS_URL))) return ctx.skip(`no Redis answers at ${DEFAULT_REDIS_URL}`);
+    await rm(join(varDir, 'redis'), { recursive: true, force: true });
+    expect(await chooseRedis({ config: paper(), env: {}, varDir, mayStart: false, logger: silentLogger })).toEqual({ url: DEFAULT_REDIS_URL, why: 'the default URL (nothing configured)' });
+  });
+});
