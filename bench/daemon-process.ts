@@ -1,8 +1,7 @@
 // One `stratd run` process of bench/daemon.ts, started the way an operator starts it (all roles,
-// --set flags), watched through its own ops server: /readyz to know it started, /metrics for the
-// counters, /proc/<pid>/status for its peak RSS.
+// --set flags), watched through its own ops server: /readyz to know it started (and how long that
+// took), /metrics for the counters; bench/proc-stats.ts reads its CPU time and memory.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -22,15 +21,14 @@ export interface DaemonCounters {
   readonly landed: number;
   /** prom-client's event-loop lag p99 of the daemon, seconds. */
   readonly eventLoopLagP99: number;
-  readonly rssBytes: number;
 }
 
 export interface DaemonProcess {
   readonly pid: number;
   readonly opsUrl: string;
+  /** From spawn to the first 200 of /readyz, ms. */
+  readonly readyMs: number;
   counters(): Promise<DaemonCounters>;
-  /** Peak resident set of the process so far (Linux VmHWM), bytes; undefined where /proc is absent. */
-  peakRss(): Promise<number | undefined>;
   /** SIGTERM, then waits for the graceful exit. */
   stop(): Promise<void>;
   /** The last lines the process wrote, for an error report. */
@@ -46,10 +44,11 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startDaemonProcess(sets: Readonly<Record<string, string | number | boolean | object>>, redisUrl: string): Promise<DaemonProcess> {
+export async function startDaemonProcess(sets: Readonly<Record<string, string | number | boolean | object>>, redisUrl: string, nodeArgs: readonly string[] = []): Promise<DaemonProcess> {
   const port = await freePort();
+  const spawnedAt = performance.now();
   const all = { ...sets, 'ops.port': port, 'ops.host': '127.0.0.1' };
-  const args = [STRATD, 'run', ...Object.entries(all).flatMap(([k, v]) => ['--set', `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`])];
+  const args = [...nodeArgs, STRATD, 'run', ...Object.entries(all).flatMap(([k, v]) => ['--set', `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`])];
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, REDIS_URL: redisUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const keep = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-4_000));
@@ -71,12 +70,14 @@ export async function startDaemonProcess(sets: Readonly<Record<string, string | 
       child.kill('SIGKILL');
       throw new BenchDaemonError(`stratd run was not ready within 30 s:\n${tail}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  const readyMs = performance.now() - spawnedAt;
 
   return {
     pid: child.pid!,
     opsUrl,
+    readyMs,
     async counters() {
       const text = await (await fetch(`${opsUrl}/metrics`)).text();
       return {
@@ -85,13 +86,7 @@ export async function startDaemonProcess(sets: Readonly<Record<string, string | 
         submitted: sumOf(text, 'stratd_action_transitions_total', 'state="submitted"'),
         landed: sumOf(text, 'stratd_action_transitions_total', 'state="landed"'),
         eventLoopLagP99: sumOf(text, 'stratd_nodejs_eventloop_lag_p99_seconds'),
-        rssBytes: sumOf(text, 'stratd_process_resident_memory_bytes'),
       };
-    },
-    async peakRss() {
-      const status = await readFile(`/proc/${child.pid}/status`, 'utf8').catch(() => undefined);
-      const kb = status ? /^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1] : undefined;
-      return kb === undefined ? undefined : Number(kb) * 1024;
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

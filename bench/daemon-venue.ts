@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ApiClient } from '../src/api/client.ts';
 import { MARKET_SYMBOL, type MarketMint } from '../src/api/mints.ts';
 import type { Side } from '../src/api/schemas/common.ts';
-import { positionView } from '../src/strategy/position-view.ts';
+import { positionView } from '../src/sdk/position-view.ts';
 
 export interface BenchVenueSettings {
   readonly seed: number;
@@ -71,15 +71,15 @@ export const ALL_POSITIONS: readonly SeedPosition[] = (['SOL', 'ETH', 'BTC'] as 
 /** How close to liquidation a seeded position opens (percent of the mark); the guard acts within 5 %. */
 const LIQUIDATION_DISTANCE_PCT = '2';
 
-/** Funds a wallet (fees, USDC) and opens `positions` near their liquidation price. */
-export async function fundWallet(apiUrl: string, wallet: string, positions: readonly SeedPosition[], withBalances: boolean): Promise<void> {
+/** Funds a wallet (fees, USDC) and opens `positions` near their liquidation price (`distancePct` of the mark). */
+export async function fundWallet(apiUrl: string, wallet: string, positions: readonly SeedPosition[], withBalances: boolean, distancePct = LIQUIDATION_DISTANCE_PCT): Promise<void> {
   const res = await fetch(`${apiUrl}/__venue/fund`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
       wallet,
       ...(withBalances ? { sol: '100000000000', usdc: '100000000000' } : {}),
-      positions: positions.map((p) => ({ ...p, collateralUsd: '100000000', liquidationDistancePct: LIQUIDATION_DISTANCE_PCT })),
+      positions: positions.map((p) => ({ ...p, collateralUsd: '100000000', liquidationDistancePct: distancePct })),
     }),
   });
   if (!res.ok) throw new BenchVenueError(`funding ${wallet} failed: ${res.status} ${await res.text()}`);
@@ -98,10 +98,10 @@ export interface PositionKeeper {
 
 /**
  * Keeps the load going while daemons run in their own processes: every `everyMs` each wallet's
- * positions are read through the API, and every market and side without an open position (its
+ * positions are read through the API, and each of `positions` that is no longer open (its
  * decrease landed) is opened again near liquidation.
  */
-export function keepPositionsOpen(client: ApiClient, apiUrl: string, wallets: readonly string[], everyMs: number, onError: (error: unknown) => void): PositionKeeper {
+export function keepPositionsOpen(client: ApiClient, apiUrl: string, wallets: readonly string[], positions: readonly SeedPosition[], everyMs: number, onError: (error: unknown) => void): PositionKeeper {
   let reopened = 0;
   let stopped = false;
   const loop = (async () => {
@@ -114,7 +114,7 @@ export function keepPositionsOpen(client: ApiClient, apiUrl: string, wallets: re
               return view && view.sizeUsd > 0n ? [`${MARKET_SYMBOL[view.marketMint]}/${view.side}`] : [];
             }),
           );
-          const missing = ALL_POSITIONS.filter((p) => !open.has(`${p.market}/${p.side}`));
+          const missing = positions.filter((p) => !open.has(`${p.market}/${p.side}`));
           if (missing.length > 0) {
             await fundWallet(apiUrl, wallet, missing, false);
             reopened += missing.length;

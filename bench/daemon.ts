@@ -1,9 +1,14 @@
-// `npm run bench` (through bench/index.ts) or `node bin/run-ts.js bench/daemon.ts [--seconds 30]
-// [--wallets 3] [--floor-samples 60] [--seed 7]`: one bounded run against the venue on loopback.
-// Prints the tick-to-submit latency of the daemon and of the same path without queues (the floor),
-// throughput and peak RSS. How to read the figures: docs/operations.md, "Benchmark".
-import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+// `npm run bench` (through bench/index.ts) or `node bin/run-ts.js bench/daemon.ts [--latency-seconds 60]
+// [--seconds 30] [--daemons 3] [--floor-samples 30] [--seed 7]`: one bounded run against ONE `stratd venue`
+// process on loopback, in three parts measured the same way:
+//   1. the floor: the minimal path (bench/floor.ts), no queues, none of the executor's classes;
+//   2. latency: one `stratd run` process, one wallet, the default poll cadence, one position near liquidation;
+//   3. throughput: N `stratd run` processes (one wallet each: the daemon holds one hot wallet), six positions
+//      per wallet, every poller source every second.
+// Prints a table and writes bench/results/latest.json. How to read it: docs/operations.md, "Benchmark".
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Keypair } from '@solana/web3.js';
@@ -12,21 +17,30 @@ import { ApiClient } from '../src/api/client.ts';
 import { writeKeyFile } from '../src/chain/signer.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { createLogger } from '../src/ops/logger.ts';
-import { keyPrefix, openQueue, QUEUES } from '../src/pipeline/queues.ts';
+import { keyPrefix } from '../src/pipeline/queues.ts';
 import { connectRedis } from '../src/pipeline/redis.ts';
 import { SNAPSHOT_KINDS } from '../src/pipeline/snapshot.ts';
-import { loadStrategiesOrThrow } from '../src/strategy/loader.ts';
-import { actionTimings, fixed, queueTimings, STAGES, stageP50, table, tickToSubmit, type ActionTiming, type QueueTimings } from './action-timings.ts';
-import { runFloor } from './daemon-floor.ts';
+import { loadStrategiesOrThrow } from '../src/pipeline/strategy-runtime/loader.ts';
+import { actionTimings, STAGES, stageP50, tickToSubmit, type ActionTiming, type LatencySummary } from './action-timings.ts';
 import { startDaemonProcess, type DaemonCounters, type DaemonProcess } from './daemon-process.ts';
-import { ALL_POSITIONS, fundWallet, keepPositionsOpen, startVenueProcess, type BenchVenue } from './daemon-venue.ts';
+import { ALL_POSITIONS, fundWallet, keepPositionsOpen, startVenueProcess, type BenchVenue, type SeedPosition } from './daemon-venue.ts';
+import { runFloor } from './floor.ts';
+import { cpuMs, memory, type Memory } from './proc-stats.ts';
+import { printReport, type DeploymentFigures, type Report } from './report.ts';
+import { strategyRate } from './strategy-rate.ts';
 
 const { values } = parseArgs({
   options: {
+    'latency-seconds': { type: 'string', default: '60' },
     seconds: { type: 'string', default: '30' },
-    wallets: { type: 'string', default: '3' },
-    'floor-samples': { type: 'string', default: '60' },
+    daemons: { type: 'string', default: '3' },
+    'floor-samples': { type: 'string', default: '30' },
     seed: { type: 'string', default: '7' },
+    out: { type: 'string', default: 'bench/results/latest.json' },
+    /** Write a V8 CPU profile of every daemon into this directory (node --cpu-prof), to see where the CPU goes. */
+    'cpu-prof': { type: 'string' },
+    /** Extra node flags for the daemons (space-separated), e.g. "--max-semi-space-size=2". */
+    'daemon-node-args': { type: 'string', default: '' },
   },
 });
 function bounded(name: string, text: string, min: number, max: number): number {
@@ -34,27 +48,30 @@ function bounded(name: string, text: string, min: number, max: number): number {
   if (!Number.isInteger(n) || n < min || n > max) throw new RangeError(`--${name} must be an integer from ${min} to ${max}`);
   return n;
 }
+const LATENCY_SECONDS = bounded('latency-seconds', values['latency-seconds'], 10, 300);
 const SECONDS = bounded('seconds', values.seconds, 5, 120);
-const WALLETS = bounded('wallets', values.wallets, 1, 8);
-const FLOOR_SAMPLES = bounded('floor-samples', values['floor-samples'], 6, 600);
+const DAEMONS = bounded('daemons', values.daemons, 1, 8);
+const FLOOR_SAMPLES = bounded('floor-samples', values['floor-samples'], 5, 500);
 const SEED = bounded('seed', values.seed, 0, 1_000_000);
 const WARMUP_MS = 5_000;
 const VENUE = { seed: SEED, slotMs: 100, keeperDelayMs: 250 };
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RUN = `stratd-bench-${process.pid}-${Date.now()}`;
+const SOL_LONG: readonly SeedPosition[] = [{ market: 'SOL', side: 'long' }];
 
 const logger = createLogger({ level: 'error', destination: pino.destination(2) });
 const redis = connectRedis(REDIS_URL);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Processes this run started, so a run that overstays its deadline can still end them. */
 const children = new Set<number>();
+const prefixes: string[] = [];
 
 /**
- * The daemon's settings for the run: the defaults, except what makes load (every poller source
- * every second, the guard closing whole positions with no cooldown, faster confirmation polls)
- * and what keeps the risk gate from stopping the load.
+ * The daemon's settings: the defaults, except the venue's URLs, a request budget the venue can
+ * take, the guard acting on every near position with no cooldown (so the load keeps going) and a
+ * risk gate that does not stop the load. `everySecond` polls every source every second (throughput).
  */
-function benchSettings(venue: BenchVenue, redisPrefix: string, keyFile: string): Record<string, string | number | boolean | object> {
+function daemonSettings(venue: BenchVenue, redisPrefix: string, keyFile: string, everySecond: boolean): Record<string, string | number | boolean | object> {
   const unlimitedUsd = '1000000000000000';
   return {
     mode: 'paper',
@@ -65,9 +82,8 @@ function benchSettings(venue: BenchVenue, redisPrefix: string, keyFile: string):
     'wallet.paperKeyFile': keyFile,
     'venue.seedWallet': false,
     'log.level': 'warn',
-    ...Object.fromEntries(SNAPSHOT_KINDS.map((kind) => [`pollers.${kind}.cron`, '* * * * * *'])),
+    ...(everySecond ? Object.fromEntries(SNAPSHOT_KINDS.map((kind) => [`pollers.${kind}.cron`, '* * * * * *'])) : {}),
     'strategies.settings': { 'liquidation-guard': { distanceBps: 500, action: 'entire', cooldownMs: 0 } },
-    'execution.confirmPollMs': 200,
     'risk.maxActionsPerStrategyPerHour': 1_000_000,
     'risk.maxNotionalPerActionUsd': unlimitedUsd,
     'risk.maxNotionalPerHourUsd': unlimitedUsd,
@@ -75,15 +91,78 @@ function benchSettings(venue: BenchVenue, redisPrefix: string, keyFile: string):
   };
 }
 
-async function newWallet(dir: string, name: string, apiUrl: string): Promise<{ keyFile: string; address: string }> {
+async function newWallet(dir: string, name: string, apiUrl: string, positions: readonly SeedPosition[], distancePct?: string): Promise<{ keypair: Keypair; keyFile: string; address: string }> {
   const keypair = Keypair.generate();
   const keyFile = join(dir, `${name}.json`);
   await writeKeyFile(keyFile, keypair);
-  await fundWallet(apiUrl, keypair.publicKey.toBase58(), ALL_POSITIONS, true);
-  return { keyFile, address: keypair.publicKey.toBase58() };
+  await fundWallet(apiUrl, keypair.publicKey.toBase58(), positions, true, distancePct);
+  return { keypair, keyFile, address: keypair.publicKey.toBase58() };
 }
 
-const summed = (all: readonly DaemonCounters[], pick: (c: DaemonCounters) => number) => all.reduce((sum, c) => sum + pick(c), 0);
+const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+
+/**
+ * Runs `count` daemons (one wallet each, `positions` kept open) for a warm-up and a measured window;
+ * everything is read over the window only, CPU time and memory from /proc.
+ */
+async function deployment(label: string, venue: BenchVenue, client: ApiClient, dir: string, count: number, positions: readonly SeedPosition[], everySecond: boolean, seconds: number): Promise<DeploymentFigures> {
+  const wallets = [];
+  for (let i = 0; i < count; i++) wallets.push(await newWallet(dir, `${label}-${i}`, venue.apiUrl, positions));
+  const runPrefixes = wallets.map((_, i) => `${RUN}-${label}-${i}`);
+  prefixes.push(...runPrefixes.map(keyPrefix));
+  const daemons: DaemonProcess[] = [];
+  try {
+    // One after the other: each start-up time is the process's own, not a fight for the CPU.
+    for (const [i, wallet] of wallets.entries()) {
+      const profile = [...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []), ...values['daemon-node-args'].split(' ').filter(Boolean)];
+      const daemon = await startDaemonProcess(daemonSettings(venue, runPrefixes[i]!, wallet.keyFile, everySecond), REDIS_URL, profile);
+      children.add(daemon.pid);
+      daemons.push(daemon);
+    }
+    const keeper = keepPositionsOpen(client, venue.apiUrl, wallets.map((w) => w.address), positions, 100, (err) => logger.error({ err }, 'reopening positions failed'));
+    await sleep(WARMUP_MS);
+    const cpu = async () => ({ daemons: await Promise.all(daemons.map((d) => cpuMs(d.pid))), venue: await cpuMs(venue.pid) });
+    const startAt = Date.now();
+    const [before, cpuBefore] = [await Promise.all(daemons.map((d) => d.counters())), await cpu()];
+    await sleep(seconds * 1000);
+    const [after, cpuAfter] = [await Promise.all(daemons.map((d) => d.counters())), await cpu()];
+    const endAt = Date.now();
+    const mem = (await Promise.all(daemons.map((d) => memory(d.pid)))).filter((m): m is Memory => m !== undefined);
+    await keeper.stop();
+    await Promise.all(daemons.map((d) => d.stop()));
+    const timings: ActionTiming[] = [];
+    for (const prefix of runPrefixes.map(keyPrefix)) timings.push(...(await actionTimings(redis, prefix)).filter((t) => t.submittedAtMs >= startAt && t.submittedAtMs <= endAt));
+    const window = (endAt - startAt) / 1000;
+    const delta = (pick: (c: DaemonCounters) => number) => sum(after.map(pick)) - sum(before.map(pick));
+    const landed = delta((c) => c.landed);
+    const daemonCpu = sum(cpuAfter.daemons.map((v, i) => (v ?? Number.NaN) - (cpuBefore.daemons[i] ?? Number.NaN)));
+    const venueCpu = (cpuAfter.venue ?? Number.NaN) - (cpuBefore.venue ?? Number.NaN);
+    return {
+      daemons: count,
+      wallets: count,
+      positionsPerWallet: positions.length,
+      windowSeconds: window,
+      tickToSubmit: tickToSubmit(timings),
+      stageP50Ms: Object.fromEntries(STAGES.map((stage) => [stage[0], stageP50(timings, stage)])),
+      submitted: delta((c) => c.submitted),
+      landed,
+      landedPerSecond: landed / window,
+      snapshotJobsPerSecondPerProcess: after.map((c, i) => (c.snapshotsProcessed - before[i]!.snapshotsProcessed) / window),
+      daemonCpuMsPerLanded: daemonCpu / landed,
+      venueCpuMsPerLanded: venueCpu / landed,
+      daemonCpuPercent: (daemonCpu / (window * 1000)) * 100,
+      venueCpuPercent: (venueCpu / (window * 1000)) * 100,
+      peakRssMb: mem.map((m) => m.peakRssBytes / 1_048_576),
+      rssAfterMb: mem.map((m) => m.rssBytes / 1_048_576),
+      readyMs: daemons.map((d) => d.readyMs),
+    };
+  } catch (error) {
+    for (const daemon of daemons) console.error(`--- stratd run pid ${daemon.pid} (last output)\n${daemon.output()}`);
+    throw error;
+  } finally {
+    await Promise.all(daemons.map((d) => d.stop()));
+  }
+}
 
 async function deletePrefix(prefix: string): Promise<void> {
   const pattern = `${prefix.replace(/[{}[\]*?\\]/g, (c) => `\\${c}`)}*`;
@@ -96,122 +175,59 @@ async function deletePrefix(prefix: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const loadBefore = loadavg()[0]!;
+  // The daemons run dist/ as npm start does: compile it first if stale, so no start-up time includes a build.
+  const build = spawnSync(process.execPath, ['bin/build.js', '--if-stale'], { encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`bin/build.js failed:\n${build.stdout}${build.stderr}`);
+  const loadBefore = loadavg();
   const dir = await mkdtemp(join(tmpdir(), 'stratd-bench-'));
-  const prefixes: string[] = [];
-  const daemons: DaemonProcess[] = [];
   const venue = await startVenueProcess(VENUE);
   children.add(venue.pid);
   const client = new ApiClient({ baseUrl: venue.apiUrl, retries: 1 });
   try {
-    const wallets = [];
-    for (let i = 0; i < WALLETS; i++) wallets.push(await newWallet(dir, `daemon-${i}`, venue.apiUrl));
-    const floorWallet = await newWallet(dir, 'floor', venue.apiUrl);
-
-    // ------------------------------------------------------------ the daemons, one process per wallet
-    const started = await Promise.all(
-      wallets.map((wallet, i) => {
-        const redisPrefix = `${RUN}-w${i}`;
-        prefixes.push(keyPrefix(redisPrefix));
-        return startDaemonProcess(benchSettings(venue, redisPrefix, wallet.keyFile), REDIS_URL);
-      }),
-    );
-    daemons.push(...started);
-    for (const daemon of started) children.add(daemon.pid);
-    const keeper = keepPositionsOpen(client, venue.apiUrl, wallets.map((w) => w.address), 250, (err) => logger.error({ err }, 'reopening positions failed'));
-    await sleep(WARMUP_MS);
-    const startAt = Date.now();
-    const before = await Promise.all(daemons.map((d) => d.counters()));
-    await sleep(SECONDS * 1000);
-    const endAt = Date.now();
-    const after = await Promise.all(daemons.map((d) => d.counters()));
-    const peakRss = await Promise.all(daemons.map((d) => d.peakRss()));
-    await keeper.stop();
-    await Promise.all(daemons.splice(0).map((d) => d.stop()));
-    const daemonTimings: ActionTiming[] = [];
-    const marketQueue: Array<{ all: QueueTimings; positions: QueueTimings }> = [];
-    for (const prefix of prefixes) {
-      daemonTimings.push(...(await actionTimings(redis, prefix)).filter((t) => t.submittedAtMs >= startAt && t.submittedAtMs <= endAt));
-      const market = openQueue(QUEUES.market, { connection: redis, prefix });
-      marketQueue.push({ all: await queueTimings(market, startAt, endAt), positions: await queueTimings(market, startAt, endAt, 'positions') });
-      await market.close();
-    }
-
-    // ------------------------------------------------------------ the floor: the same path in one function, no queues
+    // ---------------------------------------------------------------- 1. the floor
+    const floorWallet = await newWallet(dir, 'floor', venue.apiUrl, SOL_LONG);
     const floorPrefix = keyPrefix(`${RUN}-floor`);
     prefixes.push(floorPrefix);
-    const { config: floorConfig } = loadConfig({ env: {}, overrides: { ...benchSettings(venue, `${RUN}-floor`, floorWallet.keyFile), 'redis.url': REDIS_URL } });
-    const floor = await runFloor({
-      config: floorConfig,
-      redis,
-      prefix: floorPrefix,
+    const floor: LatencySummary = await runFloor({
       apiUrl: venue.apiUrl,
       rpcUrl: venue.rpcUrl,
-      keyFile: floorWallet.keyFile,
-      strategies: await loadStrategiesOrThrow({ dir: floorConfig.strategies.dir, enabled: floorConfig.strategies.enabled, settings: floorConfig.strategies.settings }),
+      redis,
+      prefix: floorPrefix,
+      keypair: floorWallet.keypair,
       samples: FLOOR_SAMPLES,
-      warmupRounds: 1,
-      deadlineMs: Date.now() + 60_000,
-      logger,
-      reopen: (wallet, positions) => fundWallet(venue.apiUrl, wallet, positions, false),
+      warmup: 3,
+      deadlineMs: Date.now() + 90_000,
+      reopen: () => fundWallet(venue.apiUrl, floorWallet.address, SOL_LONG, false),
     });
-    const floorTimings = (await actionTimings(redis, floorPrefix)).filter((t) => t.receivedAtMs >= floor.measuredFromMs);
 
-    // ------------------------------------------------------------ report
-    const seconds = (endAt - startAt) / 1000;
-    const d = tickToSubmit(daemonTimings);
-    const f = tickToSubmit(floorTimings);
-    const delta = (pick: (c: DaemonCounters) => number) => summed(after, pick) - summed(before, pick);
-    const row = (label: string, n: number) => [label, String(n), fixed(n / seconds)];
-    const mb = (bytes: number | undefined) => (bytes === undefined ? '-' : fixed(bytes / 1_048_576, 0));
-    const knownPeaks = peakRss.filter((b): b is number => b !== undefined);
+    // ---------------------------------------------------------------- 2. latency, 3. throughput
+    const latency = await deployment('latency', venue, client, dir, 1, SOL_LONG, false, LATENCY_SECONDS);
+    const throughput = await deployment('throughput', venue, client, dir, DAEMONS, ALL_POSITIONS, true, SECONDS);
 
-    console.log(`stratd daemon benchmark: ${WALLETS} daemon process(es) (stratd run, all roles, one wallet each) and stratd venue (pid ${venue.pid}) on loopback; seed ${SEED}, slot ${VENUE.slotMs} ms, keeper delay ${VENUE.keeperDelayMs} ms`);
-    console.log(`machine: ${availableParallelism()} CPUs, load average ${fixed(loadBefore, 2)} before the run and ${fixed(loadavg()[0]!, 2)} after (other work on the machine skews every figure)`);
-    console.log(`load: 6 positions per wallet 2 % from liquidation, reopened once closed; every poller source every second; window ${fixed(seconds)} s after ${WARMUP_MS / 1000} s warm-up\n`);
-    console.log('tick-to-submit: poll response in → signed transaction accepted by the venue (the executor\'s submitted transition)');
-    console.log(
-      table([
-        ['path', 'actions', 'p50 ms', 'p99 ms', 'max ms'],
-        ['daemon: pollers → market queue → strategy worker → actions queue → executor', String(d.count), fixed(d.p50), fixed(d.p99), fixed(d.max)],
-        ['floor: read → guard → the executor\'s classes, one function, no queues', String(f.count), fixed(f.p50), fixed(f.p99), fixed(f.max)],
-        ['ratio daemon / floor', '', fixed(d.p50 / f.p50, 2), fixed(d.p99 / f.p99, 2), ''],
-      ]),
-    );
-    console.log('\nwhere the time goes (p50 of each stage, ms; stage p50s need not add up)');
-    console.log(table([['stage', 'daemon', 'floor'], ...STAGES.map((stage) => [stage[0], fixed(stageP50(daemonTimings, stage)), fixed(stageP50(floorTimings, stage))])]));
-    const worst = (pick: (q: QueueTimings) => number, kind: 'all' | 'positions') => fixed(Math.max(...marketQueue.map((q) => pick(q[kind]))));
-    console.log('\nmarket queue, worst daemon (ms): how long snapshot jobs waited, and how long the strategy worker took per job');
-    console.log(
-      table([
-        ['jobs', 'wait p50', 'wait p99', 'run p50', 'run p99'],
-        ...(['all', 'positions'] as const).map((kind) => [kind === 'all' ? 'every snapshot job' : 'positions snapshots (the guard acts on these)', worst((q) => q.waitP50, kind), worst((q) => q.waitP99, kind), worst((q) => q.runP50, kind), worst((q) => q.runP99, kind)]),
-      ]),
-    );
-    console.log(`\nthroughput over the window, all daemons together (${fixed(seconds)} s)`);
-    console.log(
-      table([
-        ['measure', 'count', 'per second'],
-        row('snapshot jobs enqueued by pollers', delta((c) => c.snapshotsEnqueued)),
-        row('snapshot jobs processed by strategy workers', delta((c) => c.snapshotsProcessed)),
-        row('actions submitted', delta((c) => c.submitted)),
-        row('actions landed', delta((c) => c.landed)),
-      ]),
-    );
-    console.log('\nper daemon process');
-    console.log(
-      table([
-        ['measure', 'max', 'mean'],
-        ['peak RSS, MB (VmHWM)', mb(knownPeaks.length ? Math.max(...knownPeaks) : undefined), mb(knownPeaks.length ? knownPeaks.reduce((a, b) => a + b, 0) / knownPeaks.length : undefined)],
-        ['RSS at the end of the window, MB', mb(Math.max(...after.map((c) => c.rssBytes))), mb(summed(after, (c) => c.rssBytes) / after.length)],
-        ['event-loop lag p99 at the end, ms', fixed(Math.max(...after.map((c) => c.eventLoopLagP99)) * 1000), fixed((summed(after, (c) => c.eventLoopLagP99) / after.length) * 1000)],
-      ]),
-    );
-  } catch (error) {
-    for (const daemon of daemons) console.error(`--- stratd run pid ${daemon.pid} (last output)\n${daemon.output()}`);
-    throw error;
+    // ---------------------------------------------------------------- 4. the strategy worker's rate
+    const rateWallet = await newWallet(dir, 'rate', venue.apiUrl, ALL_POSITIONS, '30');
+    const ratePrefix = `${RUN}-rate`;
+    prefixes.push(keyPrefix(ratePrefix));
+    const { config } = loadConfig({ env: {}, overrides: { ...daemonSettings(venue, ratePrefix, rateWallet.keyFile, false), 'redis.url': REDIS_URL } });
+    const strategies = await loadStrategiesOrThrow({ dir: config.strategies.dir, enabled: config.strategies.enabled, settings: config.strategies.settings });
+    const positions = (await client.call('perps.positions', { walletAddress: rateWallet.address })).dataList;
+    const rate = await strategyRate({ config, redis, prefix: keyPrefix(ratePrefix), strategies, logger, wallet: rateWallet.address, positions, seconds: 3 });
+
+    const report: Report = {
+      takenAt: new Date().toISOString(),
+      command: `node bin/run-ts.js bench/daemon.ts --latency-seconds ${LATENCY_SECONDS} --seconds ${SECONDS} --daemons ${DAEMONS} --floor-samples ${FLOOR_SAMPLES} --seed ${SEED}`,
+      machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
+      venue: { pid: venue.pid, ...VENUE },
+      floor,
+      latency,
+      throughput,
+      strategyWorker: { positionsPerSnapshot: positions.length, ...rate },
+    };
+    printReport(report);
+    await mkdir(join(values.out, '..'), { recursive: true });
+    await writeFile(values.out, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`\nwritten: ${values.out}`);
   } finally {
-    await Promise.all(daemons.map((d) => d.stop()));
     await client.close();
     await venue.close();
     for (const prefix of prefixes) await deletePrefix(prefix);
@@ -220,8 +236,9 @@ async function main(): Promise<void> {
 }
 
 // Bounded in time whatever happens: a hung run must not hold `npm run bench` forever.
+const limitSeconds = LATENCY_SECONDS + SECONDS + 240;
 const deadline = setTimeout(() => {
-  console.error(`bench/daemon.ts: still running after ${SECONDS + 150} s; giving up`);
+  console.error(`bench/daemon.ts: still running after ${limitSeconds} s; giving up`);
   for (const pid of children) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -230,7 +247,7 @@ const deadline = setTimeout(() => {
     }
   }
   process.exit(1);
-}, (SECONDS + 150) * 1000);
+}, limitSeconds * 1000);
 try {
   await main();
 } catch (error) {

@@ -1,8 +1,28 @@
 #!/usr/bin/env node
-// Entry point: runs the TypeScript sources through tsx's loader, so a fresh
-// checkout needs no build step (`npm ci && npm start`).
-import { register } from 'tsx/esm/api';
+// Entry point. Production runs the compiled JavaScript in dist/ (built by `npm ci` through the
+// `prepare` script, or here when dist/ is missing or older than the sources); tsx runs the
+// TypeScript sources when STRATD_RUNTIME=src (development, tests) or when no compiler is installed
+// to build with.
+import { build, distIsFresh } from './build-state.js';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+function pickRuntime() {
+  const asked = process.env.STRATD_RUNTIME;
+  if (asked === 'src' || asked === 'dist') return asked;
+  if (distIsFresh()) return 'dist';
+  process.stderr.write('stratd: dist/ is missing or older than the sources; compiling (npm run build)\n');
+  const result = build();
+  if (result.ok) return 'dist';
+  process.stderr.write(`stratd: cannot build dist/ (${result.output.split('\n')[0]}); running the TypeScript sources through tsx\n`);
+  return 'src';
+}
+
+const runtime = pickRuntime();
+let main;
+if (runtime === 'dist') {
+  ({ main } = await import('../dist/src/cli/main.js'));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/cli/main.ts'));
+}
 process.exitCode = await main(process.argv.slice(2));

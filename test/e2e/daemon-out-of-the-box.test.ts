@@ -1,7 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ledgerEntrySchema } from '../../src/pipeline/ledger.ts';
 import { runCli } from '../support/cli.ts';
+import { buildDistIfStale, productionEnv } from '../support/dist-build.ts';
 import { DaemonFleet } from './support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
 import { VenueControl } from '../support/venue-control.ts';
@@ -10,7 +11,8 @@ import { waitUntil } from './support/wait-until.ts';
 /**
  * Acceptance: `stratd run` with nothing but Redis — its own in-process venue, a paper wallet it
  * seeds with a SOL long close to liquidation — lands a liquidation-guard decrease within 60 s,
- * `stratd actions` shows it, and SIGTERM stops the process cleanly within the grace period.
+ * `stratd actions` shows it, and SIGTERM stops the process cleanly within the grace period. It runs
+ * what `npm start` runs: the compiled JavaScript in dist/ (built by `npm ci`'s prepare script).
  */
 
 const GRACE_MS = 10_000;
@@ -18,6 +20,8 @@ const GRACE_MS = 10_000;
 describe('stratd run out of the box (paper mode, in-process venue)', () => {
   const fleet = new DaemonFleet();
   let deployment: E2eDeployment;
+
+  beforeAll(() => buildDistIfStale(), 300_000);
 
   beforeEach(async () => {
     deployment = await E2eDeployment.create('oob');
@@ -33,7 +37,7 @@ describe('stratd run out of the box (paper mode, in-process venue)', () => {
     // venue run on their defaults, as `npm start` runs them.
     const sets = deployment.sets({ 'shutdown.graceMs': GRACE_MS });
     const startedAt = Date.now();
-    const daemon = fleet.start({ name: 'stratd run', sets });
+    const daemon = fleet.start({ name: 'stratd run', sets, env: productionEnv() });
 
     const landed = await waitUntil(
       async () => {
@@ -43,6 +47,7 @@ describe('stratd run out of the box (paper mode, in-process venue)', () => {
       { what: 'a liquidation-guard action landed', timeoutMs: 60_000, intervalMs: 250, context: () => daemon.logTail() },
     );
     expect(Date.now() - startedAt).toBeLessThan(60_000);
+    expect(daemon.output().some((line) => line.includes('"runtime":"dist"')), daemon.logTail()).toBe(true);
 
     // What an operator runs, with the same flags.
     const cli = await runCli(['actions', '--json', '--limit', '1000', ...sets.flatMap((s) => ['--set', s])]);

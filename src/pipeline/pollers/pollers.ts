@@ -11,6 +11,7 @@ import { keyPrefix, openQueue, QUEUES } from '../queues.ts';
 import { SNAPSHOT_KINDS, snapshotJobId, snapshotSchema, type Snapshot, type SnapshotKind } from '../snapshot.ts';
 import { storeLatestSnapshot } from '../snapshot-store.ts';
 import { lastSlotAtOrBefore } from './slot.ts';
+import type { RedisOutageLog } from '../redis-outage.ts';
 import { POLLER_SOURCES, type PollContext, type SourceRead } from './sources.ts';
 
 export interface StartPollersOptions {
@@ -26,6 +27,12 @@ export interface StartPollersOptions {
   readonly watchdog?: Watchdog;
   /** Counts snapshot jobs enqueued. */
   readonly metrics?: Metrics;
+  /** Told of every completed tick (health alerts: a source failing tick after tick). */
+  readonly onTick?: (kind: SnapshotKind, reports: readonly ReadReport[]) => void;
+  /** Tells a Redis outage once instead of every failed read (src/pipeline/redis-outage.ts). */
+  readonly redisOutage?: RedisOutageLog;
+  /** Told of every snapshot enqueued, in order (stratd record). */
+  readonly onSnapshot?: (snapshot: Snapshot) => Promise<void>;
 }
 
 /** What one read of a tick did. */
@@ -86,6 +93,10 @@ export function startPollers(options: StartPollersOptions): Pollers {
   });
 
   const schedules = new Map<SnapshotKind, { task: ScheduledTask; fields: ParsedFields }>();
+  const intervals = new Map<SnapshotKind, number>();
+  /** When each source last stored a snapshot here (staleness warnings; the gauge reads Redis at scrape). */
+  const lastSnapshotMs = new Map<SnapshotKind, number>();
+  const stale = new Set<SnapshotKind>();
   for (const kind of enabled) {
     const cron = config.pollers[kind].cron;
     const task = createTask(cron, (context) => track(tick(kind, context.date.getTime())), {
@@ -95,7 +106,9 @@ export function startPollers(options: StartPollersOptions): Pollers {
       logger: cronLogger,
     });
     schedules.set(kind, { task, fields: parse(cron) });
+    intervals.set(kind, expectedCronIntervalMs(task));
     options.watchdog?.register(`poller:${kind}`, expectedCronIntervalMs(task));
+    lastSnapshotMs.set(kind, Date.now());
   }
   for (const { task } of schedules.values()) void Promise.resolve(task.start()).catch((err: unknown) => logger.error({ err }, 'cannot start a poller schedule'));
 
@@ -105,7 +118,43 @@ export function startPollers(options: StartPollersOptions): Pollers {
     return promise;
   }
 
+  /**
+   * A tick is bounded by its source's interval: a tick still waiting on the API then counts as
+   * progress (the loop is alive; restarting it would not help) and the schedule goes on, while the
+   * reads finish or fail in the background. Staleness is reported, not treated as death.
+   */
   async function tick(kind: SnapshotKind, tickMs: number): Promise<ReadReport[]> {
+    // Capped: a schedule that fires once a year still gets an answer within minutes.
+    const deadlineMs = Math.min(intervals.get(kind) ?? 60_000, MAX_TICK_DEADLINE_MS);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), deadlineMs);
+    });
+    const reports = await Promise.race([readTick(kind, tickMs), timedOut]);
+    clearTimeout(timer);
+    noteFreshness(kind);
+    if (reports) return reports;
+    logger.warn({ source: kind, tickMs, deadlineMs }, 'poller tick still waiting on the API at its deadline; counted as progress, the schedule goes on');
+    options.watchdog?.beat(`poller:${kind}`);
+    return [{ kind, key: '(all)', tickMs, error: `no answer within ${deadlineMs} ms` }];
+  }
+
+  /** One warning per change between fresh and stale (older than three intervals), never a restart. */
+  function noteFreshness(kind: SnapshotKind): void {
+    const last = lastSnapshotMs.get(kind);
+    if (last === undefined) return;
+    const limitMs = 3 * (intervals.get(kind) ?? 60_000);
+    const ageMs = Date.now() - last;
+    const isStale = ageMs > limitMs;
+    if (isStale && !stale.has(kind)) {
+      stale.add(kind);
+      logger.warn({ source: kind, ageMs, limitMs }, 'snapshots are stale: the last successful read is older than three intervals');
+    } else if (!isStale && stale.delete(kind)) {
+      logger.info({ source: kind }, 'snapshots are fresh again');
+    }
+  }
+
+  async function readTick(kind: SnapshotKind, tickMs: number): Promise<ReadReport[]> {
     let reads: ReadonlyArray<SourceRead<SnapshotKind>>;
     try {
       reads = await POLLER_SOURCES[kind].reads(ctx);
@@ -117,10 +166,13 @@ export function startPollers(options: StartPollersOptions): Pollers {
     const failed = reports.filter((r) => r.error !== undefined).length;
     await options.redis
       .hset(pollerHeartbeatKey(prefix), kind, JSON.stringify({ tickMs, at: now(), reads: reports.length, failed }))
-      .catch((err: unknown) => logger.warn({ err }, 'cannot write the poller heartbeat'));
+      .catch((err: unknown) => {
+        if (!options.redisOutage?.absorbs(err)) logger.warn({ err }, 'cannot write the poller heartbeat');
+      });
     // A completed tick is progress even when its reads failed (an API outage is not a stuck
     // process); the failures show in /status and the logs.
     options.watchdog?.beat(`poller:${kind}`);
+    options.onTick?.(kind, reports);
     return reports;
   }
 
@@ -133,10 +185,12 @@ export function startPollers(options: StartPollersOptions): Pollers {
       await storeLatestSnapshot(options.redis, prefix, snapshot);
       const jobId = snapshotJobId(kind, read.key, tickMs);
       await queue.add(kind, snapshot, { jobId });
+      await options.onSnapshot?.(snapshot);
       options.metrics?.snapshotsEnqueued.inc({ kind });
+      lastSnapshotMs.set(kind, Date.now());
       return { kind, key: read.key, tickMs, jobId };
     } catch (error) {
-      logger.warn({ source: kind, key: read.key, tickMs, err: error }, 'poller read failed');
+      if (!options.redisOutage?.absorbs(error)) logger.warn({ source: kind, key: read.key, tickMs, err: error }, 'poller read failed');
       return { kind, key: read.key, tickMs, error: errorText(error) };
     }
   }
@@ -163,6 +217,8 @@ export function startPollers(options: StartPollersOptions): Pollers {
     },
   };
 }
+
+const MAX_TICK_DEADLINE_MS = 600_000;
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -36,6 +36,9 @@ export interface PollerSource<K extends SnapshotKind> {
 
 type Sources = { readonly [K in SnapshotKind]: PollerSource<K> };
 
+/** Bounds one tick's reads of trigger orders (10 per page). */
+const MAX_TRIGGER_ORDER_PAGES = 20;
+
 function walletOf(ctx: PollContext): string {
   if (!ctx.wallet) throw new TypeError('this source needs the wallet address');
   return ctx.wallet;
@@ -155,6 +158,27 @@ export const POLLER_SOURCES: Sources = {
             wallet,
             orders: (await ctx.client.call('perps.limitOrders', { walletAddress: wallet })).dataList,
           }),
+        },
+      ];
+    },
+  },
+  triggerOrders: {
+    kind: 'triggerOrders',
+    needsWallet: true,
+    async reads(ctx) {
+      const wallet = walletOf(ctx);
+      return [
+        {
+          key: wallet,
+          run: async () => {
+            // Pages of 10 (api-facts 2.3): a strategy must see every order it placed to cancel it.
+            const first = await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'active', page: 1 });
+            const orders = [...first.orders];
+            for (let page = 2; page <= Math.min(first.totalPages, MAX_TRIGGER_ORDER_PAGES); page++) {
+              orders.push(...(await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'active', page })).orders);
+            }
+            return { kind: 'triggerOrders' as const, source: 'trigger.getTriggerOrders' as const, key: wallet, wallet, orders };
+          },
         },
       ];
     },

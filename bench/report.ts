@@ -1,0 +1,93 @@
+// The figures of one bench/daemon.ts run (also written as bench/results/latest.json), printed as
+// tables, with the issue's goals checked against them.
+import { fixed, table, type LatencySummary } from './action-timings.ts';
+import type { StrategyRate } from './strategy-rate.ts';
+
+export interface DeploymentFigures {
+  readonly daemons: number;
+  readonly wallets: number;
+  readonly positionsPerWallet: number;
+  readonly windowSeconds: number;
+  readonly tickToSubmit: LatencySummary;
+  /** p50 of each stage of tick-to-submit (they need not add up to the total's p50). */
+  readonly stageP50Ms: Record<string, number>;
+  readonly submitted: number;
+  readonly landed: number;
+  readonly landedPerSecond: number;
+  readonly snapshotJobsPerSecondPerProcess: number[];
+  /** utime + stime of every daemon process over the window, per landed action. */
+  readonly daemonCpuMsPerLanded: number;
+  readonly venueCpuMsPerLanded: number;
+  /** CPU used over the window, % of one core (all daemons together; the venue). */
+  readonly daemonCpuPercent: number;
+  readonly venueCpuPercent: number;
+  readonly peakRssMb: number[];
+  readonly rssAfterMb: number[];
+  /** Spawn → first 200 of /readyz, per process. */
+  readonly readyMs: number[];
+}
+
+export interface Report {
+  readonly takenAt: string;
+  readonly command: string;
+  readonly machine: { cpus: number; cpuModel: string; node: string; loadAverageBefore: number[]; loadAverageAfter: number[] };
+  readonly venue: { pid: number; seed: number; slotMs: number; keeperDelayMs: number };
+  readonly floor: LatencySummary;
+  readonly latency: DeploymentFigures;
+  readonly throughput: DeploymentFigures;
+  readonly strategyWorker: StrategyRate & { positionsPerSnapshot: number };
+}
+
+const max = (xs: readonly number[]) => (xs.length ? Math.max(...xs) : Number.NaN);
+const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN);
+const load = (l: readonly number[]) => l.map((v) => fixed(v, 2)).join(' ');
+
+export function printReport(r: Report): void {
+  const { floor, latency: l, throughput: t } = r;
+  console.log(`stratd benchmark — ${r.takenAt}; one stratd venue process (pid ${r.venue.pid}, seed ${r.venue.seed}, slot ${r.venue.slotMs} ms, keeper delay ${r.venue.keeperDelayMs} ms) on loopback`);
+  console.log(`machine: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), Node ${r.machine.node}; load average ${load(r.machine.loadAverageBefore)} before, ${load(r.machine.loadAverageAfter)} after`);
+  console.log('(other work on a shared machine skews every figure: compare figures of one run, not of two runs)\n');
+
+  console.log('tick-to-submit: positions response in → signed transaction accepted by the venue');
+  console.log(
+    table([
+      ['path', 'actions', 'p50 ms', 'p99 ms', 'max ms', 'p50 ÷ floor', 'p99 ÷ floor'],
+      ['floor: read → build → sign → 1 Redis write → send, no queues', String(floor.count), fixed(floor.p50), fixed(floor.p99), fixed(floor.max), '1.00', '1.00'],
+      [`1 daemon, 1 wallet, default cadence (${fixed(l.windowSeconds, 0)} s)`, String(l.tickToSubmit.count), fixed(l.tickToSubmit.p50), fixed(l.tickToSubmit.p99), fixed(l.tickToSubmit.max), fixed(l.tickToSubmit.p50 / floor.p50, 2), fixed(l.tickToSubmit.p99 / floor.p99, 2)],
+      [`${t.daemons} daemons × 1 wallet × ${t.positionsPerWallet} positions, polls every 1 s (${fixed(t.windowSeconds, 0)} s)`, String(t.tickToSubmit.count), fixed(t.tickToSubmit.p50), fixed(t.tickToSubmit.p99), fixed(t.tickToSubmit.max), fixed(t.tickToSubmit.p50 / floor.p50, 2), fixed(t.tickToSubmit.p99 / floor.p99, 2)],
+    ]),
+  );
+
+  console.log('\nwhere the daemon\'s time goes: p50 of each stage, ms (stage p50s need not add up)');
+  console.log(table([['stage', 'latency run', 'throughput run'], ...Object.keys(l.stageP50Ms).map((stage) => [stage, fixed(l.stageP50Ms[stage]!), fixed(t.stageP50Ms[stage] ?? Number.NaN)])]));
+
+  console.log('\ncost (CPU = utime + stime from /proc/<pid>/stat over the window)');
+  const rows = (d: DeploymentFigures) => [
+    fixed(d.landedPerSecond, 1),
+    fixed(d.daemonCpuMsPerLanded, 1),
+    fixed(d.venueCpuMsPerLanded, 1),
+    `${fixed(d.daemonCpuPercent, 0)} / ${fixed(d.venueCpuPercent, 0)}`,
+    `${fixed(mean(d.snapshotJobsPerSecondPerProcess), 1)}`,
+    `${fixed(max(d.peakRssMb), 0)}`,
+    `${fixed(max(d.rssAfterMb), 0)}`,
+    `${fixed(max(d.readyMs), 0)}`,
+  ];
+  console.log(
+    table([
+      ['deployment', 'landed/s', 'daemon CPU ms/landed', 'venue CPU ms/landed', 'CPU % daemons / venue', 'snapshot jobs/s per process', 'peak RSS MB (max)', 'RSS after MB (max)', 'ready ms (max)'],
+      ['latency (1 daemon)', ...rows(l)],
+      [`throughput (${t.daemons} daemons)`, ...rows(t)],
+    ]),
+  );
+
+  const w = r.strategyWorker;
+  console.log(`\nstrategy worker, in process: ${fixed(w.perSecond, 0)} positions snapshots/s (${w.positionsPerSnapshot} positions each, strategies: ${w.strategies.join(', ')}; ${w.snapshots} in ${fixed(w.snapshots / w.perSecond, 1)} s)`);
+
+  const goal = (ok: boolean, text: string) => console.log(`  ${ok ? 'met    ' : 'NOT met'}  ${text}`);
+  console.log('\ngoals (issue 10)');
+  goal(l.tickToSubmit.p50 <= 3 * floor.p50, `one daemon tick-to-submit p50 ≤ 3 × floor p50: ${fixed(l.tickToSubmit.p50)} ms vs ${fixed(3 * floor.p50)} ms`);
+  goal(l.tickToSubmit.p99 <= 3 * floor.p99, `one daemon tick-to-submit p99 ≤ 3 × floor p99: ${fixed(l.tickToSubmit.p99)} ms vs ${fixed(3 * floor.p99)} ms`);
+  goal(t.daemonCpuMsPerLanded <= 5, `daemon CPU per landed action ≤ 5 ms (throughput run): ${fixed(t.daemonCpuMsPerLanded, 1)} ms`);
+  goal(max([...l.peakRssMb, ...t.peakRssMb]) <= 150, `peak RSS per daemon ≤ 150 MB: ${fixed(max([...l.peakRssMb, ...t.peakRssMb]), 0)} MB`);
+  goal(w.perSecond >= 1000, `strategy worker ≥ 1,000 positions snapshots/s: ${fixed(w.perSecond, 0)}/s`);
+}
