@@ -25,6 +25,6 @@ export default tseslint.config(
   },
   {
     files: ['bin/**/*.js', 'eslint.config.js', 'ecosystem.config.cjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', module: 'writable', require: 'readonly', __dirname: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', SharedArrayBuffer: 'readonly', Atomics: 'readonly', Int32Array: 'readonly', module: 'writable', require: 'readonly', __dirname: 'readonly' } },
   },
 );

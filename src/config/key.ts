@@ -18,6 +18,8 @@ export interface KeySpec<S extends z.ZodType> {
   readonly env?: string;
   /** Secret: masked in `config show`, never printed in an error. */
   readonly sensitive?: boolean;
+  /** How a structured sensitive value is shown in `config show` (its secret members masked). */
+  readonly mask?: (value: unknown) => unknown;
   /** A URL that may carry credentials (user:password, ?api-key=): `config show` masks those parts. */
   readonly urlMayHoldSecrets?: boolean;
   /** Human description of the accepted values, for docs and fix hints ("a cron expression"). */

@@ -121,7 +121,9 @@ function readJsonObject(path: string, problems: ProblemList): Record<string, unk
 function applySet(conf: convict.Config<Record<string, unknown>>, assignment: string, problems: ProblemList): void {
   const eq = assignment.indexOf('=');
   if (eq <= 0) {
-    problems.add({ path: '--set', message: `not key=value: ${JSON.stringify(assignment)}`, fix: '--set api.timeoutMs=5000' });
+    // Named by its key-like start only: "--set api.key:<secret>" must not echo the secret.
+    const keyPart = /^[A-Za-z0-9_.-]*/.exec(assignment)?.[0] ?? '';
+    problems.add({ path: '--set', message: `not key=value: --set ${keyPart ? `${keyPart}…` : '…'} (the value is not shown)`, fix: '--set api.timeoutMs=5000' });
     return;
   }
   const path = assignment.slice(0, eq).trim();

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { fieldIssues } from '../api/issues.ts';
 import type { ConfigProblem } from './errors.ts';
 import type { KeyEntry } from './key.ts';
+import { scrubKeyMaterial } from '../chain/keys/key-material.ts';
 
 /** Turns what went wrong into problems that name the key and say how to fix it. */
 export class ProblemList {
@@ -16,8 +17,9 @@ export class ProblemList {
     return this.items.length === 0;
   }
 
+  /** Every problem passes through here: a key pasted where a path or name belongs is never echoed. */
   add(problem: ConfigProblem): void {
-    this.items.push(problem);
+    this.items.push({ path: scrubKeyMaterial(problem.path), message: scrubKeyMaterial(problem.message), fix: scrubKeyMaterial(problem.fix) });
   }
 
   /** A bad value of a key (or of a member of an object key). */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isConfigKey, type ConfigKey, type KeyTree } from './key.ts';
 import { apiSection, modeKey, redisSection, rpcSection, venueSection, walletSection } from './sections/connectivity.ts';
 import { ledgerSection, logSection, opsSection, shutdownSection } from './sections/operations.ts';
+import { notifySection } from './sections/notify.ts';
 import { pollersSection } from './sections/pollers.ts';
 import { executionSection, riskSection, strategiesSection } from './sections/trading.ts';
 
@@ -19,6 +20,7 @@ export const configKeys = {
   risk: riskSection,
   ledger: ledgerSection,
   ops: opsSection,
+  notify: notifySection,
   shutdown: shutdownSection,
   log: logSection,
 } satisfies KeyTree;
@@ -36,6 +38,8 @@ function objectOf<T extends KeyTree>(tree: T): z.ZodObject<ShapeOf<T>, z.core.$s
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+/** A token guessable in a day from the network is no token: 32 characters (hex of 16 random bytes). */
+const MIN_REMOTE_TOKEN_LENGTH = 32;
 
 /**
  * The whole configuration. Rules that involve more than one key live here; what live mode
@@ -44,6 +48,12 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 export const configSchema = objectOf(configKeys).superRefine((config, ctx) => {
   if (!LOOPBACK.has(config.ops.host) && config.ops.controlToken === '') {
     ctx.addIssue({ code: 'custom', path: ['ops', 'controlToken'], message: `the ops server listens on ${config.ops.host}, beyond loopback, without a control token` });
+  } else if (!LOOPBACK.has(config.ops.host) && config.ops.controlToken.length < MIN_REMOTE_TOKEN_LENGTH) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ops', 'controlToken'],
+      message: `the ops server listens on ${config.ops.host}, beyond loopback: the control token must have at least ${MIN_REMOTE_TOKEN_LENGTH} characters (it has ${config.ops.controlToken.length})`,
+    });
   }
   const seen = new Set<string>();
   config.strategies.enabled.forEach((name, index) => {

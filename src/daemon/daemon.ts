@@ -5,15 +5,24 @@ import { ApiClient } from '../api/client.ts';
 import type { OperationId } from '../api/registry.ts';
 import { RequestBudget } from '../api/request-budget.ts';
 import { rpcLookupTableResolver } from '../chain/decode.ts';
+import { rpcAccountReader } from '../chain/policy/index.ts';
 import { ChainClient } from '../chain/rpc-client.ts';
 import { LocalKeypairSigner } from '../chain/signer.ts';
 import type { Config } from '../config/index.ts';
 import { maskUrlSecrets } from '../config/mask.ts';
-import { ensureRedis } from '../ops/local-redis.ts';
+import { redact } from '../ops/local-redis.ts';
+import { chooseRedis } from '../ops/redis-choice.ts';
 import { startOpsServer, type OpsServer } from '../ops/http-server.ts';
 import type { Logger } from '../ops/logger.ts';
+import { watchHealth } from '../ops/health-alerts.ts';
 import { Metrics } from '../ops/metrics.ts';
+import { actionEvents } from '../ops/notify/action-events.ts';
+import type { NotifySink } from '../ops/notify/event.ts';
+import { Notifier } from '../ops/notify/notifier.ts';
+import { startNotifyWorker } from '../ops/notify/notify-worker.ts';
+import { startPresence } from '../ops/process-presence.ts';
 import { watchQueueProgress } from '../ops/queue-progress.ts';
+import { walletBalanceReader } from '../ops/wallet-balances.ts';
 import { Watchdog } from '../ops/watchdog.ts';
 import { ActionStore } from '../pipeline/executor/action-store.ts';
 import { ApiActionBuilder } from '../pipeline/executor/api-action-builder.ts';
@@ -25,15 +34,21 @@ import { Ledger } from '../pipeline/ledger.ts';
 import { startPollers, type Pollers } from '../pipeline/pollers/pollers.ts';
 import { keyPrefix, QUEUES } from '../pipeline/queues.ts';
 import { connectRedis } from '../pipeline/redis.ts';
+import { RedisOutageLog } from '../pipeline/redis-outage.ts';
 import { readLatestSnapshot } from '../pipeline/snapshot-store.ts';
 import { startStrategyWorker, type StrategyWorker } from '../pipeline/strategy-worker.ts';
 import { RedisRiskGate } from '../risk/risk-gate.ts';
+import { TradingSwitch } from '../risk/trading-switch.ts';
 import { tpslFromSnapshots } from '../risk/tpsl-lookup.ts';
-import { loadStrategiesOrThrow } from '../strategy/loader.ts';
-import { extendIntent } from '../strategy/intent-lock.ts';
-import { settleAction } from '../strategy/settle.ts';
+import { loadStrategies, StrategyLoadError } from '../pipeline/strategy-runtime/loader.ts';
+import { extendIntent } from '../pipeline/strategy-runtime/intent-lock.ts';
+import { settleAction } from '../pipeline/strategy-runtime/settle.ts';
 import type { Venue } from '../venue/venue.ts';
-import { ensurePaperWallet, seedPaperWallet, startPaperVenue } from './paper-venue.ts';
+import { preparePaperVenue } from './paper-resume.ts';
+import { ensurePaperWallet, startPaperVenue } from './paper-venue.ts';
+import { RecordingWriter } from '../replay/recording.ts';
+import { versionLine } from '../ops/runtime.ts';
+import { createReloader, type ReloadOutcome } from './reload.ts';
 
 export const ROLES = ['pollers', 'strategies', 'executor'] as const;
 export type Role = (typeof ROLES)[number];
@@ -56,6 +71,12 @@ export interface DaemonOptions {
   readonly onTransition?: ConstructorParameters<typeof Executor>[0]['onTransition'];
   readonly onSent?: ConstructorParameters<typeof Executor>[0]['onSent'];
   readonly onLandingSeen?: ConstructorParameters<typeof Executor>[0]['onLandingSeen'];
+  readonly onFinalCommitted?: ConstructorParameters<typeof Executor>[0]['onFinalCommitted'];
+  readonly onOutcomeRecorded?: ConstructorParameters<typeof Executor>[0]['onOutcomeRecorded'];
+  /** Reads the configuration again from the layers it was started with (hot reload); without it, reload re-applies the start-up config. */
+  readonly readConfig?: () => Config;
+  /** Append every snapshot the pollers read to this recording (stratd record, stratd run --record). */
+  readonly recordPath?: string;
 }
 
 export interface Daemon {
@@ -66,6 +87,8 @@ export interface Daemon {
   readonly watchdog: Watchdog;
   /** The ops HTTP server (health, metrics, status, control). */
   readonly ops: OpsServer;
+  /** Re-reads config and strategies (SIGHUP, `stratd reload`): applied whole between jobs, or refused whole. */
+  reload(trigger: string): Promise<ReloadOutcome>;
   /** Stops every role within the grace period; in-flight actions stop at a persisted state. */
   stop(): Promise<void>;
 }
@@ -101,7 +124,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }
       await ensurePaperWallet(config.wallet.paperKeyFile, logger);
       signer = await LocalKeypairSigner.load({ mode: 'paper', keyFile: config.wallet.paperKeyFile, env });
-      if (venue && config.venue.seedWallet) await seedPaperWallet(venue, signer.publicKey.toBase58(), logger);
+      if (venue) {
+        const persistence = await preparePaperVenue({ venue, wallet: signer.publicKey.toBase58(), config, logger });
+        if (persistence) closers.push(() => persistence.stop());
+      }
     } else {
       signer = await LocalKeypairSigner.load({ mode: config.mode, keyFile: config.wallet.keyFile || undefined, keyEnv: config.wallet.keyEnv, env });
     }
@@ -110,13 +136,30 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     logger.info({ mode: config.mode, wallet, roles: options.roles, apiBaseUrl: maskUrlSecrets(apiBaseUrl), rpcUrl: maskUrlSecrets(rpcUrl) }, 'stratd starting');
 
     // ---------------------------------------------------------------- Redis
-    const redisExplicit = Boolean(env.REDIS_URL) || config.redis.url !== 'redis://127.0.0.1:6379' || config.mode !== 'paper';
-    const redisUrl = await ensureRedis({ url: config.redis.url, explicit: redisExplicit, varDir, logger });
+    const { url: redisUrl, why: redisWhy } = await chooseRedis({ config, env, varDir, mayStart: true, logger });
+    logger.info({ redis: redact(redisUrl), prefix: config.redis.prefix, why: redisWhy }, `using Redis at ${redact(redisUrl)}: ${redisWhy}`);
     const redis = connectRedis(redisUrl);
+    const redisOutage = new RedisOutageLog(logger.child({ component: 'redis' }));
+    redisOutage.watch(redis);
     closers.push(() => redis.quit());
     const prefix = keyPrefix(config.redis.prefix);
     const ledger = new Ledger(redis, { prefix, maxLen: config.ledger.maxLen });
     await ledger.append({ at: Date.now(), type: 'system', detail: { event: 'start', mode: config.mode, roles: [...options.roles], wallet, pid: process.pid } });
+    const metrics = new Metrics();
+    const watchdog = new Watchdog();
+
+    // ---------------------------------------------------------------- notifications and the kill switch
+    const notifyLogger = logger.child({ component: 'notify' });
+    const notifier = new Notifier({ ...config.notify, redis, prefix, logger: notifyLogger, metrics });
+    closers.push(() => notifier.close());
+    if (config.notify.targets.length > 0) {
+      const worker = startNotifyWorker({ redis, prefix, targets: config.notify.targets, deliveryTimeoutMs: config.notify.deliveryTimeoutMs, logger: notifyLogger, metrics });
+      closers.push(() => worker.close());
+      logger.info({ targets: config.notify.targets.map((t) => `${t.name ?? t.type} (${t.type}, ${t.minSeverity}+)`) }, 'notifications on');
+    }
+    const tradingSwitch = new TradingSwitch({ redis, prefix, ledger, notifier, logger: logger.child({ component: 'risk' }) });
+    const health = watchHealth({ watchdog, redis, notifier, staleIntervals: config.notify.staleIntervals, logger: notifyLogger });
+    closers.push(async () => health.stop());
 
     // ---------------------------------------------------------------- API client
     const paperBudget = config.mode === 'paper' ? Math.max(config.api.requestsPerSecond, 50) : config.api.requestsPerSecond;
@@ -130,30 +173,40 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       budget: new RequestBudget(redis, { keyPrefix: prefix, requestsPerSecond: paperBudget }),
       paths: { 'perps.lpMint': config.api.lpMintPath } as Partial<Record<OperationId, string>>,
       logger: logger.child({ component: 'api' }),
+      observer: metrics.api,
     });
     closers.push(() => client.close());
 
-    const metrics = new Metrics();
-    const watchdog = new Watchdog();
-
     // ---------------------------------------------------------------- roles
     if (options.roles.includes('executor')) {
-      closers.push(await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, onTransition: options.onTransition, onSent: options.onSent, onLandingSeen: options.onLandingSeen }).then((w) => () => w.close()));
+      closers.push(await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, redisOutage, onTransition: options.onTransition, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onFinalCommitted: options.onFinalCommitted, onOutcomeRecorded: options.onOutcomeRecorded }).then((w) => () => w.close()));
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.actions, watchdog, loop: 'executor-queue', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.actions, logger });
       closers.push(() => progress.stop());
     }
     let strategyWorker: StrategyWorker | undefined;
+    let strategyNames: string[] = [];
     if (options.roles.includes('strategies')) {
-      const strategies = await loadStrategiesOrThrow({ dir: config.strategies.dir, enabled: config.strategies.enabled, settings: config.strategies.settings });
-      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger, metrics });
+      const { strategies, problems, skipped } = await loadStrategies({ dir: config.strategies.dir, modules: config.strategies.modules, enabled: config.strategies.enabled, settings: config.strategies.settings });
+      if (problems.length > 0) throw new StrategyLoadError(problems);
+      // A module no enabled strategy needs failed to load: reported, never a reason to stop the others.
+      for (const p of skipped) logger.warn({ file: p.path, problem: p.message }, 'strategy module skipped');
+      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger, metrics, redisOutage });
       closers.push(() => strategyWorker!.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.market, watchdog, loop: 'strategy-worker', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.market, logger });
       closers.push(() => progress.stop());
-      logger.info({ strategies: strategies.map((s) => s.strategy.name) }, 'strategy workers started');
+      strategyNames = strategies.map((s) => s.strategy.name);
+      logger.info({ strategies: strategyNames }, 'strategy workers started');
     }
     let pollers: Pollers | undefined;
     if (options.roles.includes('pollers')) {
-      pollers = startPollers({ config, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics });
+      let recorder: RecordingWriter | undefined;
+      if (options.recordPath) {
+        recorder = await RecordingWriter.open(options.recordPath, versionLine());
+        const writer = recorder;
+        closers.push(() => writer.close());
+        logger.info({ recording: options.recordPath }, 'recording every snapshot');
+      }
+      pollers = startPollers({ config, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot: recorder ? (s) => recorder.write(s) : undefined });
       closers.push(() => pollers!.stop());
     }
 
@@ -162,15 +215,24 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       host: config.ops.host,
       port: config.ops.port,
       controlToken: config.ops.controlToken,
+      allowedHosts: config.ops.allowedHosts,
       redis,
       prefix,
-      identity: { mode: config.mode, wallet, roles: options.roles },
+      identity: { mode: config.mode, wallet, roles: options.roles, strategies: config.strategies.enabled },
       ledger,
       metrics,
       watchdog,
+      notifier,
       logger: logger.child({ component: 'ops' }),
+      readWalletBalances: walletBalanceReader(new ChainClient(rpcUrl, config.rpc.commitment, true, metrics.rpc, config.rpc.timeoutMs).connection, wallet),
     });
     closers.push(() => ops.close());
+    const reloader = createReloader({ config, readConfig: options.readConfig ?? (() => config), roles: options.roles, strategyWorker, strategies: strategyNames, ledger, logger });
+    await reloader.listen(redis, prefix);
+    closers.push(() => reloader.stop());
+    // Last up, first down: a stopping process no longer answers `stratd pause`.
+    const presence = await startPresence({ redis, prefix, roles: options.roles, mode: config.mode, logger });
+    closers.push(() => presence.stop());
     ops.markReady();
 
     return {
@@ -180,6 +242,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       metrics,
       watchdog,
       ops,
+      reload: (trigger) => reloader.reload(trigger),
       async stop() {
         ops.markStopping();
         await ledger.append({ at: Date.now(), type: 'system', detail: { event: 'stop', pid: process.pid } }).catch((error: unknown) => logger.warn({ err: error }, 'could not record the stop in the ledger'));
@@ -203,9 +266,16 @@ export interface ExecutorRoleOptions {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly watchdog: Watchdog;
+  /** Where landed/rejected/expired actions and policy refusals are raised (none in the benchmark). */
+  readonly notifier?: NotifySink;
+  /** How the breaker and the loss stop change the trading state (a bare one in the benchmark). */
+  readonly tradingSwitch?: TradingSwitch;
+  readonly redisOutage?: RedisOutageLog;
   readonly onTransition?: DaemonOptions['onTransition'];
   readonly onSent?: DaemonOptions['onSent'];
   readonly onLandingSeen?: DaemonOptions['onLandingSeen'];
+  readonly onFinalCommitted?: DaemonOptions['onFinalCommitted'];
+  readonly onOutcomeRecorded?: DaemonOptions['onOutcomeRecorded'];
 }
 
 async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker> {
@@ -217,6 +287,7 @@ async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker
     concurrency: 16,
     sweepMs: Math.max(1_000, o.config.execution.confirmPollMs * 4),
     watchdog: o.watchdog,
+    redisOutage: o.redisOutage,
     onInvalidJob: async (jobId, detail) => {
       await o.ledger.append({ at: Date.now(), type: 'alert', detail: { event: 'invalid_action_job', jobId: jobId ?? '', detail, id: randomUUID() } });
     },
@@ -229,7 +300,7 @@ async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker
  */
 export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   const { config, redis, prefix, client, signer, logger } = o;
-  const chain = new ChainClient(o.rpcUrl, config.rpc.commitment, config.execution.skipPreflight);
+  const chain = new ChainClient(o.rpcUrl, config.rpc.commitment, config.execution.skipPreflight, o.metrics.rpc, config.rpc.timeoutMs);
   const risk = new RedisRiskGate({
     redis,
     prefix,
@@ -240,10 +311,14 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       dailyLossStopUsd: BigInt(config.risk.dailyLossStopUsd),
       circuitBreakerRejections: config.risk.circuitBreakerRejections,
     },
+    breaker: { autoResetMs: config.risk.breakerAutoResetMs, protectiveStrategies: config.risk.protectiveStrategies },
+    ledger: o.ledger,
+    notifier: o.notifier,
     findTpsl: tpslFromSnapshots(redis, prefix),
+    tradingSwitch: o.tradingSwitch,
   });
   return new Executor({
-    store: new ActionStore(redis, prefix),
+    store: new ActionStore(redis, prefix, { ledgerMaxLen: config.ledger.maxLen, retentionMs: config.execution.retentionMs }),
     client,
     chain,
     builder: new ApiActionBuilder({ client, wallet: signer.publicKey, slippageBps: config.execution.slippageBps }),
@@ -251,7 +326,9 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       wallet: signer.publicKey,
       priorityFeeCapLamports: BigInt(config.execution.priorityFeeCapLamports),
       resolveLookupTable: rpcLookupTableResolver(chain.connection),
+      readAccounts: rpcAccountReader(chain.connection),
       slippageBps: config.execution.slippageBps,
+      maxAccountSpaceBytes: BigInt(config.execution.maxAccountSpaceBytes),
     }),
     signer: config.mode === 'dry-run' ? undefined : signer,
     dryRun: config.mode === 'dry-run',
@@ -276,11 +353,16 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     risk,
     onSent: o.onSent,
     onLandingSeen: o.onLandingSeen,
+    redisOutage: o.redisOutage,
+    onFinalCommitted: o.onFinalCommitted,
+    onOutcomeRecorded: o.onOutcomeRecorded,
     logger: logger.child({ component: 'executor' }),
     confirmPollMs: config.execution.confirmPollMs,
     rebroadcastMs: config.execution.rebroadcastMs,
+    observe: (record, phase) => o.metrics.observeAction(record, phase),
     onTransition: async (record) => {
-      o.metrics.actionStates.inc({ state: record.state });
+      // Not awaited: a notification never holds up the executor (delivery is queued anyway).
+      for (const event of actionEvents(record, Date.now())) void o.notifier?.notify(event);
       if (record.state === 'submitted' && record.trigger && record.trigger.receivedAtMs > 0) {
         o.metrics.tickToSubmit.observe((Date.now() - record.trigger.receivedAtMs) / 1000);
       }

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../bin/stratd.js', import.meta.url));
 
 export interface CliResult {
   readonly code: number;
@@ -7,9 +10,9 @@ export interface CliResult {
 }
 
 /** Runs `stratd <args>` as a real process, the way an operator does. */
-export function runCli(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/stratd.js', ...args], { env: { ...process.env, ...options.env } });
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...options.env }, ...(options.cwd ? { cwd: options.cwd } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -92,6 +92,14 @@ export const rpcSection = {
     format: 'an http(s) URL',
     fix: 'export STRATD_RPC_URL=https://<your RPC provider>',
   }),
+  timeoutMs: key({
+    doc: "Deadline of each JSON-RPC call (send, status, block height); a call that outlives it is abandoned and the action's step is retried from its stored state. Keep it well below what a protective action can afford (a request is valid for maxRequestExecutionSec, 45 s live).",
+    schema: positiveInt,
+    default: 3_000,
+    kind: 'int',
+    env: 'STRATD_RPC_TIMEOUT_MS',
+    format: 'a positive integer (ms)',
+  }),
   commitment: key({
     doc: 'Commitment at which a signature counts as landed.',
     schema: z.enum(['processed', 'confirmed', 'finalized']),
@@ -182,11 +190,26 @@ export const venueSection = {
     format: 'a non-negative integer',
   }),
   seedWallet: key({
-    doc: 'Paper mode: fund the paper wallet and open positions (one close to liquidation) on start.',
+    doc: 'Paper mode: fund the paper wallet and open positions (one close to liquidation) on the first start; later starts resume the saved paper state instead (venue.persist).',
     schema: z.boolean(),
     default: true,
     kind: 'boolean',
     format: 'true or false',
+  }),
+  persist: key({
+    doc: 'Paper mode: keep the paper wallet\'s balances, positions and prices in venue/state.json next to wallet.paperKeyFile (./var/venue/ by default; every venue.saveEveryMs and on shutdown) and resume them on the next start. `stratd paper reset` starts over.',
+    schema: z.boolean(),
+    default: true,
+    kind: 'boolean',
+    env: 'STRATD_VENUE_PERSIST',
+    format: 'true or false',
+  }),
+  saveEveryMs: key({
+    doc: 'Paper mode: how often the paper state is saved (it is also saved on shutdown).',
+    schema: z.int().min(1_000),
+    default: 15_000,
+    kind: 'int',
+    format: 'an integer of at least 1000 (ms)',
   }),
   slotMs: key({
     doc: 'Paper mode: milliseconds per slot of the simulated chain.',

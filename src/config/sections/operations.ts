@@ -32,6 +32,14 @@ export const opsSection = {
     env: 'STRATD_OPS_PORT',
     format: 'a port 0-65535',
   }),
+  allowedHosts: key({
+    doc: 'Host names the ops server answers to, besides IP addresses and localhost (a DNS-rebinding page sends its own name as Host). A request with another Host needs the control token.',
+    schema: z.array(z.string().min(1)),
+    default: [],
+    kind: 'list',
+    env: 'STRATD_OPS_ALLOWED_HOSTS',
+    format: 'a list of host names (comma-separated in env/--set)',
+  }),
   controlToken: key({
     doc: 'Bearer token of the ops server\'s control endpoints (POST /control/pause, /control/resume). Empty: they are refused (stratd pause/resume still work through Redis). Required when ops.host is beyond loopback.',
     schema: z.string(),
@@ -63,5 +71,13 @@ export const logSection = {
     kind: 'string',
     env: 'STRATD_LOG_LEVEL',
     format: 'one of fatal, error, warn, info, debug, trace, silent',
+  }),
+  format: key({
+    doc: 'Log line format: auto (coloured, human-readable lines when stdout is a terminal; JSON lines otherwise, for files, pm2 and Docker), json, or pretty.',
+    schema: z.enum(['auto', 'json', 'pretty']),
+    default: 'auto',
+    kind: 'string',
+    env: 'STRATD_LOG_FORMAT',
+    format: 'one of auto, json, pretty',
   }),
 };

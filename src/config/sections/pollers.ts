@@ -80,6 +80,7 @@ export const pollersSection = {
   positions: schedule('positions', '*/5 * * * * *', "the wallet's open positions", 'STRATD_POLL_POSITIONS_CRON'),
   collateralLimits: schedule('collateralLimits', '*/15 * * * * *', 'the collateral limits of each open position', 'STRATD_POLL_COLLATERAL_LIMITS_CRON'),
   limitOrders: schedule('limitOrders', '*/30 * * * * *', "the wallet's perps limit orders", 'STRATD_POLL_LIMIT_ORDERS_CRON'),
+  triggerOrders: schedule('triggerOrders', '*/30 * * * * *', "the wallet's active trigger orders (every page)", 'STRATD_POLL_TRIGGER_ORDERS_CRON'),
   trades: {
     ...schedule('trades', '0 * * * * *', "the wallet's recent trades", 'STRATD_POLL_TRADES_CRON'),
     limit: key({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { receiveToken } from '../../api/schemas/perps.ts';
-import { strategyName } from '../../strategy/name.ts';
+import { strategyName } from '../../sdk/name.ts';
 import { exactUint, positiveInt } from '../formats.ts';
 import { key } from '../key.ts';
 
@@ -14,6 +14,14 @@ export const strategiesSection = {
     kind: 'string',
     env: 'STRATD_STRATEGIES_DIR',
     format: 'a directory path',
+  }),
+  modules: key({
+    doc: 'npm packages (or paths) whose default export is a strategy, loaded besides strategies.dir; resolved from the working directory. A package imports the SDK as `stratd/strategy`.',
+    schema: z.array(z.string().min(1)),
+    default: [],
+    kind: 'list',
+    env: 'STRATD_STRATEGY_MODULES',
+    format: 'a list of package names or paths (comma-separated in env/--set)',
   }),
   enabled: key({
     doc: 'Names of the strategies that run (the `name` each module passes to defineStrategy).',
@@ -70,6 +78,13 @@ export const executionSection = {
     env: 'STRATD_PRIORITY_FEE_CAP_LAMPORTS',
     format: 'a non-negative integer (lamports), as a string or a safe JSON integer',
   }),
+  maxAccountSpaceBytes: key({
+    doc: 'Largest account (bytes of data) a transaction may create with the wallet\'s lamports; bigger ones are rejected before signing (165 = a token account).',
+    schema: exactUint,
+    default: '165',
+    kind: 'integer-string',
+    format: 'a non-negative integer (bytes), as a string or a safe JSON integer',
+  }),
   confirmPollMs: key({
     doc: 'Interval of getSignatureStatuses polls while confirming.',
     schema: positiveInt,
@@ -97,6 +112,21 @@ export const executionSection = {
     default: 'USDC',
     kind: 'string',
     format: `one of ${receiveToken.options.join(', ')}`,
+  }),
+  retentionMs: key({
+    doc: 'How long a finished action stays in Redis: its record expires this long after it was settled, and finished action jobs are removed after it too.',
+    schema: positiveInt,
+    default: 604_800_000,
+    kind: 'int',
+    env: 'STRATD_EXECUTION_RETENTION_MS',
+    format: 'a positive integer (ms; default 7 days)',
+  }),
+  retainedJobs: key({
+    doc: 'Most finished action jobs kept in Redis (completed and failed each), whatever their age.',
+    schema: positiveInt,
+    default: 10_000,
+    kind: 'int',
+    format: 'a positive integer',
   }),
   skipPreflight: key({
     doc: 'Send with skipPreflight (no RPC simulation before broadcast).',
@@ -130,11 +160,27 @@ export const riskSection = {
   maxNotionalPerHourUsd: usd('Total notional of all actions in any rolling hour.', '50000000000', 'STRATD_RISK_MAX_NOTIONAL_PER_HOUR_USD'),
   dailyLossStopUsd: usd('Realised loss in one UTC day after which trading switches to reducing.', '1000000000', 'STRATD_RISK_DAILY_LOSS_STOP_USD'),
   circuitBreakerRejections: key({
-    doc: 'Identical rejections in a row after which trading halts until an operator resumes it.',
+    doc: "Identical rejections in a row of one strategy, of a kind that indicates a broken venue or policy (policy violations, unreadable or unattributable builds, malformed replies, 4xx), after which that strategy's circuit breaker stops its new actions. Market refusals (a position already closed, a keeper or chain refusal) never count.",
     schema: positiveInt,
     default: 5,
     kind: 'int',
     env: 'STRATD_RISK_CIRCUIT_BREAKER_REJECTIONS',
     format: 'a positive integer',
+  }),
+  breakerAutoResetMs: key({
+    doc: 'Quiet period after which a tripped circuit breaker lets its strategy act again by itself (the trip is a risk and an alert entry in the ledger); 0: only `stratd resume` resets it.',
+    schema: z.int().min(0),
+    default: 900_000,
+    kind: 'int',
+    env: 'STRATD_RISK_BREAKER_AUTO_RESET_MS',
+    format: 'a non-negative integer (ms)',
+  }),
+  protectiveStrategies: key({
+    doc: "Strategies whose exposure-lowering actions (decreases, cancels, tightening TP/SL) pass other strategies' circuit breakers and a halt made by the risk system; an operator's pause still stops them.",
+    schema: z.array(strategyName),
+    default: ['liquidation-guard'],
+    kind: 'list',
+    env: 'STRATD_RISK_PROTECTIVE_STRATEGIES',
+    format: 'a list of strategy names (comma-separated in env/--set)',
   }),
 };
