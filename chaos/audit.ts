@@ -160,8 +160,10 @@ export function audit(input: AuditInput): AuditResult {
       const refused = outcomes.find((o) => o.status === 'rejected');
       landedWithoutOwnFill.push({ actionId: trail.actionId, why: refused ? `the keeper refused its request (${refused.reason ?? 'no reason'})` : landings.length === 0 ? 'its transaction never landed' : 'its request was never executed' });
     }
-    if ((finalState === 'rejected' || finalState === 'expired') && (fills.length > 0 || executed.length > 0)) {
-      contradicted.push({ actionId: trail.actionId, why: `${finalState} in the ledger, but the venue executed it (${fills.length} fills)` });
+    // A keeper-filled request is executed by its fill; any other transaction by its own landing.
+    const executedOnVenue = fills.length > 0 || executed.length > 0 || (!awaitsFill && landings.length > 0);
+    if ((finalState === 'rejected' || finalState === 'expired') && executedOnVenue) {
+      contradicted.push({ actionId: trail.actionId, why: `${finalState} in the ledger, but the venue executed it (${fills.length} fills, ${landings.length} landings)` });
     }
     if (finalState === undefined) {
       const open = input.openSet.has(trail.actionId);

@@ -22,7 +22,12 @@ export const chaosOptionsSchema = z.strictObject({
   faultShare: z.number().min(0).max(0.9),
   /** Longest fault-free drain after the fault phase, waiting for open actions to finish, ms. */
   drainMs: z.int().min(5_000),
-  /** An action still open at the audit and accepted longer ago than this is stuck, ms. */
+  /**
+   * An action still open at the audit and accepted longer ago than this is stuck, ms. It must
+   * exceed a blockhash's life (150 blocks ≈ 60 s at 400 ms slots) plus a few build retries: an
+   * action whose execute reply was lost before the API processed it is honestly ambiguous until
+   * the block height passes its lastValidBlockHeight, and nothing may end it sooner.
+   */
   stuckAfterMs: z.int().min(10_000),
   /** A final action still holding its intent lock or open-set entry this long after its final write is unsettled, ms. */
   settleGraceMs: z.int().min(1_000),
@@ -42,7 +47,7 @@ export function chaosOptions(short: boolean, overrides: Partial<ChaosOptions> = 
   const base: ChaosOptions = short
     ? {
         durationMs: 40_000, daemons: 2, seed: 11, short, killEveryMs: 4_000, failpointShare: 0.3, outageMs: 5_000, faultShare: 0.2,
-        drainMs: 45_000, stuckAfterMs: 45_000, settleGraceMs: 10_000, preventableAfterMs: 5_000, volatilityPct: 10, resultsDir: 'chaos/results', verbose: false,
+        drainMs: 80_000, stuckAfterMs: 80_000, settleGraceMs: 10_000, preventableAfterMs: 5_000, volatilityPct: 10, resultsDir: 'chaos/results', verbose: false,
       }
     : {
         durationMs: 600_000, daemons: 3, seed: 7, short, killEveryMs: 4_500, failpointShare: 0.3, outageMs: 30_000, faultShare: 0.2,

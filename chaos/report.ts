@@ -45,6 +45,9 @@ export function goalRows(a: AuditResult, opts: ChaosOptions): GoalRow[] {
     zero(`stuck (open > ${opts.stuckAfterMs / 1000} s at the audit)`, a.stuck),
     zero(`unsettled (final, lock or open entry held > ${opts.settleGraceMs / 1000} s)`, a.unsettled),
     zero('"landed" without its own fill', a.landedWithoutOwnFill),
+    // Rejected or expired in the ledger but executed on the venue: the strategy may decide again
+    // and double the action, so it is held to zero like a double landing.
+    zero('final state contradicted by the venue (rejected/expired, executed there)', a.contradicted),
     zero(`preventable liquidations (its action pending ≥ ${opts.preventableAfterMs / 1000} s, no outage)`, a.preventableLiquidations),
     {
       measure: 'Redis used_memory growth, last half of the fault phase',
@@ -58,7 +61,6 @@ export function goalRows(a: AuditResult, opts: ChaosOptions): GoalRow[] {
     info('outages and stalls', a.incidents.filter((i) => !i.what.startsWith('Redis restart')).length),
     info('positions opened near liquidation', a.positionsOpened),
     info('liquidations (all) / while pending during an outage', `${a.liquidations} / ${a.liquidatedDuringOutage.length}`),
-    info('final state contradicted by the venue (not a goal)', a.contradicted.length),
     info('decided, never accepted', a.decidedNeverAccepted),
     info('still open, younger than the stuck bound', a.stillOpenYoung),
     info('venue landings of the wallet / not any action\'s', `${a.walletLandings} / ${a.orphanLandings}`),

@@ -41,7 +41,7 @@ const fill = (txHash: string, orderType = 'Market', createdMs = T0): VenueTrade 
 const outcome = (signature: string, status: 'executed' | 'rejected', reason: string | null = null): RequestOutcome => ({ requestPubkey: `req-${signature}`, kind: 'decrease', signature, status, reason, atMs: T0 });
 
 describe('chaos audit', () => {
-  it('reports landed twice, multi-signature, lost, stuck, unsettled, landed without own fill and preventable liquidations', async () => {
+  it('reports landed twice, multi-signature, lost, stuck, unsettled, landed without own fill, contradicted finals and preventable liquidations', async () => {
     const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 10_000 });
     const ok: Step[] = [['accepted', T0], ['signed', T0 + 1, 'sigOk'], ['submitted', T0 + 2, 'sigOk'], ['landed', T0 + 3, 'sigOk']];
     await write(ledger, 'act-ok', ok, 'decrease:other');
@@ -49,6 +49,8 @@ describe('chaos audit', () => {
     await write(ledger, 'act-nofill', [['accepted', T0], ['signed', T0 + 1, 'sigRefused'], ['landed', T0 + 3, 'sigRefused']], 'decrease:nofill');
     // A TP/SL create lands with its own transaction: no keeper fill is owed.
     await write(ledger, 'act-tpsl', [['accepted', T0], ['signed', T0 + 1, 'sigTpsl'], ['landed', T0 + 3, 'sigTpsl']], 'tpsl:create', 'tpsl-create');
+    // A TP/SL create the ledger calls expired although its own transaction landed: contradicted.
+    await write(ledger, 'act-tpsl-expired', [['accepted', T0], ['signed', T0 + 1, 'sigTpslLost'], ['expired', T0 + 70_000, undefined, 'blockhash_expired']], 'tpsl:lost', 'tpsl-create');
     await write(ledger, 'act-lost', [['accepted', T0], ['built', T0 + 1]], 'decrease:lost');
     await write(ledger, 'act-stuck', [['accepted', T0], ['signed', T0 + 1, 'sigStuck'], ['submitted', T0 + 2, 'sigStuck']], 'decrease:stuck');
     // Pending on POSITION for 8 s when it was liquidated.
@@ -60,13 +62,13 @@ describe('chaos audit', () => {
 
     const tail = new LedgerTail(scope.redis, `${scope.prefix}ledger`);
     await tail.poll();
-    expect(tail.entries).toBe(8 + 25);
+    expect(tail.entries).toBe(9 + 28);
     const watch = new SettlementWatch(scope.redis, scope.prefix, tail, 1_000, () => 0);
     await watch.check(T0 + 60_000);
 
     const input: AuditInput = {
       wallet: WALLET, tail, watch,
-      landed: [landedTx('sigOk'), landedTx('sigA'), landedTx('sigB'), landedTx('sigRefused')],
+      landed: [landedTx('sigOk'), landedTx('sigA'), landedTx('sigB'), landedTx('sigRefused'), landedTx('sigTpslLost')],
       trades: [fill('sigOk'), fill('sigA'), fill('sigB'), fill('liquidation', 'Liquidation', T0 + 8_000)],
       outcomes: [outcome('sigOk', 'executed'), outcome('sigRefused', 'rejected', 'invalid_position')],
       openSet: new Set(['act-stuck']), auditAtMs: T0 + 600_000, stuckAfterMs: 120_000, incidents: [],
@@ -84,7 +86,8 @@ describe('chaos audit', () => {
     expect(ids(result.stuck)).toEqual(['act-stuck']);
     expect(ids(result.unsettled)).toEqual(['act-unsettled']);
     expect(ids(result.preventableLiquidations)).toEqual(['act-liq']);
-    expect(result.actions.byFinalState).toEqual({ landed: 4, rejected: 2, open: 2 });
+    expect(ids(result.contradicted)).toEqual(['act-tpsl-expired']);
+    expect(result.actions.byFinalState).toEqual({ landed: 4, rejected: 2, expired: 1, open: 2 });
 
     // The same liquidation during an outage is not stratd's to prevent; a short wait is not either.
     expect(audit({ ...input, incidents: [{ what: 'API outage (hang) 30 s', fromMs: T0 + 1_000, toMs: T0 + 31_000 }] }).preventableLiquidations).toEqual([]);

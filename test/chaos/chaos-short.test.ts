@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!hasRedisServer())('chaos suite, short run', () => {
-  it('no action landed twice, lost, stuck or unsettled; every "landed" has its own fill', async () => {
+  it('no action landed twice, lost, stuck or unsettled; every "landed" has its own fill; nothing expired that executed', async () => {
     const resultsDir = await mkdtemp(join(tmpdir(), 'stratd-chaos-test-'));
     dirs.push(resultsDir);
     const report = await runChaos(chaosOptions(true, { resultsDir }), 'vitest test/chaos/chaos-short.test.ts');
@@ -47,5 +47,6 @@ describe.skipIf(!hasRedisServer())('chaos suite, short run', () => {
     expect(a.stuck, table).toEqual([]);
     expect(a.unsettled, table).toEqual([]);
     expect(a.landedWithoutOwnFill, table).toEqual([]);
+    expect(a.contradicted, table).toEqual([]);
   }, 300_000);
 });
