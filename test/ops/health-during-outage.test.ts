@@ -34,24 +34,64 @@ afterAll(async () => {
   await scope.close();
 });
 
+/** Polls the watchdog until `loop` has beaten three distinct times. */
+async function expectBeats(watchdog: Watchdog, loop: string): Promise<void> {
+  const beats = new Set<number>();
+  await expect
+    .poll(() => {
+      const beat = watchdog.report().find((l) => l.name === loop)?.lastBeatMs;
+      if (beat !== undefined) beats.add(beat);
+      return beats.size;
+    }, { timeout: 30_000, interval: 50 })
+    .toBeGreaterThanOrEqual(3);
+}
+
+function onlyPoller(kind: string): Record<string, unknown> {
+  const overrides: Record<string, unknown> = { 'redis.prefix': scope.redisPrefix };
+  for (const k of KINDS) overrides[`pollers.${k}.enabled`] = k === kind;
+  overrides[`pollers.${kind}.cron`] = '* * * * * *';
+  return overrides;
+}
+
 describe('health during an API outage', () => {
   it('a hung poller tick is progress at its deadline', { timeout: 60_000 }, async () => {
-    const overrides: Record<string, unknown> = { 'redis.prefix': scope.redisPrefix };
-    for (const kind of KINDS) overrides[`pollers.${kind}.enabled`] = kind === 'poolInfo';
-    overrides['pollers.poolInfo.cron'] = '* * * * * *';
-    const config = loadConfig({ env: {}, overrides }).config;
+    const config = loadConfig({ env: {}, overrides: onlyPoller('poolInfo') }).config;
     const watchdog = new Watchdog();
     pollers = startPollers({ config, client, redis: scope.redis, wallet: Keypair.generate().publicKey.toBase58(), logger: silentLogger, watchdog });
 
     // Several beats although no read ever answered.
-    const beats = new Set<number>();
-    await expect
-      .poll(() => {
-        const beat = watchdog.report().find((l) => l.name === 'poller:poolInfo')?.lastBeatMs;
-        if (beat !== undefined) beats.add(beat);
-        return beats.size;
-      }, { timeout: 30_000, interval: 50 })
-      .toBeGreaterThanOrEqual(3);
+    await expectBeats(watchdog, 'poller:poolInfo');
     expect(watchdog.healthy()).toBe(true);
+    await pollers.stop();
+    pollers = undefined;
+  });
+
+  it('a tick whose read fails at once (503) is progress', { timeout: 60_000 }, async () => {
+    const failing = await startVenue({ seed: 6, faults: { operations: { 'perps.poolInfo': { errorRate: 1, errorStatus: 503 } } } });
+    const failingClient = new ApiClient({ baseUrl: failing.apiUrl, retries: 0, timeoutMs: 5_000 });
+    const watchdog = new Watchdog();
+    const own = startPollers({ config: loadConfig({ env: {}, overrides: onlyPoller('poolInfo') }).config, client: failingClient, redis: scope.redis, wallet: Keypair.generate().publicKey.toBase58(), logger: silentLogger, watchdog });
+    try {
+      await expectBeats(watchdog, 'poller:poolInfo');
+      expect(watchdog.healthy()).toBe(true);
+    } finally {
+      await own.stop();
+      await failingClient.close();
+      await failing.close();
+    }
+  });
+
+  it('a tick that fails before reading (an unreadable positions snapshot) is progress', { timeout: 60_000 }, async () => {
+    const wallet = Keypair.generate().publicKey.toBase58();
+    // collateralLimits lists its reads from the latest positions snapshot: make it unreadable.
+    await scope.redis.hset(`${scope.prefix}snapshot:positions`, wallet, '{not json');
+    const watchdog = new Watchdog();
+    const own = startPollers({ config: loadConfig({ env: {}, overrides: onlyPoller('collateralLimits') }).config, client, redis: scope.redis, wallet, logger: silentLogger, watchdog });
+    try {
+      await expectBeats(watchdog, 'poller:collateralLimits');
+      expect(watchdog.healthy()).toBe(true);
+    } finally {
+      await own.stop();
+    }
   });
 });

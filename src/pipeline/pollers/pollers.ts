@@ -160,7 +160,11 @@ export function startPollers(options: StartPollersOptions): Pollers {
       reads = await POLLER_SOURCES[kind].reads(ctx);
     } catch (error) {
       logger.warn({ source: kind, tickMs, err: error }, 'poller tick failed before reading');
-      return [{ kind, key: '(all)', tickMs, error: errorText(error) }];
+      // Failed, but the loop ran: progress for /healthz like any other finished tick.
+      const failedReports = [{ kind, key: '(all)', tickMs, error: errorText(error) }];
+      options.watchdog?.beat(`poller:${kind}`);
+      options.onTick?.(kind, failedReports);
+      return failedReports;
     }
     const reports = await Promise.all(reads.map((read) => runRead(kind, read, tickMs)));
     const failed = reports.filter((r) => r.error !== undefined).length;
