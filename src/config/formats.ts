@@ -1,5 +1,6 @@
 import { validateDetailed } from 'node-cron';
 import { z } from 'zod';
+import { looksLikeKeyMaterial } from '../chain/keys/key-material.ts';
 import { uintString } from '../api/amounts.ts';
 
 /**
@@ -65,3 +66,10 @@ function isTimezone(tz: string): boolean {
     return false;
   }
 }
+
+/**
+ * A file path that must never be key material: an operator who pastes the key where its path
+ * belongs gets an error naming the setting, and the value goes nowhere (no file named after it,
+ * no log line with it).
+ */
+export const keyFilePath = z.string().min(1).refine((value) => !looksLikeKeyMaterial(value), { message: 'looks like a secret key, not a file path: give the path of a key file instead' });

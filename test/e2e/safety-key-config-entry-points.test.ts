@@ -3,6 +3,7 @@
 // real `stratd config show`, `config check` and `run` are started, and everything they print
 // (stdout, stderr, the fatal log line) is searched for the key in every encoding. The search is
 // first shown to find the key in what was passed in.
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,4 +74,19 @@ describe('a wallet key pasted into a configuration entry point is never printed'
       expect(`${show.stdout}${show.stderr}${check.stdout}${check.stderr}${run.stdout}${run.stderr}`).toContain(entry.names);
     }, 60_000);
   }
+
+  // Paper mode creates its wallet at wallet.paperKeyFile: a key pasted there must neither be
+  // logged as the new wallet's path nor become a file name.
+  it('STRATD_PAPER_KEY_FILE holding the key: paper run refuses to start, prints no encoding of it and creates no file', async () => {
+    const env = { STRATD_PAPER_KEY_FILE: base58Key, STRATD_WALLET_KEY: '' };
+    const paper = ['--set', `redis.prefix=stratd-test-keyentry-paper-${process.pid}`];
+    const [show, run] = await Promise.all([
+      runCli(['config', 'show', '--json'], { env, timeoutMs: 30_000 }),
+      runCli(['run', ...paper], { env, timeoutMs: 30_000 }),
+    ]);
+    expect([...leaks('config show', show), ...leaks('run', run)]).toEqual([]);
+    expect(run.code, run.stdout + run.stderr).not.toBe(0);
+    expect(`${show.stdout}${show.stderr}${run.stdout}${run.stderr}`).toContain('wallet.paperKeyFile');
+    expect(existsSync(base58Key)).toBe(false);
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { key } from '../key.ts';
-import { envVarName, httpUrl, nonNegativeInt, optionalHttpUrl, portNumber, positiveInt, redisUrl } from '../formats.ts';
+import { envVarName, httpUrl, keyFilePath, nonNegativeInt, optionalHttpUrl, portNumber, positiveInt, redisUrl } from '../formats.ts';
 
 /** Where stratd talks to: the mode, the API, the RPC, the wallet, Redis and the paper venue. */
 
@@ -129,7 +129,7 @@ export const walletSection = {
   }),
   paperKeyFile: key({
     doc: 'Paper mode: where the generated paper wallet is kept (created on first start).',
-    schema: z.string().min(1),
+    schema: keyFilePath,
     default: 'var/paper-wallet.json',
     kind: 'string',
     env: 'STRATD_PAPER_KEY_FILE',
