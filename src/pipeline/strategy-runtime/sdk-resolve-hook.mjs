@@ -29,8 +29,10 @@ export async function resolve(specifier, context, nextResolve) {
   }
   const resolved = await nextResolve(specifier, context);
   if (!resolved.url.startsWith('file:') || resolved.format === 'module' || resolved.url.includes('/node_modules/')) return resolved;
-  // tsx marks a module it bridges to CommonJS with a query inside the path: drop it.
+  // tsx marks a module it bridges to CommonJS with a query inside the path: drop it, but keep
+  // the loader's own cache-buster (`?mtime=…`), or a hot reload would get the old module back.
   const path = fileURLToPath(resolved.url.split('?')[0]).split('?')[0];
   if (!TYPESCRIPT.test(path)) return resolved;
-  return { url: pathToFileURL(path).href, format: 'module', shortCircuit: true };
+  const mtime = /[?&]mtime=([\d.]+)/.exec(resolved.url);
+  return { url: pathToFileURL(path).href + (mtime ? `?mtime=${mtime[1]}` : ''), format: 'module', shortCircuit: true };
 }
