@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chaosOptions } from '../../chaos/options.ts';
 import { runChaos } from '../../chaos/orchestrator.ts';
 import { formatReport } from '../../chaos/report.ts';
+import { redisServerInstalled } from '../support/redis-server-binary.ts';
 
 /**
  * The short chaos run of issue 8 (`npm run chaos -- --short`) inside the test suite: its own
@@ -15,21 +15,13 @@ import { formatReport } from '../../chaos/report.ts';
  * without its own fill.
  */
 
-function hasRedisServer(): boolean {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const dirs: string[] = [];
 afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!hasRedisServer())('chaos suite, short run', () => {
+describe.skipIf(!redisServerInstalled('the short chaos run'))('chaos suite, short run', () => {
   it('no action landed twice, lost, stuck or unsettled; every "landed" has its own fill; nothing expired that executed', async () => {
     const resultsDir = await mkdtemp(join(tmpdir(), 'stratd-chaos-test-'));
     dirs.push(resultsDir);

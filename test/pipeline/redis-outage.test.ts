@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/ops/logger.ts';
 import { connectRedis } from '../../src/pipeline/redis.ts';
 import { RedisOutageLog } from '../../src/pipeline/redis-outage.ts';
+import { redisServerInstalled } from '../support/redis-server-binary.ts';
 
 const servers: ChildProcess[] = [];
 
@@ -32,7 +33,7 @@ function startRedis(port: number): ChildProcess {
   return child;
 }
 
-describe('a Redis outage in the logs', () => {
+describe.skipIf(!redisServerInstalled('the Redis outage log test'))('a Redis outage in the logs', () => {
   it('is one line when Redis goes away and one when it is back, however many calls fail', { timeout: 60_000 }, async () => {
     const port = await freePort();
     let server = startRedis(port);
