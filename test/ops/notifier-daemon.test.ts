@@ -81,8 +81,9 @@ describe('a hanging notification target', () => {
     const hangingBeforeSubmit = slow.requests.filter((r) => r.atMs <= at('submitted'));
     expect(hangingBeforeSubmit.length).toBeGreaterThanOrEqual(2);
     expect(states.map((e) => e.state)).toEqual(['accepted', 'built', 'inspected', 'signed', 'submitted', 'landed']);
-    // Were the executor waiting on a delivery, accepted → submitted would take the whole hang.
-    expect(at('submitted') - at('accepted')).toBeLessThan(600_000);
+    // (No bound on accepted → submitted here: the deliveries hang until the server stops, so an
+    // executor that waited on one would never have submitted; the ordering above is the proof.
+    // The figure is printed for the closing note.)
     process.stdout.write(`accepted→submitted ${at('submitted') - at('accepted')} ms, submitted→landed ${at('landed') - at('submitted')} ms, while ${hangingBeforeSubmit.length} deliveries hung\n`);
 
     // The healthy target gets the landing, once, although the other target's queue is stuck.
