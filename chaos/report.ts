@@ -52,8 +52,10 @@ export function goalRows(a: AuditResult, opts: ChaosOptions): GoalRow[] {
     {
       measure: 'Redis used_memory growth, last half of the fault phase',
       value: growth === undefined ? `n/a (${a.memory.samples} samples)` : `${growth.toFixed(1)} % (${mb(a.memory.midBytes)} → ${mb(a.memory.endBytes)}, ${(a.memory.lastHalfSlopeMbPerMin ?? 0).toFixed(2)} MB/min)`,
-      goal: '±10 %',
-      met: judged ? growth !== undefined && Math.abs(growth) <= 10 : undefined,
+      // Growth is what the goal guards against (unbounded keys); a fall — expiries catching up, or
+      // a Redis restart in the window compacting the data set — is not a leak and passes.
+      goal: '≤ +10 %',
+      met: judged ? growth !== undefined && growth <= 10 : undefined,
     },
     { measure: 'SIGKILLs (killer + failpoints)', value: `${sigkills} (${a.fleet.kills} + ${a.fleet.failpointExits})`, goal: judged ? '≥ 100' : '', met: judged ? sigkills >= 100 : undefined },
     info('daemon starts / refused to start (Redis away) / unexpected exits', `${a.fleet.starts} / ${a.fleet.startRefusals} / ${a.fleet.unexpectedExits}`),

@@ -44,8 +44,7 @@ import { loadStrategies, StrategyLoadError } from '../pipeline/strategy-runtime/
 import { extendIntent } from '../pipeline/strategy-runtime/intent-lock.ts';
 import { settleAction } from '../pipeline/strategy-runtime/settle.ts';
 import type { Venue } from '../venue/venue.ts';
-import { preparePaperVenue } from './paper-resume.ts';
-import { ensurePaperWallet, startPaperVenue } from './paper-venue.ts';
+import { ensurePaperWallet } from './paper-wallet.ts';
 import { RecordingWriter } from '../replay/recording.ts';
 import { versionLine } from '../ops/runtime.ts';
 import { createReloader, type ReloadOutcome } from './reload.ts';
@@ -117,6 +116,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     let signer: LocalKeypairSigner;
     if (config.mode === 'paper') {
       if (rpcUrl === '') {
+        // Loaded only here: a live daemon, or a paper daemon on an external venue, never carries
+        // the simulated venue's code in memory (about 10 MB of RSS).
+        const { startPaperVenue } = await import('./paper-venue.ts');
         venue = await startPaperVenue(config, logger);
         closers.push(() => venue!.close());
         apiBaseUrl = venue.apiUrl;
@@ -125,6 +127,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await ensurePaperWallet(config.wallet.paperKeyFile, logger);
       signer = await LocalKeypairSigner.load({ mode: 'paper', keyFile: config.wallet.paperKeyFile, env });
       if (venue) {
+        const { preparePaperVenue } = await import('./paper-resume.ts');
         const persistence = await preparePaperVenue({ venue, wallet: signer.publicKey.toBase58(), config, logger });
         if (persistence) closers.push(() => persistence.stop());
       }

@@ -1,8 +1,3 @@
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { Keypair } from '@solana/web3.js';
-import { writeKeyFile } from '../chain/signer.ts';
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../ops/logger.ts';
 import { startVenue, type Venue } from '../venue/venue.ts';
@@ -30,15 +25,6 @@ export async function startPaperVenue(config: Config, logger: Logger): Promise<V
   });
   logger.info({ apiUrl: venue.apiUrl, rpcUrl: venue.rpcUrl }, 'paper mode: simulated venue started in-process');
   return venue;
-}
-
-/** Creates the paper wallet's key file when it does not exist yet. */
-export async function ensurePaperWallet(path: string, logger: Logger): Promise<void> {
-  if (existsSync(path)) return;
-  await mkdir(dirname(path), { recursive: true });
-  const keypair = Keypair.generate();
-  await writeKeyFile(path, keypair);
-  logger.info({ path, publicKey: keypair.publicKey.toBase58() }, 'paper mode: new paper wallet');
 }
 
 /** Funds the wallet and opens the demonstration positions through the venue's control API. */
