@@ -99,6 +99,11 @@ export class BacktestVenue {
     for (const [market, priceUsd] of [...marks].sort(([a], [b]) => a.localeCompare(b))) await this.control('price', { market, priceUsd: priceUsd.toString() });
   }
 
+  /** Makes the tokens of a recorded ranking tradable on the venue at their recorded prices (trigger orders need them). */
+  tokensFrom(snapshot: SnapshotOf<'rankedTokens'>): void {
+    this.venue.market.tokens.adopt(snapshot.tokens, this.nowMs);
+  }
+
   /**
    * Opens the recorded positions for the paper wallet: same market, side, collateral and
    * liquidation distance (what a protective strategy reacts to), at the recorded marks.
@@ -189,7 +194,25 @@ export class BacktestVenue {
   /** USDC in the wallet plus each open position's collateral and PnL after fees, USD × 10^6. */
   async equityUsd(positions: SnapshotOf<'positions'>): Promise<bigint> {
     const held = (await this.controlGet(`balances/${this.wallet}`, balances)).tokens[MINTS.USDC] ?? '0';
-    return views(positions).reduce((sum, v) => sum + v.collateralUsd + (v.pnlAfterFeesUsd ?? 0n), BigInt(held));
+    return views(positions).reduce((sum, v) => sum + v.collateralUsd + (v.pnlAfterFeesUsd ?? 0n), BigInt(held) + (await this.usdcInOpenOrders()));
+  }
+
+  /**
+   * USDC escrowed by the wallet's open trigger orders: still the wallet's until they fill, so a
+   * placed order is no drawdown. (Tokens an order bought are not valued: the report stays in exact
+   * USD, and the venue prices tokens as floats.)
+   */
+  private async usdcInOpenOrders(): Promise<bigint> {
+    let sum = 0n;
+    for (let page = 1; ; page++) {
+      const res = await this.client.call('trigger.getTriggerOrders', { user: this.wallet, orderStatus: 'active', inputMint: MINTS.USDC, page });
+      for (const order of res.orders) {
+        const raw = order.rawRemainingMakingAmount ?? order.rawMakingAmount;
+        if (raw === undefined) throw new BacktestError('venue_control', `trigger order ${order.orderKey} carries no raw making amount`);
+        sum += BigInt(raw);
+      }
+      if (page >= res.totalPages) return sum;
+    }
   }
 
   private async control(path: string, body: unknown): Promise<void> {

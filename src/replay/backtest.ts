@@ -84,6 +84,7 @@ async function backtestOne(loaded: LoadedStrategy, options: BacktestOptions): Pr
       prepare: async (recorded) => {
         await venue.advanceTo(recorded.receivedAtMs);
         if (recorded.kind === 'collateralLimits') return []; // keyed by the recorded wallet's positions; re-read below
+        if (recorded.kind === 'rankedTokens') venue.tokensFrom(recorded);
         if (recorded.kind !== 'positions') return [recorded];
         await venue.pricesFrom(recorded);
         latestPositions = await venue.positionsLike(recorded);

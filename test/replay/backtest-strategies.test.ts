@@ -16,7 +16,9 @@ import { runCli } from '../support/cli.ts';
  * recorded snapshots and land on a venue. A recording made from a venue's own reads — an ETH long
  * at 3× whose price rises 3 % a tick, with the ETH pool's long borrow rate above
  * borrow-rate-derisk's limit — is backtested by a real `stratd backtest` process: the
- * take-profit ladder takes its first rung and the de-risk reduces the position, each landing.
+ * take-profit ladder takes its first rung and the de-risk reduces the position, each landing; and
+ * token-momentum places trigger orders for the recorded ranking's tokens (the backtest venue
+ * learns them from the recording), within its budget.
  */
 
 const START_MS = 1_800_000_000_000;
@@ -43,6 +45,9 @@ async function makeRecording(path: string): Promise<void> {
       const info = await client.call('perps.poolInfo', { mint: MINTS.ETH });
       // The pool as a stressed market reports it: 0.08 % an hour for longs (the limit is 0.05 %).
       const pool: Snapshot = { kind: 'poolInfo', source: 'perps.poolInfo', key: MINTS.ETH, tickMs: at, receivedAtMs: at + 10, mint: MINTS.ETH, info: { ...info, longBorrowRatePercent: '0.08' } };
+      // The venue's top-trending ranking, its tokens screened as token-momentum's settings allow.
+      const tokens = await client.call('tokens.ranked', { category: 'toptrending', interval: '1h', limit: 20 });
+      await writer.write({ kind: 'rankedTokens', source: 'tokens.ranked', key: 'toptrending.1h', tickMs: at, receivedAtMs: at + 5, category: 'toptrending', interval: '1h', tokens });
       const positions = (await client.call('perps.positions', { walletAddress: wallet })).dataList;
       const snap: Snapshot = { kind: 'positions', source: 'perps.positions', key: wallet, tickMs: at, receivedAtMs: at + 20, wallet, positions };
       await writer.write(pool);
@@ -71,6 +76,21 @@ describe('the shipped decreasing strategies on a recording', () => {
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
+
+  it('token-momentum places trigger orders for the recorded ranking within its budget, and they land', async () => {
+    // Settings that let the venue's tokens through the audit screen (the defaults want a "high" organic score).
+    const settings = JSON.stringify({ ranking: 'toptrending.1h', topN: 3, organicScoreLabels: ['low', 'medium', 'high'], maxTopHoldersPercentage: 100, minLiquidityUsd: 0, orderUsd: '10000000', budgetUsd: '20000000', discountBps: 200, ttlMs: 3_600_000 });
+    const result = await runCli(['backtest', recording, '--strategy', 'token-momentum', '--set', `strategies.settings.token-momentum=${settings}`, '--json', '--seed', '3'], { env, timeoutMs: 120_000 });
+    expect(result.code, result.stderr).toBe(0);
+    const [momentum] = (JSON.parse(result.stdout) as { strategies: Array<{ strategy: string; actions: number; landed: number; failures: number; notLanded: Record<string, number>; maxDrawdownUsd: string }> }).strategies;
+    expect(momentum!.strategy).toBe('token-momentum');
+    // Two orders of $10 fill the $20 budget; no third is placed while they are open.
+    expect(momentum!.landed, result.stdout).toBe(2);
+    expect(momentum!.notLanded).toEqual({});
+    expect(momentum!.failures).toBe(0);
+    // USDC escrowed in open orders is still the wallet's: placing them is no drawdown.
+    expect(BigInt(momentum!.maxDrawdownUsd)).toBeLessThan(1_000_000n);
+  }, 300_000);
 
   it('take-profit-ladder and borrow-rate-derisk decide on it and their decreases land', async () => {
     const result = await runCli(['backtest', recording, '--strategy', 'take-profit-ladder', '--strategy', 'borrow-rate-derisk', '--json', '--seed', '3'], { env, timeoutMs: 120_000 });

@@ -116,6 +116,21 @@ export class TokenUniverse {
     return this.tokens.find((t) => t.id === mint);
   }
 
+  /**
+   * Makes tokens seen elsewhere (a recording's ranked lists, for a backtest) known at their
+   * reported USD price: unknown ones join as static tokens outside the venue's own rankings,
+   * known ones take the reported price. Tokens without a positive price are skipped.
+   */
+  adopt(tokens: ReadonlyArray<{ readonly id: string; readonly symbol: string; readonly name: string; readonly decimals: number; readonly usdPrice?: number | null }>, atMs: number): void {
+    for (const t of tokens) {
+      if (!(typeof t.usdPrice === 'number' && t.usdPrice > 0)) continue;
+      const known = this.byMint(t.id);
+      if (known) known.price = t.usdPrice;
+      else this.addToken(atMs, { generic: true, mint: t.id, symbol: t.symbol, name: t.name, decimals: t.decimals, price: t.usdPrice });
+    }
+    this.cache.clear();
+  }
+
   /** USD price of a universe token (null when unknown). */
   priceOf(mint: string): number | null {
     return this.byMint(mint)?.price ?? null;
