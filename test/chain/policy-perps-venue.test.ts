@@ -18,13 +18,14 @@ import type { DecreaseIntent } from '../../src/sdk/intent.ts';
 import { perpsInstruction, tokenAccountOf } from '../../src/venue/tx/perps-instructions.ts';
 import { runCli } from '../support/cli.ts';
 import { decodeWithIdl, perpsIdlAvailable } from '../support/perps-idl.ts';
+import { needsShared } from '../support/shared-data.ts';
 import { control, fundedWallet, sign, testVenue, type FundedPosition } from '../venue/venue-fixture.ts';
 import { lookupTable, lookupTableAccountData, randomKey } from './fixtures.ts';
 import { serveAccounts, type FakeChain } from './support/hostile-from-venue.ts';
 
 // The IDL cross-checks (live instruction names and account roles) need the perps IDL, which is
 // kept beside the checkout, not in it; the policy assertions run either way.
-if (!perpsIdlAvailable()) console.warn('policy-perps-venue: IDL cross-checks skipped: ../shared/idl is not beside this checkout');
+if (!perpsIdlAvailable()) console.warn(`policy-perps-venue: IDL cross-checks ${needsShared('idl')}`);
 
 let client: ApiClient;
 let close: () => Promise<void>;
