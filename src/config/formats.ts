@@ -52,6 +52,13 @@ export const timezone = z.string().refine((tz) => isTimezone(tz), { message: 'ex
 /** The name of an environment variable (never its value). */
 export const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'expected an environment variable name' });
 
+/**
+ * The name of the variable that holds the wallet key. A base58 key is letters and digits, so it
+ * can pass as a variable name by shape alone: key material is refused by what it decodes to,
+ * whatever its first character.
+ */
+export const keyEnvName = envVarName.refine((value) => !looksLikeKeyMaterial(value), { message: 'looks like a secret key, not an environment variable name: give the name of the variable that holds the key' });
+
 function isHttpUrl(text: string): boolean {
   if (!URL.canParse(text)) return false;
   const { protocol } = new URL(text);

@@ -75,6 +75,18 @@ describe('a wallet key pasted into a configuration entry point is never printed'
     }, 60_000);
   }
 
+  // A base58 secret key is letters and digits: when it starts with a letter (about one key in
+  // five) it is a valid variable name by shape. It must still be refused as key material.
+  it('--set wallet.keyEnv=<a key that is also a valid variable name>: refused, naming the setting, not the key', async () => {
+    let letterKey = '';
+    while (!/^[A-Za-z]/.test(letterKey)) letterKey = bs58.encode(Keypair.generate().secretKey);
+    const found = secretKeyEncodings(bs58.decode(letterKey));
+    const check = await runCli(['config', 'check', ...LIVE, '--set', `wallet.keyEnv=${letterKey}`], { env: { STRATD_WALLET_KEY: '' }, timeoutMs: 30_000 });
+    expect(check.code).not.toBe(0);
+    expect(check.stdout + check.stderr).toContain('wallet.keyEnv: looks like a secret key');
+    expect([...findSecret('check stdout', check.stdout, found), ...findSecret('check stderr', check.stderr, found)]).toEqual([]);
+  }, 60_000);
+
   // Paper mode creates its wallet at wallet.paperKeyFile: a key pasted there must neither be
   // logged as the new wallet's path nor become a file name.
   it('STRATD_PAPER_KEY_FILE holding the key: paper run refuses to start, prints no encoding of it and creates no file', async () => {

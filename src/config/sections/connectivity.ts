@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { key } from '../key.ts';
-import { envVarName, httpUrl, keyFilePath, nonNegativeInt, optionalHttpUrl, portNumber, positiveInt, redisUrl } from '../formats.ts';
+import { httpUrl, keyEnvName, keyFilePath, nonNegativeInt, optionalHttpUrl, portNumber, positiveInt, redisUrl } from '../formats.ts';
 
 /** Where stratd talks to: the mode, the API, the RPC, the wallet, Redis and the paper venue. */
 
@@ -122,7 +122,7 @@ export const walletSection = {
   }),
   keyEnv: key({
     doc: 'Name of the environment variable that holds the key (base58 or the JSON byte array) when keyFile is "".',
-    schema: envVarName,
+    schema: keyEnvName,
     default: 'STRATD_WALLET_KEY',
     kind: 'string',
     format: 'an environment variable name',
