@@ -10,7 +10,15 @@ export interface SignatureSeen {
   readonly slot: number;
   readonly err: unknown;
   readonly confirmationStatus?: string;
+  /**
+   * Whether the status is at or past the commitment this client was made with (config
+   * rpc.commitment). Below it the transaction is in a block that a fork may still drop, after
+   * which the same bytes could land again: nothing about it is final yet.
+   */
+  readonly committed: boolean;
 }
+
+const COMMITMENT_RANK: Readonly<Record<string, number>> = { processed: 0, confirmed: 1, finalized: 2 };
 
 /**
  * The few chain calls the executor makes, over a web3.js `Connection`: send with
@@ -22,7 +30,7 @@ export class ChainClient {
 
   constructor(
     url: string,
-    commitment: Commitment = 'confirmed',
+    private readonly commitment: Commitment = 'confirmed',
     private readonly skipPreflight = true,
     observer?: RpcObserver,
     /** Deadline of every call (config rpc.timeoutMs): a stalled node must not hold an action's step. */
@@ -51,7 +59,11 @@ export class ChainClient {
     const { value } = await this.connection.getSignatureStatuses([signature], { searchTransactionHistory: true });
     const status = value[0];
     if (!status) return null;
-    return { slot: status.slot, err: status.err, confirmationStatus: status.confirmationStatus ?? undefined };
+    // A node that reports no confirmationStatus (older RPC versions) answers only for rooted
+    // history with `confirmations: null`; otherwise the status is ranked against our commitment.
+    const reached = status.confirmationStatus ?? (status.confirmations === null ? 'finalized' : 'processed');
+    const committed = (COMMITMENT_RANK[reached] ?? 0) >= (COMMITMENT_RANK[this.commitment] ?? 1);
+    return { slot: status.slot, err: status.err, confirmationStatus: status.confirmationStatus ?? undefined, committed };
   }
 
   async blockHeight(): Promise<number> {

@@ -39,6 +39,12 @@ export class SubmittedWatch {
     const r = stored.record;
     const now = this.o.now;
     const seen = await this.o.chain.signatureStatus(r.signature!);
+    if (seen && !seen.committed) {
+      // In a block but below the configured commitment: a fork may still drop it (and the same
+      // bytes land later), so it is neither landed nor failed yet. No rebroadcast is needed.
+      await this.o.keepIntent?.(r);
+      return { final: false };
+    }
     if (seen) {
       if (seen.err) {
         await transition(stored, { state: 'rejected', reason: 'chain:failed', detail: JSON.stringify(seen.err), landedSlot: seen.slot });
