@@ -2,14 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import type { Snapshot } from '../../src/pipeline/snapshot.ts';
 import { RecordingWriter } from '../../src/replay/recording.ts';
-import { startVenue, type Venue } from '../../src/venue/venue.ts';
+import { startVenue } from '../../src/venue/venue.ts';
 import { runCli } from '../support/cli.ts';
+import { VenueControl } from '../support/venue-control.ts';
 
 /**
  * Acceptance (issue 13 item 4): the shipped strategies that decrease positions are run on
@@ -25,21 +25,16 @@ const START_MS = 1_800_000_000_000;
 const TICK_MS = 5_000;
 const env = { STRATD_RUNTIME: 'src', LOG_LEVEL: 'silent' };
 
-async function control(venue: Venue, path: string, body: unknown): Promise<void> {
-  const res = await request(`${venue.apiUrl}/__venue/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`venue ${path}: ${String(res.statusCode)} ${text}`);
-}
-
 async function makeRecording(path: string): Promise<void> {
   const venue = await startVenue({ seed: 9, clock: { startMs: START_MS, speed: 0 }, volatility: 0, tickMs: 0 });
   const client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0, timeoutMs: 5_000 });
+  const control = new VenueControl(venue.apiUrl);
   const writer = await RecordingWriter.open(path, 'backtest-strategies-test', START_MS);
   try {
     const wallet = Keypair.generate().publicKey.toBase58();
     let priceUsd = 3_000_000_000n;
-    await control(venue, 'price', { market: 'ETH', priceUsd: priceUsd.toString() });
-    await control(venue, 'fund', { wallet, sol: '10000000000', usdc: '1000000000', positions: [{ market: 'ETH', side: 'long', collateralUsd: '150000000', leverage: '3' }] });
+    await control.price('ETH', priceUsd);
+    await control.fund({ wallet, sol: '10000000000', usdc: '1000000000', positions: [{ market: 'ETH', side: 'long', collateralUsd: '150000000', leverage: '3' }] });
     for (let tick = 0; tick < 8; tick++) {
       const at = START_MS + tick * TICK_MS;
       const info = await client.call('perps.poolInfo', { mint: MINTS.ETH });
@@ -53,7 +48,7 @@ async function makeRecording(path: string): Promise<void> {
       await writer.write(pool);
       await writer.write(snap);
       priceUsd += (priceUsd * 3n) / 100n;
-      await control(venue, 'price', { market: 'ETH', priceUsd: priceUsd.toString() });
+      await control.price('ETH', priceUsd);
       venue.advance(TICK_MS);
     }
   } finally {

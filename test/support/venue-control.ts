@@ -109,6 +109,11 @@ export class VenueControl {
     await this.json('/__venue/faults', { method: 'DELETE' });
   }
 
+  /** Sets a market's oracle price (POST /__venue/price; USD × 10^6 as an integer string). */
+  async price(market: 'SOL' | 'ETH' | 'BTC', priceUsd: bigint): Promise<void> {
+    await this.post('/__venue/price', { market, priceUsd: priceUsd.toString() });
+  }
+
   /** Moves venue time (the chain's slots and block height with it). */
   async advance(ms: number): Promise<{ blockHeight: number }> {
     return z.looseObject({ blockHeight: z.number() }).parse(await this.post('/__venue/advance', { ms }));
