@@ -58,7 +58,7 @@ describe('hot reload (stratd run, SIGHUP, stratd reload)', () => {
     await deployment.close();
   });
 
-  it('skips an unparsable module that is not enabled, applies a good setting on SIGHUP and refuses a bad one from stratd reload, keeping the old', async () => {
+  it('skips an unparsable module that is not enabled, applies a good setting on SIGHUP and refuses a bad one from stratd reload and from SIGHUP, keeping the old', async () => {
     writeConfig('alpha');
     const sets = deployment.sets({ 'pollers.positions.cron': '* * * * * *' });
     const daemon = fleet.start({ name: 'stratd run', sets, args: ['--config', configFile], env: productionEnv() });
@@ -88,6 +88,18 @@ describe('hot reload (stratd run, SIGHUP, stratd reload)', () => {
     expect(daemon.output().some((l) => l.includes('reload refused'))).toBe(true);
     const seenAfterRefusal = (await probeState())!.seen;
     await waitUntil(async () => (alive(), ((await probeState())?.seen ?? 0) > seenAfterRefusal + 2 ? true : undefined), { what: 'the probe kept deciding', timeoutMs: 30_000, context: () => daemon.logTail() });
+    expect((await probeState())?.mark).toBe('beta');
+
+    // A bad setting by signal too: refused with the reason in the ledger, the running one stays.
+    writeConfig('ALSO NOT LOWER CASE');
+    daemon.signal('SIGHUP');
+    const bySignal = await waitUntil(
+      async () => (alive(), (await deployment.ledger()).find((e) => e.type === 'system' && e.detail.event === 'reload' && e.detail.outcome === 'refused' && e.detail.trigger === 'SIGHUP')),
+      { what: 'the SIGHUP reload was refused', timeoutMs: 30_000, context: () => daemon.logTail() },
+    );
+    expect(bySignal.detail.reason).toContain('strategies.settings.probe.mark');
+    const seenAfterSignal = (await probeState())!.seen;
+    await waitUntil(async () => (alive(), ((await probeState())?.seen ?? 0) > seenAfterSignal + 2 ? true : undefined), { what: 'the probe kept deciding', timeoutMs: 30_000, context: () => daemon.logTail() });
     expect((await probeState())?.mark).toBe('beta');
 
     // No snapshot job failed and no strategy erred across both reloads.
