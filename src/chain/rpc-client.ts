@@ -35,6 +35,8 @@ export class ChainClient {
     observer?: RpcObserver,
     /** Deadline of every call (config rpc.timeoutMs): a stalled node must not hold an action's step. */
     readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
+    /** How old a block height may be when reused instead of asked again (one slot by default). */
+    private readonly heightMaxAgeMs = BLOCK_HEIGHT_MAX_AGE_MS,
   ) {
     const timed = deadlineFetch(timeoutMs);
     this.connection = new Connection(url, { commitment, disableRetryOnRateLimit: true, fetch: observer ? observedFetch(observer, timed) : timed });
@@ -66,8 +68,20 @@ export class ChainClient {
     return { slot: status.slot, err: status.err, confirmationStatus: status.confirmationStatus ?? undefined, committed };
   }
 
+  #height: { readonly value: number; readonly atMs: number } | undefined;
+
+  /**
+   * The chain's block height, reused for up to `heightMaxAgeMs`: the executor asks before inspect,
+   * before sign and on every look at an ambiguous action. Heights only grow, so an answer a slot
+   * old can only make an expiry proof (height past lastValidBlockHeight) come later, never a
+   * false one; the cache keeps the highest height seen.
+   */
   async blockHeight(): Promise<number> {
-    return this.connection.getBlockHeight();
+    const cached = this.#height;
+    if (cached && Date.now() - cached.atMs <= this.heightMaxAgeMs) return cached.value;
+    const value = await this.connection.getBlockHeight();
+    if (!this.#height || value >= this.#height.value) this.#height = { value, atMs: Date.now() };
+    return Math.max(value, this.#height.value);
   }
 
   async isBlockhashValid(blockhash: string): Promise<boolean> {
@@ -77,6 +91,8 @@ export class ChainClient {
 }
 
 export const DEFAULT_RPC_TIMEOUT_MS = 3_000;
+/** One Solana slot: a block height this old is as good as a fresh one for the executor's checks. */
+export const BLOCK_HEIGHT_MAX_AGE_MS = 400;
 
 /**
  * The fetch web3.js calls, with a deadline of our own: a call that outlives it is abandoned (the
