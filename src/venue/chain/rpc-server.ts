@@ -10,6 +10,7 @@ import { createSubscriptionEndpoint, type SubscriptionEndpoint } from './rpc-sub
 import { TRANSACTION_METHODS } from './rpc-transaction-methods.ts';
 import type { RpcFaults } from './rpc-faults.ts';
 import { MALFORMED_PAGE } from '../http/faults.ts';
+import { faultDelay } from '../fault-delay.ts';
 
 /** Every JSON-RPC method the venue's node answers. */
 export const RPC_METHODS: Readonly<Record<string, MethodHandler>> = { ...READ_METHODS, ...TRANSACTION_METHODS };
@@ -79,18 +80,6 @@ function methodOf(text: string): string | undefined {
   }
 }
 
-function sleep(ms: number, pending: Set<() => void>): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      pending.delete(done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    pending.add(done);
-  });
-}
-
 /** A TCP reset instead of an answer: the caller sees ECONNRESET. */
 function resetConnection(socket: Socket, reply: FastifyReply): FastifyReply {
   reply.hijack();
@@ -158,10 +147,10 @@ export async function startRpcServer(chain: VenueChain, opts: RpcServerOptions =
     const faults = opts.faults;
     const method = faults ? methodOf(text) : undefined;
     const fault = faults?.plan.decide(method ?? '*');
-    if (fault && fault.latencyMs > 0) await sleep(fault.latencyMs, pending);
+    if (fault && fault.latencyMs > 0) await faultDelay(fault.latencyMs, pending);
     switch (fault?.outcome) {
       case 'hang':
-        await Promise.race([sleep(fault.hangMs, pending), new Promise<void>((resolve) => reply.raw.once('close', () => resolve()))]);
+        await Promise.race([faultDelay(fault.hangMs, pending), new Promise<void>((resolve) => reply.raw.once('close', () => resolve()))]);
         if (reply.raw.destroyed) return reply;
         return reply.code(504).type('text/plain').send('Gateway Timeout');
       case 'error':

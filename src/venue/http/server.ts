@@ -9,6 +9,7 @@ import { MALFORMED_PAGE } from './faults.ts';
 import { admit, gatewayRequestId, injectedRateLimit, productOfUrl } from './gateway.ts';
 import { HANDLERS } from './handlers/table.ts';
 import type { HandlerContext, VenueServices } from './services.ts';
+import { faultDelay } from '../fault-delay.ts';
 
 /** `/tokens/v2/{category}/{interval}` → `/tokens/v2/:category/:interval` */
 function fastifyPath(template: string): string {
@@ -20,18 +21,6 @@ function resetConnection(request: FastifyRequest, reply: FastifyReply): FastifyR
   reply.hijack();
   request.raw.socket.resetAndDestroy();
   return reply;
-}
-
-function sleep(ms: number, pending: Set<() => void>): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      pending.delete(done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    pending.add(done);
-  });
 }
 
 /** Path params, query and JSON body merged into one request object (path wins, then query). */
@@ -102,10 +91,10 @@ async function serve(services: VenueServices, id: OperationId, op: OperationDef,
     const header = request.headers['x-api-key'];
     const rateHeaders = admit(services, id, Array.isArray(header) ? header[0] : header, Date.now());
     const fault = services.faults.decide(id);
-    if (fault.latencyMs > 0) await sleep(fault.latencyMs, hanging);
+    if (fault.latencyMs > 0) await faultDelay(fault.latencyMs, hanging);
     switch (fault.outcome) {
       case 'hang':
-        await Promise.race([sleep(fault.hangMs, hanging), new Promise<void>((resolve) => reply.raw.once('close', () => resolve()))]);
+        await Promise.race([faultDelay(fault.hangMs, hanging), new Promise<void>((resolve) => reply.raw.once('close', () => resolve()))]);
         if (reply.raw.destroyed) return reply;
         throw gatewayError(504, 'Gateway Timeout');
       case 'error':
