@@ -83,6 +83,9 @@ describe('executor on the venue chain', () => {
         const tx = VersionedTransaction.deserialize(Buffer.from(stored.record.unsignedTx!, 'base64'));
         tx.message.recentBlockhash = new PublicKey(7).toBase58();
         await store.save({ ...stored.record, unsignedTx: Buffer.from(tx.serialize()).toString('base64') }, stored.version);
+        // The executor carries its own last write forward while it holds the lease; a failed step
+        // makes it read the stored record again, which is how changed bytes reach the signing step.
+        throw new Error('injected: the step after inspected starts from Redis');
       },
     });
     const action = newAction();

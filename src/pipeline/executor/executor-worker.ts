@@ -6,6 +6,7 @@ import type { Watchdog } from '../../ops/watchdog.ts';
 import { actionJobSchema } from '../action.ts';
 import { bullPrefix, QUEUES } from '../queues.ts';
 import type { Executor } from './executor.ts';
+import type { StoredAction } from './action-store.ts';
 import type { RedisOutageLog } from '../redis-outage.ts';
 
 export interface ExecutorWorkerOptions {
@@ -38,11 +39,11 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
   const stop = new AbortController();
   const driving = new Map<string, Promise<unknown>>();
 
-  const driveOnce = (actionId: string): Promise<unknown> => {
+  const driveOnce = (actionId: string, from?: StoredAction): Promise<unknown> => {
     const existing = driving.get(actionId);
     if (existing) return existing;
     const run = executor
-      .drive(actionId, stop.signal)
+      .drive(actionId, stop.signal, from)
       .catch((error: unknown) => {
         if (!options.redisOutage?.absorbs(error)) logger.error({ actionId, err: error }, 'driving an action failed');
       })
@@ -62,8 +63,8 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
       }
       // The job only hands the action over: once accepted it lives in Redis and is driven here (or
       // by any process's sweeper after a crash), so a job slot is never held while a keeper waits.
-      await executor.accept(parsed.data);
-      void driveOnce(parsed.data.actionId);
+      const accepted = await executor.accept(parsed.data);
+      void driveOnce(parsed.data.actionId, accepted);
       return { actionId: parsed.data.actionId };
     },
     { connection: options.redis, prefix: bullPrefix(options.prefix), concurrency: options.concurrency, autorun: true },

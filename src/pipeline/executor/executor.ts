@@ -147,33 +147,49 @@ export class Executor {
   /**
    * Drives one action until it is final or `signal` aborts. Safe to call from several
    * processes at once: a lease keeps them from duplicating work, and every write is a CAS.
+   * `from` is the record as this process just wrote it (accept's answer), which saves a read.
    */
-  async drive(actionId: string, signal?: AbortSignal): Promise<ActionRecord | undefined> {
+  async drive(actionId: string, signal?: AbortSignal, from?: StoredAction): Promise<ActionRecord | undefined> {
     const leaseMs = Math.max(5_000, 4 * this.pollMs);
     try {
-      return await this.driveLeased(actionId, leaseMs, signal);
+      return await this.driveLeased(actionId, leaseMs, signal, from);
     } finally {
       await this.o.store.release(actionId, this.owner);
     }
   }
 
-  private async driveLeased(actionId: string, leaseMs: number, signal?: AbortSignal): Promise<ActionRecord | undefined> {
+  private async driveLeased(actionId: string, leaseMs: number, signal?: AbortSignal, from?: StoredAction): Promise<ActionRecord | undefined> {
+    // The record as our own last compare-and-set wrote it. While we hold the lease nobody else
+    // writes the action, so it is what Redis holds and the next step needs no read; were it stale
+    // anyway, the next write's compare-and-set refuses it (StaleActionWrite) and we read again.
+    let held = from;
+    // The lease is renewed once a third of it has passed, not on every step: until then it cannot
+    // have expired (taken on a monotonic clock before Redis set it), so nobody else can hold it.
+    let leasedAt = Number.NEGATIVE_INFINITY;
     while (!signal?.aborted) {
-      if (!(await this.o.store.lease(actionId, this.owner, leaseMs))) {
-        await abortableSleep(this.pollMs, signal);
-        const current = await this.o.store.load(actionId);
-        if (!current || isFinalRecord(current.record)) return current?.record;
-        continue;
+      const now = performance.now();
+      if (now - leasedAt >= leaseMs / 3) {
+        if (!(await this.o.store.lease(actionId, this.owner, leaseMs))) {
+          held = undefined;
+          leasedAt = Number.NEGATIVE_INFINITY;
+          await abortableSleep(this.pollMs, signal);
+          const current = await this.o.store.load(actionId);
+          if (!current || isFinalRecord(current.record)) return current?.record;
+          continue;
+        }
+        leasedAt = now;
       }
       try {
-        const stored = await this.o.store.load(actionId);
+        const stored = held ?? (await this.o.store.load(actionId));
+        held = undefined;
         if (!stored) return undefined;
         if (isFinalRecord(stored.record)) {
           if (!stored.record.finalSettled) await this.settleFinal(stored);
           return stored.record;
         }
-        await this.step(stored, signal);
+        held = await this.step(stored, signal);
       } catch (error) {
+        held = undefined;
         if (error instanceof StaleActionWrite) continue;
         // A transient failure (RPC, API or Redis down): keep the state, try again shortly.
         if (!this.o.redisOutage?.absorbs(error)) this.logger.warn({ actionId, err: errorForLog(error) }, 'executor step failed; retrying');
@@ -199,7 +215,8 @@ export class Executor {
   }
 
 
-  private async step(stored: StoredAction, signal?: AbortSignal): Promise<void> {
+  /** One step of the state machine; answers the record as it wrote it last (undefined: read it again). */
+  private async step(stored: StoredAction, signal?: AbortSignal): Promise<StoredAction | undefined> {
     const r = stored.record;
     try {
       switch (r.state) {
@@ -214,13 +231,10 @@ export class Executor {
         case 'submitted':
           return await this.confirm(stored, signal);
         default:
-          return;
+          return undefined;
       }
     } catch (error) {
-      if (error instanceof Refusal) {
-        await this.transition(stored, { state: 'rejected', reason: error.reason, detail: error.detail });
-        return;
-      }
+      if (error instanceof Refusal) return this.transition(stored, { state: 'rejected', reason: error.reason, detail: error.detail });
       throw error;
     }
   }
@@ -278,7 +292,7 @@ export class Executor {
   }
 
   // ------------------------------------------------------------------ accepted → built
-  private async build(stored: StoredAction, signal?: AbortSignal): Promise<void> {
+  private async build(stored: StoredAction, signal?: AbortSignal): Promise<StoredAction> {
     const r = stored.record;
     if (this.now() - r.decidedAtMs > (this.o.actionTtlMs ?? 120_000)) {
       throw new Refusal('stale_decision', `not built within ${this.o.actionTtlMs ?? 120_000} ms of the decision`);
@@ -315,7 +329,7 @@ export class Executor {
     // Without a reported lastValidBlockHeight (trigger builds), an upper bound: the blockhash is at
     // most as new as the API's node, which may lead ours by a little; it lives 150 blocks.
     const lastValid = Number.isSafeInteger(reported) ? reported : (await this.o.chain.blockHeight()) + BLOCKHASH_LIFETIME_BLOCKS + RPC_LAG_MARGIN_BLOCKS;
-    await this.transition(stored, {
+    return this.transition(stored, {
       state: 'built',
       operationId: built.operationId,
       route: built.route,
@@ -337,15 +351,21 @@ export class Executor {
   }
 
   // ------------------------------------------------------------------ built → inspected
-  private async inspect(stored: StoredAction): Promise<void> {
+  private async inspect(stored: StoredAction): Promise<StoredAction> {
     const r = stored.record;
-    if (await this.blockhashExpired(r)) {
-      // Nothing was signed: a stale build is simply rebuilt.
-      await this.transition(stored, { ...clearedBuild(), state: 'accepted' });
-      return;
-    }
-    const tx = storedTransaction(r);
-    const verdict = await this.o.inspector.inspect(tx, r, builtOf(r));
+    // The expiry check and the policy run side by side; expiry wins (a stale build is rebuilt
+    // whatever the verdict), then a policy failure (an RPC that did not answer) is thrown.
+    const [expired, judged] = await Promise.all([
+      this.blockhashExpired(r),
+      (async () => this.o.inspector.inspect(storedTransaction(r), r, builtOf(r)))().then(
+        (verdict) => ({ verdict }),
+        (error: unknown) => ({ error }),
+      ),
+    ]);
+    // Nothing was signed: a stale build is simply rebuilt.
+    if (expired) return this.transition(stored, { ...clearedBuild(), state: 'accepted' });
+    if ('error' in judged) throw judged.error;
+    const verdict = judged.verdict;
     if (!verdict.ok) {
       const first = verdict.violations[0];
       this.logger.error({ actionId: r.actionId, violations: verdict.violations }, 'ALERT: transaction refused by policy; nothing signed');
@@ -356,34 +376,30 @@ export class Executor {
         strategy: r.strategy,
         detail: { event: 'policy_violation', operationId: r.operationId, violations: verdict.violations.map((v) => ({ rule: v.rule, detail: v.detail })) },
       });
-      await this.transition(stored, {
+      return this.transition(stored, {
         state: 'rejected',
         violations: [...verdict.violations],
         reason: `policy:${first?.rule ?? 'unknown'}`,
         detail: verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join('; '),
       });
-      return;
     }
-    await this.transition(stored, { state: 'inspected', violations: [], inspectedMessageSha256: verdict.messageSha256 });
+    return this.transition(stored, { state: 'inspected', violations: [], inspectedMessageSha256: verdict.messageSha256 });
   }
 
   // ------------------------------------------------------------------ inspected → signed
-  private async sign(stored: StoredAction): Promise<void> {
+  private async sign(stored: StoredAction): Promise<StoredAction | undefined> {
     const r = stored.record;
-    if (r.dryRun || !this.o.signer) return; // dry-run: final at inspected
-    const decision = await this.risk.check('sign', r);
+    if (r.dryRun || !this.o.signer) return undefined; // dry-run: final at inspected
+    const [decision, expired] = await Promise.all([this.risk.check('sign', r), this.blockhashExpired(r)]);
     if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
-    if (await this.blockhashExpired(r)) {
-      await this.transition(stored, { ...clearedBuild(), state: 'accepted' });
-      return;
-    }
+    if (expired) return this.transition(stored, { ...clearedBuild(), state: 'accepted' });
     const tx = storedTransaction(r);
     const verdict = await this.passingVerdict(tx, r);
     const signed = await signInspected(this.o.signer, tx, verdict);
     const signature = signed.signatures[0];
     if (!signature || signature.every((b) => b === 0)) throw new Refusal('signing_failed', 'the fee payer signature is empty after signing');
     // Stored before the first send: a crash from here on resumes with these exact bytes.
-    await this.transition(stored, { state: 'signed', signature: bs58.encode(signature), signedTx: Buffer.from(signed.serialize()).toString('base64') });
+    return this.transition(stored, { state: 'signed', signature: bs58.encode(signature), signedTx: Buffer.from(signed.serialize()).toString('base64') });
   }
 
   /**
@@ -406,49 +422,47 @@ export class Executor {
   }
 
   // ------------------------------------------------------------------ signed → submitted
-  private async submit(stored: StoredAction): Promise<void> {
+  private async submit(stored: StoredAction): Promise<StoredAction> {
     const r = stored.record;
     const raw = Buffer.from(r.signedTx!, 'base64');
     if (r.route === 'rpc') {
       const sent = await this.o.chain.sendRaw(raw);
       await this.o.onSent?.(r);
       if (!sent.ok && sent.refusal === 'signature_invalid') throw new Refusal('chain:signature_invalid', sent.message);
-      await this.transition(stored, { state: 'submitted', submitStartedAtMs: this.now(), lastSentAtMs: this.now(), sendCount: r.sendCount + 1 });
-      return;
+      return this.transition(stored, { state: 'submitted', submitStartedAtMs: this.now(), lastSentAtMs: this.now(), sendCount: r.sendCount + 1 });
     }
     if (r.submitStartedAtMs !== undefined) {
       // A previous process may have posted these bytes; the product does not document a repeat as
       // safe, so the action is ambiguous and is settled on the chain.
-      await this.transition(stored, { state: 'submitted' });
-      return;
+      return this.transition(stored, { state: 'submitted' });
     }
     const marked = await this.o.store.save({ ...r, submitStartedAtMs: this.now(), updatedAtMs: this.now() }, stored.version);
     try {
       if (r.route === 'perps-execute') {
         await this.o.client.call('perps.execute', { action: r.executeAction as never, serializedTxBase64: r.signedTx! });
         await this.o.onSent?.(r);
-        await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1 });
-      } else {
-        const result = await this.o.client.call('trigger.execute', { requestId: r.requestId!, signedTransaction: r.signedTx! });
-        // "Failed" also covers "failed to land" and "timed out": the chain settles it, not the reply.
-        const detail = result.status === 'Success' ? undefined : `execute answered Failed: ${`${result.code ?? ''} ${result.error ?? ''}`.trim()}`;
-        await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail });
+        return await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1 });
       }
+      const result = await this.o.client.call('trigger.execute', { requestId: r.requestId!, signedTransaction: r.signedTx! });
+      // "Failed" also covers "failed to land" and "timed out": the chain settles it, not the reply.
+      const detail = result.status === 'Success' ? undefined : `execute answered Failed: ${`${result.code ?? ''} ${result.error ?? ''}`.trim()}`;
+      return await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail });
     } catch (error) {
       if (error instanceof ApiError && provablyNotProcessed(error)) {
         // Refused before processing (a 4xx, or never sent): nothing can land.
-        await this.transition(marked, { state: 'rejected', reason: `execute:${error.kind}`, detail: error.message });
-        return;
+        return this.transition(marked, { state: 'rejected', reason: `execute:${error.kind}`, detail: error.message });
       }
       this.logger.warn({ actionId: r.actionId, err: errorForLog(error) }, 'execute reply lost; the action is ambiguous and is settled on the chain');
-      await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail: 'execute reply lost' });
+      return this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail: 'execute reply lost' });
     }
   }
 
   // ------------------------------------------------------------------ submitted → landed | rejected | expired
-  private async confirm(stored: StoredAction, signal?: AbortSignal): Promise<void> {
-    const stepped = await this.watch.step(stored, (from, patch) => this.transition(from, patch));
+  private async confirm(stored: StoredAction, signal?: AbortSignal): Promise<StoredAction | undefined> {
+    let latest = stored;
+    const stepped = await this.watch.step(stored, async (from, patch) => (latest = await this.transition(from, patch)));
     if (!stepped.final) await abortableSleep(this.pollMs, signal);
+    return latest;
   }
 
   private blockhashExpired(r: ActionRecord): Promise<boolean> {
