@@ -74,8 +74,8 @@ export class RedisRiskGate implements RiskGate {
 
   async check(stage: 'accept' | 'sign', record: ActionRecord): Promise<RiskDecision> {
     const intent = record.intent;
-    const state = await this.tradingState.get();
-    const lowers = await this.lowersExposure(intent);
+    // Independent reads, taken together: this runs on the path from decision to signature.
+    const [state, lowers, trip] = await Promise.all([this.tradingState.get(), this.lowersExposure(intent), this.breakers.active(record.strategy, this.now())]);
     // A protective strategy's exposure-lowering action passes what the risk system decided about
     // trading as a whole; an operator's halt stops everything.
     const protectiveReduce = lowers && this.breaker.protectiveStrategies.includes(record.strategy);
@@ -83,7 +83,6 @@ export class RedisRiskGate implements RiskGate {
     if (state.state === 'reducing' && !lowers) {
       return refuse('reducing', `trading is reducing (${state.reason}); a ${intent.type} intent does not lower exposure`);
     }
-    const trip = await this.breakers.active(record.strategy, this.now());
     // A protective strategy's exposure-lowering action is stopped by its own breaker only when the
     // venue's builds broke the signing policy (then nothing could be signed anyway). A run of broken
     // replies or unreadable builds must not switch protection off while positions move.
@@ -101,11 +100,15 @@ export class RedisRiskGate implements RiskGate {
     }
     if (stage === 'sign') return { allowed: true };
     const now = this.now();
-    if (!(await this.counterFor(record.strategy).reserve(now, 1n, BigInt(this.o.limits.maxActionsPerStrategyPerHour)))) {
+    // Both limits reserved together (one round trip); whichever is over gives back the other's share.
+    const actions = this.counterFor(record.strategy);
+    const [countFits, notionalFits] = await Promise.all([actions.reserve(now, 1n, BigInt(this.o.limits.maxActionsPerStrategyPerHour)), this.notionalPerHour.reserve(now, notional, this.o.limits.maxNotionalPerHourUsd)]);
+    if (!countFits) {
+      if (notionalFits) await this.notionalPerHour.release(now, notional);
       return refuse('max_actions_per_strategy_per_hour', `${record.strategy} already started ${this.o.limits.maxActionsPerStrategyPerHour} actions in the last hour`);
     }
-    if (!(await this.notionalPerHour.reserve(now, notional, this.o.limits.maxNotionalPerHourUsd))) {
-      await this.counterFor(record.strategy).release(now, 1n);
+    if (!notionalFits) {
+      await actions.release(now, 1n);
       return refuse('max_notional_per_hour', `this action would take the last hour's notional beyond ${this.o.limits.maxNotionalPerHourUsd} (USD × 10^6)`);
     }
     return { allowed: true };

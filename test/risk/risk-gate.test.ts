@@ -70,6 +70,22 @@ describe('risk limits', () => {
     expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '50000000' }, { strategy: 's3' }))).allowed).toBe(true);
   });
 
+  it('a refusal by one hourly limit takes nothing from the other', async () => {
+    const g = gate();
+    for (let i = 0; i < 3; i++) expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '1' }, { strategy: 'c1' }))).allowed).toBe(true);
+    // Refused by the action count: its $100 must not stay booked against the notional limit.
+    expect(await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '100000000' }, { strategy: 'c1' }))).toMatchObject({ allowed: false, rule: 'max_actions_per_strategy_per_hour' });
+    expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '100000000' }, { strategy: 'c2' }))).allowed).toBe(true);
+    expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '100000000' }, { strategy: 'c2' }))).allowed).toBe(true);
+    expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '49999997' }, { strategy: 'c3' }))).allowed).toBe(true);
+    // Refused by the notional: it must not use up one of c3's three actions.
+    expect(await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '1' }, { strategy: 'c3' }))).toMatchObject({ allowed: false, rule: 'max_notional_per_hour' });
+    expect(await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '1' }, { strategy: 'c3' }))).toMatchObject({ allowed: false, rule: 'max_notional_per_hour' });
+    await g.recordOutcome(recordFor({ type: 'decrease', notionalUsd: '100000000' }, { strategy: 'c2', state: 'rejected', reason: 'policy:value_transfer', riskReservedAtMs: Date.now() }));
+    expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '1' }, { strategy: 'c3' }))).allowed).toBe(true);
+    expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '1' }, { strategy: 'c3' }))).allowed).toBe(true);
+  });
+
   it('an action that never executed gives its share of the hourly limits back', async () => {
     const g = gate();
     const big = () => recordFor({ type: 'decrease', notionalUsd: '100000000' }, { strategy: 's9' });
