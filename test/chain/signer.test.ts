@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import bs58 from 'bs58';
-import { Keypair, SystemProgram } from '@solana/web3.js';
+import { Keypair, SystemProgram, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTransaction } from '../../src/chain/decode.ts';
 import { inspectTransaction, PolicyViolation } from '../../src/chain/policy/index.ts';
@@ -74,6 +74,10 @@ describe('LocalKeypairSigner', () => {
     expect(verdict.ok).toBe(true);
     const signed = await signInspected(signer, tx, verdict);
     expect(verifies(keypair, signed.message.serialize(), signed.signatures[0] as Uint8Array)).toBe(true);
+    // Node's native Ed25519 signs; Ed25519 is deterministic, so web3.js's own signing agrees byte for byte.
+    const reference = VersionedTransaction.deserialize(tx.serialize());
+    reference.sign([keypair]);
+    expect(Buffer.from(signed.serialize()).equals(Buffer.from(reference.serialize()))).toBe(true);
   });
 
   it('refuses to sign without a passing verdict for exactly this message', async () => {

@@ -1,3 +1,4 @@
+import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { inspect } from 'node:util';
 import type { Keypair, PublicKey, VersionedTransaction } from '@solana/web3.js';
 import type { TransactionSigner } from '../signer.ts';
@@ -19,6 +20,9 @@ export interface LoadSignerOptions {
 
 export const DEFAULT_KEY_ENV = 'STRATD_WALLET_KEY';
 
+/** The DER header of a PKCS#8 Ed25519 private key (RFC 8410), followed by the 32-byte seed. */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
 /**
  * The hot wallet key, held in a private field: it is not enumerable, JSON.stringify and
  * util.inspect show only the public key, and no error this class raises carries key material.
@@ -27,10 +31,13 @@ export const DEFAULT_KEY_ENV = 'STRATD_WALLET_KEY';
 export class LocalKeypairSigner implements TransactionSigner {
   readonly publicKey: PublicKey;
   readonly mode: SignerMode;
-  readonly #keypair: Keypair;
+  readonly #privateKey: KeyObject;
 
   private constructor(keypair: Keypair, mode: SignerMode) {
-    this.#keypair = keypair;
+    // Held as an OpenSSL key: Node's native Ed25519 signs in ~0.02 ms where web3.js's JavaScript
+    // implementation takes ~0.5 ms (more before it is warm), on the path from decision to send.
+    // Ed25519 is deterministic: the signature is byte for byte the one tx.sign would make.
+    this.#privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, keypair.secretKey.subarray(0, 32)]), format: 'der', type: 'pkcs8' });
     this.publicKey = keypair.publicKey;
     this.mode = mode;
   }
@@ -65,7 +72,7 @@ export class LocalKeypairSigner implements TransactionSigner {
     if (!signers.some((key) => key.equals(this.publicKey))) {
       throw new SignerError('wrong_signer', `${this.publicKey.toBase58()} is not a required signer of this transaction`);
     }
-    tx.sign([this.#keypair]);
+    tx.addSignature(this.publicKey, sign(null, tx.message.serialize(), this.#privateKey));
     return tx;
   }
 
