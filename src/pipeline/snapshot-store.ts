@@ -22,10 +22,10 @@ export class SnapshotStoreError extends Error {
   readonly kind = 'invalid_snapshot' as const;
 }
 
-function dataKey(prefix: string, kind: SnapshotKind): string {
+export function dataKey(prefix: string, kind: SnapshotKind): string {
   return `${prefix}snapshot:${kind}`;
 }
-function tickKey(prefix: string, kind: SnapshotKind): string {
+export function tickKey(prefix: string, kind: SnapshotKind): string {
   return `${prefix}snapshot-tick:${kind}`;
 }
 
@@ -71,7 +71,8 @@ export function snapshotStoreKeys(prefix: string, kinds: readonly SnapshotKind[]
   return kinds.flatMap((kind) => [dataKey(prefix, kind), tickKey(prefix, kind)]);
 }
 
-function parseStored<K extends SnapshotKind>(kind: K, text: string): SnapshotOf<K> {
+/** A stored snapshot's JSON, validated; SnapshotStoreError names what is wrong. */
+export function parseStored<K extends SnapshotKind>(kind: K, text: string): SnapshotOf<K> {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -13,7 +13,7 @@ import type { Ledger } from './ledger.ts';
 import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
 import type { RedisOutageLog } from './redis-outage.ts';
 import { snapshotSchema, type Snapshot } from './snapshot.ts';
-import { readLatestSnapshot, readLatestSnapshots } from './snapshot-store.ts';
+import { SnapshotCache } from './snapshot-cache.ts';
 
 export { runStrategies, type StrategyRun, type RunStrategiesInput, type SnapshotReader } from './strategy-runtime/run.ts';
 export { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
@@ -94,10 +94,9 @@ interface HandlerDeps extends StrategyWorkerOptions {
 export function snapshotHandler(deps: HandlerDeps): (job: Job<unknown>) => Promise<{ actions: string[]; failed: string[] }> {
   const { redis, prefix, logger, ledger } = deps;
   const now = deps.now ?? Date.now;
-  const reader: SnapshotReader = {
-    latest: (kind, key) => readLatestSnapshot(redis, prefix, kind, key),
-    latestAll: (kind) => readLatestSnapshots(redis, prefix, kind),
-  };
+  // Parsed once per tick of each key, not once per job: validating every stored snapshot again
+  // for every job was most of a job's cost.
+  const reader: SnapshotReader = new SnapshotCache(redis, prefix);
   return async (job) => {
     const parsed = snapshotSchema.safeParse(job.data);
     if (!parsed.success) {

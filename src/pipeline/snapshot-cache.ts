@@ -1,0 +1,58 @@
+import type { Redis } from 'ioredis';
+import type { SnapshotKind, SnapshotOf } from './snapshot.ts';
+import { dataKey, parseStored, tickKey } from './snapshot-store.ts';
+
+/**
+ * The latest snapshots of each kind as Redis holds them, each parsed and validated once. A read
+ * asks Redis only for the tick of every key (a few bytes each) and fetches and validates again
+ * only the keys whose tick changed; keys gone from Redis (pruned) are gone here too. Redis stays
+ * the truth, so replicas writing the same store are seen as they write.
+ *
+ * Snapshots handed out are deep-frozen: every decision shares them, and a strategy that tried to
+ * change one fails alone (strict-mode TypeError) instead of corrupting the next decision's world.
+ */
+export class SnapshotCache {
+  readonly #kinds = new Map<SnapshotKind, Map<string, SnapshotOf<SnapshotKind>>>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  /** The latest snapshot of every key of a kind. */
+  async latestAll<K extends SnapshotKind>(kind: K): Promise<SnapshotOf<K>[]> {
+    const ticks = await this.redis.hgetall(tickKey(this.prefix, kind));
+    const cached = (this.#kinds.get(kind) ?? new Map()) as Map<string, SnapshotOf<K>>;
+    const next = new Map<string, SnapshotOf<K>>();
+    const changed: string[] = [];
+    for (const [key, tick] of Object.entries(ticks)) {
+      const hit = cached.get(key);
+      if (hit !== undefined && hit.tickMs === Number(tick)) next.set(key, hit);
+      else changed.push(key);
+    }
+    if (changed.length > 0) {
+      const texts = await this.redis.hmget(dataKey(this.prefix, kind), ...changed);
+      changed.forEach((key, i) => {
+        const text = texts[i];
+        if (text !== null && text !== undefined) next.set(key, deepFreeze(parseStored(kind, text)));
+      });
+    }
+    this.#kinds.set(kind, next as Map<string, SnapshotOf<SnapshotKind>>);
+    return [...next.values()];
+  }
+
+  /** The latest snapshot of kind+key; without a key, the most recent of the kind. */
+  async latest<K extends SnapshotKind>(kind: K, key?: string): Promise<SnapshotOf<K> | undefined> {
+    const all = await this.latestAll(kind);
+    if (key !== undefined) return all.find((s) => s.key === key);
+    return all.reduce<SnapshotOf<K> | undefined>((best, s) => (!best || s.tickMs > best.tickMs ? s : best), undefined);
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
