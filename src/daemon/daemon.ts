@@ -181,8 +181,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     closers.push(() => client.close());
 
     // ---------------------------------------------------------------- roles
+    let executorWorker: ExecutorWorker | undefined;
     if (options.roles.includes('executor')) {
-      closers.push(await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, redisOutage, onTransition: options.onTransition, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onFinalCommitted: options.onFinalCommitted, onOutcomeRecorded: options.onOutcomeRecorded }).then((w) => () => w.close()));
+      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, redisOutage, onTransition: options.onTransition, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onFinalCommitted: options.onFinalCommitted, onOutcomeRecorded: options.onOutcomeRecorded });
+      executorWorker = worker;
+      closers.push(() => worker.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.actions, watchdog, loop: 'executor-queue', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.actions, logger });
       closers.push(() => progress.stop());
     }
@@ -193,7 +196,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (problems.length > 0) throw new StrategyLoadError(problems);
       // A module no enabled strategy needs failed to load: reported, never a reason to stop the others.
       for (const p of skipped) logger.warn({ file: p.path, problem: p.message }, 'strategy module skipped');
-      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger, metrics, redisOutage });
+      const handOver = executorWorker ? executorWorker.handOver.bind(executorWorker) : undefined;
+      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger, metrics, redisOutage, handOver });
       closers.push(() => strategyWorker!.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.market, watchdog, loop: 'strategy-worker', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.market, logger });
       closers.push(() => progress.stop());

@@ -32,6 +32,8 @@ export interface StrategyWorkerOptions {
   readonly metrics?: Metrics;
   /** Tells a Redis outage once instead of every failed job (src/pipeline/redis-outage.ts). */
   readonly redisOutage?: RedisOutageLog;
+  /** The executor of this process, if it runs one: told of each action job as soon as it is enqueued. */
+  readonly handOver?: (action: ActionJob) => void;
 }
 
 export interface StrategyWorker {
@@ -180,6 +182,8 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
       });
     }
     await deps.actions.add(action.intent.type, action, { jobId: action.actionId });
+    // Durable first (the job), then fast: this process's executor starts on it at once.
+    deps.handOver?.(action);
     out.push(action.actionId);
   }
   return out;

@@ -114,6 +114,10 @@ export class RedisRiskGate implements RiskGate {
     return { allowed: true };
   }
 
+  async releaseReservation(record: ActionRecord, reservedAtMs: number): Promise<void> {
+    await Promise.all([this.counterFor(record.strategy).release(reservedAtMs, 1n), this.notionalPerHour.release(reservedAtMs, toBigInt(record.intent.notionalUsd))]);
+  }
+
   /**
    * Books an action's final outcome, once per action (a marker in the same script makes a repeat
    * after a crash a no-op): a landing resets the strategy's rejection streak and adds its realised

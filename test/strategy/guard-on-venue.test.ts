@@ -28,6 +28,7 @@ let pollers: Pollers;
 let worker: StrategyWorker;
 let actions: Queue<ActionJob>;
 let ledger: Ledger;
+const handedOver: Array<Promise<{ actionId: string; jobExisted: boolean }>> = [];
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
   const deadline = Date.now() + 15_000;
@@ -55,10 +56,18 @@ beforeAll(async () => {
   const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...quiet } });
   client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0 });
   ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 10_000 });
-  const strategies = await loadStrategiesOrThrow({ dir: config.strategies.dir, enabled: ['liquidation-guard'], settings: config.strategies.settings });
-  worker = startStrategyWorker({ config, redis: scope.redis, strategies, logger: silentLogger, ledger });
-  pollers = startPollers({ config, client, redis: scope.redis, wallet, logger: silentLogger });
   actions = new Queue(QUEUES.actions, { connection: scope.redis, prefix: bullPrefix(scope.prefix) });
+  const strategies = await loadStrategiesOrThrow({ dir: config.strategies.dir, enabled: ['liquidation-guard'], settings: config.strategies.settings });
+  worker = startStrategyWorker({
+    config,
+    redis: scope.redis,
+    strategies,
+    logger: silentLogger,
+    ledger,
+    // The in-process executor's hand-over: told only once the job is durable in the queue.
+    handOver: (action) => handedOver.push(actions.getJob(action.actionId).then((job) => ({ actionId: action.actionId, jobExisted: job !== undefined }))),
+  });
+  pollers = startPollers({ config, client, redis: scope.redis, wallet, logger: silentLogger });
 });
 
 afterAll(async () => {
@@ -105,5 +114,8 @@ describe('liquidation guard on the venue', () => {
     await pollers.tickNow('positions', { at: at + 5_000 });
     await waitFor(async () => ((await ledger.read()).some((e) => e.type === 'decision_suppressed') ? true : undefined), 'the suppressed decision');
     expect(await actions.getJobCounts('waiting')).toEqual({ waiting: 1 });
+    // The one decision was handed to this process's executor, after its job was durable; the
+    // suppressed one was not.
+    expect(await Promise.all(handedOver)).toEqual([{ actionId: action.actionId, jobExisted: true }]);
   });
 });

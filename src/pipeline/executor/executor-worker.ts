@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
 import type { Logger } from '../../ops/logger.ts';
 import type { Watchdog } from '../../ops/watchdog.ts';
-import { actionJobSchema } from '../action.ts';
+import { actionJobSchema, type ActionJob } from '../action.ts';
 import { bullPrefix, QUEUES } from '../queues.ts';
 import type { Executor } from './executor.ts';
 import type { StoredAction } from './action-store.ts';
@@ -25,6 +25,13 @@ export interface ExecutorWorkerOptions {
 }
 
 export interface ExecutorWorker {
+  /**
+   * Takes an action the strategy worker of this process just enqueued, without waiting for the
+   * queue to deliver its job: the job still comes and finds the action accepted (accept is
+   * idempotent on the action id and driving is deduplicated). Never throws; a failure here
+   * leaves the action to its job.
+   */
+  handOver(action: ActionJob): void;
   /** Stops taking work; in-flight actions stop at their next persisted state. */
   close(): Promise<void>;
 }
@@ -52,6 +59,16 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
     return run;
   };
 
+  // One accept at a time per action in this process: the hand-over and the job may both bring it.
+  const accepting = new Map<string, Promise<StoredAction>>();
+  const acceptOnce = (action: ActionJob): Promise<StoredAction> => {
+    const existing = accepting.get(action.actionId);
+    if (existing) return existing;
+    const run = executor.accept(action).finally(() => accepting.delete(action.actionId));
+    accepting.set(action.actionId, run);
+    return run;
+  };
+
   const worker = new Worker(
     QUEUES.actions,
     async (job) => {
@@ -63,7 +80,7 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
       }
       // The job only hands the action over: once accepted it lives in Redis and is driven here (or
       // by any process's sweeper after a crash), so a job slot is never held while a keeper waits.
-      const accepted = await executor.accept(parsed.data);
+      const accepted = await acceptOnce(parsed.data);
       void driveOnce(parsed.data.actionId, accepted);
       return { actionId: parsed.data.actionId };
     },
@@ -86,6 +103,15 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
   const timer = setInterval(() => void sweep(), options.sweepMs);
 
   return {
+    handOver(action) {
+      if (stop.signal.aborted) return;
+      acceptOnce(action).then(
+        (accepted) => void driveOnce(action.actionId, accepted),
+        (error: unknown) => {
+          if (!options.redisOutage?.absorbs(error)) logger.warn({ actionId: action.actionId, err: error }, 'in-process hand-over failed; the action job will bring it');
+        },
+      );
+    },
     async close() {
       clearInterval(timer);
       stop.abort();

@@ -138,7 +138,12 @@ export class Executor {
       : { ...record, state: 'rejected', reason: `risk:${decision.rule}`, detail: decision.detail };
     // A rejection at accept is final at once: the same script frees the intent key (a pause must
     // not keep the strategy from deciding again once resumed).
-    if (!(await this.o.store.create(initial, this.entryFor(initial)))) return (await this.o.store.load(action.actionId))!;
+    if (!(await this.o.store.create(initial, this.entryFor(initial)))) {
+      // Another accept of the same action stored it first (another process took the job, or the
+      // in-process hand-over raced it): this one's reservation must not count a second action.
+      if (decision.allowed) await this.risk.releaseReservation?.(initial, now);
+      return (await this.o.store.load(action.actionId))!;
+    }
     this.o.observe?.(initial, 'accept');
     if (initial.state === 'rejected') return this.settleFinal({ record: initial, version: 1 });
     return { record: initial, version: 1 };

@@ -49,6 +49,11 @@ export interface RiskGate {
   check(stage: 'accept' | 'sign', record: ActionRecord): Promise<RiskDecision>;
   /** Told about every final outcome (rejection streaks, realised loss). */
   recordOutcome?(record: ActionRecord): Promise<void>;
+  /**
+   * Gives back what an accept check reserved at `reservedAtMs` for a record that was never stored
+   * (a concurrent accept of the same action stored it first).
+   */
+  releaseReservation?(record: ActionRecord, reservedAtMs: number): Promise<void>;
 }
 
 export const allowAllRisk: RiskGate = { check: async () => ({ allowed: true }) };

@@ -1,0 +1,31 @@
+// The in-process hand-over (strategy worker → executor) and the action job can both accept one
+// action, as can two processes: exactly one record is stored, and the risk limits count it once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { RedisRiskGate } from '../../src/risk/risk-gate.ts';
+import { ChainHarness, newAction } from './harness.ts';
+
+const redis = connectRedis(redisUrlFromEnv());
+const prefix = `stratd-test:{accept-race-${process.pid}}:`;
+const h = new ChainHarness(redis, prefix);
+
+beforeAll(async () => h.start());
+afterAll(async () => {
+  await h.stop();
+  await redis.quit();
+});
+
+describe('concurrent accepts of one action', () => {
+  it('store it once and reserve the hourly limits once', async () => {
+    const risk = new RedisRiskGate({ redis, prefix, limits: { maxNotionalPerActionUsd: 10n ** 12n, maxActionsPerStrategyPerHour: 2, maxNotionalPerHourUsd: 10n ** 12n, dailyLossStopUsd: 10n ** 12n, circuitBreakerRejections: 100 } });
+    // Two executors: two processes, each with its own accept.
+    const [a, b] = [h.executor({ risk }), h.executor({ risk })];
+    const action = newAction();
+    const [first, second] = await Promise.all([a.accept(action), b.accept(action)]);
+    expect(first.record.state).toBe('accepted');
+    expect(second.record).toEqual(first.record);
+    // One action counted: the strategy's second action of the hour still fits, a third does not.
+    expect((await a.accept(newAction())).record.state).toBe('accepted');
+    expect((await a.accept(newAction())).record).toMatchObject({ state: 'rejected', reason: 'risk:max_actions_per_strategy_per_hour' });
+  });
+});
