@@ -28,6 +28,7 @@ import { ActionStore } from '../pipeline/executor/action-store.ts';
 import { ApiActionBuilder } from '../pipeline/executor/api-action-builder.ts';
 import { startExecutorWorker, type ExecutorWorker } from '../pipeline/executor/executor-worker.ts';
 import { Executor } from '../pipeline/executor/executor.ts';
+import { keepExecutorPathWarm } from '../pipeline/executor/rehearsal.ts';
 import { TradeHistoryKeeperWatch } from '../pipeline/executor/keeper-watch.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
 import { Ledger } from '../pipeline/ledger.ts';
@@ -286,7 +287,13 @@ export interface ExecutorRoleOptions {
 }
 
 async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker> {
-  return startExecutorWorker({
+  const warm = await keepExecutorPathWarm({
+    priorityFeeCapLamports: BigInt(o.config.execution.priorityFeeCapLamports),
+    slippageBps: o.config.execution.slippageBps,
+    maxAccountSpaceBytes: BigInt(o.config.execution.maxAccountSpaceBytes),
+    logger: o.logger.child({ component: 'executor' }),
+  });
+  const worker = startExecutorWorker({
     redis: o.redis,
     prefix: o.prefix,
     executor: assembleExecutor(o),
@@ -299,6 +306,13 @@ async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker
       await o.ledger.append({ at: Date.now(), type: 'alert', detail: { event: 'invalid_action_job', jobId: jobId ?? '', detail, id: randomUUID() } });
     },
   });
+  return {
+    handOver: (action) => worker.handOver(action),
+    async close() {
+      warm.stop();
+      await worker.close();
+    },
+  };
 }
 
 /**

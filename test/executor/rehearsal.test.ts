@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { Rehearsal, RehearsalFailed } from '../../src/pipeline/executor/rehearsal.ts';
+
+const options = { priorityFeeCapLamports: 5_000_000n, slippageBps: 200, maxAccountSpaceBytes: 165n };
+
+describe('the executor rehearsal (keeps decode, policy and signing optimized)', () => {
+  it('takes the path real actions take: its decrease passes the policy under a decrease intent, and is signed', async () => {
+    const report = await new Rehearsal(options).run(5, 60_000);
+    expect(report.passes).toBe(5);
+  });
+
+  it('fails loudly when the policy refuses its transaction (it would no longer rehearse the real path)', async () => {
+    // A priority-fee cap below the rehearsal's compute-budget price: the policy refuses.
+    await expect(new Rehearsal({ ...options, priorityFeeCapLamports: 1n }).pass()).rejects.toThrow(RehearsalFailed);
+  });
+});
