@@ -4,7 +4,7 @@ import { describeIssues, fieldIssues } from '../api/issues.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import { claimIntent } from './strategy-runtime/intent-lock.ts';
+import { claimIntent, releaseIntent } from './strategy-runtime/intent-lock.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
 import { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
@@ -99,6 +99,7 @@ export function snapshotHandler(deps: HandlerDeps): (job: Job<unknown>) => Promi
   // Parsed once per tick of each key, not once per job: validating every stored snapshot again
   // for every job was most of a job's cost.
   const reader: SnapshotReader = new SnapshotCache(redis, prefix);
+  const suppressed = new NotedOnce(10_000);
   return async (job) => {
     const parsed = snapshotSchema.safeParse(job.data);
     if (!parsed.success) {
@@ -126,7 +127,7 @@ export function snapshotHandler(deps: HandlerDeps): (job: Job<unknown>) => Promi
         await recordFailure(run, snapshot, deps, now);
         continue;
       }
-      enqueued.push(...(await enqueueActions(run.actions, deps, now)));
+      enqueued.push(...(await enqueueActions(run.actions, deps, now, suppressed)));
       if (run.commitNow) {
         await commitStrategyState(redis, prefix, run.strategy, run.commitNow.state, { decidedAtMs: now() });
         await ledger.append({ at: now(), type: 'strategy_state', strategy: run.strategy, detail: { trigger: triggerOf(snapshot) } });
@@ -147,19 +148,26 @@ async function recordFailure(run: Extract<StrategyRun, { status: 'failed' }>, sn
   });
 }
 
-async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, now: () => number): Promise<string[]> {
+async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, now: () => number, suppressed: NotedOnce): Promise<string[]> {
   const out: string[] = [];
-  for (const action of actions) {
-    // The same action id again (another tick of the same window, after the action already
-    // exists): nothing new was decided.
-    if (await deps.actions.getJob(action.actionId)) {
-      out.push(action.actionId);
+  // Every intent key claimed at once (one round trip): most ticks decide nothing new.
+  const claims = await Promise.all(actions.map((a) => claimIntent(deps.redis, deps.prefix, a.strategy, a.intent.key, a.actionId, deps.config.strategies.intentLockMs)));
+  for (const [i, action] of actions.entries()) {
+    const claim = claims[i]!;
+    if (claim === 'held-by-other') {
+      // Noted once per decision (its window), not on every tick while the earlier action runs.
+      if (suppressed.first(action.actionId)) {
+        deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId }, 'decision suppressed: an action for this intent key is unfinished');
+        await deps.ledger.append({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window } });
+      }
       continue;
     }
-    const claim = await claimIntent(deps.redis, deps.prefix, action.strategy, action.intent.key, action.actionId, deps.config.strategies.intentLockMs);
-    if (claim === 'held-by-other') {
-      deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId }, 'decision suppressed: an action for this intent key is unfinished');
-      await deps.ledger.append({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window } });
+    // The same action id again (another tick of the same window, after the action already
+    // exists): nothing new was decided. A claim taken just now for an action that already ended
+    // would hold the key until its TTL, so it is given back.
+    if (await deps.actions.getJob(action.actionId)) {
+      if (claim === 'claimed') await releaseIntent(deps.redis, deps.prefix, action.strategy, action.intent.key, action.actionId);
+      out.push(action.actionId);
       continue;
     }
     // Ledger first only on the first claim: a retried snapshot job re-adds the job (BullMQ
@@ -187,6 +195,19 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
     out.push(action.actionId);
   }
   return out;
+}
+
+/** Ids seen before, remembered up to a bound (then forgotten all at once: a repeat is only noted twice). */
+class NotedOnce {
+  readonly #seen = new Set<string>();
+  constructor(private readonly bound: number) {}
+  /** True the first time `id` is seen. */
+  first(id: string): boolean {
+    if (this.#seen.has(id)) return false;
+    if (this.#seen.size >= this.bound) this.#seen.clear();
+    this.#seen.add(id);
+    return true;
+  }
 }
 
 function triggerOf(snapshot: Snapshot) {

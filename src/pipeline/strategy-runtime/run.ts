@@ -56,16 +56,23 @@ const outputSchema = z.union([
 export async function runStrategies(input: RunStrategiesInput): Promise<StrategyRun[]> {
   const subscribed = input.strategies.filter((s) => (s.strategy.subscribes as readonly SnapshotKind[]).includes(input.snapshot.kind));
   if (subscribed.length === 0) return [];
-  const world = await loadWorld(input.reader, subscribed, input.snapshot);
+  // The world and every strategy's state are read together (one round trip, not two).
+  const [world, states] = await Promise.all([
+    loadWorld(input.reader, subscribed, input.snapshot),
+    Promise.all(
+      subscribed.map((loaded) =>
+        input.readState(loaded.strategy.name).then(
+          (state) => ({ state }),
+          (error: unknown) => ({ error: error as Error }),
+        ),
+      ),
+    ),
+  ]);
   return Promise.all(
-    subscribed.map(async (loaded) => {
-      let state: unknown;
-      try {
-        state = await input.readState(loaded.strategy.name);
-      } catch (error) {
-        return { strategy: loaded.strategy.name, status: 'failed' as const, failure: 'state_unreadable' as const, message: (error as Error).message };
-      }
-      return decideOne(loaded, { snapshot: input.snapshot, world, state, now: input.now, logger: input.logger, timeoutMs: input.timeoutMs });
+    subscribed.map(async (loaded, i) => {
+      const read = states[i]!;
+      if ('error' in read) return { strategy: loaded.strategy.name, status: 'failed' as const, failure: 'state_unreadable' as const, message: read.error.message };
+      return decideOne(loaded, { snapshot: input.snapshot, world, state: read.state, now: input.now, logger: input.logger, timeoutMs: input.timeoutMs });
     }),
   );
 }

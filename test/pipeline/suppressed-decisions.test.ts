@@ -1,0 +1,64 @@
+// A decision whose intent key is held by an earlier, unfinished action is suppressed: noted in the
+// ledger once per decision, not on every tick while the earlier action runs (a strategy worker at
+// a thousand snapshots a second would otherwise write a ledger entry per tick per position).
+import type { Job } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { MINTS } from '../../src/api/mints.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import type { ActionJob } from '../../src/pipeline/action.ts';
+import { Ledger } from '../../src/pipeline/ledger.ts';
+import { openQueue, QUEUES } from '../../src/pipeline/queues.ts';
+import { releaseIntent, snapshotHandler } from '../../src/pipeline/strategy-worker.ts';
+import { intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
+import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
+import { defineStrategy } from '../../src/sdk/define.ts';
+import { POSITION, WALLET } from '../strategy/samples.ts';
+import { redisScope } from '../support/redis-scope.ts';
+
+const scope = redisScope('suppressed-decisions');
+const WINDOW_MS = 60_000;
+const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+
+const always = defineStrategy({
+  name: 'always',
+  config: z.object({}),
+  subscribes: ['positions'],
+  decisionWindowMs: WINDOW_MS,
+  onSnapshot: () => [{ type: 'decrease', key: `decrease:${POSITION}`, reason: 'test', notionalUsd: '1', positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', entirePosition: true, receiveToken: 'USDC' }],
+});
+
+beforeAll(() => scope.clean());
+afterAll(async () => {
+  await scope.clean();
+  await scope.close();
+});
+
+describe('suppressed decisions', () => {
+  it('are noted once per decision; a repeat of an ended action gives its fresh claim back', async () => {
+    const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix } });
+    const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1000 });
+    const actions = openQueue<ActionJob>(QUEUES.actions, { connection: scope.redis, prefix: scope.prefix });
+    const handle = snapshotHandler({ config, redis: scope.redis, strategies: [{ strategy: always, config: {}, file: 'always.ts' } as LoadedStrategy], logger: silentLogger, ledger, prefix: scope.prefix, actions });
+    const tick = (tickMs: number) => handle({ id: `t-${tickMs}`, data: { kind: 'positions', source: 'perps.positions', key: WALLET, wallet: WALLET, positions: [], tickMs, receivedAtMs: tickMs } } as Job<unknown>);
+    try {
+      const [first] = (await tick(T0)).actions;
+      await tick(T0 + WINDOW_MS);
+      await tick(T0 + WINDOW_MS + 5_000);
+      await tick(T0 + WINDOW_MS + 10_000);
+      const entries = await ledger.read({ reverse: false, limit: 100 });
+      const types = entries.map((e) => e.type);
+      expect(types.filter((t) => t === 'decision')).toHaveLength(1);
+      expect(types.filter((t) => t === 'decision_suppressed')).toHaveLength(1);
+
+      // The first action ends (its key is released); a late tick of its window decides it again:
+      // nothing new, and the key is free afterwards, not held by an action that already ended.
+      await releaseIntent(scope.redis, scope.prefix, 'always', `decrease:${POSITION}`, first!);
+      await tick(T0 + 1_000);
+      expect(await intentHolder(scope.redis, scope.prefix, 'always', `decrease:${POSITION}`)).toBeUndefined();
+    } finally {
+      await actions.close();
+    }
+  });
+});
