@@ -36,7 +36,7 @@ import { startPollers, type Pollers } from '../pipeline/pollers/pollers.ts';
 import { keyPrefix, QUEUES } from '../pipeline/queues.ts';
 import { connectRedis } from '../pipeline/redis.ts';
 import { RedisOutageLog } from '../pipeline/redis-outage.ts';
-import { readLatestSnapshot } from '../pipeline/snapshot-store.ts';
+import { SnapshotCache } from '../pipeline/snapshot-cache.ts';
 import { startStrategyWorker, type StrategyWorker } from '../pipeline/strategy-worker.ts';
 import { RedisRiskGate } from '../risk/risk-gate.ts';
 import { TradingSwitch } from '../risk/trading-switch.ts';
@@ -214,7 +214,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         closers.push(() => writer.close());
         logger.info({ recording: options.recordPath }, 'recording every snapshot');
       }
-      pollers = startPollers({ config, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot: recorder ? (s) => recorder.write(s) : undefined });
+      pollers = startPollers({ config, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot: recorder ? (s) => recorder.write(s) : undefined, handOver: strategyWorker?.handOver.bind(strategyWorker) });
       closers.push(() => pollers!.stop());
     }
 
@@ -338,6 +338,8 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     findTpsl: tpslFromSnapshots(redis, prefix),
     tradingSwitch: o.tradingSwitch,
   });
+  // Parsed once per pool-info tick, not once per build.
+  const poolInfo = new SnapshotCache(redis, prefix);
   return new Executor({
     store: new ActionStore(redis, prefix, { ledgerMaxLen: config.ledger.maxLen, retentionMs: config.execution.retentionMs }),
     client,
@@ -356,7 +358,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     keeper: new TradeHistoryKeeperWatch(client, signer.publicKey),
     requestValidity: async (mint) => {
       const snapshot = mint
-        ? await readLatestSnapshot(redis, prefix, 'poolInfo', mint).catch((error: unknown) => {
+        ? await poolInfo.latest('poolInfo', mint).catch((error: unknown) => {
             logger.warn({ err: error, mint }, 'pool-info snapshot unreadable; using execution.maxRequestExecutionSecFallback');
             return undefined;
           })

@@ -36,7 +36,16 @@ export interface StrategyWorkerOptions {
   readonly handOver?: (action: ActionJob) => void;
 }
 
+/** How long a handed-over run is kept for its job to find. */
+const HANDED_OVER_KEEP_MS = 300_000;
+
 export interface StrategyWorker {
+  /**
+   * Runs the strategies on a snapshot this process's pollers just validated and enqueued, without
+   * waiting for the queue to deliver its job (`jobId`); the job, when it comes here, is answered
+   * by this run. Never throws.
+   */
+  handOver(snapshot: Snapshot, jobId: string): void;
   /**
    * Swaps the running set (hot reload). Jobs already running finish with the set they started
    * with; every job that starts afterwards sees the new one, whole.
@@ -61,12 +70,24 @@ export function startStrategyWorker(options: StrategyWorkerOptions): StrategyWor
   const retention = { ageMs: options.config.execution.retentionMs, count: options.config.execution.retainedJobs };
   const actions = openQueue<ActionJob>(QUEUES.actions, { connection: options.redis, prefix, actionRetention: retention });
   let active: ActiveStrategies = { strategies: options.strategies, timeoutMs: options.config.strategies.timeoutMs };
-  const handle = snapshotHandler({ ...options, prefix, actions, active: () => active });
-  const worker = new Worker<unknown>(QUEUES.market, (job) => handle(job), {
+  const runner = snapshotRunner({ ...options, prefix, actions, active: () => active });
+  // Snapshots this process's pollers handed over, by job id: their job, when it comes here,
+  // answers with that run instead of deciding twice (and fails with it, so BullMQ retries).
+  const handedOver = new Map<string, Promise<SnapshotResult>>();
+  const worker = new Worker<unknown>(
+    QUEUES.market,
+    (job) => {
+      const running = job.id === undefined ? undefined : handedOver.get(job.id);
+      if (!running) return runner.fromJob(job);
+      handedOver.delete(job.id!);
+      return running;
+    },
+    {
     connection: options.redis,
     prefix: bullPrefix(prefix),
     concurrency: options.config.strategies.concurrency,
-  });
+    },
+  );
   worker.on('failed', (job, error) => {
     if (options.redisOutage?.absorbs(error)) return;
     options.logger.error({ jobId: job?.id, err: error }, 'snapshot job failed');
@@ -74,12 +95,24 @@ export function startStrategyWorker(options: StrategyWorkerOptions): StrategyWor
   worker.on('error', (error) => {
     if (!options.redisOutage?.absorbs(error)) options.logger.error({ err: error }, 'strategy worker error');
   });
+  let closed = false;
   return {
+    handOver(snapshot, jobId) {
+      if (closed || handedOver.has(jobId)) return;
+      const run = runner.fromSnapshot(snapshot);
+      // Its failure is reported by its job (or by another process that runs that job).
+      run.catch(() => undefined);
+      handedOver.set(jobId, run);
+      // A job another process took never comes here: forget the run after a while.
+      setTimeout(() => handedOver.delete(jobId), HANDED_OVER_KEEP_MS).unref();
+    },
     replace(strategies, timeoutMs) {
       active = { strategies, timeoutMs };
     },
     async close() {
+      closed = true;
       await worker.close();
+      await Promise.allSettled(handedOver.values());
       await actions.close();
     },
   };
@@ -93,21 +126,31 @@ interface HandlerDeps extends StrategyWorkerOptions {
 }
 
 /** The work of one snapshot job: run the strategies, then apply what they decided. */
-export function snapshotHandler(deps: HandlerDeps): (job: Job<unknown>) => Promise<{ actions: string[]; failed: string[] }> {
+export function snapshotHandler(deps: HandlerDeps): (job: Job<unknown>) => Promise<SnapshotResult> {
+  return snapshotRunner(deps).fromJob;
+}
+
+/** What one snapshot led to: the action ids enqueued and the strategies that failed. */
+export interface SnapshotResult {
+  readonly actions: string[];
+  readonly failed: string[];
+}
+
+interface SnapshotRunner {
+  /** A snapshot job as it comes from Redis: validated first. */
+  fromJob(job: Job<unknown>): Promise<SnapshotResult>;
+  /** A snapshot this process's pollers just validated and enqueued. */
+  fromSnapshot(snapshot: Snapshot): Promise<SnapshotResult>;
+}
+
+function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
   const { redis, prefix, logger, ledger } = deps;
   const now = deps.now ?? Date.now;
   // Parsed once per tick of each key, not once per job: validating every stored snapshot again
   // for every job was most of a job's cost.
   const reader: SnapshotReader = new SnapshotCache(redis, prefix);
   const suppressed = new NotedOnce(10_000);
-  return async (job) => {
-    const parsed = snapshotSchema.safeParse(job.data);
-    if (!parsed.success) {
-      const detail = describeIssues(fieldIssues(parsed.error));
-      await ledger.append({ at: now(), type: 'alert', detail: { what: 'invalid snapshot job', jobId: job.id, issues: detail } });
-      throw new UnrecoverableError(`snapshot job ${job.id} is invalid: ${detail}`);
-    }
-    const snapshot = parsed.data;
+  const fromSnapshot = async (snapshot: Snapshot): Promise<SnapshotResult> => {
     // One read per job: a reload between jobs never mixes two sets within one job.
     const active = deps.active?.() ?? { strategies: deps.strategies, timeoutMs: deps.config.strategies.timeoutMs };
     const runs = await runStrategies({
@@ -135,6 +178,18 @@ export function snapshotHandler(deps: HandlerDeps): (job: Job<unknown>) => Promi
     }
     deps.metrics?.snapshotsProcessed.inc({ kind: snapshot.kind });
     return { actions: enqueued, failed };
+  };
+  return {
+    fromSnapshot,
+    async fromJob(job) {
+      const parsed = snapshotSchema.safeParse(job.data);
+      if (!parsed.success) {
+        const detail = describeIssues(fieldIssues(parsed.error));
+        await ledger.append({ at: now(), type: 'alert', detail: { what: 'invalid snapshot job', jobId: job.id, issues: detail } });
+        throw new UnrecoverableError(`snapshot job ${job.id} is invalid: ${detail}`);
+      }
+      return fromSnapshot(parsed.data);
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { ComputeBudgetProgram, Keypair, PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { MINTS } from '../../api/mints.ts';
+import { getOperation } from '../../api/registry.ts';
 import { readTransaction } from '../../chain/decode.ts';
 import { mintAccountData, staticAccountReader, type ChainAccount } from '../../chain/policy/index.ts';
 import { perpsPositionAddress, perpsPositionRequestAddress, PERPETUALS_ADDRESS } from '../../chain/programs/perps/addresses.ts';
@@ -30,7 +31,7 @@ export interface RehearsalReport {
  * first one a process handles runs decoding, the policy and signing in V8's interpreter (measured:
  * ~40 ms for a first inspection, 6–8 ms for the next few, ~1.6 ms once optimized). A rehearsal runs
  * that very code on the decrease request the service builds, for a throwaway wallet, with the
- * chain's facts answered from memory: it reads the base64 bytes, inspects them against a decrease
+ * chain's facts answered from memory: it parses the build's answer with the API schema, reads the base64 bytes, inspects them against a decrease
  * intent (the verdict must pass, or the rehearsal did not take the path real actions take), signs
  * them with the throwaway key and serializes the result. Nothing is sent, no network is touched, and
  * the hot wallet's key is not used.
@@ -40,6 +41,8 @@ export class Rehearsal {
   readonly #signer: LocalKeypairSigner;
   readonly #inspector: PolicyInspector;
   readonly #base64: string;
+  /** The body the API answers a decrease build with (the perps.decrease response schema). */
+  readonly #answer: string;
   readonly #intent;
   readonly #target;
 
@@ -81,6 +84,19 @@ export class Rehearsal {
       instructions: [ComputeBudgetProgram.setComputeUnitLimit({ units: 300_000 }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 50_000 }), decrease],
     }).compileToV0Message();
     this.#base64 = Buffer.from(new VersionedTransaction(message).serialize()).toString('base64');
+    const usd = '1000000';
+    this.#answer = JSON.stringify({
+      positionPubkey: position,
+      positionRequestPubkey: request,
+      serializedTxBase64: this.#base64,
+      txMetadata: { blockhash: message.recentBlockhash, lastValidBlockHeight: '1000', transactionFeeLamports: '5000', accountRentLamports: '0' },
+      transactionType: 'legacy',
+      quote: {
+        closeFeeUsd: usd, collateralUsdDelta: usd, leverage: '1.5', liquidationPriceUsd: usd, outstandingBorrowFeeUsd: '0', pnlAfterFeesUsd: '-1', pnlAfterFeesPercent: '-0.1',
+        pnlBeforeFeesUsd: '0', pnlBeforeFeesPercent: '0', positionCollateralUsd: usd, positionSizeUsd: usd, priceImpactFeeBps: '0', priceImpactFeeUsd: '0', side: 'long',
+        sizeUsdDelta: usd, totalFeeUsd: usd, transferAmountToken: usd, transferAmountUsd: usd, transferTokenMint: MINTS.USDC,
+      },
+    });
     const chain: Record<string, ChainAccount> = {
       [MINTS.USDC]: { owner: PROGRAMS.token, data: mintAccountData(6) },
       [MINTS.SOL]: { owner: PROGRAMS.token, data: mintAccountData(9) },
@@ -99,6 +115,9 @@ export class Rehearsal {
 
   /** One pass; throws RehearsalFailed if the policy refused the rehearsal transaction. */
   async pass(): Promise<void> {
+    // The build's answer is read as the API client reads it: JSON, then the operation's schema.
+    const answer = getOperation('perps.decrease').response.safeParse(JSON.parse(this.#answer));
+    if (!answer.success) throw new RehearsalFailed(`the rehearsal build answer does not parse: ${answer.error.message}`);
     const tx = readTransaction(this.#base64);
     const verdict = await this.#inspector.inspect(tx, { intent: this.#intent as never }, this.#target);
     if (!verdict.ok) throw new RehearsalFailed(verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join('; '));

@@ -33,6 +33,8 @@ export interface StartPollersOptions {
   readonly redisOutage?: RedisOutageLog;
   /** Told of every snapshot enqueued, in order (stratd record). */
   readonly onSnapshot?: (snapshot: Snapshot) => Promise<void>;
+  /** The strategy worker of this process, if it runs one: told of each snapshot as soon as its job is enqueued. */
+  readonly handOver?: (snapshot: Snapshot, jobId: string) => void;
 }
 
 /** What one read of a tick did. */
@@ -186,9 +188,11 @@ export function startPollers(options: StartPollersOptions): Pollers {
       const parsed = snapshotSchema.safeParse({ ...body, tickMs, receivedAtMs: now() });
       if (!parsed.success) throw new TypeError(`snapshot does not validate: ${describeIssues(fieldIssues(parsed.error))}`);
       const snapshot = parsed.data;
-      await storeLatestSnapshot(options.redis, prefix, snapshot);
       const jobId = snapshotJobId(kind, read.key, tickMs);
-      await queue.add(kind, snapshot, { jobId });
+      // Stored and enqueued together: a strategy reads its trigger from the job, the rest of the world from the store.
+      await Promise.all([storeLatestSnapshot(options.redis, prefix, snapshot), queue.add(kind, snapshot, { jobId })]);
+      // Durable first, then fast: this process's strategy worker starts on it at once.
+      options.handOver?.(snapshot, jobId);
       await options.onSnapshot?.(snapshot);
       options.metrics?.snapshotsEnqueued.inc({ kind });
       lastSnapshotMs.set(kind, Date.now());
