@@ -1,5 +1,6 @@
 import { Connection, type Commitment } from '@solana/web3.js';
 import { observedFetch, type RpcObserver } from './rpc-observer.ts';
+import { rpcFetch } from './rpc-transport.ts';
 
 /** Why the RPC refused a transaction, as far as a caller needs to act on it. */
 export type SendRefusal = 'blockhash_not_found' | 'signature_invalid' | 'already_processed' | 'rpc_error' | 'network';
@@ -38,7 +39,7 @@ export class ChainClient {
     /** How old a block height may be when reused instead of asked again (one slot by default). */
     private readonly heightMaxAgeMs = BLOCK_HEIGHT_MAX_AGE_MS,
   ) {
-    const timed = deadlineFetch(timeoutMs);
+    const timed = rpcFetch(timeoutMs);
     this.connection = new Connection(url, { commitment, disableRetryOnRateLimit: true, fetch: observer ? observedFetch(observer, timed) : timed });
   }
 
@@ -93,16 +94,3 @@ export class ChainClient {
 export const DEFAULT_RPC_TIMEOUT_MS = 3_000;
 /** One Solana slot: a block height this old is as good as a fresh one for the executor's checks. */
 export const BLOCK_HEIGHT_MAX_AGE_MS = 400;
-
-/**
- * The fetch web3.js calls, with a deadline of our own: a call that outlives it is abandoned (the
- * socket is closed) and fails, so the executor's step retries from the stored state instead of
- * waiting for a node that may never answer.
- */
-function deadlineFetch(timeoutMs: number): typeof fetch {
-  return (input, init) => {
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-    return fetch(input, { ...init, signal });
-  };
-}

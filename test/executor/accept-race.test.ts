@@ -28,4 +28,14 @@ describe('concurrent accepts of one action', () => {
     expect((await a.accept(newAction())).record.state).toBe('accepted');
     expect((await a.accept(newAction())).record).toMatchObject({ state: 'rejected', reason: 'risk:max_actions_per_strategy_per_hour' });
   });
+
+  it('a "fresh" accept (the in-process hand-over, which skips the first read) of an existing action gives its reservation back', async () => {
+    const risk = new RedisRiskGate({ redis, prefix: `${prefix}fresh:`, limits: { maxNotionalPerActionUsd: 10n ** 12n, maxActionsPerStrategyPerHour: 2, maxNotionalPerHourUsd: 10n ** 12n, dailyLossStopUsd: 10n ** 12n, circuitBreakerRejections: 100 } });
+    const ex = h.executor({ risk });
+    const action = newAction();
+    const first = await ex.accept(action);
+    expect((await ex.accept(action, { fresh: true })).record).toEqual(first.record);
+    expect((await ex.accept(newAction(), { fresh: true })).record.state).toBe('accepted');
+    expect((await ex.accept(newAction())).record).toMatchObject({ state: 'rejected', reason: 'risk:max_actions_per_strategy_per_hour' });
+  });
 });

@@ -226,6 +226,21 @@ describe('GET /status', () => {
   });
 });
 
+describe('the queue UI at /queues', () => {
+  it('is closed without a control token (its code is not even loaded), and asks for the token with one', async () => {
+    const { ops } = await opsServer({ controlToken: '' });
+    for (const path of ['/queues', '/queues/', '/queues/api/queues']) {
+      const res = await get(ops, path);
+      expect(res.status, path).toBe(401);
+      expect(res.text, path).toContain('needs the control token');
+    }
+    const guarded = await opsServer({ controlToken: TOKEN });
+    expect((await get(guarded.ops, '/queues')).status).toBe(401);
+    const opened = await fetch(`${guarded.ops.url}/queues/api/queues`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(opened.status).toBe(200);
+  });
+});
+
 describe('POST /control/pause and /control/resume', () => {
   it('are refused when no control token is configured, and nothing changes', async () => {
     const { ops } = await opsServer({ controlToken: '' });

@@ -1,7 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkControlToken } from '../control-token.ts';
@@ -21,6 +18,8 @@ export interface StatusRoutesOptions {
 
 /** Where the queue UI is mounted. */
 export const QUEUE_UI_PATH = '/queues';
+
+const QUEUE_UI_CLOSED = html`<!doctype html><title>stratd queues</title><p>The queue UI needs the control token: enter it on the <a href="/">status page</a> and press “Queue UI”.</p>`.text;
 
 /**
  * The browser side of the ops server: the status page at `/` (read-only, like /status), a
@@ -46,6 +45,12 @@ export async function registerStatusRoutes(app: FastifyInstance, options: Status
     return reply.header('set-cookie', sessionCookie(options.controlToken)).code(204).send();
   });
 
+  // Without a control token nobody can open the queue UI: its code (~10 MB of RSS) is not loaded.
+  if (options.controlToken === '') {
+    app.get(`${QUEUE_UI_PATH}*`, async (_request, reply) => reply.code(401).header('content-type', 'text/html; charset=utf-8').send(QUEUE_UI_CLOSED));
+    return;
+  }
+  const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }] = await Promise.all([import('@bull-board/api'), import('@bull-board/api/bullMQAdapter'), import('@bull-board/fastify')]);
   const board = new FastifyAdapter();
   board.setBasePath(QUEUE_UI_PATH);
   createBullBoard({
@@ -57,10 +62,7 @@ export async function registerStatusRoutes(app: FastifyInstance, options: Status
     scope.addHook('onRequest', async (request, reply) => {
       if (hasSession(options.controlToken, request.headers.cookie)) return;
       if (options.controlToken !== '' && checkControlToken(options.controlToken, request.headers.authorization) === undefined) return;
-      return reply
-        .code(401)
-        .header('content-type', 'text/html; charset=utf-8')
-        .send(html`<!doctype html><title>stratd queues</title><p>The queue UI needs the control token: enter it on the <a href="/">status page</a> and press “Queue UI”.</p>`.text);
+      return reply.code(401).header('content-type', 'text/html; charset=utf-8').send(QUEUE_UI_CLOSED);
     });
     await scope.register(board.registerPlugin(), { prefix: QUEUE_UI_PATH });
   });

@@ -61,10 +61,10 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
 
   // One accept at a time per action in this process: the hand-over and the job may both bring it.
   const accepting = new Map<string, Promise<StoredAction>>();
-  const acceptOnce = (action: ActionJob): Promise<StoredAction> => {
+  const acceptOnce = (action: ActionJob, fresh = false): Promise<StoredAction> => {
     const existing = accepting.get(action.actionId);
     if (existing) return existing;
-    const run = executor.accept(action).finally(() => accepting.delete(action.actionId));
+    const run = executor.accept(action, { fresh }).finally(() => accepting.delete(action.actionId));
     accepting.set(action.actionId, run);
     return run;
   };
@@ -105,7 +105,7 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
   return {
     handOver(action) {
       if (stop.signal.aborted) return;
-      acceptOnce(action).then(
+      acceptOnce(action, true).then(
         (accepted) => void driveOnce(action.actionId, accepted),
         (error: unknown) => {
           if (!options.redisOutage?.absorbs(error)) logger.warn({ actionId: action.actionId, err: error }, 'in-process hand-over failed; the action job will bring it');

@@ -115,10 +115,17 @@ export class Executor {
     });
   }
 
-  /** Records a new action (idempotent on actionId) after the risk gate's accept check. */
-  async accept(action: NewAction): Promise<StoredAction> {
-    const existing = await this.o.store.load(action.actionId);
-    if (existing) return existing;
+  /**
+   * Records a new action (idempotent on actionId) after the risk gate's accept check. `fresh`:
+   * the action was decided just now (the in-process hand-over), so the read that spares a
+   * redelivered job the risk check is skipped; should it exist after all, the create's
+   * compare-and-set finds it and the reservation is given back.
+   */
+  async accept(action: NewAction, options: { readonly fresh?: boolean } = {}): Promise<StoredAction> {
+    if (!options.fresh) {
+      const existing = await this.o.store.load(action.actionId);
+      if (existing) return existing;
+    }
     const now = this.now();
     const record: ActionRecord = {
       ...action,
@@ -302,6 +309,9 @@ export class Executor {
     if (this.now() - r.decidedAtMs > (this.o.actionTtlMs ?? 120_000)) {
       throw new Refusal('stale_decision', `not built within ${this.o.actionTtlMs ?? 120_000} ms of the decision`);
     }
+    // Read alongside the build (it only needs the market): one round trip less on the way to sending.
+    const intentMarket = 'marketMint' in r.intent ? r.intent.marketMint : undefined;
+    const earlyValidity = intentMarket === undefined ? undefined : this.o.requestValidity(intentMarket).catch(() => undefined);
     let built;
     try {
       built = await this.o.builder.build(r, signal);
@@ -329,7 +339,8 @@ export class Executor {
       const problem = unattributableRequest(tx, built.positionRequestPubkey);
       if (problem) throw new Refusal('build:request_unattributable', problem);
     }
-    const maxRequestExecutionSec = built.operationId.startsWith('perps.') ? await this.o.requestValidity(built.marketMint) : undefined;
+    const early = built.marketMint === intentMarket ? await earlyValidity : undefined;
+    const maxRequestExecutionSec = built.operationId.startsWith('perps.') ? (early ?? (await this.o.requestValidity(built.marketMint))) : undefined;
     const reported = built.txMetadata ? Number(built.txMetadata.lastValidBlockHeight) : Number.NaN;
     // Without a reported lastValidBlockHeight (trigger builds), an upper bound: the blockhash is at
     // most as new as the API's node, which may lead ours by a little; it lives 150 blocks.
