@@ -3,7 +3,13 @@
 // `prepare` script, or here when dist/ is missing or older than the sources); tsx runs the
 // TypeScript sources when STRATD_RUNTIME=src (development, tests) or when no compiler is installed
 // to build with.
+import { setFlagsFromString } from 'node:v8';
 import { build, distIsFresh } from './build-state.js';
+
+// The only WebAssembly in the process is undici's HTTP parser. V8's optimizing tier-up of it
+// briefly took ~35 MB of RSS at the first API reply (the daemon's peak); its baseline code parses
+// our small JSON replies fast enough. Read at compile time, so setting it here, first, is in time.
+setFlagsFromString('--liftoff-only');
 
 function pickRuntime() {
   const asked = process.env.STRATD_RUNTIME;
