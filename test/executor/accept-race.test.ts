@@ -38,4 +38,14 @@ describe('concurrent accepts of one action', () => {
     expect((await ex.accept(newAction(), { fresh: true })).record.state).toBe('accepted');
     expect((await ex.accept(newAction())).record).toMatchObject({ state: 'rejected', reason: 'risk:max_actions_per_strategy_per_hour' });
   });
+
+  it('leases a new action to the executor that accepted it, in the same write', async () => {
+    const [mine, other] = [h.executor(), h.executor()];
+    const action = newAction();
+    const accepted = await mine.accept(action);
+    // Another process's executor finds it leased: it does not step it while the lease lasts.
+    expect((await other.drive(action.actionId, AbortSignal.timeout(300)))?.state).toBe('accepted');
+    expect(await h.statesOf(action.actionId)).toEqual(['accepted']);
+    expect((await mine.drive(action.actionId, AbortSignal.timeout(10_000), accepted))?.state).toBe('landed');
+  });
 });

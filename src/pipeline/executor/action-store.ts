@@ -19,9 +19,10 @@ export class StaleActionWrite extends Error {
  * guard is never blind behind a finished action) but stays in the open set until it is settled
  * (risk bookkeeping done), so any process's sweeper finishes a final-but-unsettled action; the
  * settled record leaves the open set and expires after the retention.
- *   KEYS: record, open set, ledger stream, intent lock
+ *   KEYS: record, open set, ledger stream, intent lock, lease
  *   ARGV: expected version, new version, record JSON, mode (open|final|settled), action id,
- *         open-set score, ledger entry ('' for none), ledger max length, retention seconds
+ *         open-set score, ledger entry ('' for none), ledger max length, retention seconds,
+ *         lease owner ('' for none: only a create takes the lease), lease ms
  */
 const TRANSITION = `
 local v = redis.call('HGET', KEYS[1], 'v')
@@ -35,6 +36,7 @@ else
 end
 if ARGV[4] ~= 'open' and redis.call('GET', KEYS[4]) == ARGV[5] then redis.call('DEL', KEYS[4]) end
 if ARGV[7] ~= '' then redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'entry', ARGV[7]) end
+if ARGV[10] ~= '' then redis.call('SET', KEYS[5], ARGV[10], 'PX', ARGV[11]) end
 return 1`;
 
 export interface StoredAction {
@@ -72,6 +74,10 @@ export class ActionStore {
     return `${this.prefix}action:${actionId}`;
   }
 
+  private leaseKey(actionId: string): string {
+    return `${this.key(actionId)}:lease`;
+  }
+
   private get openKey(): string {
     return `${this.prefix}actions:open`;
   }
@@ -80,8 +86,8 @@ export class ActionStore {
    * Creates the record if it does not exist, with its ledger entry; answers false when it
    * already did (a repeated decision).
    */
-  async create(record: ActionRecord, ledgerEntry?: string): Promise<boolean> {
-    return this.cas(record, 0, ledgerEntry);
+  async create(record: ActionRecord, ledgerEntry?: string, lease?: { readonly owner: string; readonly ttlMs: number }): Promise<boolean> {
+    return this.cas(record, 0, ledgerEntry, lease);
   }
 
   async load(actionId: string): Promise<StoredAction | undefined> {
@@ -99,15 +105,16 @@ export class ActionStore {
     return { record, version: version + 1 };
   }
 
-  private async cas(record: ActionRecord, version: number, ledgerEntry = ''): Promise<boolean> {
+  private async cas(record: ActionRecord, version: number, ledgerEntry = '', lease?: { readonly owner: string; readonly ttlMs: number }): Promise<boolean> {
     const mode = !isFinalRecord(record) ? 'open' : record.finalSettled ? 'settled' : 'final';
     const result = await this.redis.eval(
       TRANSITION,
-      4,
+      5,
       this.key(record.actionId),
       this.openKey,
       ledgerStreamKey(this.prefix),
       intentLockKey(this.prefix, record.strategy, record.intent.key),
+      this.leaseKey(record.actionId),
       String(version),
       String(version + 1),
       JSON.stringify(record),
@@ -117,6 +124,8 @@ export class ActionStore {
       ledgerEntry,
       this.ledgerMaxLen,
       this.retentionSec,
+      lease?.owner ?? '',
+      String(lease?.ttlMs ?? 0),
     );
     return result === 1;
   }
@@ -131,7 +140,7 @@ export class ActionStore {
    * depend on it: every write is a compare-and-set).
    */
   async lease(actionId: string, owner: string, ttlMs: number): Promise<boolean> {
-    const key = `${this.key(actionId)}:lease`;
+    const key = this.leaseKey(actionId);
     const ok = await this.redis.set(key, owner, 'PX', ttlMs, 'NX');
     if (ok === 'OK') return true;
     const current = await this.redis.get(key);
@@ -141,7 +150,7 @@ export class ActionStore {
   }
 
   async release(actionId: string, owner: string): Promise<void> {
-    const key = `${this.key(actionId)}:lease`;
+    const key = this.leaseKey(actionId);
     if ((await this.redis.get(key)) === owner) await this.redis.del(key);
   }
 }

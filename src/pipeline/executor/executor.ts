@@ -96,6 +96,8 @@ export class Executor {
   private readonly owner = randomUUID();
   private readonly now: () => number;
   private readonly watch: SubmittedWatch;
+  /** When accept's create took the lease of the record it answered (monotonic ms). */
+  readonly #leasedAt = new WeakMap<StoredAction, number>();
 
   constructor(options: ExecutorOptions) {
     this.o = options;
@@ -145,7 +147,10 @@ export class Executor {
       : { ...record, state: 'rejected', reason: `risk:${decision.rule}`, detail: decision.detail };
     // A rejection at accept is final at once: the same script frees the intent key (a pause must
     // not keep the strategy from deciding again once resumed).
-    if (!(await this.o.store.create(initial, this.entryFor(initial)))) {
+    // A new action is leased to this executor in the same write: driving it starts without a round trip.
+    const leasedAt = performance.now();
+    const lease = initial.state === 'rejected' ? undefined : { owner: this.owner, ttlMs: this.leaseMs };
+    if (!(await this.o.store.create(initial, this.entryFor(initial), lease))) {
       // Another accept of the same action stored it first (another process took the job, or the
       // in-process hand-over raced it): this one's reservation must not count a second action.
       if (decision.allowed) await this.risk.releaseReservation?.(initial, now);
@@ -153,7 +158,9 @@ export class Executor {
     }
     this.o.observe?.(initial, 'accept');
     if (initial.state === 'rejected') return this.settleFinal({ record: initial, version: 1 });
-    return { record: initial, version: 1 };
+    const created: StoredAction = { record: initial, version: 1 };
+    this.#leasedAt.set(created, leasedAt);
+    return created;
   }
 
   /**
@@ -162,9 +169,8 @@ export class Executor {
    * `from` is the record as this process just wrote it (accept's answer), which saves a read.
    */
   async drive(actionId: string, signal?: AbortSignal, from?: StoredAction): Promise<ActionRecord | undefined> {
-    const leaseMs = Math.max(5_000, 4 * this.pollMs);
     try {
-      return await this.driveLeased(actionId, leaseMs, signal, from);
+      return await this.driveLeased(actionId, this.leaseMs, signal, from);
     } finally {
       await this.o.store.release(actionId, this.owner);
     }
@@ -177,7 +183,7 @@ export class Executor {
     let held = from;
     // The lease is renewed once a third of it has passed, not on every step: until then it cannot
     // have expired (taken on a monotonic clock before Redis set it), so nobody else can hold it.
-    let leasedAt = Number.NEGATIVE_INFINITY;
+    let leasedAt = (from && this.#leasedAt.get(from)) ?? Number.NEGATIVE_INFINITY;
     while (!signal?.aborted) {
       const now = performance.now();
       if (now - leasedAt >= leaseMs / 3) {
@@ -220,6 +226,10 @@ export class Executor {
   async reconcile(signal?: AbortSignal): Promise<void> {
     const ids = await this.o.store.openActionIds();
     await Promise.all(ids.map((id) => this.drive(id, signal)));
+  }
+
+  private get leaseMs(): number {
+    return Math.max(5_000, 4 * this.pollMs);
   }
 
   private get pollMs(): number {

@@ -190,9 +190,11 @@ export function startPollers(options: StartPollersOptions): Pollers {
       const snapshot = parsed.data;
       const jobId = snapshotJobId(kind, read.key, tickMs);
       // Stored and enqueued together: a strategy reads its trigger from the job, the rest of the world from the store.
-      await Promise.all([storeLatestSnapshot(options.redis, prefix, snapshot), queue.add(kind, snapshot, { jobId })]);
-      // Durable first, then fast: this process's strategy worker starts on it at once.
+      const durable = Promise.all([storeLatestSnapshot(options.redis, prefix, snapshot), queue.add(kind, snapshot, { jobId })]);
+      // This process's strategy worker starts on it while it is written: a decision becomes an
+      // action only through its own durable job, and the run carries its trigger snapshot itself.
       options.handOver?.(snapshot, jobId);
+      await durable;
       await options.onSnapshot?.(snapshot);
       options.metrics?.snapshotsEnqueued.inc({ kind });
       lastSnapshotMs.set(kind, Date.now());
