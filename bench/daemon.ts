@@ -5,6 +5,8 @@
 //   2. latency: one `stratd run` process, one wallet, the default poll cadence, one position near liquidation;
 //   3. throughput: N `stratd run` processes (one wallet each: the daemon holds one hot wallet), six positions
 //      per wallet, every poller source every second.
+//   4. idle: the throughput deployment again with every position far from liquidation (what polling costs
+//      without actions), so that the CPU of an action itself can be told from the polling around it.
 // Prints a table and writes bench/results/latest.json. How to read it: docs/operations.md, "Benchmark".
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -105,9 +107,9 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
  * Runs `count` daemons (one wallet each, `positions` kept open) for a warm-up and a measured window;
  * everything is read over the window only, CPU time and memory from /proc.
  */
-async function deployment(label: string, venue: BenchVenue, client: ApiClient, dir: string, count: number, positions: readonly SeedPosition[], everySecond: boolean, seconds: number): Promise<DeploymentFigures> {
+async function deployment(label: string, venue: BenchVenue, client: ApiClient, dir: string, count: number, positions: readonly SeedPosition[], everySecond: boolean, seconds: number, distancePct?: string): Promise<DeploymentFigures> {
   const wallets = [];
-  for (let i = 0; i < count; i++) wallets.push(await newWallet(dir, `${label}-${i}`, venue.apiUrl, positions));
+  for (let i = 0; i < count; i++) wallets.push(await newWallet(dir, `${label}-${i}`, venue.apiUrl, positions, distancePct));
   const runPrefixes = wallets.map((_, i) => `${RUN}-${label}-${i}`);
   prefixes.push(...runPrefixes.map(keyPrefix));
   const daemons: DaemonProcess[] = [];
@@ -203,6 +205,9 @@ async function main(): Promise<void> {
     // ---------------------------------------------------------------- 2. latency, 3. throughput
     const latency = await deployment('latency', venue, client, dir, 1, SOL_LONG, false, LATENCY_SECONDS);
     const throughput = await deployment('throughput', venue, client, dir, DAEMONS, ALL_POSITIONS, true, SECONDS);
+    // The same deployment with every position far from liquidation: what polling every source every
+    // second costs without any action, so that the cost of an action itself can be told apart.
+    const idle = await deployment('idle', venue, client, dir, DAEMONS, ALL_POSITIONS, true, Math.min(SECONDS, 15), '30');
 
     // ---------------------------------------------------------------- 4. the strategy worker's rate
     const rateWallet = await newWallet(dir, 'rate', venue.apiUrl, ALL_POSITIONS, '30');
@@ -221,6 +226,7 @@ async function main(): Promise<void> {
       floor,
       latency,
       throughput,
+      idle: { daemons: idle.daemons, windowSeconds: idle.windowSeconds, landed: idle.landed, daemonCpuPercent: idle.daemonCpuPercent, venueCpuPercent: idle.venueCpuPercent, peakRssMb: idle.peakRssMb },
       strategyWorker: { positionsPerSnapshot: positions.length, ...rate },
     };
     printReport(report);
@@ -236,7 +242,7 @@ async function main(): Promise<void> {
 }
 
 // Bounded in time whatever happens: a hung run must not hold `npm run bench` forever.
-const limitSeconds = LATENCY_SECONDS + SECONDS + 240;
+const limitSeconds = LATENCY_SECONDS + SECONDS + 300;
 const deadline = setTimeout(() => {
   console.error(`bench/daemon.ts: still running after ${limitSeconds} s; giving up`);
   for (const pid of children) {

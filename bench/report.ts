@@ -35,6 +35,8 @@ export interface Report {
   readonly floor: LatencySummary;
   readonly latency: DeploymentFigures;
   readonly throughput: DeploymentFigures;
+  /** The throughput deployment with no position near liquidation: the CPU that polling alone takes. */
+  readonly idle: Pick<DeploymentFigures, 'daemons' | 'windowSeconds' | 'landed' | 'daemonCpuPercent' | 'venueCpuPercent' | 'peakRssMb'>;
   readonly strategyWorker: StrategyRate & { positionsPerSnapshot: number };
 }
 
@@ -78,6 +80,13 @@ export function printReport(r: Report): void {
       ['latency (1 daemon)', ...rows(l)],
       [`throughput (${t.daemons} daemons)`, ...rows(t)],
     ]),
+  );
+
+  // CPU % of one core → ms per second; what the daemons spend beyond polling, per landed action.
+  const marginal = ((t.daemonCpuPercent - r.idle.daemonCpuPercent) * 10) / t.landedPerSecond;
+  console.log(
+    `\nthe same ${r.idle.daemons} daemons, no position near liquidation (${fixed(r.idle.windowSeconds, 0)} s, ${r.idle.landed} landed): daemons ${fixed(r.idle.daemonCpuPercent * 10, 0)} ms CPU/s in all (${fixed((r.idle.daemonCpuPercent * 10) / r.idle.daemons, 0)} per daemon), venue ${fixed(r.idle.venueCpuPercent * 10, 0)} ms/s;` +
+      ` so an action itself costs the daemons ≈ ${fixed(marginal, 1)} ms CPU beyond polling (the throughput run's ${fixed(t.daemonCpuMsPerLanded, 1)} ms per landed action, less the polling)`,
   );
 
   const w = r.strategyWorker;

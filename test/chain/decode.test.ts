@@ -84,6 +84,12 @@ describe('decodeTransaction', () => {
     const withTrailing = Buffer.concat([Buffer.from(good, 'base64'), Buffer.from([0, 0, 0])]).toString('base64');
     expect(() => readTransaction(withTrailing)).toThrow(/beyond one transaction/);
     expect(() => readTransaction(good)).not.toThrow();
+    // A text read before is remembered as checked, never as a shared object: each read is its own.
+    const [first, second] = [readTransaction(good), readTransaction(good)];
+    expect(first).not.toBe(second);
+    first.message.recentBlockhash = randomKey().toBase58();
+    expect(readTransaction(good).message.recentBlockhash).toBe(second.message.recentBlockhash);
+    expect(() => readTransaction(withTrailing)).toThrow(/beyond one transaction/);
   });
 });
 

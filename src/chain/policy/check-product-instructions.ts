@@ -5,7 +5,7 @@ import { PROGRAMS } from '../programs.ts';
 import type { PerpsIntentBounds, PolicyContext } from './context.ts';
 import { CUSTODY_ROLES, FIXED_ROLES, INCREASE_REQUESTS, MINT_ROLES, PAID_IN_ARGUMENT, PERPS_OPERATION_INSTRUCTIONS, walletTokenRoles } from './perps-operations.ts';
 import type { Violation } from './verdict.ts';
-import { associatedTokenAddress } from './wallet-accounts.ts';
+import { associatedTokenAccountOf } from './wallet-accounts.ts';
 
 /**
  * Rules product_instruction, product_account and (for argument amounts) intent_exceeded, on the
@@ -95,7 +95,7 @@ function checkInstruction(ix: DecodedInstruction, p: PerpsInstruction, ctx: Poli
 function walletAta(wallet: PublicKey, mint: string): string {
   const program = PERPS_MINT_TOKEN_PROGRAM[mint];
   if (program === undefined) return '';
-  return associatedTokenAddress(wallet, new PublicKey(mint), new PublicKey(program)).toBase58();
+  return associatedTokenAccountOf(wallet.toBase58(), mint, program);
 }
 
 /** The position must derive from the wallet; returns the side it derives with. */
@@ -136,7 +136,7 @@ function checkRequest(p: PerpsInstruction, position: string | undefined, account
   }
   const mint = a.inputMint ?? a.desiredMint;
   if (a.positionRequestAta !== undefined && mint !== undefined) {
-    const escrow = PERPS_MINT_TOKEN_PROGRAM[mint] === undefined ? '' : associatedTokenAddress(new PublicKey(a.positionRequest), new PublicKey(mint), new PublicKey(PROGRAMS.token)).toBase58();
+    const escrow = PERPS_MINT_TOKEN_PROGRAM[mint] === undefined ? '' : associatedTokenAccountOf(a.positionRequest, mint, PROGRAMS.token);
     if (escrow !== a.positionRequestAta) account(`positionRequestAta ${a.positionRequestAta} is not the request's token account of mint ${mint}`);
   }
 }

@@ -1,9 +1,8 @@
-import { PublicKey } from '@solana/web3.js';
 import type { AssociatedTokenInstruction, DecodedInstruction, DecodedTransaction, SystemInstruction, TokenInstruction } from '../decode.ts';
 import { PROGRAMS } from '../programs.ts';
 import { DEFAULT_MAX_ACCOUNT_SPACE_BYTES } from './context.ts';
 import type { Violation } from './verdict.ts';
-import { associatedTokenAddress, type WalletAccounts } from './wallet-accounts.ts';
+import { associatedTokenAccountOf, type WalletAccounts } from './wallet-accounts.ts';
 
 /** Value that leaves the wallet towards an explained account: counted against the intent. */
 export interface Outflow {
@@ -233,7 +232,7 @@ function checkAssociatedToken(index: number, ix: AssociatedTokenInstruction, acc
   if (ix.type === 'recoverNested') return; // moves tokens back into the wallet's own account
   let expected: string;
   try {
-    expected = associatedTokenAddress(new PublicKey(ix.owner), new PublicKey(ix.mint), new PublicKey(ix.tokenProgram)).toBase58();
+    expected = associatedTokenAccountOf(ix.owner, ix.mint, ix.tokenProgram);
   } catch {
     expected = '';
   }

@@ -12,26 +12,35 @@ const TOKEN_PROGRAMS: ReadonlySet<string> = new Set([PROGRAMS.token, PROGRAMS.to
  * Derived addresses, remembered: a derivation is pure but costs curve checks (about a tenth of a
  * daemon's CPU per action when every inspection derived the wallet's accounts again). Bounded.
  */
-const derived = new Map<string, PublicKey>();
+const derived = new Map<string, string>();
 const DERIVED_MAX = 10_000;
 
 /** The associated token account of `owner` for `mint` under `tokenProgram`. */
 export function associatedTokenAddress(owner: PublicKey, mint: PublicKey, tokenProgram: PublicKey): PublicKey {
-  const key = `${owner.toBase58()}/${tokenProgram.toBase58()}/${mint.toBase58()}`;
+  return new PublicKey(associatedTokenAccountOf(owner.toBase58(), mint.toBase58(), tokenProgram.toBase58()));
+}
+
+/**
+ * The same, on base58 text (what the policy holds): a remembered address costs one map lookup,
+ * no PublicKey and no base58 encoding. Throws on text that is not a public key.
+ */
+export function associatedTokenAccountOf(owner: string, mint: string, tokenProgram: string): string {
+  const key = `${owner}/${tokenProgram}/${mint}`;
   let address = derived.get(key);
-  if (!address) {
-    address = PublicKey.findProgramAddressSync([owner.toBuffer(), tokenProgram.toBuffer(), mint.toBuffer()], ATA_PROGRAM)[0];
+  if (address === undefined) {
+    address = PublicKey.findProgramAddressSync([new PublicKey(owner).toBuffer(), new PublicKey(tokenProgram).toBuffer(), new PublicKey(mint).toBuffer()], ATA_PROGRAM)[0].toBase58();
     if (derived.size >= DERIVED_MAX) derived.clear();
     derived.set(key, address);
   }
   return address;
 }
 
-function publicKeyOrNull(text: string): PublicKey | null {
+/** The associated account, or undefined when a text is no public key (nothing can be the wallet's there). */
+function ataOrUndefined(owner: string, mint: string, program: string): string | undefined {
   try {
-    return new PublicKey(text);
+    return associatedTokenAccountOf(owner, mint, program);
   } catch {
-    return null;
+    return undefined;
   }
 }
 
@@ -78,14 +87,13 @@ export class WalletAccounts {
       }
     }
     for (const mint of mints) {
-      const mintKey = publicKeyOrNull(mint);
       const program = facts.mintPrograms.get(mint);
-      if (!mintKey || !program) continue; // unknown program: no associated account is the wallet's
-      const address = associatedTokenAddress(ctx.wallet, mintKey, new PublicKey(program)).toBase58();
-      this.#tokenAccounts.set(address, mint);
+      if (!program) continue; // unknown program: no associated account is the wallet's
+      const address = ataOrUndefined(this.wallet, mint, program);
+      if (address !== undefined) this.#tokenAccounts.set(address, mint);
     }
     const solProgram = facts.mintPrograms.get(MINTS.SOL);
-    this.#wrapAccount = solProgram ? associatedTokenAddress(ctx.wallet, new PublicKey(MINTS.SOL), new PublicKey(solProgram)).toBase58() : undefined;
+    this.#wrapAccount = solProgram ? associatedTokenAccountOf(this.wallet, MINTS.SOL, solProgram) : undefined;
   }
 
   isWallet(account: string): boolean {
