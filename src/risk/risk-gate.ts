@@ -74,8 +74,55 @@ export class RedisRiskGate implements RiskGate {
 
   async check(stage: 'accept' | 'sign', record: ActionRecord): Promise<RiskDecision> {
     const intent = record.intent;
-    // Independent reads, taken together: this runs on the path from decision to signature.
-    const [state, lowers, trip] = await Promise.all([this.tradingState.get(), this.lowersExposure(intent), this.breakers.active(record.strategy, this.now())]);
+    // The strategy declares a notional; before signing, the API's quote of the built transaction
+    // counts too, so an understated intent cannot slip past the limit.
+    const declared = toBigInt(intent.notionalUsd);
+    const quoted = stage === 'sign' && record.builtNotionalUsd !== undefined ? toBigInt(record.builtNotionalUsd) : 0n;
+    const notional = quoted > declared ? quoted : declared;
+    if (notional > this.o.limits.maxNotionalPerActionUsd) {
+      return refuse('max_notional_per_action', `notional ${notional} exceeds ${this.o.limits.maxNotionalPerActionUsd} (USD × 10^6)`);
+    }
+    const now = this.now();
+    const actions = this.counterFor(record.strategy);
+    // At accept both hourly limits are reserved in the same round trip as the reads below (this
+    // runs between a decision and its build); a refusal by the trading state or a breaker gives
+    // the reservations back, as does a read that fails.
+    const reserving =
+      stage === 'accept' ? Promise.all([actions.reserve(now, 1n, BigInt(this.o.limits.maxActionsPerStrategyPerHour)), this.notionalPerHour.reserve(now, notional, this.o.limits.maxNotionalPerHourUsd)]) : undefined;
+    const giveBack = async () => {
+      const fits = await reserving?.catch(() => undefined);
+      if (!fits) return;
+      await Promise.all([fits[0] ? actions.release(now, 1n) : undefined, fits[1] ? this.notionalPerHour.release(now, notional) : undefined]);
+    };
+    let reads;
+    try {
+      reads = await Promise.all([this.tradingState.get(), this.lowersExposure(intent), this.breakers.active(record.strategy, now)]);
+    } catch (error) {
+      await giveBack();
+      throw error;
+    }
+    const [state, lowers, trip] = reads;
+    const refusal = this.stateRefusal(record, state, lowers, trip);
+    if (refusal) {
+      await giveBack();
+      return refusal;
+    }
+    if (!reserving) return { allowed: true };
+    const [countFits, notionalFits] = await reserving;
+    if (!countFits) {
+      if (notionalFits) await this.notionalPerHour.release(now, notional);
+      return refuse('max_actions_per_strategy_per_hour', `${record.strategy} already started ${this.o.limits.maxActionsPerStrategyPerHour} actions in the last hour`);
+    }
+    if (!notionalFits) {
+      await actions.release(now, 1n);
+      return refuse('max_notional_per_hour', `this action would take the last hour's notional beyond ${this.o.limits.maxNotionalPerHourUsd} (USD × 10^6)`);
+    }
+    return { allowed: true };
+  }
+
+  /** What the trading state and the strategy's breaker say of this action, if they refuse it. */
+  private stateRefusal(record: ActionRecord, state: Awaited<ReturnType<TradingStateStore['get']>>, lowers: boolean, trip: Awaited<ReturnType<CircuitBreakers['active']>>): RiskDecision | undefined {
+    const intent = record.intent;
     // A protective strategy's exposure-lowering action passes what the risk system decided about
     // trading as a whole; an operator's halt stops everything.
     const protectiveReduce = lowers && this.breaker.protectiveStrategies.includes(record.strategy);
@@ -90,28 +137,7 @@ export class RedisRiskGate implements RiskGate {
       const until = trip.autoResetAtMs === null ? 'until an operator resumes' : `until ${new Date(trip.autoResetAtMs).toISOString()} or an operator resumes`;
       return refuse('circuit_breaker', `${record.strategy} is stopped by its circuit breaker (${trip.count} × ${trip.reason}) ${until}`);
     }
-    // The strategy declares a notional; before signing, the API's quote of the built transaction
-    // counts too, so an understated intent cannot slip past the limit.
-    const declared = toBigInt(intent.notionalUsd);
-    const quoted = stage === 'sign' && record.builtNotionalUsd !== undefined ? toBigInt(record.builtNotionalUsd) : 0n;
-    const notional = quoted > declared ? quoted : declared;
-    if (notional > this.o.limits.maxNotionalPerActionUsd) {
-      return refuse('max_notional_per_action', `notional ${notional} exceeds ${this.o.limits.maxNotionalPerActionUsd} (USD × 10^6)`);
-    }
-    if (stage === 'sign') return { allowed: true };
-    const now = this.now();
-    // Both limits reserved together (one round trip); whichever is over gives back the other's share.
-    const actions = this.counterFor(record.strategy);
-    const [countFits, notionalFits] = await Promise.all([actions.reserve(now, 1n, BigInt(this.o.limits.maxActionsPerStrategyPerHour)), this.notionalPerHour.reserve(now, notional, this.o.limits.maxNotionalPerHourUsd)]);
-    if (!countFits) {
-      if (notionalFits) await this.notionalPerHour.release(now, notional);
-      return refuse('max_actions_per_strategy_per_hour', `${record.strategy} already started ${this.o.limits.maxActionsPerStrategyPerHour} actions in the last hour`);
-    }
-    if (!notionalFits) {
-      await actions.release(now, 1n);
-      return refuse('max_notional_per_hour', `this action would take the last hour's notional beyond ${this.o.limits.maxNotionalPerHourUsd} (USD × 10^6)`);
-    }
-    return { allowed: true };
+    return undefined;
   }
 
   async releaseReservation(record: ActionRecord, reservedAtMs: number): Promise<void> {

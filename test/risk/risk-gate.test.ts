@@ -197,6 +197,17 @@ describe('risk limits', () => {
 });
 
 describe('trading states', () => {
+  it('an accept refused by the trading state takes nothing from the hourly limits', async () => {
+    const g = gate();
+    await g.tradingState.set('halted', 'test', 'test');
+    for (let i = 0; i < 5; i++) expect(await g.check('accept', recordFor({ type: 'trigger-create', notionalUsd: '100000000' }, { strategy: 'h1' }))).toMatchObject({ allowed: false, rule: 'halted' });
+    await g.tradingState.set('active', 'test', 'test');
+    // Three actions of $100 per hour fit the limits ($250 an hour, three actions): only if the refusals gave back.
+    expect((await g.check('accept', recordFor({ type: 'trigger-create', notionalUsd: '100000000' }, { strategy: 'h1' }))).allowed).toBe(true);
+    expect((await g.check('accept', recordFor({ type: 'trigger-create', notionalUsd: '100000000' }, { strategy: 'h1' }))).allowed).toBe(true);
+    expect((await g.check('accept', recordFor({ type: 'trigger-create', notionalUsd: '50000000' }, { strategy: 'h1' }))).allowed).toBe(true);
+  });
+
   it('halted signs nothing; reducing allows only what lowers exposure', async () => {
     const tpsl = { requestType: 'sl' as const, triggerPrice: 90_000_000n, side: 'long' as const };
     const g = gate({ findTpsl: async (key) => (key === SL1 ? tpsl : undefined) });
