@@ -4,7 +4,7 @@ import { describeIssues, fieldIssues } from '../api/issues.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import { claimIntent, releaseIntent } from './strategy-runtime/intent-lock.ts';
+import { claimIntent } from './strategy-runtime/intent-lock.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
 import { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
@@ -205,24 +205,23 @@ async function recordFailure(run: Extract<StrategyRun, { status: 'failed' }>, sn
 
 async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, now: () => number, suppressed: NotedOnce): Promise<string[]> {
   const out: string[] = [];
-  // Every intent key claimed at once (one round trip): most ticks decide nothing new.
-  const claims = await Promise.all(actions.map((a) => claimIntent(deps.redis, deps.prefix, a.strategy, a.intent.key, a.actionId, deps.config.strategies.intentLockMs)));
+  // Every intent key claimed at once (one round trip), each claim also asking whether its action's
+  // job already exists: most ticks decide nothing new.
+  const claims = await Promise.all(actions.map((a) => claimIntent(deps.redis, deps.prefix, a.strategy, a.intent.key, a.actionId, deps.config.strategies.intentLockMs, deps.actions.toKey(a.actionId))));
   for (const [i, action] of actions.entries()) {
     const claim = claims[i]!;
+    // The same action id again (another tick of the same window, after the action already
+    // exists): nothing new was decided.
+    if (claim === 'job-exists') {
+      out.push(action.actionId);
+      continue;
+    }
     if (claim === 'held-by-other') {
       // Noted once per decision (its window), not on every tick while the earlier action runs.
       if (suppressed.first(action.actionId)) {
         deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId }, 'decision suppressed: an action for this intent key is unfinished');
         await deps.ledger.append({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window } });
       }
-      continue;
-    }
-    // The same action id again (another tick of the same window, after the action already
-    // exists): nothing new was decided. A claim taken just now for an action that already ended
-    // would hold the key until its TTL, so it is given back.
-    if (await deps.actions.getJob(action.actionId)) {
-      if (claim === 'claimed') await releaseIntent(deps.redis, deps.prefix, action.strategy, action.intent.key, action.actionId);
-      out.push(action.actionId);
       continue;
     }
     // Ledger first only on the first claim: a retried snapshot job re-adds the job (BullMQ

@@ -10,6 +10,8 @@ import type { Redis } from 'ioredis';
  */
 
 export type ClaimResult =
+  /** The action's job already exists (another tick of its window): nothing new was decided, nothing claimed. */
+  | 'job-exists'
   /** The key was free: this action now holds it. */
   | 'claimed'
   /** This action already holds it (a retried snapshot job): enqueue again, it dedupes. */
@@ -18,6 +20,7 @@ export type ClaimResult =
   | 'held-by-other';
 
 const CLAIM = `
+if KEYS[2] and redis.call('EXISTS', KEYS[2]) == 1 then return 'job-exists' end
 local current = redis.call('GET', KEYS[1])
 if not current then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -36,8 +39,13 @@ export function intentLockKey(prefix: string, strategy: string, intentKey: strin
   return `${prefix}strategy:${strategy}:intent:${intentKey}`;
 }
 
-export async function claimIntent(redis: Redis, prefix: string, strategy: string, intentKey: string, actionId: string, ttlMs: number): Promise<ClaimResult> {
-  const result = await redis.eval(CLAIM, 1, intentLockKey(prefix, strategy, intentKey), actionId, String(ttlMs));
+/**
+ * Claims the intent key for `actionId`. With `jobKey` (the Redis key of the action's job), an
+ * action whose job already exists is answered 'job-exists' and claims nothing, in the same step.
+ */
+export async function claimIntent(redis: Redis, prefix: string, strategy: string, intentKey: string, actionId: string, ttlMs: number, jobKey?: string): Promise<ClaimResult> {
+  const keys = jobKey === undefined ? [intentLockKey(prefix, strategy, intentKey)] : [intentLockKey(prefix, strategy, intentKey), jobKey];
+  const result = await redis.eval(CLAIM, keys.length, ...keys, actionId, String(ttlMs));
   return result as ClaimResult;
 }
 
