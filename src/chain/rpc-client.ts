@@ -1,4 +1,7 @@
 import { Connection, type Commitment } from '@solana/web3.js';
+import { z } from 'zod';
+import type { AccountReader, ChainAccount } from './policy/chain-facts.ts';
+import { JsonRpc, JsonRpcError } from './json-rpc.ts';
 import { observedFetch, type RpcObserver } from './rpc-observer.ts';
 import { rpcFetch } from './rpc-transport.ts';
 
@@ -40,12 +43,24 @@ export class ChainClient {
     private readonly heightMaxAgeMs = BLOCK_HEIGHT_MAX_AGE_MS,
   ) {
     const timed = rpcFetch(timeoutMs);
-    this.connection = new Connection(url, { commitment, disableRetryOnRateLimit: true, fetch: observer ? observedFetch(observer, timed) : timed });
+    const fetchImpl = observer ? observedFetch(observer, timed) : timed;
+    this.connection = new Connection(url, { commitment, disableRetryOnRateLimit: true, fetch: fetchImpl });
+    this.rpc = new JsonRpc(url, fetchImpl);
   }
+
+  /**
+   * The hot calls (send, statuses, height, accounts) go through a lean client; the rest through
+   * `connection`. A plain private member, not #rpc: tests wrap a client with Object.create.
+   */
+  private readonly rpc: JsonRpc;
 
   async sendRaw(raw: Uint8Array): Promise<SendResult> {
     try {
-      await this.connection.sendRawTransaction(raw, { skipPreflight: this.skipPreflight, maxRetries: 0 });
+      await this.rpc.call(
+        'sendTransaction',
+        [Buffer.from(raw).toString('base64'), { encoding: 'base64', skipPreflight: this.skipPreflight, preflightCommitment: this.commitment, maxRetries: 0 }],
+        z.string(),
+      );
       return { ok: true };
     } catch (error) {
       const message = (error as Error).message ?? String(error);
@@ -59,7 +74,7 @@ export class ChainClient {
 
   /** The signature's status, searching history so an old landing is not missed; null when unseen. */
   async signatureStatus(signature: string): Promise<SignatureSeen | null> {
-    const { value } = await this.connection.getSignatureStatuses([signature], { searchTransactionHistory: true });
+    const { value } = await this.rpc.call('getSignatureStatuses', [[signature], { searchTransactionHistory: true }], signatureStatuses);
     const status = value[0];
     if (!status) return null;
     // A node that reports no confirmationStatus (older RPC versions) answers only for rooted
@@ -80,16 +95,47 @@ export class ChainClient {
   async blockHeight(): Promise<number> {
     const cached = this.#height;
     if (cached && Date.now() - cached.atMs <= this.heightMaxAgeMs) return cached.value;
-    const value = await this.connection.getBlockHeight();
+    const value = await this.rpc.call('getBlockHeight', [{ commitment: this.commitment }], z.number().int().nonnegative());
     if (!this.#height || value >= this.#height.value) this.#height = { value, atMs: Date.now() };
     return Math.max(value, this.#height.value);
   }
+
+  /** Reads accounts (the policy's chain facts) with `getMultipleAccounts`, 100 per call, at `confirmed`. */
+  readonly readAccounts: AccountReader = async (keys) => {
+    const answers: Array<ChainAccount | null> = [];
+    for (let i = 0; i < keys.length; i += MAX_ACCOUNTS_PER_CALL) {
+      const batch = keys.slice(i, i + MAX_ACCOUNTS_PER_CALL).map((k) => k.toBase58());
+      const { value } = await this.rpc.call('getMultipleAccounts', [batch, { encoding: 'base64', commitment: 'confirmed' }], multipleAccounts);
+      if (value.length !== batch.length) throw new JsonRpcError(`getMultipleAccounts: ${value.length} answers for ${batch.length} keys`);
+      answers.push(...value.map((a) => (a ? { owner: a.owner, data: Buffer.from(a.data[0], 'base64') } : null)));
+    }
+    return answers;
+  };
 
   async isBlockhashValid(blockhash: string): Promise<boolean> {
     const { value } = await this.connection.isBlockhashValid(blockhash);
     return value;
   }
 }
+
+const signatureStatuses = z.looseObject({
+  value: z.array(
+    z
+      .looseObject({
+        slot: z.number().int().nonnegative(),
+        confirmations: z.number().int().nonnegative().nullable(),
+        err: z.unknown(),
+        confirmationStatus: z.enum(['processed', 'confirmed', 'finalized']).nullish(),
+      })
+      .nullable(),
+  ),
+});
+
+const multipleAccounts = z.looseObject({
+  value: z.array(z.looseObject({ owner: z.string(), data: z.tuple([z.string(), z.literal('base64')]) }).nullable()),
+});
+
+const MAX_ACCOUNTS_PER_CALL = 100;
 
 export const DEFAULT_RPC_TIMEOUT_MS = 3_000;
 /** One Solana slot: a block height this old is as good as a fresh one for the executor's checks. */

@@ -5,7 +5,6 @@ import { ApiClient } from '../api/client.ts';
 import type { OperationId } from '../api/registry.ts';
 import { RequestBudget } from '../api/request-budget.ts';
 import { rpcLookupTableResolver } from '../chain/decode.ts';
-import { rpcAccountReader } from '../chain/policy/index.ts';
 import { ChainClient } from '../chain/rpc-client.ts';
 import { LocalKeypairSigner } from '../chain/signer.ts';
 import type { Config } from '../config/index.ts';
@@ -349,7 +348,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       wallet: signer.publicKey,
       priorityFeeCapLamports: BigInt(config.execution.priorityFeeCapLamports),
       resolveLookupTable: rpcLookupTableResolver(chain.connection),
-      readAccounts: rpcAccountReader(chain.connection),
+      readAccounts: chain.readAccounts,
       slippageBps: config.execution.slippageBps,
       maxAccountSpaceBytes: BigInt(config.execution.maxAccountSpaceBytes),
     }),
