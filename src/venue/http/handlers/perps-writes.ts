@@ -4,19 +4,20 @@ import { marketSpec, MINT_OF_SYMBOL } from '../../market/assets.ts';
 import { businessError, invalidArgument } from '../../market/errors.ts';
 import type { TpslSpec } from '../../market/perps-actions.ts';
 import { pnlUsd } from '../../market/perps-math.ts';
-import { decreaseQuoteJson, decreaseWithFeeQuoteJson, integratorFeeJson } from '../../market/perps-views.ts';
+import { decreaseQuoteJson, decreaseWithFeeQuoteJson } from '../../market/perps-views.ts';
 import type { Position } from '../../market/positions.ts';
 import { leverageString, percentString, usdString } from '../../market/units.ts';
 import type { Handler, HandlerContext } from '../services.ts';
-import { createTpslInstruction, decreaseInstruction, increaseInstruction, slippagePrice, updateTpslInstruction, type PositionKeys } from '../../tx/perps-instructions.ts';
+import { createTpslInstruction, decreaseInstruction, increaseInstruction, slippagePrice, type PositionKeys } from '../../tx/perps-instructions.ts';
 import { issuePerps, requireBalance } from './issue.ts';
 
-/** Perps builds: increase, decrease (with/without fee), TP/SL create and update (spec 4.5, 4.12, 4.13, 4.18, 4.19). */
+/** Perps builds: increase and decrease, with and without fee (spec 4.5, 4.12, 4.13); TP/SL builds are in perps-tpsl.ts. */
 
 /** Tokens an increase may be funded with (swapped into the collateral when they differ). */
 const FUNDING_MINTS: readonly string[] = [MINTS.SOL, MINTS.ETH, MINTS.BTC, MINTS.USDC, MINTS.USDT];
 const PLACEHOLDER_OWNER = '11111111111111111111111111111111';
-const REQUEST_RENT = 2_039_280n;
+/** Rent of one position-request account (the TP/SL handlers charge it per request too). */
+export const REQUEST_RENT = 2_039_280n;
 const POSITION_RENT = 2_463_840n;
 
 export function positionKeys(position: Position): PositionKeys {
@@ -178,58 +179,4 @@ export const perpsDecrease: Handler<'perps.decrease'> = (req, ctx) => {
 export const perpsDecreaseWithFee: Handler<'perps.decreaseWithFee'> = (req, ctx) => {
   const { position, quote, receiveMint, base } = decrease(ctx, req, toBigInt(req.feeTokenAmount));
   return { ...base, quote: decreaseWithFeeQuoteJson(ctx.services.market, position, quote, receiveMint) };
-};
-
-export const perpsCreateTpsl: Handler<'perps.createTpsl'> = (req, ctx) => {
-  const { perps } = ctx.services.market;
-  const position = perps.openPosition(req.positionPubkey);
-  if (position.owner !== req.owner) throw invalidArgument(`owner ${req.owner} does not own position ${position.pubkey}`);
-  perps.checkTpslRoom(position.pubkey, req.tpsl.length);
-  const valuation = perps.valuation(position, ctx.nowMs);
-  const requests = req.tpsl.map(() => perps.nextRequest(position.pubkey, 'decrease'));
-  const items: TpslSpec[] = req.tpsl.map((t, i) => {
-    const triggerPrice = toBigInt(t.triggerPrice);
-    perps.checkTpsl(position, t.requestType, triggerPrice, valuation.markPrice, valuation.liquidationPrice, t.desiredMint);
-    const entire = t.entirePosition ?? false;
-    const size = toBigInt(t.sizeUsdDelta);
-    if (!entire && (size <= 0n || size > position.sizeUsd)) throw businessError('invalid_position_request_size', 'sizeUsdDelta must be above zero and at most the position size');
-    return { requestPubkey: (requests[i] as { pubkey: string }).pubkey, requestType: t.requestType, triggerPrice, sizeUsdDelta: size, entirePosition: entire, desiredMint: t.desiredMint };
-  });
-  const instant = (req.transactionType ?? 'mixed') !== 'legacy';
-  const issued = issuePerps(ctx, {
-    wallet: position.owner,
-    transactionType: instant ? 'instant' : 'legacy',
-    action: { kind: 'perps.createTpsl', owner: position.owner, positionPubkey: position.pubkey, items },
-    instructions: items.map((item, i) => createTpslInstruction(positionKeys(position), {
-      request: requests[i] as { pubkey: string; counter: bigint }, desiredMint: item.desiredMint, sizeUsdDelta: item.entirePosition ? 0n : item.sizeUsdDelta,
-      triggerPrice: item.triggerPrice, triggerAboveThreshold: triggersAbove(item.requestType, position.side), entirePosition: item.entirePosition,
-    }, instant ? instantRoute(ctx) : 'legacy')),
-    accountRentLamports: REQUEST_RENT * BigInt(items.length),
-  });
-  return {
-    tpslPubkeys: items.map((i) => i.requestPubkey),
-    requireKeeperSignature: instant,
-    serializedTxBase64: issued.base64,
-    transactionType: instant ? 'instant' : 'legacy',
-    txMetadata: issued.txMetadata,
-  };
-};
-
-export const perpsUpdateTpslWithFee: Handler<'perps.updateTpslWithFee'> = (req, ctx) => {
-  const { perps } = ctx.services.market;
-  const request = perps.tpsl.get(req.tpslPubkey);
-  if (!request || request.status !== 'active') throw businessError('invalid_position_request', `TP/SL request ${req.tpslPubkey} is not active`);
-  const position = perps.openPosition(request.positionPubkey);
-  const valuation = perps.valuation(position, ctx.nowMs);
-  const triggerPrice = toBigInt(req.triggerPrice);
-  perps.checkTpsl(position, request.requestType, triggerPrice, valuation.markPrice, valuation.liquidationPrice, request.desiredMint);
-  const fee = toBigInt(req.feeTokenAmount);
-  requireBalance(ctx, position.owner, MINTS.USDC, fee);
-  const issued = issuePerps(ctx, {
-    wallet: position.owner,
-    transactionType: 'instant',
-    action: { kind: 'perps.updateTpsl', owner: position.owner, requestPubkey: request.requestPubkey, triggerPrice, integratorFeeUsd: fee },
-    instructions: [updateTpslInstruction(positionKeys(position), request.requestPubkey, { sizeUsdDelta: request.entirePosition ? 0n : request.sizeUsdDelta, triggerPrice }, instantRoute(ctx))],
-  });
-  return { ...integratorFeeJson(fee), serializedTxBase64: issued.base64, transactionType: 'instant', txMetadata: issued.txMetadata };
 };

@@ -2,8 +2,8 @@ import type { HandlerTable } from '../services.ts';
 import { perpsExecute, recurringExecute, triggerExecute, ultraExecute } from './executes.ts';
 import { recurringCancelOrder, recurringCreateOrder, recurringGetOrders, recurringPriceDeposit, studioClaimFee, triggerCancelOrder, triggerCancelOrders, triggerCreateOrder, triggerGetOrders } from './orders.ts';
 import { perpsDepositBorrow, perpsLpMint } from './perps-lending.ts';
-import { perpsCancelTpsl, perpsCancelTpslWithFee, perpsCreateTpslWithFee, perpsUpdateTpsl } from './perps-tpsl.ts';
-import { perpsCreateTpsl, perpsDecrease, perpsDecreaseWithFee, perpsIncrease, perpsUpdateTpslWithFee } from './perps-writes.ts';
+import { perpsCancelTpsl, perpsCancelTpslWithFee, perpsCreateTpsl, perpsCreateTpslWithFee, perpsUpdateTpsl, perpsUpdateTpslWithFee } from './perps-tpsl.ts';
+import { perpsDecrease, perpsDecreaseWithFee, perpsIncrease } from './perps-writes.ts';
 import { perpsCollateralLimits, perpsLimitOrders, perpsPoolInfo, perpsPositions, perpsTrades, perpsTraderStats, tokensNew, tokensRanked } from './reads.ts';
 import { ultraOrder } from './ultra.ts';
 
