@@ -244,8 +244,9 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
       });
     }
     await deps.actions.add(action.intent.type, action, { jobId: action.actionId });
-    // Durable first (the job), then fast: this process's executor starts on it at once.
-    deps.handOver?.(action);
+    // Durable first (the job), then fast: this process's executor starts on a new action at once
+    // (a retried snapshot job's 'held-by-this' action is already with an executor, or its job is).
+    if (claim === 'claimed') deps.handOver?.(action);
     out.push(action.actionId);
   }
   return out;

@@ -87,12 +87,13 @@ export class RedisRiskGate implements RiskGate {
     // At accept both hourly limits are reserved in the same round trip as the reads below (this
     // runs between a decision and its build); a refusal by the trading state or a breaker gives
     // the reservations back, as does a read that fails.
+    // Settled, not all: a reservation that succeeded is given back even when the other failed.
     const reserving =
-      stage === 'accept' ? Promise.all([actions.reserve(now, 1n, BigInt(this.o.limits.maxActionsPerStrategyPerHour)), this.notionalPerHour.reserve(now, notional, this.o.limits.maxNotionalPerHourUsd)]) : undefined;
+      stage === 'accept' ? Promise.allSettled([actions.reserve(now, 1n, BigInt(this.o.limits.maxActionsPerStrategyPerHour)), this.notionalPerHour.reserve(now, notional, this.o.limits.maxNotionalPerHourUsd)]) : undefined;
+    const reserved = (r: PromiseSettledResult<boolean> | undefined) => r?.status === 'fulfilled' && r.value;
     const giveBack = async () => {
-      const fits = await reserving?.catch(() => undefined);
-      if (!fits) return;
-      await Promise.all([fits[0] ? actions.release(now, 1n) : undefined, fits[1] ? this.notionalPerHour.release(now, notional) : undefined]);
+      const [count, usd] = (await reserving) ?? [];
+      await Promise.all([reserved(count) ? actions.release(now, 1n) : undefined, reserved(usd) ? this.notionalPerHour.release(now, notional) : undefined]);
     };
     let reads;
     try {
@@ -108,7 +109,13 @@ export class RedisRiskGate implements RiskGate {
       return refusal;
     }
     if (!reserving) return { allowed: true };
-    const [countFits, notionalFits] = await reserving;
+    const [count, usd] = await reserving;
+    const failed = [count, usd].find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      await giveBack();
+      throw failed.reason;
+    }
+    const [countFits, notionalFits] = [reserved(count), reserved(usd)];
     if (!countFits) {
       if (notionalFits) await this.notionalPerHour.release(now, notional);
       return refuse('max_actions_per_strategy_per_hour', `${record.strategy} already started ${this.o.limits.maxActionsPerStrategyPerHour} actions in the last hour`);
@@ -117,7 +124,7 @@ export class RedisRiskGate implements RiskGate {
       await actions.release(now, 1n);
       return refuse('max_notional_per_hour', `this action would take the last hour's notional beyond ${this.o.limits.maxNotionalPerHourUsd} (USD × 10^6)`);
     }
-    return { allowed: true };
+    return { allowed: true, reservedAtMs: now };
   }
 
   /** What the trading state and the strategy's breaker say of this action, if they refuse it. */

@@ -1,3 +1,4 @@
+import { createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Rehearsal, RehearsalFailed } from '../../src/pipeline/executor/rehearsal.ts';
 
@@ -5,8 +6,14 @@ const options = { priorityFeeCapLamports: 5_000_000n, slippageBps: 200, maxAccou
 
 describe('the executor rehearsal (keeps decode, policy and signing optimized)', () => {
   it('takes the path real actions take: its decrease passes the policy under a decrease intent, and is signed', async () => {
-    const report = await new Rehearsal(options).run(5, 60_000);
+    const rehearsal = new Rehearsal(options);
+    const report = await rehearsal.run(5, 60_000);
     expect(report.passes).toBe(5);
+    // The real bytes: signed by the throwaway wallet (never the hot key), the signature verifies.
+    const signed = await rehearsal.pass();
+    expect(signed.message.staticAccountKeys[0]?.equals(rehearsal.publicKey)).toBe(true);
+    const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), rehearsal.publicKey.toBuffer()]);
+    expect(verify(null, signed.message.serialize(), createPublicKey({ key: spki, format: 'der', type: 'spki' }), signed.signatures[0]!)).toBe(true);
   });
 
   it('fails loudly when the policy refuses its transaction (it would no longer rehearse the real path)', async () => {

@@ -22,6 +22,9 @@ const wallet = Keypair.generate().publicKey.toBase58();
 let venue: Venue;
 let client: ApiClient;
 const decided: number[] = [];
+/** The snapshot objects the strategy decided on, and those the pollers handed over. */
+const seen: unknown[] = [];
+const handedSnapshots: unknown[] = [];
 
 const counter = defineStrategy({
   name: 'counter',
@@ -29,6 +32,7 @@ const counter = defineStrategy({
   subscribes: ['positions'],
   onSnapshot(_ctx, snapshot) {
     decided.push(snapshot.tickMs);
+    seen.push(snapshot);
     return [];
   },
 });
@@ -61,6 +65,7 @@ describe('snapshot hand-over in one process', () => {
       logger: silentLogger,
       handOver: (snapshot, jobId) => {
         handed.push(jobId);
+        handedSnapshots.push(snapshot);
         worker.handOver(snapshot, jobId);
       },
     });
@@ -72,6 +77,9 @@ describe('snapshot hand-over in one process', () => {
       await expect.poll(async () => (await market.getJobCounts('completed')).completed, { timeout: 20_000 }).toBe(ticks.length);
       expect([...decided].sort()).toEqual(ticks);
       for (const id of handed) expect((await market.getJob(id))?.returnvalue).toEqual({ actions: [], failed: [] });
+      // Decided on the very objects handed over: a job (parsed from Redis) would bring a copy.
+      expect(seen).toHaveLength(handedSnapshots.length);
+      for (const snapshot of seen) expect(handedSnapshots).toContain(snapshot);
     } finally {
       await pollers.stop();
       await worker.close();

@@ -54,9 +54,14 @@ describe('suppressed decisions', () => {
 
       // The first action ends (its key is released); a late tick of its window decides it again:
       // nothing new, and the key is free afterwards, not held by an action that already ended.
+      expect(await intentHolder(scope.redis, scope.prefix, 'always', `decrease:${POSITION}`)).toBe(first);
       await releaseIntent(scope.redis, scope.prefix, 'always', `decrease:${POSITION}`, first!);
-      await tick(T0 + 1_000);
+      const late = await tick(T0 + 1_000);
+      expect(late.actions).toEqual([first]);
       expect(await intentHolder(scope.redis, scope.prefix, 'always', `decrease:${POSITION}`)).toBeUndefined();
+      const after = (await ledger.read({ reverse: false, limit: 100 })).map((e) => e.type);
+      expect(after.filter((t) => t === 'decision')).toHaveLength(1);
+      expect(after.filter((t) => t === 'decision_suppressed')).toHaveLength(1);
     } finally {
       await actions.close();
     }

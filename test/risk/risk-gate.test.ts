@@ -40,7 +40,7 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
 describe('risk limits', () => {
   it('max notional per action, at accept and at sign', async () => {
     const g = gate();
-    expect(await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '100000000' }))).toEqual({ allowed: true });
+    expect(await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '100000000' }))).toMatchObject({ allowed: true, reservedAtMs: expect.any(Number) });
     for (const stage of ['accept', 'sign'] as const) {
       expect(await g.check(stage, recordFor({ type: 'decrease', notionalUsd: '100000001' }))).toMatchObject({ allowed: false, rule: 'max_notional_per_action' });
     }

@@ -140,17 +140,22 @@ export class ActionStore {
    * depend on it: every write is a compare-and-set).
    */
   async lease(actionId: string, owner: string, ttlMs: number): Promise<boolean> {
-    const key = this.leaseKey(actionId);
-    const ok = await this.redis.set(key, owner, 'PX', ttlMs, 'NX');
-    if (ok === 'OK') return true;
-    const current = await this.redis.get(key);
-    if (current !== owner) return false;
-    await this.redis.pexpire(key, ttlMs);
-    return true;
+    return (await this.redis.eval(LEASE, 1, this.leaseKey(actionId), owner, String(ttlMs))) === 1;
   }
 
+  /** Frees the lease if `owner` still holds it (never one another executor took after ours expired). */
   async release(actionId: string, owner: string): Promise<void> {
-    const key = this.leaseKey(actionId);
-    if ((await this.redis.get(key)) === owner) await this.redis.del(key);
+    await this.redis.eval(RELEASE_LEASE, 1, this.leaseKey(actionId), owner);
   }
 }
+
+/** Takes the lease when free, renews it when `owner` holds it: one step, so no other holder is renewed. */
+const LEASE = `
+local current = redis.call('GET', KEYS[1])
+if not current then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+if current == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+return 0`;
+
+const RELEASE_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;

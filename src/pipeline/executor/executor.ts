@@ -143,7 +143,7 @@ export class Executor {
     };
     const decision = await this.risk.check('accept', record);
     const initial: ActionRecord = decision.allowed
-      ? { ...record, riskReservedAtMs: now }
+      ? { ...record, riskReservedAtMs: decision.reservedAtMs ?? now }
       : { ...record, state: 'rejected', reason: `risk:${decision.rule}`, detail: decision.detail };
     // A rejection at accept is final at once: the same script frees the intent key (a pause must
     // not keep the strategy from deciding again once resumed).
@@ -153,7 +153,7 @@ export class Executor {
     if (!(await this.o.store.create(initial, this.entryFor(initial), lease))) {
       // Another accept of the same action stored it first (another process took the job, or the
       // in-process hand-over raced it): this one's reservation must not count a second action.
-      if (decision.allowed) await this.risk.releaseReservation?.(initial, now);
+      if (decision.allowed) await this.risk.releaseReservation?.(initial, decision.reservedAtMs ?? now);
       return (await this.o.store.load(action.actionId))!;
     }
     this.o.observe?.(initial, 'accept');

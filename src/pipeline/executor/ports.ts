@@ -43,7 +43,10 @@ export interface TransactionInspector {
 
 export type { TransactionSigner };
 
-export type RiskDecision = { readonly allowed: true } | { readonly allowed: false; readonly rule: string; readonly detail: string };
+export type RiskDecision =
+  /** `reservedAtMs`: when an accept check reserved the hourly limits (the bucket a release must decrement). */
+  | { readonly allowed: true; readonly reservedAtMs?: number }
+  | { readonly allowed: false; readonly rule: string; readonly detail: string };
 
 export interface RiskGate {
   check(stage: 'accept' | 'sign', record: ActionRecord): Promise<RiskDecision>;

@@ -113,8 +113,13 @@ export class Rehearsal {
     this.#target = { operationId: 'perps.decrease' as const, route: 'rpc' as const, positionPubkey: position };
   }
 
-  /** One pass; throws RehearsalFailed if the policy refused the rehearsal transaction. */
-  async pass(): Promise<void> {
+  /** The throwaway wallet's public key (fee payer and signer of the rehearsal transaction). */
+  get publicKey(): PublicKey {
+    return this.#wallet.publicKey;
+  }
+
+  /** One pass, answering the signed transaction; throws RehearsalFailed if the policy refused it. */
+  async pass(): Promise<VersionedTransaction> {
     // The build's answer is read as the API client reads it: JSON, then the operation's schema.
     const answer = getOperation('perps.decrease').response.safeParse(JSON.parse(this.#answer));
     if (!answer.success) throw new RehearsalFailed(`the rehearsal build answer does not parse: ${answer.error.message}`);
@@ -124,6 +129,7 @@ export class Rehearsal {
     if (messageSha256(tx) !== verdict.messageSha256) throw new RehearsalFailed('the verdict is bound to another message');
     const signed = await signInspected(this.#signer, tx, verdict);
     Buffer.from(signed.serialize()).toString('base64');
+    return signed;
   }
 
   /** Passes until `passes` are done or `budgetMs` has elapsed, yielding to the event loop between passes. */
