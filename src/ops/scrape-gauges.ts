@@ -31,8 +31,9 @@ export async function refreshScrapeGauges(source: ScrapeGaugeSource): Promise<vo
   const { redis, prefix, metrics, now } = source;
   await readTradingState(source);
 
-  for (const kind of SNAPSHOT_KINDS) {
-    const ticks = await readSnapshotTicks(redis, prefix, kind);
+  const ticksByKind = await Promise.all(SNAPSHOT_KINDS.map((kind) => readSnapshotTicks(redis, prefix, kind)));
+  for (const [i, kind] of SNAPSHOT_KINDS.entries()) {
+    const ticks = ticksByKind[i]!;
     if (ticks.length === 0) metrics.snapshotAge.remove({ kind });
     else metrics.snapshotAge.set({ kind }, Math.max(0, (now() - Math.max(...ticks)) / 1000));
   }

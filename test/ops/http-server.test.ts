@@ -227,7 +227,7 @@ describe('GET /status', () => {
 });
 
 describe('the queue UI at /queues', () => {
-  it('is closed without a control token (its code is not even loaded), and asks for the token with one', async () => {
+  it('is closed without a control token, and asks for the token with one', async () => {
     const { ops } = await opsServer({ controlToken: '' });
     for (const path of ['/queues', '/queues/', '/queues/api/queues']) {
       const res = await get(ops, path);

@@ -37,7 +37,12 @@ export class LocalKeypairSigner implements TransactionSigner {
     // Held as an OpenSSL key: Node's native Ed25519 signs in ~0.02 ms where web3.js's JavaScript
     // implementation takes ~0.5 ms (more before it is warm), on the path from decision to send.
     // Ed25519 is deterministic: the signature is byte for byte the one tx.sign would make.
-    this.#privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, keypair.secretKey.subarray(0, 32)]), format: 'der', type: 'pkcs8' });
+    const der = Buffer.concat([PKCS8_ED25519_PREFIX, keypair.secretKey.subarray(0, 32)]);
+    try {
+      this.#privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+    } finally {
+      der.fill(0); // no second copy of the seed left on the heap
+    }
     this.publicKey = keypair.publicKey;
     this.mode = mode;
   }

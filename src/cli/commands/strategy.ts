@@ -34,7 +34,7 @@ export const strategyCommand: Command = {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'index.ts'), starterStrategy(name), { flag: 'wx' });
     writeFileSync(join(dir, `${name}.test.ts`), starterTest(name), { flag: 'wx' });
-    process.stdout.write(`wrote ${join(dir, 'index.ts')}\nwrote ${join(dir, `${name}.test.ts`)}\nenable it: --set strategies.enabled=liquidation-guard,${name}\n`);
+    process.stdout.write(`wrote ${join(dir, 'index.ts')}\nwrote ${join(dir, `${name}.test.ts`)}\nenable it: add "${name}" to strategies.enabled (config/default.json, or STRATD_STRATEGIES), keeping the strategies already there\n`);
     return EXIT.ok;
   },
 };

@@ -49,8 +49,6 @@ export interface NotifySink {
   notify(event: NotifyEventInput): Promise<void>;
 }
 
-export const silentSink: NotifySink = { notify: async () => {} };
-
 /** The event as plain text: title, then the details. */
 export function plainText(event: NotifyEvent): string {
   const mark = event.severity === 'critical' ? '🚨' : event.severity === 'warning' ? '⚠️' : 'ℹ️';

@@ -25,11 +25,6 @@ export function formatBps(bps: bigint): string {
   return `${bps.toString()} bps (${formatPercent(bps)})`;
 }
 
-/** A smallest-unit token amount → "12.345678 SOL" with the token's decimals. */
-export function formatToken(amount: bigint, decimals: number, symbol: string): string {
-  return `${formatScaled(amount, decimals)} ${symbol}`;
-}
-
 /** A duration → "4 s", "3 min", "2 h", "5 d" (coarse on purpose: ages, not timings). */
 export function formatAge(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));

@@ -20,11 +20,6 @@ export function sessionCookie(token: string): string {
   return `${SESSION_COOKIE}=${sessionValue(token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${String(MAX_AGE_SEC)}`;
 }
 
-/** A Set-Cookie value that removes the session. */
-export function clearedSessionCookie(): string {
-  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`;
-}
-
 /** Whether the Cookie header carries a valid session for `token` (constant time; never with an empty token). */
 export function hasSession(token: string, cookieHeader: string | undefined): boolean {
   if (token === '' || !cookieHeader) return false;
