@@ -15,6 +15,9 @@ function pickRuntime() {
   const asked = process.env.STRATD_RUNTIME;
   if (asked === 'src' || asked === 'dist') return asked;
   if (distIsFresh()) return 'dist';
+  // Only the daemon is worth a build first. Every other command (stratd pause above all) must not
+  // wait for a compiler: it runs the current sources through tsx at once.
+  if (process.argv[2] !== 'run') return 'src';
   process.stderr.write('stratd: dist/ is missing or older than the sources; compiling (npm run build)\n');
   const result = build();
   if (result.ok) return 'dist';
