@@ -55,7 +55,8 @@ function tpslViews(requests: unknown, formatted: boolean): TpslRequestView[] {
   return out;
 }
 
-function readUsd(value: unknown, formatted: boolean): bigint | undefined {
+/** A USD amount of a position item: integer USD × 10^6 in the raw shape, decimal USD ("150", "150.25") in the formatted one. */
+export function readUsd(value: unknown, formatted: boolean): bigint | undefined {
   if (typeof value !== 'string') return undefined;
   if (!formatted && /^\d+$/.test(value)) return BigInt(value);
   if (/^\d+(\.\d+)?$/.test(value)) return formatted ? decimalToScaled(value, USD_DECIMALS) : undefined;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { decimalToScaled, tryBigInt, USD_DECIMALS } from '../../api/amounts.ts';
-import type { PositionItem } from '../../api/schemas/perps.ts';
+import { positionItemRaw, type PositionItem } from '../../api/schemas/perps.ts';
+import { readUsd } from '../../sdk/position-view.ts';
 
 /**
  * What the position's own TP/SL requests cover, read from the positions item (both documented
@@ -31,14 +31,11 @@ export interface TpslCoverage {
   readonly sl: readonly TpslLeg[];
 }
 
-function usdAmount(text: string | undefined): bigint | undefined {
-  if (text === undefined) return undefined;
-  const exact = tryBigInt(text);
-  if (exact !== undefined) return exact;
-  return /^\d+\.\d+$/.test(text) ? decimalToScaled(text, USD_DECIMALS) : undefined;
-}
-
 export function tpslCoverage(item: PositionItem, positionSizeUsd: bigint): TpslCoverage {
+  // The item's shape says how its amounts read (positionView's rule): a formatted item's whole-dollar
+  // "150" is $150, not 150 × 10^-6.
+  const formatted = !positionItemRaw.safeParse(item).success;
+  const usdAmount = (text: string | undefined) => readUsd(text, formatted);
   const tp: TpslLeg[] = [];
   const sl: TpslLeg[] = [];
   for (const raw of item.tpslRequests ?? []) {
