@@ -36,6 +36,7 @@ import { keyPrefix, QUEUES } from '../pipeline/queues.ts';
 import { connectRedis } from '../pipeline/redis.ts';
 import { RedisOutageLog } from '../pipeline/redis-outage.ts';
 import { SnapshotCache } from '../pipeline/snapshot-cache.ts';
+import { markPriceFromSnapshots } from '../pipeline/executor/mark-price.ts';
 import { startStrategyWorker, type StrategyWorker } from '../pipeline/strategy-worker.ts';
 import { RedisRiskGate } from '../risk/risk-gate.ts';
 import { TradingSwitch } from '../risk/trading-switch.ts';
@@ -289,6 +290,7 @@ async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker
   const warm = await keepExecutorPathWarm({
     priorityFeeCapLamports: BigInt(o.config.execution.priorityFeeCapLamports),
     slippageBps: o.config.execution.slippageBps,
+    priceDriftBps: o.config.execution.priceDriftBps,
     maxAccountSpaceBytes: BigInt(o.config.execution.maxAccountSpaceBytes),
     logger: o.logger.child({ component: 'executor' }),
   });
@@ -337,8 +339,8 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     findTpsl: tpslFromSnapshots(redis, prefix),
     tradingSwitch: o.tradingSwitch,
   });
-  // Parsed once per pool-info tick, not once per build.
-  const poolInfo = new SnapshotCache(redis, prefix);
+  // Parsed once per tick, not once per build: pool-info for request validity, positions for the mark price.
+  const snapshots = new SnapshotCache(redis, prefix);
   return new Executor({
     store: new ActionStore(redis, prefix, { ledgerMaxLen: config.ledger.maxLen, retentionMs: config.execution.retentionMs }),
     client,
@@ -350,6 +352,8 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       resolveLookupTable: rpcLookupTableResolver(chain.connection),
       readAccounts: chain.readAccounts,
       slippageBps: config.execution.slippageBps,
+      markPrice: markPriceFromSnapshots(snapshots, { maxAgeMs: config.execution.markPriceMaxAgeMs }),
+      priceDriftBps: config.execution.priceDriftBps,
       maxAccountSpaceBytes: BigInt(config.execution.maxAccountSpaceBytes),
     }),
     signer: config.mode === 'dry-run' ? undefined : signer,
@@ -357,7 +361,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     keeper: new TradeHistoryKeeperWatch(client, signer.publicKey),
     requestValidity: async (mint) => {
       const snapshot = mint
-        ? await poolInfo.latest('poolInfo', mint).catch((error: unknown) => {
+        ? await snapshots.latest('poolInfo', mint).catch((error: unknown) => {
             logger.warn({ err: error, mint }, 'pool-info snapshot unreadable; using execution.maxRequestExecutionSecFallback');
             return undefined;
           })

@@ -40,6 +40,14 @@ const tradeRow = z.looseObject({ seq: z.number(), owner: z.string(), action: z.s
 const outcomeRow = z.looseObject({ requestPubkey: z.string(), status: z.string(), reason: z.string().nullish() });
 const balances = z.looseObject({ tokens: z.record(z.string(), z.string().regex(/^\d+$/)) });
 
+/** The executor settings a backtest builds and inspects with (the configuration's execution.*). */
+export interface BacktestExecution {
+  readonly slippageBps: number;
+  readonly priceDriftBps: number;
+  readonly priorityFeeCapLamports: bigint;
+  readonly maxAccountSpaceBytes: bigint;
+}
+
 /**
  * One strategy's private world for a backtest: an in-process venue with a frozen clock (only the
  * recording moves it), a paper wallet derived from the seed (same keys every run), the recorded
@@ -58,7 +66,7 @@ export class BacktestVenue {
     private nowMs: number,
   ) {}
 
-  static async start(seed: number, startMs: number, slippageBps: number): Promise<BacktestVenue> {
+  static async start(seed: number, startMs: number, execution: BacktestExecution): Promise<BacktestVenue> {
     const venue = await startVenue({ seed, host: '127.0.0.1', clock: { startMs, speed: 0 }, volatility: 0, tickMs: 0, logger: silentLogger });
     const keyDir = await mkdtemp(join(tmpdir(), 'stratd-backtest-'));
     const keypair = Keypair.fromSeed(createHash('sha256').update(`stratd-backtest-wallet:${String(seed)}`).digest());
@@ -72,8 +80,19 @@ export class BacktestVenue {
       keypair.publicKey.toBase58(),
       client,
       new ChainClient(venue.rpcUrl),
-      new ApiActionBuilder({ client, wallet: signer.publicKey, slippageBps }),
-      new PolicyInspector({ wallet: signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps }),
+      new ApiActionBuilder({ client, wallet: signer.publicKey, slippageBps: execution.slippageBps }),
+      new PolicyInspector({
+        wallet: signer.publicKey,
+        priorityFeeCapLamports: execution.priorityFeeCapLamports,
+        slippageBps: execution.slippageBps,
+        // The mark the daemon would hold: the venue's positions listing, read as the poller reads it.
+        markPrice: async (positionPubkey) => {
+          const item = (await client.call('perps.positions', { walletAddress: keypair.publicKey.toBase58() })).dataList.find((p) => p.positionPubkey === positionPubkey);
+          return item ? positionView(item)?.markPriceUsd : undefined;
+        },
+        priceDriftBps: execution.priceDriftBps,
+        maxAccountSpaceBytes: execution.maxAccountSpaceBytes,
+      }),
       signer,
       startMs,
     );

@@ -1,7 +1,7 @@
 import type { Snapshot, SnapshotOf } from '../pipeline/snapshot.ts';
 import type { LoadedStrategy } from '../pipeline/strategy-runtime/loader.ts';
 import { liquidationDistanceBps } from '../sdk/position-view.ts';
-import { BacktestError, BacktestVenue, views } from './backtest-venue.ts';
+import { BacktestError, BacktestVenue, views, type BacktestExecution } from './backtest-venue.ts';
 import { replay, type ReplayEvent } from './replay.ts';
 
 /** One strategy's result over a recording. Money is USD × 10^6. */
@@ -31,7 +31,8 @@ export interface BacktestOptions {
   /** Venue seed (and the paper wallet's keys): same recording + seed → same report. */
   readonly seed: number;
   readonly liquidationDistanceBps: bigint;
-  readonly slippageBps: number;
+  /** The executor's settings the build and the policy use, as configured (execution.*). */
+  readonly execution: BacktestExecution;
 }
 
 /**
@@ -50,7 +51,7 @@ async function backtestOne(loaded: LoadedStrategy, options: BacktestOptions): Pr
   const first = options.snapshots.find((s): s is SnapshotOf<'positions'> => s.kind === 'positions');
   if (!first) throw new BacktestError('no_positions', 'the recording has no positions snapshot; record with the positions poller on');
   const startMs = options.snapshots[0]!.receivedAtMs;
-  const venue = await BacktestVenue.start(options.seed, startMs, options.slippageBps);
+  const venue = await BacktestVenue.start(options.seed, startMs, options.execution);
   try {
     await venue.seed(first);
     // Fills after this one are the run's own: the strategy's actions and what the market did to the positions (liquidations, triggers).

@@ -43,6 +43,9 @@ const intent: Intent = {
   entirePosition: true,
 };
 
+/** The position's mark: the venue decrease's priceSlippage (140) is within 200 bps of it. */
+const MARK = 142_000_000n;
+
 let chain: FakeChain;
 let inspector: PolicyInspector;
 
@@ -52,7 +55,7 @@ beforeAll(async () => {
   accounts.set(t22Mint.toBase58(), { owner: PROGRAMS.token2022, data: mintAccountData(6) });
   accounts.set(ata(wallet, unlisted).toBase58(), { owner: PROGRAMS.token, data: tokenAccountData(unlisted, wallet, 5_000_000n) });
   chain = await serveAccounts(accounts);
-  inspector = new PolicyInspector({ wallet, priorityFeeCapLamports: 5_000_000n, readAccounts: rpcAccountReader(new Connection(chain.url, 'confirmed')), slippageBps: 200 });
+  inspector = new PolicyInspector({ wallet, priorityFeeCapLamports: 5_000_000n, readAccounts: rpcAccountReader(new Connection(chain.url, 'confirmed')), slippageBps: 200, markPrice: async () => MARK, priceDriftBps: 0 });
 });
 
 afterAll(async () => {
@@ -74,7 +77,7 @@ async function byCli(base64: string, route: Route, extra: string[] = []): Promis
   });
   const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
   try {
-    const argv = ['inspect', '--wallet', wallet.toBase58(), '--intent', JSON.stringify(intent), '--rpc', chain.url, '--blockhash', BLOCKHASH, ...extra];
+    const argv = ['inspect', '--wallet', wallet.toBase58(), '--intent', JSON.stringify(intent), '--rpc', chain.url, '--blockhash', BLOCKHASH, '--mark-price', String(MARK), '--price-drift-bps', '0', ...extra];
     if (route === 'perps-execute') argv.push('--transaction-type', 'instant');
     const code = await txCommand.run([...argv, base64]);
     return { code, out: JSON.parse(chunks.join('')) as { ok: boolean; violations: Array<{ rule: PolicyRule; detail: string }> } };
@@ -245,7 +248,7 @@ describe('hostile variants of a venue decrease, judged by the executor and by st
 
   it('the real stratd binary refuses the durable-nonce decrease with exit 3', async () => {
     const tx = tamper(venueDecrease({ payer: wallet, blockhash: BLOCKHASH, position }), { first: [SystemProgram.nonceAdvance({ noncePubkey: nonce, authorizedPubkey: wallet })] });
-    const result = await runCli(['tx', 'inspect', '--wallet', wallet.toBase58(), '--intent', JSON.stringify(intent), '--rpc', chain.url, '-'], { input: base64Of(tx) });
+    const result = await runCli(['tx', 'inspect', '--wallet', wallet.toBase58(), '--intent', JSON.stringify(intent), '--rpc', chain.url, '--mark-price', String(MARK), '-'], { input: base64Of(tx) });
     expect(result.code, result.stderr).toBe(3);
     expect((JSON.parse(result.stdout) as { violations: Array<{ rule: string }> }).violations.map((v) => v.rule)).toEqual(['durable_nonce']);
   }, 30_000);

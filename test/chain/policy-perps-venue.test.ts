@@ -17,6 +17,7 @@ import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts
 import type { DecreaseIntent } from '../../src/sdk/intent.ts';
 import { perpsInstruction, tokenAccountOf } from '../../src/venue/tx/perps-instructions.ts';
 import { runCli } from '../support/cli.ts';
+import { venueMarkPrice } from '../support/venue-mark-price.ts';
 import { decodeWithIdl, perpsIdlAvailable } from '../support/perps-idl.ts';
 import { needsShared } from '../support/shared-data.ts';
 import { control, fundedWallet, sign, testVenue, type FundedPosition } from '../venue/venue-fixture.ts';
@@ -70,7 +71,7 @@ function perpsIxs(base64: string): Array<{ data: Uint8Array; keys: string[] }> {
 async function verdict(built: Built, intent?: DecreaseIntent) {
   const ctx = { wallet: wallet.publicKey, operationId: built.operationId, transactionType: built.instant ? ('instant' as const) : ('legacy' as const), priorityFeeCapLamports: DEFAULT_PRIORITY_FEE_CAP_LAMPORTS };
   if (intent) {
-    const inspector = new PolicyInspector({ wallet: wallet.publicKey, priorityFeeCapLamports: DEFAULT_PRIORITY_FEE_CAP_LAMPORTS });
+    const inspector = new PolicyInspector({ wallet: wallet.publicKey, priorityFeeCapLamports: DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, markPrice: venueMarkPrice(client, address), priceDriftBps: 300 });
     const record = { intent } as ActionRecord;
     const tx = VersionedTransaction.deserialize(Buffer.from(built.base64, 'base64'));
     return inspector.inspect(tx, record, { operationId: built.operationId, route: built.instant ? 'perps-execute' : 'rpc', positionPubkey: intent.positionPubkey });
@@ -178,13 +179,23 @@ describe('hostile variants of a real venue decrease', () => {
   /** The executor's inspector as the daemon wires it: tables and chain facts through the RPC. */
   const executorInspector = () => {
     const connection = new Connection(rpcUrl, 'confirmed');
-    return new PolicyInspector({ wallet: wallet.publicKey, priorityFeeCapLamports: DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, resolveLookupTable: rpcLookupTableResolver(connection), readAccounts: rpcAccountReader(connection) });
+    return new PolicyInspector({
+      wallet: wallet.publicKey,
+      priorityFeeCapLamports: DEFAULT_PRIORITY_FEE_CAP_LAMPORTS,
+      resolveLookupTable: rpcLookupTableResolver(connection),
+      readAccounts: rpcAccountReader(connection),
+      markPrice: async () => mark,
+      priceDriftBps: 300,
+    });
   };
   let legacy: Built;
+  /** The position's mark when the build was made: what the daemon's latest positions snapshot would hold. */
+  let mark: bigint | undefined;
   const variants: Array<{ name: string; rule: PolicyRule; base64: string }> = [];
 
   beforeAll(async () => {
     legacy = await buildDecrease(false);
+    mark = await venueMarkPrice(client, address)(solLong.positionPubkey);
     const receiving = tokenAccountOf(address, MINTS.USDC);
     const replaceRole = (index: number, key: PublicKey) => (ixs: TransactionMessage['instructions']) => {
       const ix = perpsIx(ixs);
@@ -204,6 +215,11 @@ describe('hostile variants of a real venue decrease', () => {
           ix.data = encodePerpsInstructionData('createDecreasePositionMarketRequest', {
             collateralUsdDelta: 0n, sizeUsdDelta: 900_000_000n, priceSlippage: ix.data.readBigUInt64LE(24), jupiterMinimumOut: null, entirePosition: false, counter,
           });
+        }),
+      },
+      {
+        name: 'a decrease that accepts any price (priceSlippage 0 on a long)', rule: 'intent_exceeded', base64: tamper(legacy.base64, (ixs) => {
+          perpsIx(ixs).data.writeBigUInt64LE(0n, 24);
         }),
       },
       {
@@ -237,7 +253,7 @@ describe('hostile variants of a real venue decrease', () => {
     const record = { intent: decreaseIntent(solLong.positionPubkey, '100000000') } as ActionRecord;
     expect(await inspector.inspect(tx, record, { operationId: 'perps.decrease', route: 'rpc' })).toMatchObject({ ok: true });
     const intent = JSON.stringify(decreaseIntent(solLong.positionPubkey, '100000000'));
-    const run = await runCli(['tx', 'inspect', '--wallet', address, '--operation', 'perps.decrease', '--intent', intent, '--rpc', rpcUrl, legacy.base64], { timeoutMs: 60_000 });
+    const run = await runCli(['tx', 'inspect', '--wallet', address, '--operation', 'perps.decrease', '--intent', intent, '--rpc', rpcUrl, '--mark-price', String(mark), legacy.base64], { timeoutMs: 60_000 });
     expect(run.code, run.stdout + run.stderr).toBe(0);
   }, 90_000);
 
@@ -258,7 +274,7 @@ describe('hostile variants of a real venue decrease', () => {
     // Two processes at a time: the machine is small and shared.
     const runs: Awaited<ReturnType<typeof runCli>>[] = [];
     for (let i = 0; i < judged.length; i += 2) {
-      runs.push(...(await Promise.all(judged.slice(i, i + 2).map((v) => runCli(['tx', 'inspect', '--wallet', address, '--operation', 'perps.decrease', '--intent', intent, '--rpc', rpcUrl, v.base64], { timeoutMs: 60_000 })))));
+      runs.push(...(await Promise.all(judged.slice(i, i + 2).map((v) => runCli(['tx', 'inspect', '--wallet', address, '--operation', 'perps.decrease', '--intent', intent, '--rpc', rpcUrl, '--mark-price', String(mark), v.base64], { timeoutMs: 60_000 })))));
     }
     judged.forEach((v, i) => {
       const run = runs[i]!;

@@ -11,7 +11,9 @@ import { BLOCKHASH, PRODUCT_OPERATIONS, randomKey } from './fixtures.ts';
 const wallet = Keypair.generate().publicKey;
 const keeper = Keypair.generate().publicKey;
 
-const EXPECTED_RULE: Record<HostileKind, PolicyRule> = {
+// price_slippage changes a perps market request's argument, and these generic builds carry none:
+// test/chain/policy-perps-venue.test.ts refuses it on the venue's perps requests.
+const EXPECTED_RULE: Record<Exclude<HostileKind, 'price_slippage'>, PolicyRule> = {
   sol_transfer: 'value_transfer',
   token_transfer: 'value_transfer',
   token_approve: 'token_approval',
@@ -46,7 +48,7 @@ describe('transactions of the simulated venue', () => {
       });
     }
 
-    for (const hostile of HOSTILE_KINDS) {
+    for (const hostile of HOSTILE_KINDS.filter((k) => k !== 'price_slippage')) {
       it(`rejects the hostile ${hostile} variant of ${operationId} with ${EXPECTED_RULE[hostile]}`, async () => {
         const tx = buildRequestTransaction({ payer: wallet, product, requestId: `hostile-${hostile}`, blockhash: BLOCKHASH, hostile });
         const verdict = inspectTransaction(await decodeTransaction(toBase64(tx)), {

@@ -44,6 +44,13 @@ describe('perps argument bounds', () => {
     expect(await rules(decrease(1n, false, 0n), 'perps.decrease', { perps: bounds })).toEqual(['intent_exceeded']);
   });
 
+  it('priceSlippage must be bounded when the intent requires it: no reference price, no signature', async () => {
+    const required = { requirePriceBound: true };
+    expect(await rules(decrease(1n, false, 98_000_000n), 'perps.decrease', { perps: required })).toEqual(['intent_exceeded']);
+    expect(await rules(decrease(1n, false, 98_000_000n), 'perps.decrease', { perps: { ...required, referencePriceUsd: 100_000_000n, maxSlippageBps: 200n } })).toEqual([]);
+    expect(await rules(decrease(1n, false, 0n), 'perps.decrease', { perps: { ...required, referencePriceUsd: 100_000_000n, maxSlippageBps: 200n } })).toEqual(['intent_exceeded']);
+  });
+
   it('a TP/SL update changes only the named request, to exactly its trigger price', async () => {
     const request = perpsPositionRequestAddress(position, 5n, 'decrease');
     const update = (trigger: bigint) => updateTpslInstruction(keys, request, { sizeUsdDelta: 0n, triggerPrice: trigger }, instant);

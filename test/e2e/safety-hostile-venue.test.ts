@@ -33,6 +33,7 @@ const EXPECTED_RULE: Record<HostileKind, PolicyRule> = {
   fee_payer: 'fee_payer',
   unknown_program: 'program_not_allowed',
   durable_nonce: 'durable_nonce',
+  price_slippage: 'intent_exceeded',
 };
 
 /** Identical rejections before the breaker trips (config risk.circuitBreakerRejections). */

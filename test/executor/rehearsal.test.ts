@@ -2,7 +2,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Rehearsal, RehearsalFailed } from '../../src/pipeline/executor/rehearsal.ts';
 
-const options = { priorityFeeCapLamports: 5_000_000n, slippageBps: 200, maxAccountSpaceBytes: 165n };
+const options = { priorityFeeCapLamports: 5_000_000n, slippageBps: 200, priceDriftBps: 300, maxAccountSpaceBytes: 165n };
 
 describe('the executor rehearsal (keeps decode, policy and signing optimized)', () => {
   it('takes the path real actions take: its decrease passes the policy under a decrease intent, and is signed', async () => {

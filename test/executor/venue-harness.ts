@@ -20,6 +20,7 @@ import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts
 import { Ledger } from '../../src/pipeline/ledger.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { startVenue, type Venue, type VenueOptions } from '../../src/venue/venue.ts';
+import { venueMarkPrice } from '../support/venue-mark-price.ts';
 
 /** One request that went through the relay, with its parsed JSON body. */
 export interface RelayedRequest {
@@ -215,7 +216,7 @@ export class VenueExecutorHarness {
       client: this.client,
       chain: this.chain,
       builder: new ApiActionBuilder({ client: this.client, wallet: wallet.signer.publicKey, slippageBps: 100 }),
-      inspector: new PolicyInspector({ wallet: wallet.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100 }),
+      inspector: new PolicyInspector({ wallet: wallet.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, markPrice: venueMarkPrice(this.direct, wallet.address), priceDriftBps: 300 }),
       signer: wallet.signer,
       keeper: new TradeHistoryKeeperWatch(this.client, wallet.signer.publicKey),
       requestValidity: async () => 45,

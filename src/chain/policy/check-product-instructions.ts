@@ -141,6 +141,15 @@ function checkRequest(p: PerpsInstruction, position: string | undefined, account
   }
 }
 
+/** Requests that fill at the market price when the keeper executes them (a request2 only with requestType market). */
+const MARKET_FILLS: ReadonlySet<string> = new Set([
+  'createIncreasePositionMarketRequest',
+  'createDecreasePositionMarketRequest',
+  'createDecreasePositionRequest2',
+  'instantIncreasePosition',
+  'instantDecreasePosition',
+]);
+
 const BPS = 10_000n;
 function withSlippage(limit: bigint, slippageBps: number): bigint {
   const bps = BigInt(Math.max(0, Math.trunc(slippageBps)));
@@ -173,6 +182,10 @@ function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide 
   const trigger = bigintArg(p, 'triggerPrice');
   if (trigger !== undefined && b.triggerPriceUsd !== undefined && trigger !== b.triggerPriceUsd) exceeded(`triggerPrice ${trigger} differs from the intent's ${b.triggerPriceUsd}`);
   const worst = bigintArg(p, 'priceSlippage');
+  if (b.requirePriceBound === true && MARKET_FILLS.has(p.type) && (p.type !== 'createDecreasePositionRequest2' || p.args.requestType === 'market')) {
+    if (worst === undefined) exceeded('a market request without priceSlippage fills at any price');
+    else if (b.referencePriceUsd === undefined || b.maxSlippageBps === undefined) exceeded(`priceSlippage ${worst} cannot be bounded: no fresh mark price of the position is known`);
+  }
   if (worst !== undefined && side !== undefined && b.referencePriceUsd !== undefined && b.maxSlippageBps !== undefined) {
     // Buying (long increase, short decrease) accepts prices up to the bound; selling down to it.
     const buys = INCREASE_REQUESTS.has(p.type) || p.type === 'instantIncreasePosition' ? side === 'long' : side === 'short';

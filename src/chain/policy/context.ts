@@ -32,6 +32,12 @@ export interface PerpsIntentBounds {
   /** With maxSlippageBps: the worst execution price a request may accept is this far from it. */
   readonly referencePriceUsd?: bigint;
   readonly maxSlippageBps?: bigint;
+  /**
+   * A market request must carry a priceSlippage that the reference price bounds: without a
+   * reference (no fresh mark price known) or without the argument, the request could fill at any
+   * price, and it is refused.
+   */
+  readonly requirePriceBound?: boolean;
 }
 
 /** Everything the policy knows about the action a transaction claims to perform. */

@@ -46,7 +46,18 @@ export const backtestCommand: Command = {
     const liquidationDistanceBps = BigInt(distance);
     let results;
     try {
-      results = await backtest({ ...loaded, seed, liquidationDistanceBps, slippageBps: loaded.config.execution.slippageBps });
+      const { execution } = loaded.config;
+      results = await backtest({
+        ...loaded,
+        seed,
+        liquidationDistanceBps,
+        execution: {
+          slippageBps: execution.slippageBps,
+          priceDriftBps: execution.priceDriftBps,
+          priorityFeeCapLamports: BigInt(execution.priorityFeeCapLamports),
+          maxAccountSpaceBytes: BigInt(execution.maxAccountSpaceBytes),
+        },
+      });
     } catch (error) {
       if (!(error instanceof BacktestError)) throw error;
       process.stderr.write(`stratd backtest: ${error.message}\n`);

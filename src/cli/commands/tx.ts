@@ -22,6 +22,11 @@ const USAGE = `usage:
                                      token account counts as the wallet's
       --priority-fee-cap <lamports>  default: execution.priorityFeeCapLamports
       --slippage-bps <bps>           default: execution.slippageBps (only with --intent)
+      --mark-price <usd×10^6>        the position's current mark price: it bounds the worst price
+                                     a decrease may fill at (maxSlippageBps + --price-drift-bps
+                                     from it). Without it a decrease intent's market request is
+                                     refused, as the executor refuses one without a fresh mark
+      --price-drift-bps <bps>        default: execution.priceDriftBps
       --max-account-space <bytes>    default: execution.maxAccountSpaceBytes
       --transaction-type <type>      legacy (default) or instant (allows one empty keeper signer slot)
       --blockhash <hash>             the txMetadata blockhash the transaction must carry
@@ -61,6 +66,8 @@ async function inspect(argv: string[]): Promise<number> {
         rpc: { type: 'string' },
         'priority-fee-cap': { type: 'string' },
         'slippage-bps': { type: 'string' },
+        'mark-price': { type: 'string' },
+        'price-drift-bps': { type: 'string' },
         'max-account-space': { type: 'string' },
         'transaction-type': { type: 'string', default: 'legacy' },
         blockhash: { type: 'string' },
@@ -97,6 +104,10 @@ async function inspect(argv: string[]): Promise<number> {
   if (!WHOLE.test(cap)) return usageError('--priority-fee-cap must be a whole number of lamports');
   const slippage = values['slippage-bps'] ?? String(execution.slippageBps);
   if (!WHOLE.test(slippage) || Number(slippage) > 10_000) return usageError('--slippage-bps must be a whole number from 0 to 10000');
+  const mark = values['mark-price'];
+  if (mark !== undefined && !/^[1-9]\d*$/.test(mark)) return usageError('--mark-price must be a positive whole number (USD × 10^6)');
+  const drift = values['price-drift-bps'] ?? String(execution.priceDriftBps);
+  if (!WHOLE.test(drift) || Number(drift) > 10_000) return usageError('--price-drift-bps must be a whole number from 0 to 10000');
   const space = values['max-account-space'] ?? execution.maxAccountSpaceBytes;
   if (!WHOLE.test(space)) return usageError('--max-account-space must be a whole number of bytes');
   const transactionType = values['transaction-type'];
@@ -135,6 +146,8 @@ async function inspect(argv: string[]): Promise<number> {
     resolveLookupTable,
     readAccounts,
     slippageBps: Number(slippage),
+    markPrice: mark === undefined ? undefined : async () => BigInt(mark),
+    priceDriftBps: Number(drift),
     maxAccountSpaceBytes: BigInt(space),
   });
   const route = transactionType === 'instant' ? 'perps-execute' : operation.id.startsWith('trigger.') ? 'trigger-execute' : 'rpc';

@@ -70,6 +70,21 @@ export const executionSection = {
     env: 'STRATD_SLIPPAGE_BPS',
     format: 'an integer from 0 to 10000',
   }),
+  priceDriftBps: key({
+    doc: "How far (bps) the price may move between the daemon's own latest mark price of a position and the build of its decrease. The policy refuses a decrease whose worst fill price (priceSlippage) is further from that mark than its maxSlippageBps plus this, so the API cannot choose the fill price alone.",
+    schema: z.int().min(0).max(10_000),
+    default: 300,
+    kind: 'int',
+    env: 'STRATD_PRICE_DRIFT_BPS',
+    format: 'an integer from 0 to 10000',
+  }),
+  markPriceMaxAgeMs: key({
+    doc: 'A mark price from a positions snapshot older than this does not bound a decrease: the decrease is refused (a policy violation) rather than signed with a price only the API chose. It must exceed the positions poll interval.',
+    schema: positiveInt,
+    default: 20_000,
+    kind: 'int',
+    format: 'a positive integer (ms)',
+  }),
   priorityFeeCapLamports: key({
     doc: 'Largest priority fee (compute-unit price × limit) a transaction may carry; a built transaction above it is rejected before signing.',
     schema: exactUint,

@@ -14,6 +14,14 @@ export interface PolicyInspectorOptions {
   /** Reads mints and token accounts from the chain; without it no mint's program is known (strictest). */
   readonly readAccounts?: AccountReader;
   readonly slippageBps?: number;
+  /**
+   * The freshest mark price (USD × 10^6) of a position that the daemon read itself, or undefined
+   * when none is fresh. It bounds the worst price a decrease may fill at; without it a decrease
+   * with a priceSlippage is refused, since the API alone would then choose that price.
+   */
+  readonly markPrice?: (positionPubkey: string) => Promise<bigint | undefined>;
+  /** How far (bps) the market may move between that mark and the build, on top of the request's own slippage. */
+  readonly priceDriftBps?: number;
   /** Largest account the wallet may fund the creation of (default: a token account, 165 bytes). */
   readonly maxAccountSpaceBytes?: bigint;
 }
@@ -61,8 +69,13 @@ export class PolicyInspector implements TransactionInspector {
       const detail = error instanceof TransactionDecodeError ? error.message : `the transaction does not decode (${(error as Error).message})`;
       return { decoded: null, verdict: { ok: false, violations: [{ rule: 'malformed', detail }], messageSha256: '' } };
     }
-    const bounds = intentBounds(intent, this.options.slippageBps ?? 0);
-    const chain = this.#facts ? await this.#facts.factsFor(decoded, Object.keys(bounds.maxMoveTokens ?? {})) : undefined;
+    const slippageBps = this.options.slippageBps ?? 0;
+    // The mark and the chain facts are independent reads: both at once.
+    const [markPriceUsd, chain] = await Promise.all([
+      isDecrease(intent) && this.options.markPrice ? this.options.markPrice(intent.positionPubkey) : undefined,
+      this.#facts ? this.#facts.factsFor(decoded, Object.keys(intentBounds(intent, slippageBps).maxMoveTokens ?? {})) : undefined,
+    ]);
+    const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0 });
     const verdict = inspectTransaction(decoded, {
       wallet: this.options.wallet,
       operationId: built.operationId,
@@ -83,7 +96,7 @@ export class PolicyInspector implements TransactionInspector {
  * the wallet's own (the fee of a with-fee operation is taken from the position or collateral); a
  * trigger order escrows exactly its making amount. No intent: nothing may move (the strictest).
  */
-export function intentBounds(intent: Intent | undefined, slippageBps: number): PolicyIntent {
+export function intentBounds(intent: Intent | undefined, slippageBps: number, price: PriceReference = {}): PolicyIntent {
   if (intent?.type === 'trigger-create') {
     return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: toBigInt(intent.makingAmount) }, slippageBps };
   }
@@ -111,14 +124,31 @@ export function intentBounds(intent: Intent | undefined, slippageBps: number): P
   // A decrease acts on its position only, by at most the size and collateral it names (the API may
   // work out the collateral itself when only a size is given: it goes to the wallet's own account).
   const entire = intent.entirePosition === true;
+  // The worst fill price: the request's own slippage (what the builder asked the API for) plus the
+  // drift allowed since the daemon's own mark was read.
+  const requestSlippageBps = intent.maxSlippageBps === undefined ? BigInt(Math.trunc(slippageBps)) : toBigInt(intent.maxSlippageBps);
   const perps: PerpsIntentBounds = {
     positionPubkey: intent.positionPubkey,
     entirePosition: entire,
     maxSizeUsdDelta: entire ? undefined : toBigInt(intent.sizeUsdDelta ?? '0'),
     maxCollateralUsdDelta: entire || intent.collateralUsdDelta === undefined ? undefined : toBigInt(intent.collateralUsdDelta),
+    referencePriceUsd: price.markPriceUsd,
+    maxSlippageBps: price.markPriceUsd === undefined ? undefined : requestSlippageBps + BigInt(Math.max(0, Math.trunc(price.driftBps ?? 0))),
+    requirePriceBound: true,
   };
   const fee: Record<string, bigint> = intent.type === 'decrease-with-fee' ? { [MINTS.USDC]: toBigInt(intent.feeTokenAmount) } : {};
   return { maxMoveLamports: 0n, maxMoveTokens: fee, slippageBps, perps };
+}
+
+/** The daemon's own mark price a decrease is bounded by, and the drift (bps) allowed from it. */
+export interface PriceReference {
+  readonly markPriceUsd?: bigint;
+  readonly driftBps?: number;
+}
+
+type DecreaseIntent = Extract<Intent, { type: 'decrease' | 'decrease-with-fee' }>;
+function isDecrease(intent: Intent | undefined): intent is DecreaseIntent {
+  return intent?.type === 'decrease' || intent?.type === 'decrease-with-fee';
 }
 
 /** Accounts the intent names: value or control may go there. */

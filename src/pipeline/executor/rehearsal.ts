@@ -16,8 +16,12 @@ import { PolicyInspector } from './policy-inspector.ts';
 export interface RehearsalOptions {
   readonly priorityFeeCapLamports: bigint;
   readonly slippageBps: number;
+  readonly priceDriftBps: number;
   readonly maxAccountSpaceBytes: bigint;
 }
+
+/** The rehearsal's mark price ($150); its decrease sells at no worse than 1% below it. */
+const REHEARSAL_MARK = 150_000_000n;
 
 /** What a rehearsal did: how many passes and how long the first and the last took (ms). */
 export interface RehearsalReport {
@@ -76,7 +80,7 @@ export class Rehearsal {
     const decrease = new TransactionInstruction({
       programId: new PublicKey(PROGRAMS.perps),
       keys: layout.accounts.map((spec) => ({ pubkey: new PublicKey(accounts[spec.name]!), isSigner: spec.signer, isWritable: spec.writable })),
-      data: encodePerpsInstructionData('createDecreasePositionMarketRequest', { collateralUsdDelta: 0n, sizeUsdDelta: 0n, priceSlippage: 1n, jupiterMinimumOut: null, entirePosition: true, counter: 1n }),
+      data: encodePerpsInstructionData('createDecreasePositionMarketRequest', { collateralUsdDelta: 0n, sizeUsdDelta: 0n, priceSlippage: REHEARSAL_MARK - REHEARSAL_MARK / 100n, jupiterMinimumOut: null, entirePosition: true, counter: 1n }),
     });
     const message = new TransactionMessage({
       payerKey: this.#wallet.publicKey,
@@ -107,6 +111,8 @@ export class Rehearsal {
       priorityFeeCapLamports: options.priorityFeeCapLamports,
       readAccounts: staticAccountReader(chain),
       slippageBps: options.slippageBps,
+      markPrice: async () => REHEARSAL_MARK,
+      priceDriftBps: options.priceDriftBps,
       maxAccountSpaceBytes: options.maxAccountSpaceBytes,
     });
     this.#intent = { type: 'decrease' as const, key: `decrease:${position}`, reason: 'rehearsal', notionalUsd: '0', positionPubkey: position, marketMint: MINTS.SOL, side: 'long' as const, entirePosition: true, receiveToken: 'USDC' as const };

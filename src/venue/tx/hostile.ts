@@ -7,7 +7,7 @@ import { PROGRAMS } from '../../chain/programs.ts';
  * Ways a hostile venue alters a transaction so it no longer does only what was requested;
  * stratd's inspection must refuse to sign each of them.
  */
-export const HOSTILE_KINDS = ['sol_transfer', 'token_transfer', 'token_approve', 'fee_payer', 'unknown_program', 'durable_nonce'] as const;
+export const HOSTILE_KINDS = ['sol_transfer', 'token_transfer', 'token_approve', 'fee_payer', 'unknown_program', 'durable_nonce', 'price_slippage'] as const;
 export type HostileKind = (typeof HOSTILE_KINDS)[number];
 
 /** Lamports the hostile SOL transfer takes (1 SOL). */
@@ -16,6 +16,15 @@ export const HOSTILE_LAMPORTS = 1_000_000_000n;
 export const HOSTILE_TOKEN_AMOUNT = 1_000_000_000n;
 /** The hostile approval delegates everything (u64 max). */
 export const HOSTILE_APPROVE_AMOUNT = 0xffff_ffff_ffff_ffffn;
+/**
+ * The worst price a hostile market request accepts ('price_slippage'): a sale at any price down to
+ * nothing, a purchase at any price up to u64's maximum. Only perps market requests carry such a
+ * price; the other builds of a venue with this fault stay honest.
+ */
+export function hostilePriceSlippage(direction: 'less' | 'more'): bigint {
+  return direction === 'less' ? 0n : 0xffff_ffff_ffff_ffffn;
+}
+
 /** A program id no chain has: the hostile "unknown program". */
 export const UNKNOWN_PROGRAM_ID = new PublicKey(createHash('sha256').update('stratd-venue:unknown-program').digest());
 
@@ -86,7 +95,7 @@ export function hostileGoesFirst(kind: HostileKind): boolean {
 
 /**
  * The extra instruction a hostile kind adds (none for 'fee_payer', which changes the
- * message's fee payer instead).
+ * message's fee payer instead, nor for 'price_slippage', which changes a perps request's argument).
  */
 export function hostileInstruction(kind: HostileKind, payer: PublicKey, foreign: PublicKey, nonceAccount: PublicKey = foreign): TransactionInstruction | undefined {
   const usdc = new PublicKey(MINTS.USDC);
@@ -107,6 +116,7 @@ export function hostileInstruction(kind: HostileKind, payer: PublicKey, foreign:
       // advanceNonceAccount as the first instruction: the signed transaction never expires.
       return SystemProgram.nonceAdvance({ noncePubkey: nonceAccount, authorizedPubkey: payer });
     case 'fee_payer':
+    case 'price_slippage':
       return undefined;
   }
 }

@@ -8,6 +8,7 @@ import { decreaseQuoteJson, decreaseWithFeeQuoteJson } from '../../market/perps-
 import type { Position } from '../../market/positions.ts';
 import { leverageString, percentString, usdString } from '../../market/units.ts';
 import type { Handler, HandlerContext } from '../services.ts';
+import { hostilePriceSlippage } from '../../tx/hostile.ts';
 import { createTpslInstruction, decreaseInstruction, increaseInstruction, slippagePrice, type PositionKeys } from '../../tx/perps-instructions.ts';
 import { issuePerps, requireBalance } from './issue.ts';
 
@@ -66,7 +67,7 @@ export const perpsIncrease: Handler<'perps.increase'> = (req, ctx) => {
   const maxSlippageBps = toBigInt(req.maxSlippageBps);
   const increaseArgs = {
     inputMint: req.inputMint, side: req.side, sizeUsdDelta: quote.sizeUsdDelta, collateralTokenDelta: inputAmount,
-    priceSlippage: slippagePrice(quote.markPrice, maxSlippageBps, req.side === 'long' ? 'more' : 'less'),
+    priceSlippage: worstPrice(ctx, quote.markPrice, maxSlippageBps, req.side === 'long' ? 'more' : 'less'),
   };
   const instructions = !withTx
     ? []
@@ -130,6 +131,12 @@ export const perpsIncrease: Handler<'perps.increase'> = (req, ctx) => {
   };
 };
 
+/** The priceSlippage of a market request: the quote's price less (or plus) the slippage, or any price at all when the venue is hostile that way. */
+function worstPrice(ctx: HandlerContext, markPrice: bigint, maxSlippageBps: bigint, pays: 'more' | 'less'): bigint {
+  if (ctx.services.faults.hostileFor(ctx.operationId) === 'price_slippage') return hostilePriceSlippage(pays);
+  return slippagePrice(markPrice, maxSlippageBps, pays);
+}
+
 function decrease(ctx: HandlerContext, req: { positionPubkey: string; receiveToken: string; collateralUsdDelta?: string | null; sizeUsdDelta?: string | null; entirePosition?: boolean; maxSlippageBps?: string; priorityFeeMicroLamports?: string }, integratorFeeUsd: bigint) {
   const { market } = ctx.services;
   const position = market.perps.openPosition(req.positionPubkey);
@@ -151,7 +158,7 @@ function decrease(ctx: HandlerContext, req: { positionPubkey: string; receiveTok
     sizeUsdDelta: args.entirePosition ? 0n : (args.sizeUsdDelta ?? 0n),
     collateralUsdDelta: args.entirePosition ? 0n : (args.collateralUsdDelta ?? 0n),
     entirePosition: args.entirePosition,
-    priceSlippage: slippagePrice(quote.markPrice, maxSlippageBps, position.side === 'long' ? 'less' : 'more'),
+    priceSlippage: worstPrice(ctx, quote.markPrice, maxSlippageBps, position.side === 'long' ? 'less' : 'more'),
   };
   const issued = issuePerps(ctx, {
     wallet: position.owner,
