@@ -79,6 +79,12 @@ describe('perps argument bounds', () => {
     expect(await rules(increase(5_000_000n), 'perps.increase', { maxMoveTokens: { [MINTS.USDC]: 5_000_000n } })).toEqual([]);
     expect(await rules(increase(5_000_001n), 'perps.increase', { maxMoveTokens: { [MINTS.USDC]: 5_000_000n } })).toEqual(['intent_exceeded']);
     expect(await rules(increase(1n), 'perps.increase', { maxMoveTokens: { [MINTS.SOL]: 5_000_000n } })).toEqual(['intent_exceeded']);
+    // Summed per mint across the transaction: two payments of the whole limit are twice the limit.
+    const twice = await decodeTransaction(buildTx({ payer: wallet, version: 0, instructions: [...computeBudget(), increase(5_000_000n), increase(5_000_000n)] }));
+    const limit = { maxMoveTokens: { [MINTS.USDC]: 5_000_000n } };
+    const verdict = inspectTransaction(twice, contextFor(wallet, 'perps.increase', { transactionType: 'instant', intent: limit }));
+    expect(verdict.violations.map((v) => v.rule)).toEqual(['intent_exceeded']);
+    expect(verdict.violations[0]?.detail).toContain('moves 10000000 of mint');
     // The funding account must be the wallet's ATA of a perps mint; another wallet's is foreign.
     const stranger = { ...keys, owner: new PublicKey(Keypair.generate().publicKey).toBase58() };
     const foreign = increaseInstruction(stranger, { inputMint: MINTS.USDC, side: 'long', sizeUsdDelta: 1n, collateralTokenDelta: 1n, priceSlippage: 1n }, instant);

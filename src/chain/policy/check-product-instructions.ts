@@ -4,6 +4,7 @@ import { CUSTODY_MINT, PERPS_MINT_TOKEN_PROGRAM, perpsPositionAddress, perpsPosi
 import { PROGRAMS } from '../programs.ts';
 import type { PerpsIntentBounds, PolicyContext } from './context.ts';
 import { CUSTODY_ROLES, FIXED_ROLES, INCREASE_REQUESTS, MINT_ROLES, PAID_IN_ARGUMENT, PERPS_OPERATION_INSTRUCTIONS, walletTokenRoles } from './perps-operations.ts';
+import type { Outflow } from './check-value-flows.ts';
 import type { Violation } from './verdict.ts';
 import { associatedTokenAccountOf } from './wallet-accounts.ts';
 
@@ -19,9 +20,10 @@ import { associatedTokenAccountOf } from './wallet-accounts.ts';
  *   program stay within the intent.
  * Pure: derivations only, no chain reads.
  */
-export function checkProductInstructions(decoded: DecodedTransaction, ctx: PolicyContext): Violation[] {
+export function checkProductInstructions(decoded: DecodedTransaction, ctx: PolicyContext): ProductReport {
   const allowed = new Set(PERPS_OPERATION_INSTRUCTIONS[ctx.operationId] ?? []);
   const violations: Violation[] = [];
+  const payments: Outflow[] = [];
   for (const ix of decoded.instructions) {
     // An account that did not resolve is already unresolved_lookup: nothing to judge by role.
     if (ix.programId !== PROGRAMS.perps || ix.accounts.some((a) => a.pubkey === null)) continue;
@@ -38,12 +40,22 @@ export function checkProductInstructions(decoded: DecodedTransaction, ctx: Polic
       violations.push({ rule: 'product_instruction', detail: `instruction ${ix.index}: perps ${parsed.type} is not allowed for ${ctx.operationId} (allowed: ${[...allowed].join(', ') || 'none'})` });
       continue;
     }
-    violations.push(...checkInstruction(ix, parsed, ctx));
+    violations.push(...checkInstruction(ix, parsed, ctx, payments));
   }
-  return violations;
+  return { violations, payments };
 }
 
-function checkInstruction(ix: DecodedInstruction, p: PerpsInstruction, ctx: PolicyContext): Violation[] {
+export interface ProductReport {
+  readonly violations: Violation[];
+  /**
+   * Tokens the perps instructions take from the wallet by argument (collateral, deposits): the
+   * program moves them by CPI, invisible to the value-flow rule, so the intent rule adds them to
+   * the transaction's other outflows of the same mint.
+   */
+  readonly payments: Outflow[];
+}
+
+function checkInstruction(ix: DecodedInstruction, p: PerpsInstruction, ctx: PolicyContext, payments: Outflow[]): Violation[] {
   const out: Violation[] = [];
   const wallet = ctx.wallet.toBase58();
   const a = p.accounts;
@@ -81,13 +93,8 @@ function checkInstruction(ix: DecodedInstruction, p: PerpsInstruction, ctx: Poli
   const paidArg = PAID_IN_ARGUMENT[p.type];
   const paidMint = mintOfRole.get('fundingAccount') ?? mintOfRole.get('userTokenAccount');
   const paid = paidArg === undefined ? undefined : p.args[paidArg];
-  const limits = ctx.intent?.maxMoveTokens;
-  if (typeof paid === 'string' && paidMint !== undefined && limits !== undefined) {
-    const limit = Object.hasOwn(limits, paidMint) ? limits[paidMint] : undefined;
-    const allowed = limit === undefined ? 0n : withSlippage(limit, ctx.intent?.slippageBps ?? 0);
-    if (BigInt(paid) > allowed) {
-      out.push({ rule: 'intent_exceeded', detail: `${where}: pays ${paid} of mint ${paidMint} into the program; the intent allows ${allowed}` });
-    }
+  if (typeof paid === 'string' && paidMint !== undefined && paid !== '0') {
+    payments.push({ asset: paidMint, amount: BigInt(paid), to: PROGRAMS.perps, instruction: ix.index });
   }
   return out;
 }
@@ -151,11 +158,6 @@ const MARKET_FILLS: ReadonlySet<string> = new Set([
 ]);
 
 const BPS = 10_000n;
-function withSlippage(limit: bigint, slippageBps: number): bigint {
-  const bps = BigInt(Math.max(0, Math.trunc(slippageBps)));
-  return limit + (limit * bps + BPS - 1n) / BPS;
-}
-
 function bigintArg(p: PerpsInstruction, name: string): bigint | undefined {
   const value = p.args[name];
   return typeof value === 'string' ? BigInt(value) : undefined;

@@ -20,6 +20,7 @@ import { WalletAccounts } from './wallet-accounts.ts';
 export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyContext): Verdict {
   const walletAccounts = new WalletAccounts(decoded, ctx);
   const flows = checkValueFlows(decoded, walletAccounts, ctx.maxAccountSpaceBytes);
+  const product = checkProductInstructions(decoded, ctx);
   const violations: Violation[] = [
     ...checkStructure(decoded, ctx),
     ...checkNonce(decoded),
@@ -27,8 +28,9 @@ export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyConte
     ...checkPrograms(decoded, ctx),
     ...flows.violations,
     ...checkPriorityFee(decoded, ctx),
-    ...checkIntent(flows.outflows, ctx),
-    ...checkProductInstructions(decoded, ctx),
+    // What the perps program takes by argument counts with every other outflow of its mint.
+    ...checkIntent([...flows.outflows, ...product.payments], ctx),
+    ...product.violations,
     ...checkLookupTables(decoded, walletAccounts),
   ];
   return { ok: violations.length === 0, violations, messageSha256: decoded.messageSha256 };
