@@ -237,7 +237,9 @@ async function appendLookupAccounts(
         checkTableActive(account);
         return account;
       } catch (error) {
-        if (error instanceof LookupTableError) {
+        // A table extended in the very slot the RPC answered for is provable a slot later: look
+        // again (as for an RPC that did not answer) instead of refusing the action for good.
+        if (error instanceof LookupTableError && error.kind !== 'too_new') {
           unresolved.push({ table, reason: 'unprovable', detail: `${error.kind}: ${error.message}` });
           return null;
         }

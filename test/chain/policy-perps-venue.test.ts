@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import type { ApiClient } from '../../src/api/client.ts';
 import type { OperationId } from '../../src/api/registry.ts';
-import { decodeTransaction, rpcLookupTableResolver, staticLookupTableResolver } from '../../src/chain/decode.ts';
+import { decodeTransaction, LookupTableUnavailable, rpcLookupTableResolver, staticLookupTableResolver } from '../../src/chain/decode.ts';
 import { perpsPositionAddress } from '../../src/chain/programs/perps/addresses.ts';
 import { encodePerpsInstructionData } from '../../src/chain/programs/perps/codec.ts';
 import { DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, inspectTransaction, mintAccountData, rpcAccountReader, type ChainAccount, type PolicyRule } from '../../src/chain/policy/index.ts';
@@ -192,6 +192,8 @@ describe('hostile variants of a real venue decrease', () => {
   /** The position's mark when the build was made: what the daemon's latest positions snapshot would hold. */
   let mark: bigint | undefined;
   const variants: Array<{ name: string; rule: PolicyRule; base64: string }> = [];
+  /** The decrease naming a table extended in the slot the RPC answers for: provable only later. */
+  let tooNew = '';
 
   beforeAll(async () => {
     legacy = await buildDecrease(false);
@@ -231,8 +233,8 @@ describe('hostile variants of a real venue decrease', () => {
         }),
       },
       { name: "the wallet's token account hidden in a lookup table", rule: 'lookup_table', base64: tamper(legacy.base64, () => undefined, [hiding]) },
-      { name: 'a table the RPC cannot prove (extended in the current slot)', rule: 'lookup_table', base64: tamper(legacy.base64, () => undefined, [stale]) },
     );
+    tooNew = tamper(legacy.base64, () => undefined, [stale]);
     // The fake chain answers for slot 1: the stale table was extended in that very slot.
     const accounts = new Map<string, ChainAccount>([
       [tableKey.toBase58(), { owner: AddressLookupTableProgram.programId.toBase58(), data: lookupTableAccountData(hiding.state.addresses, { lastExtendedSlot: 0n }) }],
@@ -267,6 +269,16 @@ describe('hostile variants of a real venue decrease', () => {
       expect(result.violations.map((x) => x.rule), `${v.name}: ${JSON.stringify(result.violations)}`).toContain(v.rule);
     }
   });
+
+  it('a table extended in the current slot is no verdict yet: the executor looks again, tx inspect exits 1', async () => {
+    const record = { intent: decreaseIntent(solLong.positionPubkey, '100000000') } as ActionRecord;
+    const tx = VersionedTransaction.deserialize(Buffer.from(tooNew, 'base64'));
+    await expect(executorInspector().inspect(tx, record, { operationId: 'perps.decrease', route: 'rpc' })).rejects.toThrow(LookupTableUnavailable);
+    const intent = JSON.stringify(decreaseIntent(solLong.positionPubkey, '100000000'));
+    const run = await runCli(['tx', 'inspect', '--wallet', address, '--operation', 'perps.decrease', '--intent', intent, '--rpc', rpcUrl, '--mark-price', String(mark), tooNew], { timeoutMs: 60_000 });
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stderr).toContain('cannot be proven yet');
+  }, 90_000);
 
   it('each variant is refused with its rule by stratd tx inspect, given the same intent', async () => {
     const judged = variants;

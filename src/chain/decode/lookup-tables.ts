@@ -22,9 +22,10 @@ export class LookupTableError extends Error {
 }
 
 /**
- * The RPC did not answer for a table (timeout, connection, server error): nothing is known about
- * it yet. The decoder throws this rather than judging the transaction, so the executor looks
- * again later instead of rejecting a protective action over a transient fault.
+ * The RPC did not answer for a table (timeout, connection, server error), or answered for the slot
+ * in which the table was extended (`too_new`): nothing is proven about it yet. The decoder throws
+ * this rather than judging the transaction, so the executor looks again later instead of
+ * rejecting a protective action over a transient state.
  */
 export class LookupTableUnavailable extends Error {
   override readonly name = 'LookupTableUnavailable';
@@ -33,7 +34,8 @@ export class LookupTableUnavailable extends Error {
     readonly table: string,
     options: { cause: unknown },
   ) {
-    super(`lookup table ${table} could not be fetched: ${(options.cause as Error)?.message ?? String(options.cause)}`, options);
+    const tooNew = options.cause instanceof LookupTableError && options.cause.kind === 'too_new';
+    super(`lookup table ${table} ${tooNew ? 'cannot be proven yet' : 'could not be fetched'}: ${(options.cause as Error)?.message ?? String(options.cause)}`, options);
   }
 }
 
