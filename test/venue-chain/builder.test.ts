@@ -102,7 +102,8 @@ describe('venue-built request transactions', () => {
 
 describe('hostile variants really carry the hostile instruction', () => {
   it('covers every kind', () => {
-    expect([...HOSTILE_KINDS].sort()).toEqual(['durable_nonce', 'fee_payer', 'sol_transfer', 'token_approve', 'token_transfer', 'unknown_program']);
+    // price_slippage adds no instruction: it changes a perps request's argument (test/e2e/safety-hostile-venue.test.ts).
+    expect([...HOSTILE_KINDS].sort()).toEqual(['durable_nonce', 'fee_payer', 'price_slippage', 'sol_transfer', 'token_approve', 'token_transfer', 'unknown_program']);
     expect(instructionsOf(build())).toHaveLength(3);
   });
 

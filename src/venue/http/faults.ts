@@ -145,11 +145,22 @@ export class FaultPlan {
     if (this.frozenAnswers.size < FROZEN_ANSWERS_MAX) this.frozenAnswers.set(request, answer);
   }
 
+  /** The hostile kind of this build of the operation; a `hostileNext` count is used up by it. */
   hostileFor(operationId: string): HostileKind | undefined {
+    return this.hostile(operationId, true);
+  }
+
+  /** What hostileFor would answer, without using up a count (for a handler that shapes arguments before the build). */
+  peekHostile(operationId: string): HostileKind | undefined {
+    return this.hostile(operationId, false);
+  }
+
+  private hostile(operationId: string, use: boolean): HostileKind | undefined {
     const key = this.operations.get(operationId)?.hostile ? operationId : '*';
     const faults = this.operations.get(key);
     const kind = faults?.hostile ?? undefined;
     if (kind === undefined || faults?.hostileNext === undefined) return kind;
+    if (!use) return (this.counters.get(`${key}|hostileNext`) ?? 0) > 0 ? kind : undefined;
     return this.take(key, 'hostileNext') ? kind : undefined;
   }
 

@@ -133,7 +133,8 @@ export const perpsIncrease: Handler<'perps.increase'> = (req, ctx) => {
 
 /** The priceSlippage of a market request: the quote's price less (or plus) the slippage, or any price at all when the venue is hostile that way. */
 function worstPrice(ctx: HandlerContext, markPrice: bigint, maxSlippageBps: bigint, pays: 'more' | 'less'): bigint {
-  if (ctx.services.faults.hostileFor(ctx.operationId) === 'price_slippage') return hostilePriceSlippage(pays);
+  // Peek: the build itself (issueFor) uses up a hostileNext count.
+  if (ctx.services.faults.peekHostile(ctx.operationId) === 'price_slippage') return hostilePriceSlippage(pays);
   return slippagePrice(markPrice, maxSlippageBps, pays);
 }
 
