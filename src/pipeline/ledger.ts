@@ -87,6 +87,20 @@ export class Ledger {
     return id ?? '';
   }
 
+  /** Validates and appends entries in order, in one round trip; answers their stream ids. */
+  async appendAll(entries: readonly LedgerEntryInput[]): Promise<string[]> {
+    if (entries.length === 0) return [];
+    if (entries.length === 1) return [await this.append(entries[0]!)];
+    const encoded = entries.map((entry) => encodeLedgerEntry(entry, this.options.isSecret));
+    const pipeline = this.redis.pipeline();
+    for (const text of encoded) pipeline.xadd(this.streamKey, 'MAXLEN', '~', String(this.options.maxLen), '*', 'entry', text);
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([error, id]) => {
+      if (error) throw error;
+      return typeof id === 'string' ? id : '';
+    });
+  }
+
   async read(options: ReadOptions = {}): Promise<LedgerRecord[]> {
     const limit = Math.max(1, Math.min(options.limit ?? 50, 10_000));
     const rows = options.reverse === false

@@ -4,12 +4,12 @@ import { describeIssues, fieldIssues } from '../api/issues.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import { claimIntent } from './strategy-runtime/intent-lock.ts';
+import { claimIntents } from './strategy-runtime/intent-lock.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
 import { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
 import type { ActionJob } from './action.ts';
-import type { Ledger } from './ledger.ts';
+import type { Ledger, LedgerEntryInput } from './ledger.ts';
 import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
 import type { RedisOutageLog } from './redis-outage.ts';
 import { snapshotSchema, type Snapshot } from './snapshot.ts';
@@ -207,7 +207,14 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
   const out: string[] = [];
   // Every intent key claimed at once (one round trip), each claim also asking whether its action's
   // job already exists: most ticks decide nothing new.
-  const claims = await Promise.all(actions.map((a) => claimIntent(deps.redis, deps.prefix, a.strategy, a.intent.key, a.actionId, deps.config.strategies.intentLockMs, deps.actions.toKey(a.actionId))));
+  const claims = await claimIntents(
+    deps.redis,
+    deps.prefix,
+    actions.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, actionId: a.actionId, jobKey: deps.actions.toKey(a.actionId) })),
+    deps.config.strategies.intentLockMs,
+  );
+  // Notes of suppressed decisions, written together after the loop (one round trip, not one each).
+  const notes: LedgerEntryInput[] = [];
   for (const [i, action] of actions.entries()) {
     const claim = claims[i]!;
     // The same action id again (another tick of the same window, after the action already
@@ -220,7 +227,7 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
       // Noted once per decision (its window), not on every tick while the earlier action runs.
       if (suppressed.first(action.actionId)) {
         deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId }, 'decision suppressed: an action for this intent key is unfinished');
-        await deps.ledger.append({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window } });
+        notes.push({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window } });
       }
       continue;
     }
@@ -249,6 +256,7 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
     if (claim === 'claimed') deps.handOver?.(action);
     out.push(action.actionId);
   }
+  await deps.ledger.appendAll(notes);
   return out;
 }
 

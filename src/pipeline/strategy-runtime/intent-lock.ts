@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { RedisScript } from '../redis-script.ts';
 
 /**
  * One unfinished action per (strategy, intent key). A strategy sees the world again on the
@@ -19,21 +20,36 @@ export type ClaimResult =
   /** Another, unfinished action holds it: drop this decision. */
   | 'held-by-other';
 
+// Claims N intent keys in one step. KEYS: lock1, job1, lock2, job2, ... (a claim without a job
+// key repeats its lock key, so every key stays in the deployment's hash slot); ARGV: ttl, then
+// per claim its action id and '1' when it has a job key. Answers one ClaimResult per claim.
 const CLAIM = `
-if KEYS[2] and redis.call('EXISTS', KEYS[2]) == 1 then return 'job-exists' end
-local current = redis.call('GET', KEYS[1])
-if not current then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 'claimed'
+local out = {}
+for i = 1, #KEYS / 2 do
+  local lock, job, id, hasJob = KEYS[2 * i - 1], KEYS[2 * i], ARGV[2 * i], ARGV[2 * i + 1]
+  if hasJob == '1' and redis.call('EXISTS', job) == 1 then
+    out[i] = 'job-exists'
+  else
+    local current = redis.call('GET', lock)
+    if not current then
+      redis.call('SET', lock, id, 'PX', ARGV[1])
+      out[i] = 'claimed'
+    elseif current == id then
+      out[i] = 'held-by-this'
+    else
+      out[i] = 'held-by-other'
+    end
+  end
 end
-if current == ARGV[1] then return 'held-by-this' end
-return 'held-by-other'
+return out
 `;
 
-const RELEASE = `
+const RELEASE = new RedisScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
-`;
+`);
+
+const CLAIM_SCRIPT = new RedisScript(CLAIM);
 
 export function intentLockKey(prefix: string, strategy: string, intentKey: string): string {
   return `${prefix}strategy:${strategy}:intent:${intentKey}`;
@@ -44,14 +60,37 @@ export function intentLockKey(prefix: string, strategy: string, intentKey: strin
  * action whose job already exists is answered 'job-exists' and claims nothing, in the same step.
  */
 export async function claimIntent(redis: Redis, prefix: string, strategy: string, intentKey: string, actionId: string, ttlMs: number, jobKey?: string): Promise<ClaimResult> {
-  const keys = jobKey === undefined ? [intentLockKey(prefix, strategy, intentKey)] : [intentLockKey(prefix, strategy, intentKey), jobKey];
-  const result = await redis.eval(CLAIM, keys.length, ...keys, actionId, String(ttlMs));
-  return result as ClaimResult;
+  const [result] = await claimIntents(redis, prefix, [{ strategy, intentKey, actionId, jobKey }], ttlMs);
+  return result!;
+}
+
+/** One claim of claimIntents. */
+export interface IntentClaim {
+  readonly strategy: string;
+  readonly intentKey: string;
+  readonly actionId: string;
+  /** The Redis key of the action's job: an existing job answers 'job-exists'. */
+  readonly jobKey?: string;
+}
+
+/**
+ * claimIntent for every claim at once, in one atomic step (one round trip however many intents a
+ * tick decides); answers in the claims' order. The claims run in order, so of two claims of one
+ * key the first wins.
+ */
+export async function claimIntents(redis: Redis, prefix: string, claims: readonly IntentClaim[], ttlMs: number): Promise<ClaimResult[]> {
+  if (claims.length === 0) return [];
+  const keys = claims.flatMap((c) => {
+    const lock = intentLockKey(prefix, c.strategy, c.intentKey);
+    return [lock, c.jobKey ?? lock];
+  });
+  const args = claims.flatMap((c) => [c.actionId, c.jobKey === undefined ? '0' : '1']);
+  return (await CLAIM_SCRIPT.run(redis, keys, [String(ttlMs), ...args])) as ClaimResult[];
 }
 
 /** Frees the intent key if `actionId` still holds it. Answers whether it did. */
 export async function releaseIntent(redis: Redis, prefix: string, strategy: string, intentKey: string, actionId: string): Promise<boolean> {
-  return (await redis.eval(RELEASE, 1, intentLockKey(prefix, strategy, intentKey), actionId)) === 1;
+  return (await RELEASE.run(redis, [intentLockKey(prefix, strategy, intentKey)], [actionId])) === 1;
 }
 
 /** The action that holds an intent key, if any. */
@@ -59,10 +98,10 @@ export async function intentHolder(redis: Redis, prefix: string, strategy: strin
   return (await redis.get(intentLockKey(prefix, strategy, intentKey))) ?? undefined;
 }
 
-const EXTEND = `
+const EXTEND = new RedisScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
-`;
+`);
 
 /**
  * Renews the claim while `actionId` holds it: the executor calls this while an action is
@@ -70,5 +109,5 @@ return 0
  * still land. Answers whether the claim was renewed.
  */
 export async function extendIntent(redis: Redis, prefix: string, strategy: string, intentKey: string, actionId: string, ttlMs: number): Promise<boolean> {
-  return (await redis.eval(EXTEND, 1, intentLockKey(prefix, strategy, intentKey), actionId, String(ttlMs))) === 1;
+  return (await EXTEND.run(redis, [intentLockKey(prefix, strategy, intentKey)], [actionId, String(ttlMs)])) === 1;
 }

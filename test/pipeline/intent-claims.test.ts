@@ -1,0 +1,61 @@
+// The strategy worker claims every intent key a tick decided in one atomic script; each claim is
+// answered as claimIntent would answer it alone. Scripts go by SHA1 and fall back to their text.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ledger } from '../../src/pipeline/ledger.ts';
+import { RedisScript } from '../../src/pipeline/redis-script.ts';
+import { claimIntent, claimIntents, intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
+import { redisScope } from '../support/redis-scope.ts';
+
+const scope = redisScope('intent-claims');
+beforeAll(() => scope.clean());
+afterAll(async () => {
+  await scope.clean();
+  await scope.close();
+});
+
+describe('claimIntents', () => {
+  it('answers each claim in order: claimed, held-by-this, held-by-other, job-exists; a repeated key goes to its first claim', async () => {
+    const { redis, prefix } = scope;
+    const job = `${prefix}bull:actions:act-existing`;
+    await redis.set(job, 'x');
+    await claimIntent(redis, prefix, 'guard', 'held', 'act-earlier', 60_000);
+    const results = await claimIntents(redis, prefix, [
+      { strategy: 'guard', intentKey: 'free', actionId: 'act-1', jobKey: `${prefix}bull:actions:act-1` },
+      { strategy: 'guard', intentKey: 'held', actionId: 'act-2', jobKey: `${prefix}bull:actions:act-2` },
+      { strategy: 'guard', intentKey: 'free', actionId: 'act-3' },
+      { strategy: 'guard', intentKey: 'free', actionId: 'act-1' },
+      { strategy: 'guard', intentKey: 'other', actionId: 'act-existing', jobKey: job },
+    ], 60_000);
+    expect(results).toEqual(['claimed', 'held-by-other', 'held-by-other', 'held-by-this', 'job-exists']);
+    expect(await intentHolder(redis, prefix, 'guard', 'free')).toBe('act-1');
+    // 'job-exists' claims nothing.
+    expect(await intentHolder(redis, prefix, 'guard', 'other')).toBeUndefined();
+    expect(await redis.pttl(`${prefix}strategy:guard:intent:free`)).toBeGreaterThan(50_000);
+    expect(await claimIntents(redis, prefix, [], 60_000)).toEqual([]);
+  });
+});
+
+describe('Ledger.appendAll', () => {
+  it('appends every entry in order in one call, and validates each', async () => {
+    const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 });
+    const ids = await ledger.appendAll([1, 2, 3].map((n) => ({ at: n, type: 'alert' as const, detail: { n } })));
+    expect(ids).toHaveLength(3);
+    const read = await ledger.read({ reverse: false, limit: 10 });
+    expect(read.map((r) => r.detail.n)).toEqual([1, 2, 3]);
+    await expect(ledger.appendAll([{ at: 1, type: 'alert', detail: {} }, { at: -1, type: 'nonsense' } as never])).rejects.toThrow();
+    expect(await ledger.read({ limit: 10 })).toHaveLength(3);
+  });
+});
+
+describe('RedisScript', () => {
+  it('runs by SHA1 once Redis knows the script, and with its text when Redis answers NOSCRIPT', async () => {
+    // A script no Redis has seen: the first call meets NOSCRIPT and must fall back.
+    const script = new RedisScript(`-- ${randomUUID()}\nreturn redis.call('INCR', KEYS[1])`);
+    const key = `${scope.prefix}script-counter`;
+    expect(await scope.redis.script('EXISTS', script.sha1)).toEqual([0]);
+    expect(await script.run(scope.redis, [key], [])).toBe(1);
+    expect(await scope.redis.script('EXISTS', script.sha1)).toEqual([1]);
+    expect(await script.run(scope.redis, [key], [])).toBe(2);
+  });
+});
