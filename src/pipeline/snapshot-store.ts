@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { fieldIssues, describeIssues } from '../api/issues.ts';
 import { snapshotSchema, type Snapshot, type SnapshotKind, type SnapshotOf } from './snapshot.ts';
+import { RedisScript } from './redis-script.ts';
 
 /**
  * The latest snapshot of each kind+key, kept in Redis for strategies to read:
@@ -9,13 +10,13 @@ import { snapshotSchema, type Snapshot, type SnapshotKind, type SnapshotOf } fro
  * A write never replaces a newer tick with an older one (a slow replica finishing late).
  */
 
-const STORE_IF_NOT_OLDER = `
+const STORE_IF_NOT_OLDER = new RedisScript(`
 local current = redis.call('HGET', KEYS[2], ARGV[1])
 if current and tonumber(current) > tonumber(ARGV[2]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return 1
-`;
+`);
 
 export class SnapshotStoreError extends Error {
   override readonly name = 'SnapshotStoreError';
@@ -31,7 +32,7 @@ export function tickKey(prefix: string, kind: SnapshotKind): string {
 
 /** Stores a snapshot as the latest of its kind+key unless a newer tick is already there. Answers whether it was stored. */
 export async function storeLatestSnapshot(redis: Redis, prefix: string, snapshot: Snapshot): Promise<boolean> {
-  const stored = await redis.eval(STORE_IF_NOT_OLDER, 2, dataKey(prefix, snapshot.kind), tickKey(prefix, snapshot.kind), snapshot.key, String(snapshot.tickMs), JSON.stringify(snapshot));
+  const stored = await STORE_IF_NOT_OLDER.run(redis, [dataKey(prefix, snapshot.kind), tickKey(prefix, snapshot.kind)], [snapshot.key, String(snapshot.tickMs), JSON.stringify(snapshot)]);
   return stored === 1;
 }
 

@@ -10,6 +10,7 @@ import { TradingSwitch } from './trading-switch.ts';
 import { CircuitBreakers, countsTowardBreaker, recordBreakerTrip } from './circuit-breaker.ts';
 import type { Ledger } from '../pipeline/ledger.ts';
 import type { NotifySink } from '../ops/notify/event.ts';
+import { RedisScript } from '../pipeline/redis-script.ts';
 
 export interface RiskLimits {
   /** USD × 10^6. */
@@ -163,14 +164,14 @@ export class RedisRiskGate implements RiskGate {
     const counts = record.state === 'rejected' && countsTowardBreaker(record.reason);
     const pnl = landed ? realisedPnl(record) : undefined;
     const reservedAt = record.riskReservedAtMs ?? 0;
-    const result = (await this.o.redis.eval(
-      OUTCOME,
-      5,
+    const keys = [
       `${this.o.prefix}risk:outcome:${record.actionId}`,
       `${this.o.prefix}risk:streak:${record.strategy}`,
       this.counterFor(record.strategy).bucketKeyAt(reservedAt),
       this.notionalPerHour.bucketKeyAt(reservedAt),
       this.pnlKey(),
+    ];
+    const result = (await OUTCOME.run(this.o.redis, keys, [
       String(OUTCOME_MARKER_TTL_SEC),
       landed ? 'landed' : 'other',
       released ? '1' : '0',
@@ -180,7 +181,7 @@ export class RedisRiskGate implements RiskGate {
       pnl === undefined ? '' : pnl.toString(),
       String(3 * 86_400),
       String(STREAK_TTL_SEC),
-    )) as [number, number];
+    ])) as [number, number];
     const [recorded, streak] = result;
     if (recorded !== 1) return;
     if (pnl !== undefined) await this.checkLossStop();
@@ -236,7 +237,7 @@ const OUTCOME_MARKER_TTL_SEC = 8 * 86_400;
  *         reason, realised PnL ('' for none), PnL ttl, streak ttl
  * Answers {1, streak} when booked, {0, 0} when this action was booked before.
  */
-const OUTCOME = `
+const OUTCOME = new RedisScript(`
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return {0, 0} end
 if ARGV[2] == 'landed' then
   redis.call('DEL', KEYS[2])
@@ -261,7 +262,7 @@ else
   redis.call('HSET', KEYS[2], 'reason', ARGV[6], 'count', 1)
 end
 redis.call('EXPIRE', KEYS[2], ARGV[9])
-return {1, count}`;
+return {1, count}`);
 
 function refuse(rule: string, detail: string): RiskDecision {
   return { allowed: false, rule, detail };

@@ -1,13 +1,14 @@
 import type { Redis } from 'ioredis';
+import { RedisScript } from '../pipeline/redis-script.ts';
 
 const BUCKET_MS = 60_000;
 const BUCKETS = 60;
 
 /** KEYS: the current bucket, then the older ones; ARGV: amount, bucket lifetime ms. Answers every bucket's value. */
-const RESERVE = `
+const RESERVE = new RedisScript(`
 redis.call('INCRBY', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return redis.call('MGET', unpack(KEYS))`;
+return redis.call('MGET', unpack(KEYS))`);
 
 /**
  * An exact rolling-hour sum in Redis, in one-minute buckets (INCRBY is exact 64-bit integer
@@ -45,7 +46,7 @@ export class RollingHourCounter {
     const keys = this.keys(nowMs);
     // One round trip: the add and the read of every bucket. The sum is taken here in bigint (Lua
     // numbers are doubles, inexact beyond 2^53 = 9 billion USD × 10^6).
-    const values = (await this.redis.eval(RESERVE, keys.length, ...keys, amount.toString(), String((BUCKETS + 1) * BUCKET_MS))) as Array<string | false | null>;
+    const values = (await RESERVE.run(this.redis, keys, [amount.toString(), String((BUCKETS + 1) * BUCKET_MS)])) as Array<string | false | null>;
     const total = values.reduce((sum, v) => sum + (v ? BigInt(v) : 0n), 0n);
     if (total <= limit) return true;
     await this.redis.decrby(keys[0]!, amount.toString());

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { intentLockKey } from '../strategy-runtime/intent-lock.ts';
 import { ledgerStreamKey } from '../ledger.ts';
 import { actionRecord, isFinalRecord, type ActionRecord } from './action-record.ts';
+import { RedisScript } from '../redis-script.ts';
 
 /** A write lost a race with another process; reload and continue from the stored state. */
 export class StaleActionWrite extends Error {
@@ -24,7 +25,7 @@ export class StaleActionWrite extends Error {
  *         open-set score, ledger entry ('' for none), ledger max length, retention seconds,
  *         lease owner ('' for none: only a create takes the lease), lease ms
  */
-const TRANSITION = `
+const TRANSITION = new RedisScript(`
 local v = redis.call('HGET', KEYS[1], 'v')
 if (v or '0') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'json', ARGV[3])
@@ -37,7 +38,7 @@ end
 if ARGV[4] ~= 'open' and redis.call('GET', KEYS[4]) == ARGV[5] then redis.call('DEL', KEYS[4]) end
 if ARGV[7] ~= '' then redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'entry', ARGV[7]) end
 if ARGV[10] ~= '' then redis.call('SET', KEYS[5], ARGV[10], 'PX', ARGV[11]) end
-return 1`;
+return 1`);
 
 export interface StoredAction {
   readonly record: ActionRecord;
@@ -107,14 +108,8 @@ export class ActionStore {
 
   private async cas(record: ActionRecord, version: number, ledgerEntry = '', lease?: { readonly owner: string; readonly ttlMs: number }): Promise<boolean> {
     const mode = !isFinalRecord(record) ? 'open' : record.finalSettled ? 'settled' : 'final';
-    const result = await this.redis.eval(
-      TRANSITION,
-      5,
-      this.key(record.actionId),
-      this.openKey,
-      ledgerStreamKey(this.prefix),
-      intentLockKey(this.prefix, record.strategy, record.intent.key),
-      this.leaseKey(record.actionId),
+    const keys = [this.key(record.actionId), this.openKey, ledgerStreamKey(this.prefix), intentLockKey(this.prefix, record.strategy, record.intent.key), this.leaseKey(record.actionId)];
+    const result = await TRANSITION.run(this.redis, keys, [
       String(version),
       String(version + 1),
       JSON.stringify(record),
@@ -126,7 +121,7 @@ export class ActionStore {
       this.retentionSec,
       lease?.owner ?? '',
       String(lease?.ttlMs ?? 0),
-    );
+    ]);
     return result === 1;
   }
 
@@ -140,22 +135,22 @@ export class ActionStore {
    * depend on it: every write is a compare-and-set).
    */
   async lease(actionId: string, owner: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.eval(LEASE, 1, this.leaseKey(actionId), owner, String(ttlMs))) === 1;
+    return (await LEASE.run(this.redis, [this.leaseKey(actionId)], [owner, String(ttlMs)])) === 1;
   }
 
   /** Frees the lease if `owner` still holds it (never one another executor took after ours expired). */
   async release(actionId: string, owner: string): Promise<void> {
-    await this.redis.eval(RELEASE_LEASE, 1, this.leaseKey(actionId), owner);
+    await RELEASE_LEASE.run(this.redis, [this.leaseKey(actionId)], [owner]);
   }
 }
 
 /** Takes the lease when free, renews it when `owner` holds it: one step, so no other holder is renewed. */
-const LEASE = `
+const LEASE = new RedisScript(`
 local current = redis.call('GET', KEYS[1])
 if not current then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
 if current == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-return 0`;
+return 0`);
 
-const RELEASE_LEASE = `
+const RELEASE_LEASE = new RedisScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
+return 0`);

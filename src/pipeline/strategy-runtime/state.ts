@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { findKeyMaterial } from '../ledger.ts';
+import { RedisScript } from '../redis-script.ts';
 
 /**
  * A strategy's persistent state: one JSON value per strategy in Redis,
@@ -11,7 +12,7 @@ import { findKeyMaterial } from '../ledger.ts';
  * decision.
  */
 
-const COMMIT_IF_NOT_OLDER = `
+const COMMIT_IF_NOT_OLDER = new RedisScript(`
 local current = redis.call('GET', KEYS[1])
 if current then
   local ok, stored = pcall(cjson.decode, current)
@@ -21,7 +22,7 @@ if current then
 end
 redis.call('SET', KEYS[1], ARGV[2])
 return 1
-`;
+`);
 
 export class StrategyStateError extends Error {
   override readonly name = 'StrategyStateError';
@@ -66,6 +67,6 @@ export async function commitStrategyState(redis: Redis, prefix: string, strategy
   } catch (error) {
     throw new StrategyStateError('not_json', `state of ${strategy} is not JSON: ${(error as Error).message}`);
   }
-  const done = await redis.eval(COMMIT_IF_NOT_OLDER, 1, strategyStateKey(prefix, strategy), String(decidedAtMs), text);
+  const done = await COMMIT_IF_NOT_OLDER.run(redis, [strategyStateKey(prefix, strategy)], [String(decidedAtMs), text]);
   return done === 1;
 }
