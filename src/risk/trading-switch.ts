@@ -4,6 +4,7 @@ import type { NotifySink } from '../ops/notify/event.ts';
 import type { Ledger } from '../pipeline/ledger.ts';
 import { breakersKey } from './circuit-breaker.ts';
 import { TradingStateStore, tradingStateRecord, type TradingState, type TradingStateRecord } from './trading-state.ts';
+import { RedisScript } from '../pipeline/redis-script.ts';
 
 /** Who changed the trading state: the operator (CLI or ops endpoint) or the risk gate. */
 export type TradingStateCause = 'cli' | 'control' | 'breaker' | 'loss_stop';
@@ -73,11 +74,12 @@ export class TradingSwitch {
 
   private async apply(change: TradingStateChange, onlyEscalate: boolean): Promise<AppliedChange> {
     const current: TradingStateRecord = { state: change.state, reason: change.reason, changedAtMs: this.now(), by: change.by };
-    const [applied, raw] = (await this.o.redis.eval(SWAP, 1, this.store.key, JSON.stringify(current), String(RANK[change.state]), onlyEscalate ? '1' : '0')) as [number, string];
+    // A resume also resets every strategy's circuit breaker (src/risk/circuit-breaker.ts), in the
+    // same step: a crash between the two can no longer leave trading active behind a tripped breaker.
+    const args = [JSON.stringify(current), String(RANK[change.state]), onlyEscalate ? '1' : '0', change.state === 'active' ? '1' : '0'];
+    const [applied, raw] = (await SWAP.run(this.o.redis, [this.store.key, breakersKey(this.o.prefix)], args)) as [number, string];
     const previous = parseRecord(raw);
     if (applied !== 1) return { changed: false, previous, current: previous };
-    // A resume also resets every strategy's circuit breaker (src/risk/circuit-breaker.ts).
-    if (change.state === 'active') await this.o.redis.del(breakersKey(this.o.prefix));
     await this.announce(change, previous, current);
     return { changed: true, previous, current };
   }
@@ -114,10 +116,12 @@ function parseRecord(raw: string): TradingStateRecord {
 }
 
 /**
- * Atomic read-and-replace: ARGV[1] the new record, ARGV[2] its rank, ARGV[3] "1" to replace only
- * a less restrictive state (an unreadable one counts as halted). Answers {applied, previous raw}.
+ * Atomic read-and-replace: KEYS[1] the trading state, KEYS[2] the circuit breakers; ARGV[1] the
+ * new record, ARGV[2] its rank, ARGV[3] "1" to replace only a less restrictive state (an
+ * unreadable one counts as halted), ARGV[4] "1" to reset the breakers when applied. Answers
+ * {applied, previous raw}.
  */
-const SWAP = `
+const SWAP = new RedisScript(`
 local raw = redis.call('GET', KEYS[1])
 if ARGV[3] == '1' then
   local rank = 0
@@ -129,4 +133,5 @@ if ARGV[3] == '1' then
   if rank >= tonumber(ARGV[2]) then return {0, raw or ''} end
 end
 redis.call('SET', KEYS[1], ARGV[1])
-return {1, raw or ''}`;
+if ARGV[4] == '1' then redis.call('DEL', KEYS[2]) end
+return {1, raw or ''}`);
