@@ -373,7 +373,8 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       await extendIntent(redis, prefix, record.strategy, record.intent.key, record.actionId, config.strategies.intentLockMs);
     },
     settle: async (record, outcome) => {
-      await settleAction(redis, prefix, { ...record, trigger: record.trigger ?? { kind: 'positions', key: '-', tickMs: 0, receivedAtMs: 0 } }, outcome);
+      // The final write already freed the intent key (ActionStore's transition script).
+      await settleAction(redis, prefix, { ...record, trigger: record.trigger ?? { kind: 'positions', key: '-', tickMs: 0, receivedAtMs: 0 } }, outcome, { releaseIntent: false });
     },
     ledger: o.ledger,
     risk,

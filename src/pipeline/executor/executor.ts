@@ -291,8 +291,11 @@ export class Executor {
    */
   private async settleFinal(stored: StoredAction): Promise<StoredAction> {
     const record = stored.record;
-    await this.o.settle(record, record.state === 'landed' || record.state === 'expired' ? record.state : 'rejected');
-    if (FINAL_STATES.has(record.state)) await this.risk.recordOutcome?.(record);
+    // Independent bookkeeping (the strategy's state, the risk gate's outcome): both at once.
+    await Promise.all([
+      this.o.settle(record, record.state === 'landed' || record.state === 'expired' ? record.state : 'rejected'),
+      FINAL_STATES.has(record.state) ? this.risk.recordOutcome?.(record) : undefined,
+    ]);
     await this.o.onOutcomeRecorded?.(record);
     return this.o.store.save({ ...record, finalSettled: true }, stored.version);
   }

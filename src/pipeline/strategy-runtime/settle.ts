@@ -18,11 +18,20 @@ export interface SettleResult {
  * - landed, rejected, expired: the intent key is released so the strategy may decide again;
  *   ambiguous keeps it held — the action may still land.
  */
-export async function settleAction(redis: Redis, prefix: string, action: ActionJob, outcome: ActionOutcome): Promise<SettleResult> {
-  let stateCommitted = false;
-  if ((outcome === 'landed' || outcome === 'ambiguous') && action.stateAfter !== undefined) {
-    stateCommitted = await commitStrategyState(redis, prefix, action.strategy, action.stateAfter, { decidedAtMs: action.decidedAtMs });
-  }
-  const intentReleased = outcome === 'ambiguous' ? false : await releaseIntent(redis, prefix, action.strategy, action.intent.key, action.actionId);
+export async function settleAction(redis: Redis, prefix: string, action: ActionJob, outcome: ActionOutcome, options: SettleOptions = {}): Promise<SettleResult> {
+  const commit = (outcome === 'landed' || outcome === 'ambiguous') && action.stateAfter !== undefined;
+  const release = outcome !== 'ambiguous' && options.releaseIntent !== false;
+  const [stateCommitted, intentReleased] = await Promise.all([
+    commit ? commitStrategyState(redis, prefix, action.strategy, action.stateAfter, { decidedAtMs: action.decidedAtMs }) : false,
+    release ? releaseIntent(redis, prefix, action.strategy, action.intent.key, action.actionId) : false,
+  ]);
   return { stateCommitted, intentReleased };
+}
+
+export interface SettleOptions {
+  /**
+   * False when the intent key was already freed (the executor's final write frees it in the same
+   * step as the outcome): the release would be a second, empty round trip. Default true.
+   */
+  readonly releaseIntent?: boolean;
 }
