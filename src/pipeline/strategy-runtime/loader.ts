@@ -8,7 +8,7 @@ import { SNAPSHOT_KINDS } from '../../sdk/snapshot.ts';
 import { isStrategy, type Strategy } from '../../sdk/define.ts';
 import { strategyName } from '../../sdk/name.ts';
 import { registerSdkResolution } from './sdk-resolution.ts';
-import { strategyModuleUrl } from './strategy-module.ts';
+import { needsSdkResolution, strategyModuleUrl } from './strategy-module.ts';
 
 /** A strategy ready to run: its definition and its parsed settings. */
 export interface LoadedStrategy {
@@ -84,7 +84,6 @@ export function strategyModuleFiles(dir: string): string[] {
  * fails to load and that no enabled name points to is only reported (`skipped`).
  */
 export async function loadStrategies(options: LoadStrategiesOptions): Promise<LoadStrategiesResult> {
-  registerSdkResolution();
   const problems: ConfigProblem[] = [];
   const unloadable: Array<ConfigProblem & { readonly hint: string }> = [];
   const dir = resolve(options.dir);
@@ -187,6 +186,7 @@ async function importStrategy(file: string, fresh: boolean): Promise<{ strategy:
   let module: Record<string, unknown>;
   try {
     const url = await strategyModuleUrl(file);
+    if (needsSdkResolution(url)) registerSdkResolution();
     module = (await import(fresh ? `${url}?mtime=${statSync(fileURLToPath(url)).mtimeMs}` : url)) as Record<string, unknown>;
   } catch (error) {
     return { problem: { path: file, message: `cannot import: ${(error as Error).message}`, fix: 'correct the module (run it with "npx tsx <file>" to see the full error)' } };

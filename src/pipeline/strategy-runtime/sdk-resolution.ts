@@ -16,3 +16,8 @@ export function registerSdkResolution(): void {
   registered = true;
   register(new URL('src/pipeline/strategy-runtime/sdk-resolve-hook.mjs', REPO_ROOT_URL), { data: { runtime: RUNTIME } });
 }
+
+/** Whether this process registered the resolve hook (and so runs Node's module-hooks worker thread). */
+export function sdkResolutionRegistered(): boolean {
+  return registered;
+}

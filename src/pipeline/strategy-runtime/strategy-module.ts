@@ -32,6 +32,17 @@ function compiledCopy(file: string): string | undefined {
   return statSync(candidate).mtimeMs >= statSync(file).mtimeMs ? candidate : undefined;
 }
 
+/**
+ * Whether importing `url` needs the SDK resolve hook (sdk-resolution.ts). The build links the
+ * compiled strategies in dist/ to the compiled SDK by relative path, so the compiled runtime loads
+ * them without it, and without the worker thread Node runs module hooks in. Every other module
+ * (a strategies directory elsewhere, a package, TypeScript through tsx) still resolves
+ * `stratd/*` through the hook.
+ */
+export function needsSdkResolution(url: string): boolean {
+  return DIST_ROOT === undefined || !url.startsWith(pathToFileURL(join(DIST_ROOT, 'strategies') + sep).href);
+}
+
 /** Whether this process registered tsx's loader for a TypeScript strategy (compiled runs only). */
 export function typeScriptLoaderRegistered(): boolean {
   return tsLoader !== undefined;
