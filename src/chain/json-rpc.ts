@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
+import type { RpcObserver } from './rpc-observer.ts';
 
 /** A JSON-RPC call that failed: the node's own error (`code`), an HTTP status, or a reply that does not parse. */
 export class JsonRpcError extends Error {
@@ -29,23 +30,36 @@ export class JsonRpc {
   constructor(
     private readonly url: string,
     private readonly fetchImpl: typeof fetch,
+    /** Told the method and outcome of every call (ops metrics), as rpc-observer's observedFetch tells web3.js's. */
+    private readonly observer?: RpcObserver,
   ) {}
 
   async call<T>(method: string, params: readonly unknown[], result: z.ZodType<T>): Promise<T> {
-    const reply = await this.fetchImpl(this.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++this.#id, method, params }),
-    });
+    let reply: Response;
+    try {
+      reply = await this.fetchImpl(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++this.#id, method, params }),
+      });
+    } catch (error) {
+      this.observer?.call(method, 'network');
+      throw error;
+    }
     const text = await reply.text();
-    if (!reply.ok) throw new JsonRpcError(`${method}: HTTP ${reply.status} ${reply.statusText}: ${text.slice(0, 200)}`);
+    if (!reply.ok) {
+      this.observer?.call(method, 'http_error');
+      throw new JsonRpcError(`${method}: HTTP ${reply.status} ${reply.statusText}: ${text.slice(0, 200)}`);
+    }
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
+      this.observer?.call(method, 'rpc_error');
       throw new JsonRpcError(`${method}: the reply is not JSON: ${text.slice(0, 120)}`);
     }
     const parsed = envelope.safeParse(body);
+    this.observer?.call(method, parsed.success && !parsed.data.error ? 'ok' : 'rpc_error');
     if (!parsed.success) throw new JsonRpcError(`${method}: the reply is not a JSON-RPC answer: ${describeIssues(fieldIssues(parsed.error))}`);
     if (parsed.data.error) throw new JsonRpcError(`${method}: ${parsed.data.error.message}`, parsed.data.error.code);
     if (!('result' in parsed.data)) throw new JsonRpcError(`${method}: the reply has neither a result nor an error`);

@@ -45,7 +45,9 @@ export class ChainClient {
     const timed = rpcFetch(timeoutMs);
     const fetchImpl = observer ? observedFetch(observer, timed) : timed;
     this.connection = new Connection(url, { commitment, disableRetryOnRateLimit: true, fetch: fetchImpl });
-    this.rpc = new JsonRpc(url, fetchImpl);
+    // The lean client tells the observer itself, from the reply it parses anyway (the observed
+    // fetch would parse the request and the reply a second time).
+    this.rpc = new JsonRpc(url, timed, observer);
   }
 
   /**

@@ -9,11 +9,13 @@ import { RecordingServer } from '../support/recording-server.ts';
 
 const node = new RecordingServer();
 let chain: ChainClient;
+let nodeUrl = '';
 const ok = (result: unknown) => ({ status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: 1, result }) });
 const refusal = (code: number, message: string) => ({ status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code, message } }) });
 
 beforeAll(async () => {
-  chain = new ChainClient(await node.start(), 'confirmed', true, undefined, 2_000, 0);
+  nodeUrl = await node.start();
+  chain = new ChainClient(nodeUrl, 'confirmed', true, undefined, 2_000, 0);
 });
 afterAll(() => node.stop());
 
@@ -64,5 +66,24 @@ describe('ChainClient hot calls over the lean JSON-RPC client', () => {
     const error = await chain.blockHeight().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JsonRpcError);
     expect(error).toMatchObject({ code: -32005, message: 'getBlockHeight: Node is behind by 42 slots' });
+  });
+});
+
+describe('the lean client tells the RPC observer (ops metrics) the outcome of every call', () => {
+  it('ok, rpc_error, http_error and network, by method, once per call', async () => {
+    const seen: string[] = [];
+    const observed = new ChainClient(nodeUrl, 'confirmed', true, { call: (method, outcome) => seen.push(`${method}:${outcome}`) }, 2_000, 0);
+    node.responder = () => ok(7);
+    await observed.blockHeight();
+    node.responder = () => refusal(-32002, 'Transaction simulation failed: Blockhash not found');
+    await observed.sendRaw(Uint8Array.from([1]));
+    node.responder = () => ({ status: 503, body: 'busy' });
+    await expect(observed.blockHeight()).rejects.toThrow(JsonRpcError);
+    node.responder = () => ({ status: 200, body: 'not json' });
+    await expect(observed.blockHeight()).rejects.toThrow(JsonRpcError);
+    expect(seen).toEqual(['getBlockHeight:ok', 'sendTransaction:rpc_error', 'getBlockHeight:http_error', 'getBlockHeight:rpc_error']);
+    const unreachable = new ChainClient('http://127.0.0.1:9', 'confirmed', true, { call: (method, outcome) => seen.push(`${method}:${outcome}`) }, 2_000, 0);
+    await expect(unreachable.blockHeight()).rejects.toThrow();
+    expect(seen.at(-1)).toBe('getBlockHeight:network');
   });
 });

@@ -13,14 +13,17 @@ import { REQUEST_CHANGE } from './instructions.ts';
 const PROGRAM = new PublicKey(PROGRAMS.perps);
 const cache = new Map<string, string>();
 
-function derive(seeds: readonly Uint8Array[]): string {
-  const key = Buffer.concat(seeds.map((s) => Buffer.concat([Buffer.of(s.length), s]))).toString('latin1');
-  const known = cache.get(key);
+/**
+ * The program address of the seeds `seedsOf` builds, remembered under `text` (the seeds as their
+ * base58 and decimal text): a remembered address costs no base58 decoding and no curve check.
+ */
+function derive(text: string, seedsOf: () => readonly Uint8Array[]): string {
+  const known = cache.get(text);
   if (known) return known;
-  const address = PublicKey.findProgramAddressSync(seeds as Uint8Array[], PROGRAM)[0].toBase58();
+  const address = PublicKey.findProgramAddressSync(seedsOf() as Uint8Array[], PROGRAM)[0].toBase58();
   // Bounded: a long run derives a few addresses per request.
   if (cache.size >= 50_000) cache.clear();
-  cache.set(key, address);
+  cache.set(text, address);
   return address;
 }
 
@@ -31,19 +34,23 @@ export type PerpsSide = 'long' | 'short';
 
 /** ["position", owner, pool, custody, collateralCustody, side (1 long, 2 short)]. */
 export function perpsPositionAddress(owner: string, custody: string, collateralCustody: string, side: PerpsSide): string {
-  return derive([text('position'), key(owner), key(PERPS_ACCOUNTS.pool), key(custody), key(collateralCustody), Uint8Array.of(side === 'long' ? 1 : 2)]);
+  return derive(`position/${owner}/${custody}/${collateralCustody}/${side}`, () => [
+    text('position'), key(owner), key(PERPS_ACCOUNTS.pool), key(custody), key(collateralCustody), Uint8Array.of(side === 'long' ? 1 : 2),
+  ]);
 }
 
 /** ["position_request", position, counter (u64 LE), requestChange (1 increase, 2 decrease)]. */
 export function perpsPositionRequestAddress(position: string, counter: bigint, change: 'increase' | 'decrease'): string {
-  const counterBytes = Buffer.alloc(8);
-  counterBytes.writeBigUInt64LE(counter);
-  return derive([text('position_request'), key(position), counterBytes, Uint8Array.of(REQUEST_CHANGE[change])]);
+  return derive(`position_request/${position}/${counter}/${change}`, () => {
+    const counterBytes = Buffer.alloc(8);
+    counterBytes.writeBigUInt64LE(counter);
+    return [text('position_request'), key(position), counterBytes, Uint8Array.of(REQUEST_CHANGE[change])];
+  });
 }
 
 /** The program's global config and token authority PDAs (["perpetuals"], ["transfer_authority"]). */
-export const PERPETUALS_ADDRESS = derive([text('perpetuals')]);
-export const TRANSFER_AUTHORITY_ADDRESS = derive([text('transfer_authority')]);
+export const PERPETUALS_ADDRESS = derive('perpetuals', () => [text('perpetuals')]);
+export const TRANSFER_AUTHORITY_ADDRESS = derive('transfer_authority', () => [text('transfer_authority')]);
 
 /** Custody address → the mint it holds. */
 export const CUSTODY_MINT: Readonly<Record<string, string>> = Object.fromEntries(
