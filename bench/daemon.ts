@@ -41,6 +41,12 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'bench/results/latest.json' },
     /** Write a V8 CPU profile of every daemon into this directory (node --cpu-prof), to see where the CPU goes. */
     'cpu-prof': { type: 'string' },
+    /**
+     * What the throughput and idle deployments poll every second: `all` sources (the default: the
+     * cost of polling shows), or only `positions` (the others at their default cadence: what an
+     * action costs in a deployment tuned to react fast).
+     */
+    'throughput-polls': { type: 'string', default: 'all' },
     /** Extra node flags for the daemons (space-separated), e.g. "--max-semi-space-size=2". */
     'daemon-node-args': { type: 'string', default: '' },
   },
@@ -55,6 +61,9 @@ const SECONDS = bounded('seconds', values.seconds, 5, 120);
 const DAEMONS = bounded('daemons', values.daemons, 1, 8);
 const FLOOR_SAMPLES = bounded('floor-samples', values['floor-samples'], 5, 500);
 const SEED = bounded('seed', values.seed, 0, 1_000_000);
+const pollsArg = values['throughput-polls'];
+if (pollsArg !== 'all' && pollsArg !== 'positions') throw new RangeError('--throughput-polls must be all or positions');
+const THROUGHPUT_POLLS: 'all' | 'positions' = pollsArg;
 const WARMUP_MS = 5_000;
 const VENUE = { seed: SEED, slotMs: 100, keeperDelayMs: 250 };
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -84,7 +93,7 @@ function daemonSettings(venue: BenchVenue, redisPrefix: string, keyFile: string,
     'wallet.paperKeyFile': keyFile,
     'venue.seedWallet': false,
     'log.level': 'warn',
-    ...(everySecond ? Object.fromEntries(SNAPSHOT_KINDS.map((kind) => [`pollers.${kind}.cron`, '* * * * * *'])) : {}),
+    ...(everySecond ? Object.fromEntries(SNAPSHOT_KINDS.filter((kind) => THROUGHPUT_POLLS === 'all' || kind === 'positions').map((kind) => [`pollers.${kind}.cron`, '* * * * * *'])) : {}),
     'strategies.settings': { 'liquidation-guard': { distanceBps: 500, action: 'entire', cooldownMs: 0 } },
     'risk.maxActionsPerStrategyPerHour': 1_000_000,
     'risk.maxNotionalPerActionUsd': unlimitedUsd,
@@ -228,6 +237,7 @@ async function main(): Promise<void> {
       throughput,
       idle: { daemons: idle.daemons, windowSeconds: idle.windowSeconds, landed: idle.landed, daemonCpuPercent: idle.daemonCpuPercent, venueCpuPercent: idle.venueCpuPercent, peakRssMb: idle.peakRssMb },
       strategyWorker: { positionsPerSnapshot: positions.length, ...rate },
+      throughputPolls: THROUGHPUT_POLLS,
     };
     printReport(report);
     await mkdir(join(values.out, '..'), { recursive: true });

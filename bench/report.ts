@@ -38,6 +38,8 @@ export interface Report {
   /** The throughput deployment with no position near liquidation: the CPU that polling alone takes. */
   readonly idle: Pick<DeploymentFigures, 'daemons' | 'windowSeconds' | 'landed' | 'daemonCpuPercent' | 'venueCpuPercent' | 'peakRssMb'>;
   readonly strategyWorker: StrategyRate & { positionsPerSnapshot: number };
+  /** What the throughput and idle deployments polled every second: every source, or positions only. */
+  readonly throughputPolls?: 'all' | 'positions';
 }
 
 const max = (xs: readonly number[]) => (xs.length ? Math.max(...xs) : Number.NaN);
@@ -56,7 +58,7 @@ export function printReport(r: Report): void {
       ['path', 'actions', 'p50 ms', 'p99 ms', 'max ms', 'p50 ÷ floor', 'p99 ÷ floor'],
       ['floor: read → build → sign → 1 Redis write → send, no queues', String(floor.count), fixed(floor.p50), fixed(floor.p99), fixed(floor.max), '1.00', '1.00'],
       [`1 daemon, 1 wallet, default cadence (${fixed(l.windowSeconds, 0)} s)`, String(l.tickToSubmit.count), fixed(l.tickToSubmit.p50), fixed(l.tickToSubmit.p99), fixed(l.tickToSubmit.max), fixed(l.tickToSubmit.p50 / floor.p50, 2), fixed(l.tickToSubmit.p99 / floor.p99, 2)],
-      [`${t.daemons} daemons × 1 wallet × ${t.positionsPerWallet} positions, polls every 1 s (${fixed(t.windowSeconds, 0)} s)`, String(t.tickToSubmit.count), fixed(t.tickToSubmit.p50), fixed(t.tickToSubmit.p99), fixed(t.tickToSubmit.max), fixed(t.tickToSubmit.p50 / floor.p50, 2), fixed(t.tickToSubmit.p99 / floor.p99, 2)],
+      [`${t.daemons} daemons × 1 wallet × ${t.positionsPerWallet} positions, ${r.throughputPolls === 'positions' ? 'positions polled' : 'polls'} every 1 s (${fixed(t.windowSeconds, 0)} s)`, String(t.tickToSubmit.count), fixed(t.tickToSubmit.p50), fixed(t.tickToSubmit.p99), fixed(t.tickToSubmit.max), fixed(t.tickToSubmit.p50 / floor.p50, 2), fixed(t.tickToSubmit.p99 / floor.p99, 2)],
     ]),
   );
 
