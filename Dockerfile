@@ -32,4 +32,5 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.STRATD_OPS_PORT || 9464) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # stratd stops gracefully on SIGTERM within shutdown.graceMs; give it time (docker stop -t 30).
 STOPSIGNAL SIGTERM
-CMD ["node", "bin/stratd.js", "run"]
+# The Node flags of every production start (bin/node-flags.js).
+CMD ["node", "--max-semi-space-size=8", "bin/stratd.js", "run"]

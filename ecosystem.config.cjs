@@ -9,6 +9,8 @@ module.exports = {
       name: 'stratd',
       script: 'bin/stratd.js',
       args: 'run',
+      // The Node flags of every production start (bin/node-flags.js).
+      node_args: ['--max-semi-space-size=8'],
       exec_mode: 'fork',
       instances: 1,
       kill_timeout: 30000,

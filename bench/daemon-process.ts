@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../bin/node-flags.js';
 
 const STRATD = fileURLToPath(new URL('../bin/stratd.js', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -48,7 +49,8 @@ export async function startDaemonProcess(sets: Readonly<Record<string, string | 
   const port = await freePort();
   const spawnedAt = performance.now();
   const all = { ...sets, 'ops.port': port, 'ops.host': '127.0.0.1' };
-  const args = [...nodeArgs, STRATD, 'run', ...Object.entries(all).flatMap(([k, v]) => ['--set', `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`])];
+  // The Node flags of every production start first (bin/node-flags.js), then the bench's own.
+  const args = [...NODE_FLAGS, ...nodeArgs, STRATD, 'run', ...Object.entries(all).flatMap(([k, v]) => ['--set', `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`])];
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, REDIS_URL: redisUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const keep = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-4_000));

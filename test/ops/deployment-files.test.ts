@@ -67,6 +67,19 @@ describe('deployment files', () => {
     expect(await runHealthcheck(ops.port)).toBe(1);
   });
 
+  it('npm start, pm2 and the image start the daemon with the same Node flags (bin/node-flags.js)', async () => {
+    const { NODE_FLAGS } = await import('../../bin/node-flags.js');
+    expect(NODE_FLAGS.length).toBeGreaterThan(0);
+    const pkg = z.object({ scripts: z.object({ start: z.string() }) }).parse(JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')));
+    expect(pkg.scripts.start).toBe(`node ${NODE_FLAGS.join(' ')} bin/stratd.js run`);
+    const { createRequire } = await import('node:module');
+    const ecosystem = createRequire(import.meta.url)(join(ROOT, 'ecosystem.config.cjs')) as { apps: Array<{ script: string; node_args?: string[] }> };
+    expect(ecosystem.apps.map((a) => a.node_args)).toEqual(ecosystem.apps.map(() => NODE_FLAGS));
+    const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8');
+    const cmd = /^CMD (\[.*\])\s*$/m.exec(dockerfile);
+    expect(z.array(z.string()).parse(JSON.parse(cmd![1]!))).toEqual(['node', ...NODE_FLAGS, 'bin/stratd.js', 'run']);
+  });
+
   it('.dockerignore keeps the paper wallet, secrets, dependencies, git and outputs out of the build context', async () => {
     const ignored = (await readFile(join(ROOT, '.dockerignore'), 'utf8')).split('\n').map((l) => l.trim());
     for (const entry of ['var/', 'secrets/', '.env', 'node_modules/', '.git/', 'test-output/', 'bench/results/']) expect(ignored).toContain(entry);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../../../bin/node-flags.js';
 
 /** The checkout root: the daemon runs from there, as `npm start` does. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -29,7 +30,7 @@ export interface SpawnOptions {
 const KEPT_LINES = 400;
 
 /**
- * One `node bin/stratd.js run` process, the way an operator starts it. Its output is kept
+ * One `node --max-semi-space-size=8 bin/stratd.js run` process, the way `npm start` starts it. Its output is kept
  * (the last lines) so a failing test can show what the daemon said.
  */
 export class DaemonProcess {
@@ -40,7 +41,8 @@ export class DaemonProcess {
   private exit: DaemonExit | undefined;
 
   constructor(readonly options: SpawnOptions) {
-    const args = ['bin/stratd.js', options.command ?? 'run', ...(options.roles ?? []).flatMap((r) => ['--role', r]), ...(options.args ?? []), ...options.sets.flatMap((s) => ['--set', s])];
+    // With the Node flags of every production start (bin/node-flags.js), as npm start runs it.
+    const args = [...NODE_FLAGS, 'bin/stratd.js', options.command ?? 'run', ...(options.roles ?? []).flatMap((r) => ['--role', r]), ...(options.args ?? []), ...options.sets.flatMap((s) => ['--set', s])];
     const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
     // A failpoint in the test runner's own environment must not leak into a restart.
     if (!options.env?.STRATD_FAILPOINT) delete env.STRATD_FAILPOINT;
