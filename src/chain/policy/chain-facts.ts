@@ -40,6 +40,7 @@ const MINT_SIZE = 82;
 const TOKEN_ACCOUNT_SIZE = 165;
 const ACCOUNT_TYPE_OFFSET = 165;
 const MAX_KEYS_PER_CALL = 100;
+const NEVER_TOKEN_MAX = 10_000;
 
 type Kind = 'mint' | 'tokenAccount' | 'other';
 
@@ -81,11 +82,16 @@ export function mintAccountData(decimals: number): Uint8Array {
 
 /**
  * Reads the chain facts of a transaction. A mint's owning program never changes, so mints are
- * read once and cached for the life of the reader; every other named account (a token account's
- * owner can change) is read again for every inspection. RPC failures propagate: they are transient, never a verdict.
+ * read once and cached for the life of the reader. So are accounts that can never be a mint or a
+ * token account: executables and data accounts of a program other than System and the token
+ * programs (the perps pool, its custodies, programs), which only their own program could hand
+ * over, and which a decrease names every time. Token accounts, System accounts (a key could
+ * still be made into a token account) and absent accounts are read again for every inspection.
+ * RPC failures propagate: they are transient, never a verdict.
  */
 export class ChainFactsReader {
   readonly #mintPrograms = new Map<string, string>();
+  readonly #neverToken = new Set<string>();
 
   constructor(private readonly read: AccountReader) {}
 
@@ -97,7 +103,7 @@ export class ChainFactsReader {
       if (parsed && 'mint' in parsed) named.add(parsed.mint);
     }
     for (const mint of [...Object.values(MINTS), ...extraMints]) named.add(mint);
-    const wanted = [...named].filter((key) => !this.#mintPrograms.has(key) && isPublicKey(key));
+    const wanted = [...named].filter((key) => !this.#mintPrograms.has(key) && !this.#neverToken.has(key) && isPublicKey(key));
     const answers = wanted.length === 0 ? [] : await this.read(wanted.map((key) => new PublicKey(key)));
     const tokenAccounts = new Map<string, TokenAccountFacts>();
     wanted.forEach((key, i) => {
@@ -105,6 +111,11 @@ export class ChainFactsReader {
       if (!account) return;
       const kind = kindOf(account);
       if (kind === 'mint') this.#mintPrograms.set(key, account.owner);
+      if (!TOKEN_PROGRAMS.has(account.owner) && account.owner !== PROGRAMS.system) {
+        // Bounded: a long run meets the same few program accounts.
+        if (this.#neverToken.size >= NEVER_TOKEN_MAX) this.#neverToken.clear();
+        this.#neverToken.add(key);
+      }
       if (kind !== 'tokenAccount') return;
       tokenAccounts.set(key, {
         mint: new PublicKey(account.data.subarray(0, 32)).toBase58(),
