@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { PublicKey, VersionedTransaction, type AddressLookupTableAccount } from '@solana/web3.js';
 import { PROGRAMS } from './programs.ts';
 import { decodeAssociatedTokenInstruction, type AssociatedTokenInstruction } from './decode/associated-token.ts';
@@ -10,6 +9,7 @@ import { readTransaction, readTransactionBytes } from './decode/read-transaction
 import { TransactionDecodeError } from './decode/transaction-decode-error.ts';
 import { decodeSystemInstruction, type SystemInstruction } from './decode/system.ts';
 import { decodeTokenInstruction, type TokenInstruction } from './decode/token.ts';
+import { messageBytesSha256 } from './message-hash.ts';
 
 export type { LookupTableResolver } from './decode/lookup-tables.ts';
 export { rpcLookupTableResolver, staticLookupTableResolver, LookupTableError, LookupTableUnavailable } from './decode/lookup-tables.ts';
@@ -173,7 +173,7 @@ export async function decodeTransaction(
 
   return {
     version: message.version,
-    messageSha256: createHash('sha256').update(message.serialize()).digest('hex'),
+    messageSha256: messageBytesSha256(message),
     feePayer: statics[0] ?? '',
     recentBlockhash: message.recentBlockhash,
     signers,

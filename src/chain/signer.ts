@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { SignerError } from './keys/signer-error.ts';
 import { PolicyViolation } from './policy/policy-violation.ts';
 import type { Verdict } from './policy/verdict.ts';
+import { messageSha256 } from './message-hash.ts';
 
 export { LocalKeypairSigner, DEFAULT_KEY_ENV, type LoadSignerOptions } from './keys/local-keypair-signer.ts';
 export { KeyFileError, type KeyFileErrorKind } from './keys/key-file-error.ts';
@@ -25,7 +25,7 @@ export interface TransactionSigner {
  */
 export async function signInspected(signer: TransactionSigner, tx: VersionedTransaction, verdict: Verdict): Promise<VersionedTransaction> {
   if (!verdict.ok || verdict.violations.length > 0) throw new PolicyViolation(verdict.violations);
-  const digest = createHash('sha256').update(tx.message.serialize()).digest('hex');
+  const digest = messageSha256(tx);
   if (verdict.messageSha256 !== digest) {
     throw new SignerError('verdict_mismatch', 'the verdict was issued for a different transaction message; inspect this one first');
   }

@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from '../../ops/logger.ts';
 import type { ActionJob } from '../action.ts';
 import { clearedBuild, FINAL_STATES, isFinalRecord, type ActionRecord, type ActionState } from './action-record.ts';
 import { abortableSleep } from './abortable-sleep.ts';
-import { messageSha256 } from './message-hash.ts';
+import { messageSha256 } from '../../chain/message-hash.ts';
 import { SubmittedWatch } from './submitted-watch.ts';
 import { errorForLog, isTransient, provablyNotProcessed } from './api-error-evidence.ts';
 import { encodeLedgerEntry } from '../ledger.ts';

@@ -10,7 +10,7 @@ import { PERPS_INSTRUCTIONS } from '../../chain/programs/perps/instructions.ts';
 import { PERPS_ACCOUNTS, PROGRAMS } from '../../chain/programs.ts';
 import { LocalKeypairSigner, signInspected } from '../../chain/signer.ts';
 import type { Logger } from '../../ops/logger.ts';
-import { messageSha256 } from './message-hash.ts';
+import { messageSha256 } from '../../chain/message-hash.ts';
 import { PolicyInspector } from './policy-inspector.ts';
 
 export interface RehearsalOptions {
