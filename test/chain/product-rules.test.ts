@@ -8,7 +8,10 @@ import { perpsPositionAddress, perpsPositionRequestAddress } from '../../src/cha
 import { inspectTransaction, type PolicyIntent } from '../../src/chain/policy/index.ts';
 import { PERPS_ACCOUNTS } from '../../src/chain/programs.ts';
 import type { OperationId } from '../../src/api/registry.ts';
-import { closeRequestInstruction, decreaseInstruction, increaseInstruction, updateTpslInstruction } from '../../src/venue/tx/perps-instructions.ts';
+import { encodePerpsInstructionData } from '../../src/chain/programs/perps/codec.ts';
+import { intentBounds } from '../../src/pipeline/executor/policy-inspector.ts';
+import type { DecreaseIntent } from '../../src/sdk/intent.ts';
+import { closeRequestInstruction, createTpslInstruction, decreaseInstruction, increaseInstruction, updateTpslInstruction } from '../../src/venue/tx/perps-instructions.ts';
 import { buildTx, computeBudget, contextFor } from './fixtures.ts';
 
 const wallet = Keypair.generate().publicKey;
@@ -21,6 +24,12 @@ const instant = { keeper: keeper.toBase58(), requestTimeSec: 1_800_000_000n };
 async function rules(ix: ReturnType<typeof increaseInstruction>, operationId: OperationId, intent: PolicyIntent): Promise<string[]> {
   const decoded = await decodeTransaction(buildTx({ payer: wallet, version: 0, instructions: [...computeBudget(), ix] }));
   return inspectTransaction(decoded, contextFor(wallet, operationId, { transactionType: 'instant', intent })).violations.map((v) => v.rule);
+}
+
+/** The violations' details, for the cases one rule covers several ways. */
+async function details(ix: ReturnType<typeof increaseInstruction>, operationId: OperationId, intent: PolicyIntent): Promise<string[]> {
+  const decoded = await decodeTransaction(buildTx({ payer: wallet, version: 0, instructions: [...computeBudget(), ix] }));
+  return inspectTransaction(decoded, contextFor(wallet, operationId, { transactionType: 'instant', intent })).violations.map((v) => v.detail);
 }
 
 const decrease = (size: bigint, entire: boolean, priceSlippage: bigint) =>
@@ -49,6 +58,58 @@ describe('perps argument bounds', () => {
     expect(await rules(decrease(1n, false, 98_000_000n), 'perps.decrease', { perps: required })).toEqual(['intent_exceeded']);
     expect(await rules(decrease(1n, false, 98_000_000n), 'perps.decrease', { perps: { ...required, referencePriceUsd: 100_000_000n, maxSlippageBps: 200n } })).toEqual([]);
     expect(await rules(decrease(1n, false, 0n), 'perps.decrease', { perps: { ...required, referencePriceUsd: 100_000_000n, maxSlippageBps: 200n } })).toEqual(['intent_exceeded']);
+  });
+
+  it('priceSlippage of a short decrease (a purchase) may not exceed the reference plus the slippage', async () => {
+    const short = perpsPositionAddress(wallet.toBase58(), PERPS_ACCOUNTS.custody.ETH, PERPS_ACCOUNTS.custody.USDC, 'short');
+    const shortKeys = { owner: wallet.toBase58(), position: short, custody: PERPS_ACCOUNTS.custody.ETH, collateralCustody: PERPS_ACCOUNTS.custody.USDC };
+    const buy = (priceSlippage: bigint) => decreaseInstruction(shortKeys, { desiredMint: MINTS.USDC, sizeUsdDelta: 1n, collateralUsdDelta: 0n, entirePosition: false, priceSlippage }, instant);
+    const bounds = { referencePriceUsd: 100_000_000n, maxSlippageBps: 200n, requirePriceBound: true };
+    expect(await rules(buy(102_000_000n), 'perps.decrease', { perps: bounds })).toEqual([]);
+    expect(await rules(buy(102_000_001n), 'perps.decrease', { perps: bounds })).toEqual(['intent_exceeded']);
+    expect(await rules(buy(0xffff_ffff_ffff_ffffn), 'perps.decrease', { perps: bounds })).toEqual(['intent_exceeded']);
+  });
+
+  it('a sale is bounded strictly: rounded up, and a slippage of 100 % or more leaves no floor at all', async () => {
+    // 100_000_001 less 2 % is 98_000_000.98: the floor is 98_000_001.
+    const odd = { referencePriceUsd: 100_000_001n, maxSlippageBps: 200n };
+    expect(await rules(decrease(1n, false, 98_000_001n), 'perps.decrease', { perps: odd })).toEqual([]);
+    expect(await rules(decrease(1n, false, 98_000_000n), 'perps.decrease', { perps: odd })).toEqual(['intent_exceeded']);
+    for (const maxSlippageBps of [10_000n, 12_000n]) {
+      const verdict = await rules(decrease(1n, false, 0n), 'perps.decrease', { perps: { referencePriceUsd: 100_000_000n, maxSlippageBps } });
+      expect(verdict, String(maxSlippageBps)).toEqual(['intent_exceeded']);
+    }
+  });
+
+  it('the executor bounds a decrease by its own slippage plus the drift from the mark', () => {
+    const intent: DecreaseIntent = { type: 'decrease', key: 'k', reason: 'r', notionalUsd: '1', positionPubkey: position, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', sizeUsdDelta: '5', maxSlippageBps: '150' };
+    expect(intentBounds(intent, 200, { markPriceUsd: 150_000_000n, driftBps: 300 }).perps).toMatchObject({ referencePriceUsd: 150_000_000n, maxSlippageBps: 450n, requirePriceBound: true });
+    // Without the intent's own, execution.slippageBps (the build's default) counts.
+    expect(intentBounds({ ...intent, maxSlippageBps: undefined }, 200, { markPriceUsd: 1n, driftBps: 300 }).perps?.maxSlippageBps).toBe(500n);
+    expect(intentBounds(intent, 200).perps).toMatchObject({ referencePriceUsd: undefined, requirePriceBound: true });
+  });
+
+  it('a TP/SL intent places trigger requests only, firing on the side its type and the position say', async () => {
+    const request = perpsPositionRequestAddress(position, 7n, 'decrease');
+    const tpsl = (triggerAboveThreshold: boolean) =>
+      createTpslInstruction(keys, { request: { pubkey: request, counter: 7n }, desiredMint: MINTS.USDC, sizeUsdDelta: 0n, triggerPrice: 120_000_000n, triggerAboveThreshold, entirePosition: true }, 'legacy');
+    // A long's stop-loss fires below its trigger.
+    const stopLoss = intentBounds({ type: 'tpsl-create', key: 'k', reason: 'r', notionalUsd: '1', positionPubkey: position, marketMint: MINTS.SOL, side: 'long', requestType: 'sl', triggerPrice: '120000000', receiveToken: 'USDC' }, 0);
+    expect(stopLoss.perps).toMatchObject({ triggerOnly: true, triggerAboveThreshold: false });
+    expect(await rules(tpsl(false), 'perps.createTpsl', stopLoss)).toEqual([]);
+    expect(await rules(tpsl(true), 'perps.createTpsl', stopLoss)).toEqual(['intent_exceeded']);
+    // The same request2 as a market close, at any price and with no trigger: refused.
+    const market = tpsl(false);
+    market.data = encodePerpsInstructionData('createDecreasePositionRequest2', {
+      collateralUsdDelta: 0n, sizeUsdDelta: 0n, requestType: 'market', priceSlippage: 0n, jupiterMinimumOut: null, triggerPrice: null, triggerAboveThreshold: null, entirePosition: true, counter: 7n,
+    });
+    expect(await details(market, 'perps.createTpsl', stopLoss)).toEqual([expect.stringContaining('fills at the market')]);
+    // A trigger request2 whose trigger price is missing.
+    const noTrigger = tpsl(false);
+    noTrigger.data = encodePerpsInstructionData('createDecreasePositionRequest2', {
+      collateralUsdDelta: 0n, sizeUsdDelta: 0n, requestType: 'trigger', priceSlippage: null, jupiterMinimumOut: null, triggerPrice: null, triggerAboveThreshold: false, entirePosition: true, counter: 7n,
+    });
+    expect(await details(noTrigger, 'perps.createTpsl', stopLoss)).toEqual([expect.stringContaining('without triggerPrice')]);
   });
 
   it('a TP/SL update changes only the named request, to exactly its trigger price', async () => {

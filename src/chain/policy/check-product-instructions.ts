@@ -183,17 +183,33 @@ function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide 
   if (p.args.entirePosition === true && b.entirePosition !== true) exceeded('closes the entire position; the intent does not');
   const trigger = bigintArg(p, 'triggerPrice');
   if (trigger !== undefined && b.triggerPriceUsd !== undefined && trigger !== b.triggerPriceUsd) exceeded(`triggerPrice ${trigger} differs from the intent's ${b.triggerPriceUsd}`);
+  const fillsAtMarket = MARKET_FILLS.has(p.type) && (p.type !== 'createDecreasePositionRequest2' || p.args.requestType === 'market');
+  if (b.triggerOnly === true) {
+    // A TP/SL waits for its trigger: a market fill would close the position now, at any price.
+    if (fillsAtMarket) exceeded(`${p.type} fills at the market; a TP/SL intent only places trigger requests`);
+    else if (p.type === 'createDecreasePositionRequest2' && trigger === undefined) exceeded('a trigger request without triggerPrice');
+  }
+  if (b.triggerAboveThreshold !== undefined && (p.type === 'createDecreasePositionRequest2' || p.type === 'instantCreateTpsl') && !fillsAtMarket) {
+    const above = p.args.triggerAboveThreshold;
+    if (above !== b.triggerAboveThreshold) {
+      exceeded(`triggerAboveThreshold is ${String(above ?? 'absent')}; the intent's request fires ${b.triggerAboveThreshold ? 'above' : 'below'} its trigger`);
+    }
+  }
   const worst = bigintArg(p, 'priceSlippage');
-  if (b.requirePriceBound === true && MARKET_FILLS.has(p.type) && (p.type !== 'createDecreasePositionRequest2' || p.args.requestType === 'market')) {
+  if (b.requirePriceBound === true && fillsAtMarket) {
     if (worst === undefined) exceeded('a market request without priceSlippage fills at any price');
     else if (b.referencePriceUsd === undefined || b.maxSlippageBps === undefined) exceeded(`priceSlippage ${worst} cannot be bounded: no fresh mark price of the position is known`);
   }
   if (worst !== undefined && side !== undefined && b.referencePriceUsd !== undefined && b.maxSlippageBps !== undefined) {
     // Buying (long increase, short decrease) accepts prices up to the bound; selling down to it.
+    // Each bound is rounded towards the stricter side.
     const buys = INCREASE_REQUESTS.has(p.type) || p.type === 'instantIncreasePosition' ? side === 'long' : side === 'short';
-    const bps = b.maxSlippageBps > BPS ? BPS : b.maxSlippageBps;
-    const bound = buys ? (b.referencePriceUsd * (BPS + bps) + BPS - 1n) / BPS : (b.referencePriceUsd * (BPS - bps)) / BPS;
-    if (buys ? worst > bound : worst < bound) exceeded(`priceSlippage ${worst} accepts a worse price than ${bound} (${b.maxSlippageBps} bps from ${b.referencePriceUsd})`);
+    if (!buys && b.maxSlippageBps >= BPS) {
+      exceeded(`a slippage of ${b.maxSlippageBps} bps leaves a sale no floor price`);
+    } else {
+      const bound = buys ? (b.referencePriceUsd * (BPS + b.maxSlippageBps)) / BPS : (b.referencePriceUsd * (BPS - b.maxSlippageBps) + BPS - 1n) / BPS;
+      if (buys ? worst > bound : worst < bound) exceeded(`priceSlippage ${worst} accepts a worse price than ${bound} (${b.maxSlippageBps} bps from ${b.referencePriceUsd})`);
+    }
   }
   return out;
 }

@@ -38,6 +38,13 @@ export interface PerpsIntentBounds {
    * price, and it is refused.
    */
   readonly requirePriceBound?: boolean;
+  /**
+   * A TP/SL intent: no instruction may fill at the market (a market request, or a request2 of
+   * requestType market), and a request2 must carry its trigger price.
+   */
+  readonly triggerOnly?: boolean;
+  /** Which side of the trigger fires the request (a long's TP and a short's SL fire above it). */
+  readonly triggerAboveThreshold?: boolean;
 }
 
 /** Everything the policy knows about the action a transaction claims to perform. */

@@ -5,6 +5,7 @@ import { toBigInt } from '../../api/amounts.ts';
 import { MINTS } from '../../api/mints.ts';
 import type { Intent } from '../../sdk/intent.ts';
 import type { ActionRecord } from './action-record.ts';
+import { MarkPriceUnavailable } from './mark-price.ts';
 import type { BuiltTransaction, TransactionInspector } from './ports.ts';
 
 export interface PolicyInspectorOptions {
@@ -57,7 +58,8 @@ export class PolicyInspector implements TransactionInspector {
   /**
    * Decodes and judges. Bytes that do not decode (an unsupported message version, a message that
    * does not serialize) are a `malformed` verdict, never an exception: an exception would be
-   * retried as if transient, pinning the action in `built`. RPC failures still throw (transient).
+   * retried as if transient, pinning the action in `built`. RPC failures and a decrease without a
+   * fresh mark price (MarkPriceUnavailable) still throw (transient).
    */
   async inspectDetailed(tx: VersionedTransaction, intent: Intent | undefined, built: InspectionTarget, extraKnownAccounts: readonly string[] = []): Promise<DetailedInspection> {
     let decoded: DecodedTransaction;
@@ -75,6 +77,8 @@ export class PolicyInspector implements TransactionInspector {
       isDecrease(intent) && this.options.markPrice ? this.options.markPrice(intent.positionPubkey) : undefined,
       this.#facts ? this.#facts.factsFor(decoded, Object.keys(intentBounds(intent, slippageBps).maxMoveTokens ?? {})) : undefined,
     ]);
+    // A configured mark source that knows no fresh mark: no verdict yet (transient), not a violation.
+    if (isDecrease(intent) && this.options.markPrice && markPriceUsd === undefined) throw new MarkPriceUnavailable(intent.positionPubkey);
     const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0 });
     const verdict = inspectTransaction(decoded, {
       wallet: this.options.wallet,
@@ -111,13 +115,16 @@ export function intentBounds(intent: Intent | undefined, slippageBps: number, pr
         ? {
             positionPubkey: intent.positionPubkey,
             triggerPriceUsd: toBigInt(intent.triggerPrice),
+            triggerOnly: true,
+            // A long's take-profit and a short's stop-loss fire when the price rises above the trigger.
+            triggerAboveThreshold: (intent.requestType === 'tp') === (intent.side === 'long'),
             // What the builder asks for: the whole position unless a partial size is given.
             entirePosition: intent.entirePosition ?? intent.sizeUsdDelta === undefined,
             maxSizeUsdDelta: intent.sizeUsdDelta === undefined ? undefined : toBigInt(intent.sizeUsdDelta),
           }
         : intent.type === 'tpsl-update'
-          ? { positionRequestPubkey: intent.tpslPubkey, triggerPriceUsd: toBigInt(intent.triggerPrice) }
-          : { positionRequestPubkey: intent.tpslPubkey };
+          ? { positionRequestPubkey: intent.tpslPubkey, triggerPriceUsd: toBigInt(intent.triggerPrice), triggerOnly: true }
+          : { positionRequestPubkey: intent.tpslPubkey, triggerOnly: true };
     return { maxMoveLamports: 0n, maxMoveTokens: fee, slippageBps, perps };
   }
   if (intent.type === 'trigger-cancel') return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps };
