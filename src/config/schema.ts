@@ -5,6 +5,8 @@ import { ledgerSection, logSection, opsSection, shutdownSection } from './sectio
 import { notifySection } from './sections/notify.ts';
 import { pollersSection } from './sections/pollers.ts';
 import { executionSection, riskSection, strategiesSection } from './sections/trading.ts';
+import { createTask } from 'node-cron';
+import { expectedCronIntervalMs } from '../ops/cron-interval.ts';
 
 /** Every configuration key, once. docs/config.md, convict's schema and the zod schema come from this tree. */
 export const configKeys = {
@@ -55,6 +57,17 @@ export const configSchema = objectOf(configKeys).superRefine((config, ctx) => {
       message: `the ops server listens on ${config.ops.host}, beyond loopback: the control token must have at least ${MIN_REMOTE_TOKEN_LENGTH} characters (it has ${config.ops.controlToken.length})`,
     });
   }
+  // The executor bounds a decrease's fill price by the latest positions snapshot's mark; one that
+  // may be older than the poll interval would leave decreases waiting for a fresh one.
+  const positions = config.pollers.positions;
+  const interval = positions.enabled ? cronIntervalMs(positions.cron, config.pollers.timezone) : undefined;
+  if (interval !== undefined && config.execution.markPriceMaxAgeMs <= 2 * interval) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['execution', 'markPriceMaxAgeMs'],
+      message: `${config.execution.markPriceMaxAgeMs} ms is not more than twice the positions poll interval (${interval} ms for "${positions.cron}"): decreases would wait for a fresh mark price; raise it above ${2 * interval}`,
+    });
+  }
   const seen = new Set<string>();
   config.strategies.enabled.forEach((name, index) => {
     if (seen.has(name)) ctx.addIssue({ code: 'custom', path: ['strategies', 'enabled', index], message: `"${name}" is listed twice` });
@@ -67,3 +80,12 @@ export type Config = z.infer<typeof configSchema>;
 /** What a config file or override may contain (before defaults and transforms). */
 export type ConfigInput = z.input<typeof configSchema>;
 export type Mode = Config['mode'];
+
+/** The longest gap between runs of a cron expression (ms), or undefined when it does not parse (its own key reports that). */
+function cronIntervalMs(expression: string, timezone: string): number | undefined {
+  try {
+    return expectedCronIntervalMs(createTask(expression, () => undefined, { timezone }));
+  } catch {
+    return undefined;
+  }
+}

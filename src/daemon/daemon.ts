@@ -352,7 +352,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       resolveLookupTable: rpcLookupTableResolver(chain.connection),
       readAccounts: chain.readAccounts,
       slippageBps: config.execution.slippageBps,
-      markPrice: markPriceFromSnapshots(snapshots, { maxAgeMs: config.execution.markPriceMaxAgeMs }),
+      markPrice: markPriceFromSnapshots(snapshots, { wallet: signer.publicKey.toBase58(), maxAgeMs: config.execution.markPriceMaxAgeMs }),
       priceDriftBps: config.execution.priceDriftBps,
       maxAccountSpaceBytes: BigInt(config.execution.maxAccountSpaceBytes),
     }),

@@ -41,6 +41,24 @@ export class SnapshotCache {
     return [...next.values()];
   }
 
+  /**
+   * The latest snapshot of one key alone: asks Redis only for that key's tick (and its data when
+   * the tick changed), so a bad snapshot stored under another key does not concern it.
+   */
+  async latestFor<K extends SnapshotKind>(kind: K, key: string): Promise<SnapshotOf<K> | undefined> {
+    const tick = await this.redis.hget(tickKey(this.prefix, kind), key);
+    const cached = (this.#kinds.get(kind) ?? new Map()) as Map<string, SnapshotOf<K>>;
+    if (tick === null) return undefined;
+    const hit = cached.get(key);
+    if (hit !== undefined && hit.tickMs === Number(tick)) return hit;
+    const text = await this.redis.hget(dataKey(this.prefix, kind), key);
+    if (text === null) return undefined;
+    const snapshot = deepFreeze(parseStored(kind, text));
+    cached.set(key, snapshot);
+    this.#kinds.set(kind, cached as Map<string, SnapshotOf<SnapshotKind>>);
+    return snapshot;
+  }
+
   /** The latest snapshot of kind+key; without a key, the most recent of the kind. */
   async latest<K extends SnapshotKind>(kind: K, key?: string): Promise<SnapshotOf<K> | undefined> {
     const all = await this.latestAll(kind);

@@ -181,6 +181,15 @@ describe('every problem at once, each with its key path and a fix', () => {
     expect(JSON.stringify(short)).not.toContain('shorttoken31');
     expect(load({ env: { STRATD_CONTROL_TOKEN: 'x' } }).config.ops.controlToken).toBe('x'); // loopback: any token
   });
+
+  it("the mark price's age limit must exceed twice the positions poll interval", () => {
+    const slow = problemsOf({ env: {}, argv: ['--set', 'pollers.positions.cron=*/15 * * * * *'] });
+    expect(slow.map((p) => p.path)).toEqual(['execution.markPriceMaxAgeMs']);
+    expect(slow[0]!.message).toContain('raise it above 30000');
+    expect(load({ env: {}, argv: ['--set', 'pollers.positions.cron=*/15 * * * * *', '--set', 'execution.markPriceMaxAgeMs=31000'] }).config.execution.markPriceMaxAgeMs).toBe(31_000);
+    // No positions poller, nothing to compare with.
+    expect(() => load({ env: {}, argv: ['--set', 'pollers.positions.enabled=false', '--set', 'execution.markPriceMaxAgeMs=1'] })).not.toThrow();
+  });
 });
 
 describe('live mode', () => {

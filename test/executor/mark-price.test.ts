@@ -1,10 +1,15 @@
 // The executor's own mark price of a position, which bounds the worst fill price of a decrease:
-// read from the positions snapshots in Redis, newest first, never from a stale one.
+// read from its wallet's positions snapshot in Redis, never from a stale one; without one the
+// inspection is transient (MarkPriceUnavailable), not a policy violation.
+import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markPriceFromSnapshots } from '../../src/pipeline/executor/mark-price.ts';
+import { MINTS } from '../../src/api/mints.ts';
+import { markPriceFromSnapshots, MarkPriceUnavailable } from '../../src/pipeline/executor/mark-price.ts';
+import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import { SnapshotCache } from '../../src/pipeline/snapshot-cache.ts';
 import { storeLatestSnapshot } from '../../src/pipeline/snapshot-store.ts';
-import { formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition } from '../strategy/samples.ts';
+import type { DecreaseIntent } from '../../src/sdk/intent.ts';
+import { formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, WALLET } from '../strategy/samples.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope('mark-price');
@@ -19,25 +24,37 @@ const numbers = (markPriceUsd: bigint, pubkey = POSITION) => ({ pubkey, sizeUsd:
 const NOW = 1_900_000_000_000;
 
 describe('markPriceFromSnapshots', () => {
-  it('reads the mark of the named position from either item shape, exactly', async () => {
-    await storeLatestSnapshot(scope.redis, scope.prefix, { ...positionsSnapshot([rawPosition(numbers(148_250_001n)), formattedPosition(numbers(150n * USD, POSITION_2))], NOW - 1_000), key: 'w1', wallet: 'w1' });
-    const mark = markPriceFromSnapshots(new SnapshotCache(scope.redis, scope.prefix), { maxAgeMs: 20_000, now: () => NOW });
+  it("reads the mark of the named position from the wallet's snapshot, either item shape, exactly", async () => {
+    await storeLatestSnapshot(scope.redis, scope.prefix, positionsSnapshot([rawPosition(numbers(148_250_001n)), formattedPosition(numbers(150n * USD, POSITION_2))], NOW - 1_000));
+    const mark = markPriceFromSnapshots(new SnapshotCache(scope.redis, scope.prefix), { wallet: WALLET, maxAgeMs: 20_000, now: () => NOW });
     expect(await mark(POSITION)).toBe(148_250_001n);
     // The formatted item's "150.000000" is $150, not 150 micro-dollars.
     expect(await mark(POSITION_2)).toBe(150n * USD);
     expect(await mark('9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin')).toBeUndefined();
   });
 
-  it('a snapshot received longer ago than maxAgeMs bounds nothing; the newest snapshot holding the position wins', async () => {
+  it('a snapshot received longer ago than maxAgeMs bounds nothing; a newer one is read again; another key cannot block it', async () => {
     await scope.clean();
-    await storeLatestSnapshot(scope.redis, scope.prefix, { ...positionsSnapshot([rawPosition(numbers(140n * USD))], NOW - 30_000), key: 'old', wallet: 'old' });
     const cache = new SnapshotCache(scope.redis, scope.prefix);
-    const mark = markPriceFromSnapshots(cache, { maxAgeMs: 20_000, now: () => NOW });
+    await storeLatestSnapshot(scope.redis, scope.prefix, positionsSnapshot([rawPosition(numbers(140n * USD))], NOW - 30_000));
+    const mark = markPriceFromSnapshots(cache, { wallet: WALLET, maxAgeMs: 20_000, now: () => NOW });
     expect(await mark(POSITION)).toBeUndefined();
-    expect(await markPriceFromSnapshots(cache, { maxAgeMs: 40_000, now: () => NOW })(POSITION)).toBe(140n * USD);
-
-    await storeLatestSnapshot(scope.redis, scope.prefix, { ...positionsSnapshot([rawPosition(numbers(151n * USD))], NOW - 2_000), key: 'b', wallet: 'b' });
-    await storeLatestSnapshot(scope.redis, scope.prefix, { ...positionsSnapshot([rawPosition(numbers(152n * USD))], NOW - 1_000), key: 'a', wallet: 'a' });
+    expect(await markPriceFromSnapshots(cache, { wallet: WALLET, maxAgeMs: 40_000, now: () => NOW })(POSITION)).toBe(140n * USD);
+    await storeLatestSnapshot(scope.redis, scope.prefix, positionsSnapshot([rawPosition(numbers(152n * USD))], NOW - 1_000));
+    // A snapshot of another key that does not parse (an old schema after an upgrade) is not this wallet's concern.
+    await scope.redis.hset(`${scope.prefix}snapshot:positions`, 'other-wallet', '{"kind":"positions"}');
+    await scope.redis.hset(`${scope.prefix}snapshot-tick:positions`, 'other-wallet', String(NOW));
     expect(await mark(POSITION)).toBe(152n * USD);
+    expect(await markPriceFromSnapshots(cache, { wallet: 'no-such-wallet', maxAgeMs: 20_000, now: () => NOW })(POSITION)).toBeUndefined();
+  });
+
+  it('a decrease with no fresh mark is no verdict yet: the inspector throws MarkPriceUnavailable, never a violation', async () => {
+    const wallet = Keypair.generate();
+    const inspector = new PolicyInspector({ wallet: wallet.publicKey, priorityFeeCapLamports: 5_000_000n, markPrice: async () => undefined, priceDriftBps: 300 });
+    const intent: DecreaseIntent = { type: 'decrease', key: 'k', reason: 'r', notionalUsd: '1', positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', entirePosition: true };
+    const { Rehearsal } = await import('../../src/pipeline/executor/rehearsal.ts');
+    // Any decrease transaction will do: the mark is asked for before the bytes are judged.
+    const tx: VersionedTransaction = await new Rehearsal({ priorityFeeCapLamports: 5_000_000n, slippageBps: 200, priceDriftBps: 300, maxAccountSpaceBytes: 165n }).pass();
+    await expect(inspector.inspect(tx, { intent }, { operationId: 'perps.decrease', route: 'rpc', positionPubkey: POSITION })).rejects.toThrow(MarkPriceUnavailable);
   });
 });

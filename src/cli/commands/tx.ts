@@ -25,7 +25,7 @@ const USAGE = `usage:
       --mark-price <usd×10^6>        the position's current mark price: it bounds the worst price
                                      a decrease may fill at (maxSlippageBps + --price-drift-bps
                                      from it). Without it a decrease intent's market request is
-                                     refused, as the executor refuses one without a fresh mark
+                                     refused (the executor waits for a fresh mark instead)
       --price-drift-bps <bps>        default: execution.priceDriftBps
       --max-account-space <bytes>    default: execution.maxAccountSpaceBytes
       --transaction-type <type>      legacy (default) or instant (allows one empty keeper signer slot)

@@ -71,7 +71,7 @@ export const executionSection = {
     format: 'an integer from 0 to 10000',
   }),
   priceDriftBps: key({
-    doc: "How far (bps) the price may move between the daemon's own latest mark price of a position and the build of its decrease. The policy refuses a decrease whose worst fill price (priceSlippage) is further from that mark than its maxSlippageBps plus this, so the API cannot choose the fill price alone.",
+    doc: "How far (bps) the price may move between the daemon's latest mark price of a position (its positions snapshot) and the build of its decrease. The policy refuses a decrease whose worst fill price (priceSlippage) is further from that mark than its maxSlippageBps plus this: the build endpoint alone cannot choose the fill price.",
     schema: z.int().min(0).max(10_000),
     default: 300,
     kind: 'int',
@@ -79,7 +79,7 @@ export const executionSection = {
     format: 'an integer from 0 to 10000',
   }),
   markPriceMaxAgeMs: key({
-    doc: 'A mark price from a positions snapshot older than this does not bound a decrease: the decrease is refused (a policy violation) rather than signed with a price only the API chose. It must exceed the positions poll interval.',
+    doc: "A positions snapshot older than this gives no mark price for a decrease: the executor inspects again (transient) until a fresh one arrives or the request expires, and never signs with a price only the build chose. Must exceed twice the positions poll interval.",
     schema: positiveInt,
     default: 20_000,
     kind: 'int',

@@ -2,31 +2,44 @@ import { positionView } from '../../sdk/position-view.ts';
 import type { SnapshotCache } from '../snapshot-cache.ts';
 
 export interface MarkPriceOptions {
-  /** Snapshots received longer ago than this do not count. */
+  /** The wallet whose positions snapshot holds the positions (the executor's own). */
+  readonly wallet: string;
+  /** A snapshot received longer ago than this does not count. */
   readonly maxAgeMs: number;
   readonly now?: () => number;
 }
 
 /**
- * The daemon's own latest mark price of a position (USD × 10^6): read from the newest positions
- * snapshot that holds it, as the pollers stored it, whichever item shape the API sent. Undefined
- * when no snapshot received within `maxAgeMs` holds the position: a stale mark must not bound a
- * fill price.
+ * No fresh mark price of a position is known (its wallet's positions snapshot is missing, older
+ * than execution.markPriceMaxAgeMs, or does not list it). Transient: the executor inspects again
+ * while the request is valid; a decrease is never signed with a price the build alone chose, and
+ * a stalled poller is not reported as a hostile venue.
+ */
+export class MarkPriceUnavailable extends Error {
+  override readonly name = 'MarkPriceUnavailable';
+  readonly kind = 'mark_price_unavailable';
+  constructor(readonly positionPubkey: string) {
+    super(`no fresh mark price of position ${positionPubkey} is known (positions snapshot missing, stale or without it); inspecting again`);
+  }
+}
+
+/**
+ * The daemon's own latest mark price of a position (USD × 10^6): read from its wallet's latest
+ * positions snapshot, as the pollers stored it, whichever item shape the API sent. Undefined when
+ * that snapshot is older than `maxAgeMs` or does not list the position: a stale mark must not
+ * bound a fill price.
  *
  * @example
- *   const mark = markPriceFromSnapshots(new SnapshotCache(redis, prefix), { maxAgeMs: 20_000 });
+ *   const mark = markPriceFromSnapshots(new SnapshotCache(redis, prefix), { wallet, maxAgeMs: 20_000 });
  *   await mark('7Q…position');   // 148_250_000n, or undefined
  */
-export function markPriceFromSnapshots(snapshots: Pick<SnapshotCache, 'latestAll'>, options: MarkPriceOptions): (positionPubkey: string) => Promise<bigint | undefined> {
+export function markPriceFromSnapshots(snapshots: Pick<SnapshotCache, 'latestFor'>, options: MarkPriceOptions): (positionPubkey: string) => Promise<bigint | undefined> {
   const now = options.now ?? Date.now;
   return async (positionPubkey) => {
-    let best: { receivedAtMs: number; price: bigint } | undefined;
-    for (const snapshot of await snapshots.latestAll('positions')) {
-      if (now() - snapshot.receivedAtMs > options.maxAgeMs || (best && best.receivedAtMs >= snapshot.receivedAtMs)) continue;
-      const item = snapshot.positions.find((p) => p.positionPubkey === positionPubkey);
-      const view = item ? positionView(item) : undefined;
-      if (view && view.markPriceUsd > 0n) best = { receivedAtMs: snapshot.receivedAtMs, price: view.markPriceUsd };
-    }
-    return best?.price;
+    const snapshot = await snapshots.latestFor('positions', options.wallet);
+    if (!snapshot || now() - snapshot.receivedAtMs > options.maxAgeMs) return undefined;
+    const item = snapshot.positions.find((p) => p.positionPubkey === positionPubkey);
+    const view = item ? positionView(item) : undefined;
+    return view && view.markPriceUsd > 0n ? view.markPriceUsd : undefined;
   };
 }

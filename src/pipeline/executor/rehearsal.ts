@@ -20,7 +20,7 @@ export interface RehearsalOptions {
   readonly maxAccountSpaceBytes: bigint;
 }
 
-/** The rehearsal's mark price ($150); its decrease sells at no worse than 1% below it. */
+/** The rehearsal's mark price ($150); its decrease sells at no worse than the mark, within any configured slippage. */
 const REHEARSAL_MARK = 150_000_000n;
 
 /** What a rehearsal did: how many passes and how long the first and the last took (ms). */
@@ -80,7 +80,7 @@ export class Rehearsal {
     const decrease = new TransactionInstruction({
       programId: new PublicKey(PROGRAMS.perps),
       keys: layout.accounts.map((spec) => ({ pubkey: new PublicKey(accounts[spec.name]!), isSigner: spec.signer, isWritable: spec.writable })),
-      data: encodePerpsInstructionData('createDecreasePositionMarketRequest', { collateralUsdDelta: 0n, sizeUsdDelta: 0n, priceSlippage: REHEARSAL_MARK - REHEARSAL_MARK / 100n, jupiterMinimumOut: null, entirePosition: true, counter: 1n }),
+      data: encodePerpsInstructionData('createDecreasePositionMarketRequest', { collateralUsdDelta: 0n, sizeUsdDelta: 0n, priceSlippage: REHEARSAL_MARK, jupiterMinimumOut: null, entirePosition: true, counter: 1n }),
     });
     const message = new TransactionMessage({
       payerKey: this.#wallet.publicKey,
