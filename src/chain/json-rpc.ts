@@ -46,7 +46,14 @@ export class JsonRpc {
       this.observer?.call(method, 'network');
       throw error;
     }
-    const text = await reply.text();
+    let text: string;
+    try {
+      text = await reply.text();
+    } catch (error) {
+      // The body was cut off (a deadline, a reset): counted as the connection failing.
+      this.observer?.call(method, 'network');
+      throw error;
+    }
     if (!reply.ok) {
       this.observer?.call(method, 'http_error');
       throw new JsonRpcError(`${method}: HTTP ${reply.status} ${reply.statusText}: ${text.slice(0, 200)}`);

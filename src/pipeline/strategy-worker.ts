@@ -4,7 +4,7 @@ import { describeIssues, fieldIssues } from '../api/issues.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import { claimIntents } from './strategy-runtime/intent-lock.ts';
+import { claimIntents, type ClaimResult } from './strategy-runtime/intent-lock.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
 import { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
@@ -215,6 +215,16 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
   );
   // Notes of suppressed decisions, written together after the loop (one round trip, not one each).
   const notes: LedgerEntryInput[] = [];
+  try {
+    await enqueueClaimed(actions, claims, deps, now, suppressed, notes, out);
+  } finally {
+    // Written even when a later action failed: each note was taken from NotedOnce already.
+    await deps.ledger.appendAll(notes);
+  }
+  return out;
+}
+
+async function enqueueClaimed(actions: readonly ActionJob[], claims: readonly ClaimResult[], deps: HandlerDeps, now: () => number, suppressed: NotedOnce, notes: LedgerEntryInput[], out: string[]): Promise<void> {
   for (const [i, action] of actions.entries()) {
     const claim = claims[i]!;
     // The same action id again (another tick of the same window, after the action already
@@ -256,8 +266,6 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
     if (claim === 'claimed') deps.handOver?.(action);
     out.push(action.actionId);
   }
-  await deps.ledger.appendAll(notes);
-  return out;
 }
 
 /** Ids seen before, remembered up to a bound (then forgotten all at once: a repeat is only noted twice). */

@@ -72,7 +72,8 @@ describe('ChainClient hot calls over the lean JSON-RPC client', () => {
 describe('the lean client tells the RPC observer (ops metrics) the outcome of every call', () => {
   it('ok, rpc_error, http_error and network, by method, once per call', async () => {
     const seen: string[] = [];
-    const observed = new ChainClient(nodeUrl, 'confirmed', true, { call: (method, outcome) => seen.push(`${method}:${outcome}`) }, 2_000, 0);
+    // No height reuse (-1): every blockHeight() is a request.
+    const observed = new ChainClient(nodeUrl, 'confirmed', true, { call: (method, outcome) => seen.push(`${method}:${outcome}`) }, 2_000, -1);
     node.responder = () => ok(7);
     await observed.blockHeight();
     node.responder = () => refusal(-32002, 'Transaction simulation failed: Blockhash not found');
@@ -82,7 +83,7 @@ describe('the lean client tells the RPC observer (ops metrics) the outcome of ev
     node.responder = () => ({ status: 200, body: 'not json' });
     await expect(observed.blockHeight()).rejects.toThrow(JsonRpcError);
     expect(seen).toEqual(['getBlockHeight:ok', 'sendTransaction:rpc_error', 'getBlockHeight:http_error', 'getBlockHeight:rpc_error']);
-    const unreachable = new ChainClient('http://127.0.0.1:9', 'confirmed', true, { call: (method, outcome) => seen.push(`${method}:${outcome}`) }, 2_000, 0);
+    const unreachable = new ChainClient('http://127.0.0.1:9', 'confirmed', true, { call: (method, outcome) => seen.push(`${method}:${outcome}`) }, 2_000, -1);
     await expect(unreachable.blockHeight()).rejects.toThrow();
     expect(seen.at(-1)).toBe('getBlockHeight:network');
   });

@@ -291,11 +291,15 @@ export class Executor {
    */
   private async settleFinal(stored: StoredAction): Promise<StoredAction> {
     const record = stored.record;
-    // Independent bookkeeping (the strategy's state, the risk gate's outcome): both at once.
-    await Promise.all([
+    // Independent bookkeeping (the strategy's state, the risk gate's outcome): both at once. A
+    // failure leaves the action unsettled, so both run again (idempotent) on the next pass.
+    const results = await Promise.allSettled([
       this.o.settle(record, record.state === 'landed' || record.state === 'expired' ? record.state : 'rejected'),
       FINAL_STATES.has(record.state) ? this.risk.recordOutcome?.(record) : undefined,
     ]);
+    const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    if (failures.length > 1) this.logger.warn({ actionId: record.actionId, err: errorForLog(failures[1]) }, 'settling the action failed twice; retrying');
+    if (failures.length > 0) throw failures[0];
     await this.o.onOutcomeRecorded?.(record);
     return this.o.store.save({ ...record, finalSettled: true }, stored.version);
   }
