@@ -21,6 +21,12 @@ export interface LoadConfigOptions {
   readonly overrides?: Readonly<Record<string, unknown>>;
   /** Directory of default.json and <NODE_ENV>.json (default: ./config). */
   readonly configDir?: string;
+  /**
+   * Whether live mode's needs (API key, wallet key, RPC URL) are problems (default true). False
+   * for commands that only read settings, such as `stratd tx inspect`, which an operator may run
+   * where the live deployment's secrets are not.
+   */
+  readonly liveRequirements?: boolean;
 }
 
 export interface LoadedConfig {
@@ -85,7 +91,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     convictError = error as Error;
   }
   const raw = conf.getProperties();
-  for (const problem of liveRequirements(raw, env)) problems.add(problem);
+  if (options.liveRequirements !== false) for (const problem of liveRequirements(raw, env)) problems.add(problem);
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) problems.fromZod(parsed.error);
   if (convictError) problems.fromConvict(convictError);

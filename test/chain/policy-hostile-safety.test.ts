@@ -229,7 +229,11 @@ describe('hostile variants of a venue decrease, judged by the executor and by st
     const tx = tamper(venueDecrease({ payer: wallet, blockhash: BLOCKHASH, position }), {
       last: [SystemProgram.transfer({ fromPubkey: wallet, toPubkey: position, lamports: 1n })],
     });
-    const noIntent = await runCli(['tx', 'inspect', '--wallet', wallet.toBase58(), '--operation', 'perps.decrease', '--known-account', position.toBase58(), base64Of(tx)]);
+    // Configured for live mode, as on an operator's machine, without the deployment's secrets: tx
+    // inspect reads only execution.*, so it judges rather than refusing the configuration.
+    const noIntent = await runCli(['tx', 'inspect', '--wallet', wallet.toBase58(), '--operation', 'perps.decrease', '--known-account', position.toBase58(), base64Of(tx)], {
+      env: { STRATD_MODE: 'live', STRATD_API_KEY: '', STRATD_RPC_URL: '' },
+    });
     expect(noIntent.code, noIntent.stderr).toBe(3);
     expect(noIntent.stdout).toContain('intent_exceeded');
   }, 30_000);

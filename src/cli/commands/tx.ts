@@ -85,7 +85,8 @@ async function inspect(argv: string[]): Promise<number> {
   }
   let execution;
   try {
-    execution = loadConfig({ argv }).config.execution;
+    // Only execution.* is read: a live configuration without its secrets here is no problem.
+    execution = loadConfig({ argv, liveRequirements: false }).config.execution;
   } catch (error) {
     if (!isConfigError(error)) throw error;
     return usageError(error.message);
