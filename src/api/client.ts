@@ -5,7 +5,7 @@ import { fieldIssues } from './issues.ts';
 import { parseJsonBody } from './json-body.ts';
 import { locationsOf, pathParams, type OperationDef } from './operation.ts';
 import { operations, type OperationId, type RequestOf, type ResponseOf } from './registry.ts';
-import type { RequestBudget } from './request-budget.ts';
+import type { BudgetPriority, RequestBudget } from './request-budget.ts';
 
 export interface ApiLogger {
   warn(obj: object, msg: string): void;
@@ -42,6 +42,8 @@ export interface ApiClientOptions {
   readonly maxBackoffMs?: number;
   /** Shared request budget; every attempt takes one slot. */
   readonly budget?: RequestBudget;
+  /** Who this client's calls wait behind for a budget slot (default normal; see withBudgetPriority). */
+  readonly budgetPriority?: BudgetPriority;
   readonly logger?: ApiLogger;
   readonly observer?: ApiObserver;
   /** Path overrides per operation (e.g. the spec's /perps/v1/lp/mint instead of /jlp/mint). */
@@ -93,6 +95,18 @@ export class ApiClient {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
+  /**
+   * This client (its connections, key and budget), with calls that take the request budget at
+   * `priority`: the executor's client is `protective`, so a decrease waits for no poller. Closing
+   * the view leaves the connections to this client.
+   *
+   * @example
+   *   const executorClient = client.withBudgetPriority('protective');
+   */
+  withBudgetPriority(priority: BudgetPriority): ApiClient {
+    return new ApiClient({ ...this.options, dispatcher: this.dispatcher, budgetPriority: priority });
+  }
+
   /** Calls one operation: validates the request, sends it, retries what is safe to retry, validates the reply. */
   async call<Id extends OperationId>(id: Id, params: RequestOf<Id>, callOptions: CallOptions = {}): Promise<ResponseOf<Id>> {
     const op = operations[id] as unknown as OperationDef;
@@ -107,7 +121,7 @@ export class ApiClient {
       return (await pRetry(
         async () => {
           attempts++;
-          const waitedMs = await this.options.budget?.take(callOptions.signal);
+          const waitedMs = await this.options.budget?.take(callOptions.signal, this.options.budgetPriority);
           if (waitedMs !== undefined && waitedMs > 0) this.options.observer?.budgetWait(waitedMs);
           try {
             const result = await this.attempt(op, fields, callOptions.signal);

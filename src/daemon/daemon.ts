@@ -321,7 +321,10 @@ async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker
  * benchmark's no-queue floor (bench/daemon.ts), which must drive the very same classes.
  */
 export function assembleExecutor(o: ExecutorRoleOptions): Executor {
-  const { config, redis, prefix, client, signer, logger } = o;
+  const { config, redis, prefix, signer, logger } = o;
+  // The executor's calls (builds, executes, the keeper's fills) take the request budget before
+  // the pollers': at the live default of 1 request/s the polls alone nearly spend it.
+  const client = o.client.withBudgetPriority('protective');
   const chain = new ChainClient(o.rpcUrl, config.rpc.commitment, config.execution.skipPreflight, o.metrics.rpc, config.rpc.timeoutMs);
   const risk = new RedisRiskGate({
     redis,

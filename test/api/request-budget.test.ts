@@ -57,3 +57,27 @@ describe('request budget shared through Redis', () => {
     expect(peakInWindow(times, 250)).toBeLessThanOrEqual(2 * rps);
   });
 });
+
+describe('protective calls go first', () => {
+  it('a normal call waiting for a slot lets a protective call that came later take the next one', async () => {
+    const { RequestBudget } = await import('../../src/api/request-budget.ts');
+    // One slot per second, spent: both callers must wait for the next window.
+    const budget = new RequestBudget(redis, { keyPrefix: `${PREFIX}priority:`, requestsPerSecond: 1 });
+    await budget.take();
+    const order: string[] = [];
+    // The poller starts waiting first; without priority it would take the next slot.
+    const normal = budget.take(undefined, 'normal').then(() => order.push('normal'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const protective = budget.take(undefined, 'protective').then(() => order.push('protective'));
+    await Promise.all([normal, protective]);
+    expect(order).toEqual(['protective', 'normal']);
+  }, 10_000);
+
+  it("a waiting mark lapses: a crashed protective caller holds nobody back", async () => {
+    const { RequestBudget } = await import('../../src/api/request-budget.ts');
+    const budget = new RequestBudget(redis, { keyPrefix: `${PREFIX}lapsed:`, requestsPerSecond: 50 });
+    // A mark whose time has passed, as a process that died while waiting leaves it.
+    await redis.zadd(`${PREFIX}lapsed:budget-protective-waiters:api`, Date.now() - 1, 'dead-waiter');
+    expect(await budget.take(undefined, 'normal')).toBe(0);
+  });
+});

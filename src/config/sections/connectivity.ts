@@ -65,7 +65,7 @@ export const apiSection = {
     format: 'an integer from 0 to 10',
   }),
   requestsPerSecond: key({
-    doc: 'Request budget of the whole deployment, shared through Redis by every process using the same key (the live limit is per account: keyless 0.5, free 1).',
+    doc: "Request budget of the whole deployment, shared through Redis by every process using the same key (the live limit is per account: keyless 0.5, free 1). When it is spent, the executor's calls (builds, executes, fills) take the next slots before the pollers'.",
     schema: z.number().positive().max(1_000),
     default: 1,
     kind: 'number',
