@@ -83,9 +83,14 @@ export type Mode = Config['mode'];
 
 /** The longest gap between runs of a cron expression (ms), or undefined when it does not parse (its own key reports that). */
 function cronIntervalMs(expression: string, timezone: string): number | undefined {
+  let task: ReturnType<typeof createTask> | undefined;
   try {
-    return expectedCronIntervalMs(createTask(expression, () => undefined, { timezone }));
+    task = createTask(expression, () => undefined, { timezone });
+    return expectedCronIntervalMs(task);
   } catch {
     return undefined;
+  } finally {
+    // node-cron keeps every created task in its registry until destroyed; this one never runs.
+    if (task) void Promise.resolve(task.destroy()).catch(() => undefined);
   }
 }

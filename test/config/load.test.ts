@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { getTasks } from 'node-cron';
 import { ConfigError, loadConfig, maskedConfig, type LoadConfigOptions } from '../../src/config/index.ts';
 import { keyEntries } from '../../src/config/key.ts';
 import { configKeys } from '../../src/config/schema.ts';
@@ -189,6 +190,11 @@ describe('every problem at once, each with its key path and a fix', () => {
     expect(load({ env: {}, argv: ['--set', 'pollers.positions.cron=*/15 * * * * *', '--set', 'execution.markPriceMaxAgeMs=31000'] }).config.execution.markPriceMaxAgeMs).toBe(31_000);
     // No positions poller, nothing to compare with.
     expect(() => load({ env: {}, argv: ['--set', 'pollers.positions.enabled=false', '--set', 'execution.markPriceMaxAgeMs=1'] })).not.toThrow();
+    // The check measures the cron with a task it never starts: none stays in node-cron's registry
+    // (a hot reload loads the configuration again and again).
+    const before = getTasks().size;
+    for (let i = 0; i < 3; i++) load({ env: {} });
+    expect(getTasks().size).toBe(before);
   });
 });
 
