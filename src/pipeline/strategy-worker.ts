@@ -4,7 +4,7 @@ import { describeIssues, fieldIssues } from '../api/issues.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import { claimIntents, type ClaimResult } from './strategy-runtime/intent-lock.ts';
+import { claimIntents } from './strategy-runtime/intent-lock.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
 import { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
@@ -213,32 +213,23 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
     actions.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, actionId: a.actionId, jobKey: deps.actions.toKey(a.actionId) })),
     deps.config.strategies.intentLockMs,
   );
-  // Notes of suppressed decisions, written together after the loop (one round trip, not one each).
+  // A decision suppressed behind an unfinished action is noted once per decision (its window),
+  // not on every tick while the earlier action runs; the notes go in one round trip, before the
+  // rest, so a failing enqueue cannot lose a note already taken from NotedOnce.
   const notes: LedgerEntryInput[] = [];
-  try {
-    await enqueueClaimed(actions, claims, deps, now, suppressed, notes, out);
-  } finally {
-    // Written even when a later action failed: each note was taken from NotedOnce already.
-    await deps.ledger.appendAll(notes);
-  }
-  return out;
-}
-
-async function enqueueClaimed(actions: readonly ActionJob[], claims: readonly ClaimResult[], deps: HandlerDeps, now: () => number, suppressed: NotedOnce, notes: LedgerEntryInput[], out: string[]): Promise<void> {
+  actions.forEach((action, i) => {
+    if (claims[i] !== 'held-by-other' || !suppressed.first(action.actionId)) return;
+    deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId }, 'decision suppressed: an action for this intent key is unfinished');
+    notes.push({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window } });
+  });
+  await deps.ledger.appendAll(notes);
   for (const [i, action] of actions.entries()) {
     const claim = claims[i]!;
+    if (claim === 'held-by-other') continue;
     // The same action id again (another tick of the same window, after the action already
     // exists): nothing new was decided.
     if (claim === 'job-exists') {
       out.push(action.actionId);
-      continue;
-    }
-    if (claim === 'held-by-other') {
-      // Noted once per decision (its window), not on every tick while the earlier action runs.
-      if (suppressed.first(action.actionId)) {
-        deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId }, 'decision suppressed: an action for this intent key is unfinished');
-        notes.push({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window } });
-      }
       continue;
     }
     // Ledger first only on the first claim: a retried snapshot job re-adds the job (BullMQ
@@ -266,6 +257,7 @@ async function enqueueClaimed(actions: readonly ActionJob[], claims: readonly Cl
     if (claim === 'claimed') deps.handOver?.(action);
     out.push(action.actionId);
   }
+  return out;
 }
 
 /** Ids seen before, remembered up to a bound (then forgotten all at once: a repeat is only noted twice). */

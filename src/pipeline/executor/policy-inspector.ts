@@ -17,8 +17,9 @@ export interface PolicyInspectorOptions {
   readonly slippageBps?: number;
   /**
    * The freshest mark price (USD × 10^6) of a position that the daemon read itself, or undefined
-   * when none is fresh. It bounds the worst price a decrease may fill at; without it a decrease
-   * with a priceSlippage is refused, since the API alone would then choose that price.
+   * when none is fresh (then inspecting a decrease throws MarkPriceUnavailable: no verdict yet).
+   * It bounds the worst price a decrease may fill at. With no source at all (`tx inspect` without
+   * --mark-price) a decrease's market request is refused: the build alone would choose that price.
    */
   readonly markPrice?: (positionPubkey: string) => Promise<bigint | undefined>;
   /** How far (bps) the market may move between that mark and the build, on top of the request's own slippage. */
