@@ -4,6 +4,7 @@ import { Notifier } from '../../src/ops/notify/notifier.ts';
 import { startNotifyWorker, type NotifyWorker } from '../../src/ops/notify/notify-worker.ts';
 import { notifyTargets } from '../../src/ops/notify/target-config.ts';
 import { Ledger } from '../../src/pipeline/ledger.ts';
+import { CircuitBreakers } from '../../src/risk/circuit-breaker.ts';
 import { RedisRiskGate } from '../../src/risk/risk-gate.ts';
 import { TradingSwitch } from '../../src/risk/trading-switch.ts';
 import { RecordingServer } from '../support/recording-server.ts';
@@ -75,5 +76,15 @@ describe('every trading-state change is recorded and raised', () => {
     expect(applied).toMatchObject({ changed: true, previous: { state: 'reducing' }, current: { state: 'active', by: 'cli:test' } });
     await expect.poll(() => messages.map((m) => JSON.parse(m) as unknown), { timeout: 5_000 }).toEqual([{ changeId: 'c-1', state: 'active' }]);
     await sub.quit();
+  });
+
+  it("a resume resets every strategy's circuit breaker, in the same step; a halt does not", async () => {
+    const breakers = new CircuitBreakers(scope.redis, scope.prefix);
+    const now = Date.now();
+    await breakers.trip({ strategy: 'beta', reason: 'policy:value_transfer', count: 3, trippedAtMs: now, autoResetAtMs: null });
+    await tradingSwitch.set({ state: 'halted', reason: 'drill', by: 'cli:test', cause: 'cli' });
+    expect(await breakers.active('beta', now)).toMatchObject({ reason: 'policy:value_transfer' });
+    await tradingSwitch.set({ state: 'active', reason: 'drill over', by: 'cli:test', cause: 'cli' });
+    expect(await breakers.active('beta', now)).toBeUndefined();
   });
 });
