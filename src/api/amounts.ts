@@ -56,6 +56,19 @@ export function formatScaled(value: bigint, decimals: number): string {
   return `${negative ? '-' : ''}${whole}${fraction}`;
 }
 
+/**
+ * A scaled integer as a float, for the only places whose format is a number: Prometheus values
+ * (float64) and the JSON numbers the live API sends for display values (the simulated venue
+ * answers likewise). Never for a decision: amounts stay bigint. Rendered exactly as decimal text
+ * first, so the float is the nearest one to the exact value.
+ *
+ * @example
+ *   displayFloat(20_000_001n, 6); // 20.000001
+ */
+export function displayFloat(value: bigint, decimals: number): number {
+  return Number(formatScaled(value, decimals));
+}
+
 /** USD amounts carry 6 implied decimals. */
 export const USD_DECIMALS = 6;
 export const USD_SCALE = 1_000_000n;

@@ -1,17 +1,9 @@
 import { PublicKey, type Connection } from '@solana/web3.js';
-import { formatScaled } from '../api/amounts.ts';
+import { displayFloat } from '../api/amounts.ts';
 import { MINTS } from '../api/mints.ts';
 
-/** The wallet's balances in whole tokens, for the gauge only (see toGaugeValue). */
+/** The wallet's balances in whole tokens, for the gauge only (Prometheus values are float64: displayFloat). */
 export type WalletBalances = Partial<Record<'SOL' | 'USDC', number>>;
-
-/**
- * Prometheus values are float64, so this is the edge where an exact amount becomes a number:
- * rendered exactly as decimal text first, converted once, used for nothing but the gauge.
- */
-export function toGaugeValue(amount: bigint, decimals: number): number {
-  return Number(formatScaled(amount, decimals));
-}
 
 /**
  * Reads SOL (getBalance) and USDC (parsed token accounts of the USDC mint) over RPC, at most
@@ -33,14 +25,14 @@ export function walletBalanceReader(connection: Connection, wallet: string, opti
       bounded(connection.getParsedTokenAccountsByOwner(owner, { mint: new PublicKey(MINTS.USDC) })),
     ]);
     const value: WalletBalances = {};
-    if (lamports !== undefined) value.SOL = toGaugeValue(BigInt(lamports), 9);
+    if (lamports !== undefined) value.SOL = displayFloat(BigInt(lamports), 9);
     if (usdc !== undefined) {
       let total = 0n;
       for (const account of usdc.value) {
         const amount = (account.account.data.parsed as { info?: { tokenAmount?: { amount?: unknown } } }).info?.tokenAmount?.amount;
         if (typeof amount === 'string' && /^\d+$/.test(amount)) total += BigInt(amount);
       }
-      value.USDC = toGaugeValue(total, 6);
+      value.USDC = displayFloat(total, 6);
     }
     cached = { at: Date.now(), value };
     return value;

@@ -1,4 +1,4 @@
-import { formatScaled, toBigInt, USD_DECIMALS } from '../../../api/amounts.ts';
+import { displayFloat, formatScaled, toBigInt, USD_DECIMALS } from '../../../api/amounts.ts';
 import { PROGRAMS } from '../../../chain/programs.ts';
 import { derivedAddress } from '../../market/keys.ts';
 import { HttpFailure, productErrorBody } from '../error-bodies.ts';
@@ -25,11 +25,9 @@ export const ultraOrder: Handler<'ultra.order'> = (req, ctx) => {
     });
     transaction = issued.base64;
   }
-  // The live API reports these display values as JSON numbers: rendered exactly as decimal text
-  // first, converted only at the edge.
-  const usd = (v: bigint) => Number(formatScaled(v, USD_DECIMALS));
+  // The live API reports these display values as JSON numbers.
+  const usd = (v: bigint) => displayFloat(v, USD_DECIMALS);
   const impactBps = -BigInt(quote.priceImpactBps);
-  const impactPercent = formatScaled(impactBps, 2);
   const threshold = (quote.outAmount * (10_000n - SLIPPAGE_BPS)) / 10_000n;
   return {
     mode: 'ultra',
@@ -43,7 +41,7 @@ export const ultraOrder: Handler<'ultra.order'> = (req, ctx) => {
     inUsdValue: usd(quote.inUsd),
     outUsdValue: usd(quote.outUsd),
     swapUsdValue: usd(quote.inUsd),
-    priceImpact: Number(impactPercent),
+    priceImpact: displayFloat(impactBps, 2),
     priceImpactPct: formatScaled(impactBps, 4), // a fraction, as decimal text
     routePlan: [
       {
