@@ -74,9 +74,21 @@ describe('a venue serving a durable-nonce decrease', () => {
     const landed = records.filter((r) => r.state === 'landed');
     expect(landed.length).toBeGreaterThanOrEqual(1);
     expect(landed.every((r) => r.decidedAtMs >= nonce!.decidedAtMs && hostileContentOf(r.unsignedTx!, owner).length === 0)).toBe(true);
-    // No durable transaction reached the chain, and trading was never halted.
+    // No durable transaction reached the chain, and trading was never halted. The guard keeps
+    // deciding while this runs, so a later decrease may be on chain while its record still says
+    // `submitted`: read the chain first, then the records, and require every transaction on chain
+    // to be the signed bytes of a clean action (its record holds the signature before it is sent).
     const onChain = await new VenueControl(venue!.apiUrl).landed();
-    expect(onChain.map((t) => t.signature).sort()).toEqual(landed.map((r) => r.signature).sort());
+    const after = await storedActionRecords(redis, prefix);
+    const bySignature = new Map(after.filter((r) => r.signature !== undefined).map((r) => [r.signature!, r]));
+    for (const tx of onChain) {
+      const record = bySignature.get(tx.signature);
+      expect(record, `on chain but no action signed it: ${tx.signature}`).toBeDefined();
+      expect(record!.actionId).not.toBe(nonce!.actionId);
+      expect(hostileContentOf(record!.unsignedTx!, owner)).toEqual([]);
+    }
+    const onChainSignatures = new Set(onChain.map((t) => t.signature));
+    expect(landed.every((r) => onChainSignatures.has(r.signature!))).toBe(true);
     expect((await new TradingStateStore(redis, prefix).get()).state).toBe('active');
   }, 90_000);
 });
