@@ -66,7 +66,8 @@ export class RedisRiskGate implements RiskGate {
 
   constructor(private readonly o: RedisRiskGateOptions) {
     this.tradingSwitch = o.tradingSwitch ?? new TradingSwitch({ redis: o.redis, prefix: o.prefix });
-    this.tradingState = this.tradingSwitch.store;
+    // Read on the gate's own connection (every check reads it); changes go through the switch.
+    this.tradingState = new TradingStateStore(o.redis, o.prefix);
     this.breakers = new CircuitBreakers(o.redis, o.prefix);
     this.breaker = o.breaker ?? DEFAULT_BREAKER;
     this.notionalPerHour = new RollingHourCounter(o.redis, `${o.prefix}risk:notional`);
@@ -80,7 +81,12 @@ export class RedisRiskGate implements RiskGate {
     const declared = toBigInt(intent.notionalUsd);
     const quoted = stage === 'sign' && record.builtNotionalUsd !== undefined ? toBigInt(record.builtNotionalUsd) : 0n;
     const notional = quoted > declared ? quoted : declared;
-    if (notional > this.o.limits.maxNotionalPerActionUsd) {
+    // A protective strategy's decrease only lowers exposure, and its size is the position's, not a
+    // choice: neither notional limit may keep it from protecting a position (another strategy's
+    // hourly spending least of all). It still counts toward the hourly total and toward the
+    // strategy's hourly action count.
+    const protectiveDecrease = (intent.type === 'decrease' || intent.type === 'decrease-with-fee') && this.breaker.protectiveStrategies.includes(record.strategy);
+    if (!protectiveDecrease && notional > this.o.limits.maxNotionalPerActionUsd) {
       return refuse('max_notional_per_action', `notional ${notional} exceeds ${this.o.limits.maxNotionalPerActionUsd} (USD × 10^6)`);
     }
     const now = this.now();
@@ -90,7 +96,7 @@ export class RedisRiskGate implements RiskGate {
     // the reservations back, as does a read that fails.
     // Settled, not all: a reservation that succeeded is given back even when the other failed.
     const reserving =
-      stage === 'accept' ? Promise.allSettled([actions.reserve(now, 1n, BigInt(this.o.limits.maxActionsPerStrategyPerHour)), this.notionalPerHour.reserve(now, notional, this.o.limits.maxNotionalPerHourUsd)]) : undefined;
+      stage === 'accept' ? Promise.allSettled([actions.reserve(now, 1n, BigInt(this.o.limits.maxActionsPerStrategyPerHour)), this.notionalPerHour.reserve(now, notional, protectiveDecrease ? NO_LIMIT : this.o.limits.maxNotionalPerHourUsd)]) : undefined;
     const reserved = (r: PromiseSettledResult<boolean> | undefined) => r?.status === 'fulfilled' && r.value;
     const giveBack = async () => {
       const [count, usd] = (await reserving) ?? [];
@@ -272,3 +278,6 @@ function refuse(rule: string, detail: string): RiskDecision {
 function realisedPnl(record: ActionRecord): bigint | undefined {
   return record.realisedPnlUsd === undefined ? undefined : BigInt(record.realisedPnlUsd);
 }
+
+/** A limit no sum of USD × 10^6 reaches (the hourly notional of a protective decrease is counted, never refused). */
+const NO_LIMIT = 2n ** 127n;

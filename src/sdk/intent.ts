@@ -128,6 +128,10 @@ export const intentSchema = z
       const partial = intent.sizeUsdDelta !== undefined && BigInt(intent.sizeUsdDelta) > 0n;
       if (intent.entirePosition === true && partial) ctx.addIssue({ code: 'custom', path: ['entirePosition'], message: 'entirePosition closes the whole position: leave sizeUsdDelta out' });
       if (intent.entirePosition === false && !partial) ctx.addIssue({ code: 'custom', path: ['sizeUsdDelta'], message: 'a partial TP/SL needs a non-zero sizeUsdDelta' });
+      // "0" without entirePosition would ask the API for a TP/SL of no size at all.
+      else if (intent.entirePosition === undefined && intent.sizeUsdDelta !== undefined && !partial) {
+        ctx.addIssue({ code: 'custom', path: ['sizeUsdDelta'], message: 'a TP/SL of sizeUsdDelta 0 covers nothing: give a non-zero size, or leave it out for the whole position' });
+      }
       if (BigInt(intent.triggerPrice) === 0n) ctx.addIssue({ code: 'custom', path: ['triggerPrice'], message: 'a trigger price must be above zero' });
     }
     if (intent.type !== 'decrease' && intent.type !== 'decrease-with-fee') return;

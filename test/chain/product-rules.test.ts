@@ -43,7 +43,30 @@ describe('perps argument bounds', () => {
     expect(await rules(decrease(0n, true, 1n), 'perps.decrease', { perps: bounds })).toEqual(['intent_exceeded']);
     expect(await rules(decrease(0n, true, 1n), 'perps.decrease', { perps: { ...bounds, entirePosition: true } })).toEqual([]);
     const other = perpsPositionAddress(wallet.toBase58(), PERPS_ACCOUNTS.custody.ETH, PERPS_ACCOUNTS.custody.ETH, 'long');
-    expect(await rules(decrease(1n, false, 1n), 'perps.decrease', { perps: { ...bounds, positionPubkey: other } })).toEqual(['product_account']);
+    expect(await rules(decrease(100n, false, 1n), 'perps.decrease', { perps: { ...bounds, positionPubkey: other } })).toEqual(['product_account']);
+  });
+
+  it('a close is a close and a partial decrease is of the intent\'s size: a sliver in its place protects nothing', async () => {
+    const close = { positionPubkey: position, entirePosition: true };
+    // The intent closes the position; the build decreases it by $0.000001.
+    expect(await details(decrease(1n, false, 1n), 'perps.decrease', { perps: close })).toEqual([expect.stringContaining('does not close the entire position')]);
+    const partial = { positionPubkey: position, maxSizeUsdDelta: 1_000_000_000n, entirePosition: false };
+    expect(await rules(decrease(1_000_000_000n, false, 1n), 'perps.decrease', { perps: partial })).toEqual([]);
+    expect(await details(decrease(1n, false, 1n), 'perps.decrease', { perps: partial })).toEqual([expect.stringContaining('below the intent')]);
+    expect(await rules(decrease(0n, false, 1n), 'perps.decrease', { perps: partial })).toEqual(['intent_exceeded']);
+  });
+
+  it('one request per intent: two decreases of the full size, or none at all, are refused', async () => {
+    const partial = { positionPubkey: position, maxSizeUsdDelta: 1_000_000_000n, entirePosition: false };
+    const twice = async (n: number) => {
+      const ixs = Array.from({ length: n }, () => decrease(1_000_000_000n, false, 1n));
+      const decoded = await decodeTransaction(buildTx({ payer: wallet, version: 0, instructions: [...computeBudget(), ...ixs] }));
+      return inspectTransaction(decoded, contextFor(wallet, 'perps.decrease', { transactionType: 'instant', intent: { perps: partial } })).violations.map((v) => v.rule);
+    };
+    expect(await twice(1)).toEqual([]);
+    expect(await twice(3)).toEqual(['intent_exceeded']);
+    // A TP/SL "created" by a transaction with no perps instruction would land and protect nothing.
+    expect(await twice(0)).toEqual(['product_instruction']);
   });
 
   it('priceSlippage: a long decrease may not accept a price below the reference less the slippage', async () => {
@@ -98,6 +121,9 @@ describe('perps argument bounds', () => {
     expect(stopLoss.perps).toMatchObject({ triggerOnly: true, triggerAboveThreshold: false });
     expect(await rules(tpsl(false), 'perps.createTpsl', stopLoss)).toEqual([]);
     expect(await rules(tpsl(true), 'perps.createTpsl', stopLoss)).toEqual(['intent_exceeded']);
+    // The intent's stop-loss covers the whole position; a request for $0.000001 of it covers nothing.
+    const sliver = createTpslInstruction(keys, { request: { pubkey: request, counter: 7n }, desiredMint: MINTS.USDC, sizeUsdDelta: 1n, triggerPrice: 120_000_000n, triggerAboveThreshold: false, entirePosition: false }, 'legacy');
+    expect(await details(sliver, 'perps.createTpsl', stopLoss)).toEqual([expect.stringContaining('does not close the entire position')]);
     // The same request2 as a market close, at any price and with no trigger: refused.
     const market = tpsl(false);
     market.data = encodePerpsInstructionData('createDecreasePositionRequest2', {
@@ -110,6 +136,25 @@ describe('perps argument bounds', () => {
       collateralUsdDelta: 0n, sizeUsdDelta: 0n, requestType: 'trigger', priceSlippage: null, jupiterMinimumOut: null, triggerPrice: null, triggerAboveThreshold: false, entirePosition: true, counter: 7n,
     });
     expect(await details(noTrigger, 'perps.createTpsl', stopLoss)).toEqual([expect.stringContaining('without triggerPrice')]);
+  });
+
+  it("a TP/SL's own worst fill price stays within the configured slippage of its trigger", async () => {
+    const request = perpsPositionRequestAddress(position, 8n, 'decrease');
+    const takeProfit = intentBounds({ type: 'tpsl-create', key: 'k', reason: 'r', notionalUsd: '1', positionPubkey: position, marketMint: MINTS.SOL, side: 'long', requestType: 'tp', triggerPrice: '200000000', receiveToken: 'USDC' }, 200);
+    expect(takeProfit.perps).toMatchObject({ referencePriceUsd: 200_000_000n, maxSlippageBps: 200n });
+    const withSlippage = (priceSlippage: bigint | null) => {
+      const ix = createTpslInstruction(keys, { request: { pubkey: request, counter: 8n }, desiredMint: MINTS.USDC, sizeUsdDelta: 0n, triggerPrice: 200_000_000n, triggerAboveThreshold: true, entirePosition: true }, 'legacy');
+      ix.data = encodePerpsInstructionData('createDecreasePositionRequest2', {
+        collateralUsdDelta: 0n, sizeUsdDelta: 0n, requestType: 'trigger', priceSlippage, jupiterMinimumOut: null, triggerPrice: 200_000_000n, triggerAboveThreshold: true, entirePosition: true, counter: 8n,
+      });
+      return ix;
+    };
+    // None named: the program's trigger rules decide, as the API's own builds have it.
+    expect(await rules(withSlippage(null), 'perps.createTpsl', takeProfit)).toEqual([]);
+    expect(await rules(withSlippage(196_000_000n), 'perps.createTpsl', takeProfit)).toEqual([]);
+    expect(await details(withSlippage(195_999_999n), 'perps.createTpsl', takeProfit)).toEqual([expect.stringContaining('accepts a worse price than 196000000')]);
+    // A take-profit that, once fired, sells at any price.
+    expect(await rules(withSlippage(0n), 'perps.createTpsl', takeProfit)).toEqual(['intent_exceeded']);
   });
 
   it('a TP/SL update changes only the named request, to exactly its trigger price', async () => {

@@ -5,6 +5,7 @@
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import { toBigInt } from '../../src/api/amounts.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
@@ -119,6 +120,22 @@ describe('executor against the simulated venue', () => {
     } finally {
       h.venue.applyFaults({ decreaseInstantShare: 0 });
     }
+  });
+
+  it('refuses a trigger order unsigned when unchecked trigger orders are not allowed (live mode by default)', async () => {
+    const w = await h.fundedWallet();
+    const inspector = new PolicyInspector({ wallet: w.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, refuseTriggerOrders: true });
+    const ex = h.executor(w, { inspector });
+    const create = h.job({
+      type: 'trigger-create', key: `trigger:refused:${w.address}`, reason: 'buy SOL at 100', notionalUsd: '100000000',
+      inputMint: MINTS.USDC, outputMint: MINTS.SOL, makingAmount: '100000000', takingAmount: '1000000000',
+    });
+    await ex.accept(create);
+    const final = await ex.drive(create.actionId, h.signal);
+    expect(final).toMatchObject({ state: 'rejected', reason: 'policy:product_instruction' });
+    expect(final?.detail).toContain('execution.allowUncheckedTriggerOrders');
+    expect(final?.signature).toBeUndefined();
+    expect(w.signatures()).toBe(0);
   });
 
   it('creates and cancels a trigger order through trigger execute with its request id', async () => {

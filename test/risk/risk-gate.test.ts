@@ -46,6 +46,21 @@ describe('risk limits', () => {
     }
   });
 
+  it("a protective strategy's decrease passes both notional limits (and still counts toward the hour); nothing else of it does", async () => {
+    const g = gate();
+    const guard = { strategy: 'liquidation-guard' };
+    // Above the per-action limit: a position bigger than the limit must still be protected.
+    for (const stage of ['accept', 'sign'] as const) {
+      expect((await g.check(stage, recordFor({ type: 'decrease', notionalUsd: '900000000' }, guard))).allowed, stage).toBe(true);
+    }
+    // The hour's budget is spent: other strategies are refused, the guard's decrease is not.
+    expect(await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '100000000' }, { strategy: 's1' }))).toMatchObject({ allowed: false, rule: 'max_notional_per_hour' });
+    expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '1000000' }, guard))).allowed).toBe(true);
+    // What does not lower exposure by a decrease keeps both limits, protective strategy or not.
+    expect(await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '900000000' }, { strategy: 'alpha' }))).toMatchObject({ allowed: false, rule: 'max_notional_per_action' });
+    expect(await g.check('accept', recordFor({ type: 'tpsl-create', notionalUsd: '900000000' }, guard))).toMatchObject({ allowed: false, rule: 'max_notional_per_action' });
+  });
+
   it('before signing, the quoted notional of the built transaction counts when the intent understates it', async () => {
     const g = gate();
     const understated = recordFor({ type: 'decrease', notionalUsd: '1000000' }, { builtNotionalUsd: '250000000' });

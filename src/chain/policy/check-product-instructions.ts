@@ -24,6 +24,7 @@ export function checkProductInstructions(decoded: DecodedTransaction, ctx: Polic
   const allowed = new Set(PERPS_OPERATION_INSTRUCTIONS[ctx.operationId] ?? []);
   const violations: Violation[] = [];
   const payments: Outflow[] = [];
+  let acting = 0;
   for (const ix of decoded.instructions) {
     // An account that did not resolve is already unresolved_lookup: nothing to judge by role.
     if (ix.programId !== PROGRAMS.perps || ix.accounts.some((a) => a.pubkey === null)) continue;
@@ -40,7 +41,17 @@ export function checkProductInstructions(decoded: DecodedTransaction, ctx: Polic
       violations.push({ rule: 'product_instruction', detail: `instruction ${ix.index}: perps ${parsed.type} is not allowed for ${ctx.operationId} (allowed: ${[...allowed].join(', ') || 'none'})` });
       continue;
     }
+    acting++;
     violations.push(...checkInstruction(ix, parsed, ctx, payments));
+  }
+  // An intent asks for one request: bounds checked per instruction would let two of them (or
+  // none, for an action that then "lands") through.
+  if (ctx.intent?.perps !== undefined && allowed.size > 0 && acting !== 1) {
+    violations.push(
+      acting === 0
+        ? { rule: 'product_instruction', detail: `the transaction carries no ${[...allowed].join(' or ')} instruction: it does nothing the intent asked for` }
+        : { rule: 'intent_exceeded', detail: `${acting} perps instructions of ${ctx.operationId}; the intent asks for one` },
+    );
   }
   return { violations, payments };
 }
@@ -148,6 +159,9 @@ function checkRequest(p: PerpsInstruction, position: string | undefined, account
   }
 }
 
+/** Decreases and TP/SL creations: the instructions whose size the intent fixes. */
+const SIZED_REQUESTS: ReadonlySet<string> = new Set(['createDecreasePositionMarketRequest', 'instantDecreasePosition', 'createDecreasePositionRequest2', 'instantCreateTpsl']);
+
 /** Requests that fill at the market price when the keeper executes them (a request2 only with requestType market). */
 const MARKET_FILLS: ReadonlySet<string> = new Set([
   'createIncreasePositionMarketRequest',
@@ -181,6 +195,15 @@ function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide 
     exceeded(`collateralUsdDelta ${collateral} is above the intent's ${b.maxCollateralUsdDelta}`);
   }
   if (p.args.entirePosition === true && b.entirePosition !== true) exceeded('closes the entire position; the intent does not');
+  // A close must be one (a tiny partial decrease in its place protects nothing), and a partial
+  // decrease or TP/SL must be of exactly the intent's size, not of a sliver of it.
+  if (SIZED_REQUESTS.has(p.type)) {
+    if (b.entirePosition === true && p.args.entirePosition !== true) exceeded(`does not close the entire position (entirePosition ${String(p.args.entirePosition ?? 'absent')}); the intent does`);
+    // (Above it is refused as above: one verdict per fault.)
+    else if (b.entirePosition !== true && p.args.entirePosition !== true && b.maxSizeUsdDelta !== undefined && size !== undefined && size < b.maxSizeUsdDelta) {
+      exceeded(`sizeUsdDelta ${size} is below the intent's ${b.maxSizeUsdDelta}: a sliver of the decrease asked for`);
+    }
+  }
   const trigger = bigintArg(p, 'triggerPrice');
   if (trigger !== undefined && b.triggerPriceUsd !== undefined && trigger !== b.triggerPriceUsd) exceeded(`triggerPrice ${trigger} differs from the intent's ${b.triggerPriceUsd}`);
   const fillsAtMarket = MARKET_FILLS.has(p.type) && (p.type !== 'createDecreasePositionRequest2' || p.args.requestType === 'market');
@@ -200,7 +223,9 @@ function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide 
     if (worst === undefined) exceeded('a market request without priceSlippage fills at any price');
     else if (b.referencePriceUsd === undefined || b.maxSlippageBps === undefined) exceeded(`priceSlippage ${worst} cannot be bounded: no fresh mark price of the position is known`);
   }
-  if (worst !== undefined && side !== undefined && b.referencePriceUsd !== undefined && b.maxSlippageBps !== undefined) {
+  // A market fill a TP/SL intent refused above needs no second verdict on its price.
+  const refusedAsMarket = b.triggerOnly === true && fillsAtMarket;
+  if (worst !== undefined && side !== undefined && !refusedAsMarket && b.referencePriceUsd !== undefined && b.maxSlippageBps !== undefined) {
     // Buying (long increase, short decrease) accepts prices up to the bound; selling down to it.
     // Each bound is rounded towards the stricter side.
     const buys = INCREASE_REQUESTS.has(p.type) || p.type === 'instantIncreasePosition' ? side === 'long' : side === 'short';

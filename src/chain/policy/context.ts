@@ -29,7 +29,10 @@ export interface PerpsIntentBounds {
   readonly entirePosition?: boolean;
   /** The exact trigger price of a TP/SL or limit order. */
   readonly triggerPriceUsd?: bigint;
-  /** With maxSlippageBps: the worst execution price a request may accept is this far from it. */
+  /**
+   * With maxSlippageBps: the worst execution price a request may accept is this far from it (a
+   * decrease's: the position's mark; a TP/SL's: its trigger).
+   */
   readonly referencePriceUsd?: bigint;
   readonly maxSlippageBps?: bigint;
   /**

@@ -62,8 +62,16 @@ export const strategiesSection = {
 };
 
 export const executionSection = {
+  allowUncheckedTriggerOrders: key({
+    doc: "Live and dry-run modes: sign trigger orders (trigger.createOrder) although the policy cannot check their amounts. The trigger program takes the escrow by CPI and its instruction layout is not published, so neither the amount escrowed nor the limit price is compared with the intent: a hostile or broken build could escrow the wallet's whole balance of the input token. Off: such builds are refused (policy product_instruction). Paper mode signs them either way (no money). See docs/safety.md.",
+    schema: z.boolean(),
+    default: false,
+    kind: 'boolean',
+    env: 'STRATD_ALLOW_UNCHECKED_TRIGGER_ORDERS',
+    format: 'true or false',
+  }),
   slippageBps: key({
-    doc: 'Default maximum slippage of a decrease, in basis points (the API default is 200).',
+    doc: 'Default maximum slippage of a decrease, in basis points (the API default is 200); also how far below (a sale) or above (a purchase) its trigger a TP/SL request that names its own worst fill price may set it.',
     schema: z.int().min(0).max(10_000),
     default: 200,
     kind: 'int',
@@ -163,7 +171,7 @@ const usd = (doc: string, dflt: string, env: string) =>
   });
 
 export const riskSection = {
-  maxNotionalPerActionUsd: usd('Largest notional of one action.', '10000000000', 'STRATD_RISK_MAX_NOTIONAL_PER_ACTION_USD'),
+  maxNotionalPerActionUsd: usd('Largest notional of one action. A decrease of a protective strategy (risk.protectiveStrategies) is not held to it: its size is the position\'s.', '10000000000', 'STRATD_RISK_MAX_NOTIONAL_PER_ACTION_USD'),
   maxActionsPerStrategyPerHour: key({
     doc: 'Actions one strategy may start in any rolling hour.',
     schema: positiveInt,
@@ -172,7 +180,7 @@ export const riskSection = {
     env: 'STRATD_RISK_MAX_ACTIONS_PER_STRATEGY_PER_HOUR',
     format: 'a positive integer',
   }),
-  maxNotionalPerHourUsd: usd('Total notional of all actions in any rolling hour.', '50000000000', 'STRATD_RISK_MAX_NOTIONAL_PER_HOUR_USD'),
+  maxNotionalPerHourUsd: usd('Total notional of all actions in any rolling hour. A decrease of a protective strategy counts toward it but is never refused by it.', '50000000000', 'STRATD_RISK_MAX_NOTIONAL_PER_HOUR_USD'),
   dailyLossStopUsd: usd('Realised loss in one UTC day after which trading switches to reducing.', '1000000000', 'STRATD_RISK_DAILY_LOSS_STOP_USD'),
   circuitBreakerRejections: key({
     doc: "Identical rejections in a row of one strategy, of a kind that indicates a broken venue or policy (policy violations, unreadable or unattributable builds, malformed replies, 4xx), after which that strategy's circuit breaker stops its new actions. Market refusals (a position already closed, a keeper or chain refusal) never count.",
@@ -191,7 +199,7 @@ export const riskSection = {
     format: 'a non-negative integer (ms)',
   }),
   protectiveStrategies: key({
-    doc: "Strategies whose exposure-lowering actions (decreases, cancels, tightening TP/SL) pass other strategies' circuit breakers and a halt made by the risk system; an operator's pause still stops them.",
+    doc: "Strategies whose exposure-lowering actions (decreases, cancels, tightening TP/SL) pass other strategies' circuit breakers and a halt made by the risk system, and whose decreases pass both notional limits; an operator's pause still stops them.",
     schema: z.array(strategyName),
     default: ['liquidation-guard'],
     kind: 'list',

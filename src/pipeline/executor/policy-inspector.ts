@@ -26,6 +26,11 @@ export interface PolicyInspectorOptions {
   readonly priceDriftBps?: number;
   /** Largest account the wallet may fund the creation of (default: a token account, 165 bytes). */
   readonly maxAccountSpaceBytes?: bigint;
+  /**
+   * Refuse trigger orders (execution.allowUncheckedTriggerOrders off, outside paper mode): the
+   * policy cannot check the amount their program escrows by CPI nor their limit price.
+   */
+  readonly refuseTriggerOrders?: boolean;
 }
 
 /** What the policy needs of a build: the operation, how it is routed, the blockhash it reported. */
@@ -92,6 +97,13 @@ export class PolicyInspector implements TransactionInspector {
       chain,
       maxAccountSpaceBytes: this.options.maxAccountSpaceBytes,
     });
+    if (this.options.refuseTriggerOrders && built.operationId === 'trigger.createOrder') {
+      const refusal = {
+        rule: 'product_instruction' as const,
+        detail: 'trigger orders are not signed: the policy cannot check the amount the trigger program escrows or the limit price (set execution.allowUncheckedTriggerOrders to sign them anyway; docs/safety.md)',
+      };
+      return { decoded, verdict: { ...verdict, ok: false, violations: [...verdict.violations, refusal] } };
+    }
     return { decoded, verdict };
   }
 }
@@ -99,7 +111,9 @@ export class PolicyInspector implements TransactionInspector {
 /**
  * What an intent may move out of the wallet. Decreases, TP/SL updates and cancels move nothing of
  * the wallet's own (the fee of a with-fee operation is taken from the position or collateral); a
- * trigger order escrows exactly its making amount. No intent: nothing may move (the strictest).
+ * trigger order may move at most its making amount by the transfers the policy sees. The trigger
+ * program's own escrow moves by CPI and its layout is not published, so that bound does not reach
+ * it (docs/safety.md, "A trigger order's amounts are not checked"). No intent: nothing may move.
  */
 export function intentBounds(intent: Intent | undefined, slippageBps: number, price: PriceReference = {}): PolicyIntent {
   if (intent?.type === 'trigger-create') {
@@ -122,6 +136,12 @@ export function intentBounds(intent: Intent | undefined, slippageBps: number, pr
             // What the builder asks for: the whole position unless a partial size is given.
             entirePosition: intent.entirePosition ?? intent.sizeUsdDelta === undefined,
             maxSizeUsdDelta: intent.sizeUsdDelta === undefined ? undefined : toBigInt(intent.sizeUsdDelta),
+            // A trigger request that names its own worst fill price may not set it further from
+            // the trigger than the configured slippage: a take-profit with a floor of 0 sells at
+            // any price once it fires. One that names none (null, or the instant variant, which
+            // has no such argument) fills as the program's trigger rules say.
+            referencePriceUsd: toBigInt(intent.triggerPrice),
+            maxSlippageBps: BigInt(Math.max(0, Math.trunc(slippageBps))),
           }
         : intent.type === 'tpsl-update'
           ? { positionRequestPubkey: intent.tpslPubkey, triggerPriceUsd: toBigInt(intent.triggerPrice), triggerOnly: true }
