@@ -33,7 +33,7 @@ import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
 import { Ledger } from '../pipeline/ledger.ts';
 import { startPollers, type Pollers } from '../pipeline/pollers/pollers.ts';
 import { keyPrefix, QUEUES } from '../pipeline/queues.ts';
-import { connectRedis } from '../pipeline/redis.ts';
+import { closeRedis, connectRedis } from '../pipeline/redis.ts';
 import { RedisOutageLog } from '../pipeline/redis-outage.ts';
 import { SnapshotCache } from '../pipeline/snapshot-cache.ts';
 import { markPriceFromSnapshots } from '../pipeline/executor/mark-price.ts';
@@ -71,7 +71,6 @@ export interface DaemonOptions {
   readonly onTransition?: ConstructorParameters<typeof Executor>[0]['onTransition'];
   readonly onSent?: ConstructorParameters<typeof Executor>[0]['onSent'];
   readonly onLandingSeen?: ConstructorParameters<typeof Executor>[0]['onLandingSeen'];
-  readonly onFinalCommitted?: ConstructorParameters<typeof Executor>[0]['onFinalCommitted'];
   readonly onOutcomeRecorded?: ConstructorParameters<typeof Executor>[0]['onOutcomeRecorded'];
   /** Reads the configuration again from the layers it was started with (hot reload); without it, reload re-applies the start-up config. */
   readonly readConfig?: () => Config;
@@ -184,7 +183,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // ---------------------------------------------------------------- roles
     let executorWorker: ExecutorWorker | undefined;
     if (options.roles.includes('executor')) {
-      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, redisOutage, onTransition: options.onTransition, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onFinalCommitted: options.onFinalCommitted, onOutcomeRecorded: options.onOutcomeRecorded });
+      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, redisOutage, onTransition: options.onTransition, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onOutcomeRecorded: options.onOutcomeRecorded });
       executorWorker = worker;
       closers.push(() => worker.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.actions, watchdog, loop: 'executor-queue', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.actions, logger });
@@ -282,7 +281,6 @@ export interface ExecutorRoleOptions {
   readonly onTransition?: DaemonOptions['onTransition'];
   readonly onSent?: DaemonOptions['onSent'];
   readonly onLandingSeen?: DaemonOptions['onLandingSeen'];
-  readonly onFinalCommitted?: DaemonOptions['onFinalCommitted'];
   readonly onOutcomeRecorded?: DaemonOptions['onOutcomeRecorded'];
 }
 
@@ -294,10 +292,26 @@ async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker
     maxAccountSpaceBytes: BigInt(o.config.execution.maxAccountSpaceBytes),
     logger: o.logger.child({ component: 'executor' }),
   });
+  // The executor's own reads and writes (action records, the risk gate, snapshots, intent keys) on
+  // a connection of their own that pipelines what is sent in the same tick: the reads of a risk
+  // check, the mark and the checks beside the policy leave in one write. BullMQ keeps the shared
+  // connection: its commands defined per client do not exist on an auto-pipeline.
+  const pipelined = o.redis.duplicate({ enableAutoPipelining: true });
+  if (o.redisOutage) o.redisOutage.watch(pipelined);
+  else pipelined.on('error', (error: unknown) => o.logger.error({ err: error }, 'redis connection error (executor)'));
+  const closePipelined = () => closeRedis(pipelined);
+  let executor: Executor;
+  try {
+    executor = assembleExecutor({ ...o, redis: pipelined });
+  } catch (error) {
+    warm.stop();
+    await closePipelined();
+    throw error;
+  }
   const worker = startExecutorWorker({
     redis: o.redis,
     prefix: o.prefix,
-    executor: assembleExecutor(o),
+    executor,
     logger: o.logger.child({ component: 'executor' }),
     concurrency: 16,
     sweepMs: Math.max(1_000, o.config.execution.confirmPollMs * 4),
@@ -311,7 +325,11 @@ async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker
     handOver: (action) => worker.handOver(action),
     async close() {
       warm.stop();
-      await worker.close();
+      try {
+        await worker.close();
+      } finally {
+        await closePipelined();
+      }
     },
   };
 }
@@ -344,6 +362,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   });
   // Parsed once per tick, not once per build: pool-info for request validity, positions for the mark price.
   const snapshots = new SnapshotCache(redis, prefix);
+  const validityRead = new Map<string, { readonly seconds: number; readonly atMs: number }>();
   return new Executor({
     store: new ActionStore(redis, prefix, { ledgerMaxLen: config.ledger.maxLen, retentionMs: config.execution.retentionMs }),
     client,
@@ -364,6 +383,10 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     dryRun: config.mode === 'dry-run',
     keeper: new TradeHistoryKeeperWatch(client, signer.publicKey),
     requestValidity: async (mint) => {
+      // A field of the Pool account that an operator's governance changes, not the market: a
+      // reading a few seconds old serves every build in between (one Redis read less per action).
+      const known = mint === undefined ? undefined : validityRead.get(mint);
+      if (known && Date.now() - known.atMs < REQUEST_VALIDITY_REUSE_MS) return known.seconds;
       const snapshot = mint
         ? await snapshots.latest('poolInfo', mint).catch((error: unknown) => {
             logger.warn({ err: error, mint }, 'pool-info snapshot unreadable; using execution.maxRequestExecutionSecFallback');
@@ -371,13 +394,19 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
           })
         : undefined;
       const seconds = tryBigInt(snapshot?.info.maxRequestExecutionSec);
-      return seconds !== undefined && seconds > 0n ? Number(seconds) : config.execution.maxRequestExecutionSecFallback;
+      if (seconds === undefined || seconds <= 0n) return config.execution.maxRequestExecutionSecFallback;
+      validityRead.set(mint!, { seconds: Number(seconds), atMs: Date.now() });
+      return Number(seconds);
     },
     keepIntent: async (record) => {
       await extendIntent(redis, prefix, record.strategy, record.intent.key, record.actionId, config.strategies.intentLockMs);
     },
+    keepIntentEveryMs: Math.floor(config.strategies.intentLockMs / 3),
     settle: async (record, outcome) => {
-      // The final write already freed the intent key (ActionStore's transition script).
+      // A landed action's state was committed when it became ambiguous (stateCommitted), with the
+      // same stateAfter: a second commit would be an empty round trip.
+      if (outcome === 'landed' && record.stateCommitted) return;
+      // The final write frees the intent key (ActionStore's transition script).
       await settleAction(redis, prefix, { ...record, trigger: record.trigger ?? { kind: 'positions', key: '-', tickMs: 0, receivedAtMs: 0 } }, outcome, { releaseIntent: false });
     },
     ledger: o.ledger,
@@ -385,7 +414,6 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     onSent: o.onSent,
     onLandingSeen: o.onLandingSeen,
     redisOutage: o.redisOutage,
-    onFinalCommitted: o.onFinalCommitted,
     onOutcomeRecorded: o.onOutcomeRecorded,
     logger: logger.child({ component: 'executor' }),
     confirmPollMs: config.execution.confirmPollMs,
@@ -401,3 +429,6 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     },
   });
 }
+
+/** How long a pool-info reading of maxRequestExecutionSec serves builds before it is read again. */
+const REQUEST_VALIDITY_REUSE_MS = 5_000;

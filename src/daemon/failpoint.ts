@@ -3,18 +3,19 @@ import type { ActionRecord } from '../pipeline/executor/action-record.ts';
 /**
  * Crash injection for the end-to-end tests (never set in production): `STRATD_FAILPOINT`
  * names the executor step after which the process SIGKILLs itself, once per action:
- *   after:accepted | after:built | after:inspected | after:signed | after:submitted — right after
- *     that state is persisted;
+ *   after:accepted | after:built | after:signed | after:submitted — right after that state is
+ *     persisted (after:inspected only in a dry run: a signing executor stores `inspected` and
+ *     `signed` in one write);
  *   sent — right after the transaction left the process, before `submitted` is persisted;
  *   confirming — when a poll first sees the signature land (the keeper has not applied it yet);
- *   final-committed — a final state is committed (intent key freed), before the risk gate books it;
- *   outcome-recorded — the risk gate booked the outcome, before the action is marked settled.
+ *   outcome-recorded — the strategy side and the risk gate were told the final outcome: for a
+ *     landing (a fact of the chain), before the final write that also marks it settled; for a
+ *     refusal, after its final write and before the settled mark.
  */
 export interface Failpoints {
   readonly onTransition?: (record: ActionRecord) => void;
   readonly onSent?: (record: ActionRecord) => void;
   readonly onLandingSeen?: (record: ActionRecord) => void;
-  readonly onFinalCommitted?: (record: ActionRecord) => void;
   readonly onOutcomeRecorded?: (record: ActionRecord) => void;
 }
 
@@ -25,7 +26,6 @@ export function failpointsFromEnv(env: NodeJS.ProcessEnv): Failpoints {
   if (point === 'sent') return { onSent: die };
   // Recording the landing keeps the state `submitted`, which is not a transition: it has its own hook.
   if (point === 'confirming') return { onLandingSeen: die };
-  if (point === 'final-committed') return { onFinalCommitted: die };
   if (point === 'outcome-recorded') return { onOutcomeRecorded: die };
   const state = point.startsWith('after:') ? point.slice('after:'.length) : undefined;
   return state ? { onTransition: (r) => (r.state === state && r.landedSlot === undefined ? die() : undefined) } : {};

@@ -8,6 +8,22 @@ export function connectRedis(url: string, options: RedisOptions = {}): Redis {
   return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false, ...options });
 }
 
+/**
+ * Closes a connection: QUIT, which waits for the replies of what is queued; with Redis gone that
+ * would wait for good (every connection retries without limit), so it is dropped after
+ * `graceMs`, which fails what is queued and ends the quit.
+ */
+export async function closeRedis(redis: Redis, graceMs = 2_000): Promise<void> {
+  const drop = setTimeout(() => redis.disconnect(), graceMs);
+  try {
+    await redis.quit();
+  } catch {
+    redis.disconnect();
+  } finally {
+    clearTimeout(drop);
+  }
+}
+
 /** The Redis URL of this process: `REDIS_URL` or the local default. */
 export function redisUrlFromEnv(): string {
   return process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

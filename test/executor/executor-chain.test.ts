@@ -1,8 +1,10 @@
 import { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
+import type { ChainClient } from '../../src/chain/rpc-client.ts';
 import type { ActionState } from '../../src/pipeline/executor/action-record.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { messageSha256 } from '../../src/chain/message-hash.ts';
 import { ChainHarness, newAction } from './harness.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
@@ -20,6 +22,32 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** An action stored at `inspected`, as an executor before the merged inspect-and-sign step left it. */
+async function leftInspected(): Promise<{ store: ActionStore; action: ReturnType<typeof newAction> }> {
+  const stop = new AbortController();
+  const ex = h.executor({ onTransition: (r) => (r.state === 'built' ? stop.abort() : undefined) });
+  const action = newAction();
+  await ex.accept(action);
+  await ex.drive(action.actionId, stop.signal);
+  const store = new ActionStore(redis, h.prefix);
+  const built = (await store.load(action.actionId))!;
+  expect(built.record.state).toBe('built');
+  const tx = VersionedTransaction.deserialize(Buffer.from(built.record.unsignedTx!, 'base64'));
+  await store.save({ ...built.record, state: 'inspected', violations: [], inspectedMessageSha256: messageSha256(tx) }, built.version);
+  return { store, action };
+}
+
+/** The harness's chain client with its status query replaced (the rest bound to the real client). */
+function withSignatureStatus(signatureStatus: ChainClient['signatureStatus']): ChainClient {
+  return new Proxy(h.chainClient, {
+    get: (target, name) => {
+      if (name === 'signatureStatus') return signatureStatus;
+      const value: unknown = Reflect.get(target, name);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 function landedWith(signature: string | undefined): number {
@@ -63,37 +91,48 @@ describe('executor on the venue chain', () => {
     expect(alerts[0]!.detail).toMatchObject({ event: 'policy_violation', violations: [{ rule: 'program_not_allowed' }] });
   });
 
-  it('inspects once and signs only the inspected bytes: a message changed after inspected is refused, nothing signed', async () => {
+  it('inspects once and signs the inspected message in the same step', async () => {
     let inspections = 0;
     const counting = { inspect: (...args: Parameters<typeof h.inspector.inspect>) => (inspections++, h.inspector.inspect(...args)) };
-    const store = new ActionStore(redis, h.prefix);
-    const landedEx = h.executor({ inspector: counting });
+    const written: ActionState[] = [];
+    const ex = h.executor({ inspector: counting, onTransition: (r) => void written.push(r.state) });
     const ok = newAction();
-    await landedEx.accept(ok);
-    expect((await landedEx.drive(ok.actionId))?.state).toBe('landed');
+    await ex.accept(ok);
+    expect((await ex.drive(ok.actionId))?.state).toBe('landed');
     expect(inspections).toBe(1);
+    // `inspected` is not a write of its own, but it stays in the audit trail.
+    expect(written).toEqual(['built', 'signed', 'submitted', 'landed']);
+    expect(await h.statesOf(ok.actionId)).toEqual(['accepted', 'built', 'inspected', 'signed', 'submitted', 'landed']);
+    // One write per stored state, and no other: the strategy's state is committed before the
+    // `submitted` write and the outcome booked before the final one (the version counts writes).
+    const { record: stored, version } = (await new ActionStore(redis, h.prefix).load(ok.actionId))!;
+    expect(version).toBe(5);
+    expect(stored).toMatchObject({ stateCommitted: true, finalSettled: true });
+    expect(stored.inspectedMessageSha256).toBe(messageSha256(VersionedTransaction.deserialize(Buffer.from(stored.signedTx!, 'base64'))));
+  });
 
+  it('a record an earlier version left at inspected signs only the inspected bytes: a message changed since is refused, nothing signed', async () => {
+    const { store, action } = await leftInspected();
+    const stored = (await store.load(action.actionId))!;
+    // Another message where the inspected one was (the policy does not judge the blockhash).
+    const tx = VersionedTransaction.deserialize(Buffer.from(stored.record.unsignedTx!, 'base64'));
+    tx.message.recentBlockhash = new PublicKey(7).toBase58();
+    await store.save({ ...stored.record, unsignedTx: Buffer.from(tx.serialize()).toString('base64') }, stored.version);
     const before = h.signCount;
-    const ex = h.executor({
-      inspector: counting,
-      onTransition: async (r) => {
-        if (r.state !== 'inspected') return;
-        // Another message where the inspected one was (the policy does not judge the blockhash).
-        const stored = (await store.load(r.actionId))!;
-        const tx = VersionedTransaction.deserialize(Buffer.from(stored.record.unsignedTx!, 'base64'));
-        tx.message.recentBlockhash = new PublicKey(7).toBase58();
-        await store.save({ ...stored.record, unsignedTx: Buffer.from(tx.serialize()).toString('base64') }, stored.version);
-        // The executor carries its own last write forward while it holds the lease; a failed step
-        // makes it read the stored record again, which is how changed bytes reach the signing step.
-        throw new Error('injected: the step after inspected starts from Redis');
-      },
-    });
-    const action = newAction();
-    await ex.accept(action);
-    const final = await ex.drive(action.actionId, AbortSignal.timeout(10_000));
+    const final = await h.executor().drive(action.actionId, AbortSignal.timeout(10_000));
     expect(final).toMatchObject({ state: 'rejected', reason: 'policy:not_inspected' });
     expect(final?.signature).toBeUndefined();
     expect(h.signCount).toBe(before);
+  });
+
+  it('a record an earlier version left at inspected is signed once and lands', async () => {
+    const { store, action } = await leftInspected();
+    const before = h.signCount;
+    await h.executor().reconcile();
+    const final = (await store.load(action.actionId))!.record;
+    expect(final.state).toBe('landed');
+    expect(landedWith(final.signature)).toBe(1);
+    expect(h.signCount).toBe(before + 1);
   });
 
   it('dry-run builds and inspects, then stops: nothing signed or sent, the intent key freed', async () => {
@@ -127,6 +166,70 @@ describe('executor on the venue chain', () => {
     expect(landedWith(final?.signature)).toBe(1);
   });
 
+  it('keeps an ambiguous action\'s intent key once a third of its lifetime has passed, not on every poll', async () => {
+    h.chain.setDropAll(true);
+    try {
+      const kept: number[] = [];
+      const polls: number[] = [];
+      const everyMs = 150;
+      const ex = h.executor({
+        keepIntent: async () => void kept.push(Date.now()),
+        keepIntentEveryMs: everyMs,
+        chain: withSignatureStatus((signature) => (polls.push(Date.now()), h.chainClient.signatureStatus(signature))),
+      });
+      const action = newAction();
+      await ex.accept(action);
+      const stop = new AbortController();
+      const driving = ex.drive(action.actionId, stop.signal);
+      await until(() => polls.length >= 30);
+      stop.abort();
+      await driving;
+      // Polled every 25 ms, kept about every 150 ms: never two keeps closer than that (the decision
+      // claimed the key), and every poll that found the last keep that old kept it before the next poll.
+      expect(kept.length).toBeGreaterThan(0);
+      expect(kept.length).toBeLessThan(polls.length / 2);
+      const times = [action.decidedAtMs, ...kept];
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(everyMs);
+      for (let i = 0; i + 1 < polls.length; i++) {
+        const last = times.filter((t) => t <= polls[i]!).at(-1)!;
+        if (polls[i]! - last >= everyMs) expect(kept.some((t) => t >= polls[i]! && t <= polls[i + 1]!), `poll ${i}`).toBe(true);
+      }
+    } finally {
+      h.chain.setDropAll(false);
+    }
+  });
+
+  it('keeps an ambiguous action\'s intent key through an RPC outage', async () => {
+    h.chain.setDropAll(true);
+    try {
+      const kept: number[] = [];
+      let outage = false;
+      let failedPolls = 0;
+      const ex = h.executor({
+        keepIntent: async () => void kept.push(Date.now()),
+        keepIntentEveryMs: 100,
+        chain: withSignatureStatus(async (signature) => {
+          if (!outage) return h.chainClient.signatureStatus(signature);
+          failedPolls++;
+          throw new Error('injected: the RPC does not answer');
+        }),
+      });
+      const action = newAction();
+      await ex.accept(action);
+      const stop = new AbortController();
+      const driving = ex.drive(action.actionId, stop.signal);
+      const store = new ActionStore(redis, h.prefix);
+      await until(async () => (await store.load(action.actionId))?.record.state === 'submitted');
+      outage = true;
+      const keptBefore = kept.length;
+      await until(() => failedPolls >= 20 && kept.length >= keptBefore + 2);
+      stop.abort();
+      await driving;
+    } finally {
+      h.chain.setDropAll(false);
+    }
+  });
+
   it('gives up only after the block height passes lastValidBlockHeight, then sends nothing more', async () => {
     h.chain.setDropAll(true);
     try {
@@ -156,7 +259,7 @@ describe('executor on the venue chain', () => {
     }
   });
 
-  it.each<ActionState>(['accepted', 'built', 'inspected', 'signed', 'submitted'])(
+  it.each<ActionState>(['accepted', 'built', 'signed', 'submitted'])(
     'a crash after reaching %s resumes on another executor, lands once, never re-signs a signed action',
     async (crashAt) => {
       const first = new AbortController();

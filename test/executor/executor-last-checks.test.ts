@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChainClient } from '../../src/chain/rpc-client.ts';
 import type { RiskGate } from '../../src/pipeline/executor/ports.ts';
+import type { ExecutorOptions } from '../../src/pipeline/executor/executor.ts';
+import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
 import { ChainHarness, newAction } from './harness.ts';
 
@@ -19,6 +21,19 @@ afterAll(async () => {
   await redis.quit();
 });
 
+/** Drives one action on `parts`: it must end refused by the halt at signing, the gate asked at accept and at sign, nothing signed. */
+async function expectHaltedUnsigned(stages: readonly string[], parts: Partial<ExecutorOptions>): Promise<void> {
+  const before = h.signCount;
+  const ex = h.executor(parts);
+  const action = newAction();
+  await ex.accept(action);
+  const final = await ex.drive(action.actionId);
+  expect(final).toMatchObject({ state: 'rejected', reason: 'risk:halted' });
+  expect(stages).toEqual(['accept', 'sign']);
+  expect(h.signCount).toBe(before);
+  expect(await h.statesOf(action.actionId)).not.toContain('signed');
+}
+
 describe('the risk gate at signing', () => {
   it('a refusal at sign time (after a clean accept) rejects the action with the rule and signs nothing', async () => {
     const stages: string[] = [];
@@ -28,15 +43,57 @@ describe('the risk gate at signing', () => {
         return stage === 'accept' ? { allowed: true } : { allowed: false, rule: 'halted', detail: 'an operator paused trading after the accept' };
       },
     };
-    const before = h.signCount;
-    const ex = h.executor({ risk });
+    await expectHaltedUnsigned(stages, { risk });
+  });
+});
+
+describe('the risk gate asked after the policy, right before the signature', () => {
+  it('a halt that comes while the policy reads the chain stops the signature', async () => {
+    let halted = false;
+    const stages: string[] = [];
+    const risk: RiskGate = {
+      check: async (stage) => {
+        stages.push(stage);
+        return halted ? { allowed: false, rule: 'halted', detail: 'an operator paused trading during the inspection' } : { allowed: true };
+      },
+    };
+    // The policy's chain reads take a while; the operator's pause lands in the middle of them.
+    const inspector = { inspect: async (...args: Parameters<typeof h.inspector.inspect>) => {
+      const verdict = await h.inspector.inspect(...args);
+      halted = true;
+      return verdict;
+    } };
+    await expectHaltedUnsigned(stages, { risk, inspector });
+  });
+});
+
+describe('a refusal is booked only once it is written', () => {
+  it('a refusal whose final write failed is not booked: the retry that lands books the landing', async () => {
+    const booked: string[] = [];
+    let halted = true;
+    const risk: RiskGate = {
+      check: async (stage) => (stage === 'sign' && halted ? { allowed: false, rule: 'halted', detail: 'paused' } : { allowed: true }),
+      recordOutcome: async (r) => void booked.push(r.state),
+    };
+    const store = new ActionStore(redis, h.prefix);
+    let failed = false;
+    const flaky = Object.create(store) as ActionStore;
+    flaky.save = async (record, version, entries) => {
+      if (record.state === 'rejected' && !failed) {
+        failed = true;
+        // The operator resumes while Redis refuses the write: the retry finds trading active.
+        halted = false;
+        throw new Error('injected: the final write did not reach Redis');
+      }
+      return store.save(record, version, entries);
+    };
+    const ex = h.executor({ risk, store: flaky });
     const action = newAction();
     await ex.accept(action);
     const final = await ex.drive(action.actionId);
-    expect(final).toMatchObject({ state: 'rejected', reason: 'risk:halted' });
-    expect(stages).toEqual(['accept', 'sign']);
-    expect(h.signCount).toBe(before);
-    expect(await h.statesOf(action.actionId)).not.toContain('signed');
+    expect(failed).toBe(true);
+    expect(final).toMatchObject({ state: 'landed', finalSettled: true });
+    expect(booked).toEqual(['landed']);
   });
 });
 

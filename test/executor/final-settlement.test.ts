@@ -1,7 +1,9 @@
 // Issue 8, defect 2: the final transition, the intent-lock release and the risk bookkeeping must
-// not be split by a crash. The final write frees the intent key in the same script and keeps the
-// action in the open set until it is settled, so any executor's sweep finishes it; a settled
-// record expires after the retention.
+// not be split by a crash. For a landing (a fact of the chain) the bookkeeping (idempotent) comes
+// first; the final write then frees the intent key, marks the action settled and takes it out of
+// the open set in one script, so a crash in between leaves an open action any executor's sweep
+// finishes. A refusal is written final first and settled after (executor-last-checks.test.ts
+// shows why). A settled record expires after the retention.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
@@ -25,41 +27,65 @@ class SimulatedCrash extends Error {
 }
 
 describe('final and settled', () => {
-  it('a process that dies between the final write and its settlement leaves the intent free and the action to any sweeper, which settles it once', async () => {
+  it('a process that dies after booking the outcome but before the final write leaves the action to any sweeper, which writes it final and settled at once', async () => {
     const store = new ActionStore(redis, prefix, { retentionMs: RETENTION_MS });
     const action = newAction();
     expect(await claimIntent(redis, prefix, action.strategy, action.intent.key, action.actionId, 300_000)).toBe('claimed');
 
     const death = new AbortController();
-    const atDeath: Array<{ holder: string | undefined; open: string[] }> = [];
+    const booked: string[] = [];
+    const risk = { check: async () => ({ allowed: true }) as const, recordOutcome: async (r: ActionRecord) => void booked.push(r.actionId) };
     const dying = h.executor({
       store,
-      onFinalCommitted: async (r: ActionRecord) => {
-        atDeath.push({ holder: await intentHolder(redis, prefix, r.strategy, r.intent.key), open: await store.openActionIds() });
+      risk,
+      onOutcomeRecorded: () => {
         death.abort();
-        throw new SimulatedCrash('killed between the final write and its settlement');
+        throw new SimulatedCrash('killed between the bookkeeping and the final write');
       },
     });
     await dying.accept(action);
     await dying.drive(action.actionId, death.signal);
 
+    // Not final yet: the action is still open and still holds its intent key.
     const stored = (await store.load(action.actionId))!.record;
-    expect(stored).toMatchObject({ state: 'landed', finalSettled: false });
-    // The final write itself freed the intent key: the strategy may decide again at once.
-    expect(atDeath).toEqual([{ holder: undefined, open: expect.arrayContaining([action.actionId]) }]);
+    expect(stored).toMatchObject({ state: 'submitted', finalSettled: false });
+    expect(await intentHolder(redis, prefix, action.strategy, action.intent.key)).toBe(action.actionId);
     expect(await store.openActionIds()).toContain(action.actionId);
-    expect(await redis.pttl(`${prefix}action:${action.actionId}`)).toBe(-1);
+    expect(booked).toEqual([action.actionId]);
 
-    const booked: string[] = [];
-    const survivor = h.executor({ store, risk: { check: async () => ({ allowed: true }), recordOutcome: async (r) => void booked.push(r.actionId) } });
+    // Every write the survivor makes is either not final or final and settled: never one without the other.
+    const written: Array<Pick<ActionRecord, 'state' | 'finalSettled'>> = [];
+    const survivor = h.executor({ store, risk, onTransition: (r) => void written.push({ state: r.state, finalSettled: r.finalSettled }) });
     await survivor.reconcile();
     expect((await store.load(action.actionId))!.record).toMatchObject({ state: 'landed', finalSettled: true });
-    expect(booked).toEqual([action.actionId]);
+    expect(written).toEqual([{ state: 'landed', finalSettled: true }]);
+    // The outcome was told again (the risk gate keeps one per action), and the final write freed the intent key.
+    expect(booked).toEqual([action.actionId, action.actionId]);
+    expect(await intentHolder(redis, prefix, action.strategy, action.intent.key)).toBeUndefined();
     expect(await store.openActionIds()).not.toContain(action.actionId);
     // Settled: the record expires after the retention, the ledger keeps the history.
     const ttl = await redis.pttl(`${prefix}action:${action.actionId}`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(RETENTION_MS);
     expect(await h.statesOf(action.actionId)).toEqual(['accepted', 'built', 'inspected', 'signed', 'submitted', 'landed']);
+  });
+
+  it('a record left final but unsettled (here one rejected at accept, whose bookkeeping failed) is settled by any sweeper', async () => {
+    const store = new ActionStore(redis, prefix, { retentionMs: RETENTION_MS });
+    const action = newAction();
+    const booked: string[] = [];
+    // The accept's create writes the rejection final; its settlement is a separate step.
+    const crashingSettle = h.executor({
+      store,
+      risk: { check: async () => ({ allowed: false, rule: 'halted', detail: 'test' }), recordOutcome: async () => { throw new SimulatedCrash('died before settling'); } },
+    });
+    await expect(crashingSettle.accept(action)).rejects.toThrow(SimulatedCrash);
+    expect((await store.load(action.actionId))!.record).toMatchObject({ state: 'rejected', finalSettled: false });
+    expect(await store.openActionIds()).toContain(action.actionId);
+    const survivor = h.executor({ store, risk: { check: async () => ({ allowed: true }), recordOutcome: async (r) => void booked.push(r.actionId) } });
+    await survivor.reconcile();
+    expect((await store.load(action.actionId))!.record).toMatchObject({ state: 'rejected', finalSettled: true });
+    expect(booked).toEqual([action.actionId]);
+    expect(await store.openActionIds()).not.toContain(action.actionId);
   });
 });

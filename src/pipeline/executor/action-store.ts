@@ -23,7 +23,9 @@ export class StaleActionWrite extends Error {
  *   KEYS: record, open set, ledger stream, intent lock, lease
  *   ARGV: expected version, new version, record JSON, mode (open|final|settled), action id,
  *         open-set score, ledger entry ('' for none), ledger max length, retention seconds,
- *         lease owner ('' for none: only a create takes the lease), lease ms
+ *         lease owner ('' for none: only a create takes the lease), lease ms, then any further
+ *         ledger entries, in order (a step that passes a state without storing it, such as
+ *         `inspected` on the way to `signed`, still leaves that state in the audit trail)
  */
 const TRANSITION = new RedisScript(`
 local v = redis.call('HGET', KEYS[1], 'v')
@@ -37,6 +39,7 @@ else
 end
 if ARGV[4] ~= 'open' and redis.call('GET', KEYS[4]) == ARGV[5] then redis.call('DEL', KEYS[4]) end
 if ARGV[7] ~= '' then redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'entry', ARGV[7]) end
+for i = 12, #ARGV do redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'entry', ARGV[i]) end
 if ARGV[10] ~= '' then redis.call('SET', KEYS[5], ARGV[10], 'PX', ARGV[11]) end
 return 1`);
 
@@ -98,15 +101,16 @@ export class ActionStore {
   }
 
   /**
-   * Writes `record` (and `ledgerEntry`, an encoded ledger entry, in the same step) if the stored
+   * Writes `record` (and `ledgerEntries`, encoded ledger entries, in the same step) if the stored
    * version is still `version`; throws StaleActionWrite otherwise.
    */
-  async save(record: ActionRecord, version: number, ledgerEntry?: string): Promise<StoredAction> {
-    if (!(await this.cas(record, version, ledgerEntry))) throw new StaleActionWrite(record.actionId);
+  async save(record: ActionRecord, version: number, ledgerEntries?: string | readonly string[]): Promise<StoredAction> {
+    if (!(await this.cas(record, version, ledgerEntries))) throw new StaleActionWrite(record.actionId);
     return { record, version: version + 1 };
   }
 
-  private async cas(record: ActionRecord, version: number, ledgerEntry = '', lease?: { readonly owner: string; readonly ttlMs: number }): Promise<boolean> {
+  private async cas(record: ActionRecord, version: number, ledgerEntries: string | readonly string[] = '', lease?: { readonly owner: string; readonly ttlMs: number }): Promise<boolean> {
+    const [ledgerEntry = '', ...moreEntries] = typeof ledgerEntries === 'string' ? [ledgerEntries] : ledgerEntries;
     const mode = !isFinalRecord(record) ? 'open' : record.finalSettled ? 'settled' : 'final';
     const keys = [this.key(record.actionId), this.openKey, ledgerStreamKey(this.prefix), intentLockKey(this.prefix, record.strategy, record.intent.key), this.leaseKey(record.actionId)];
     const result = await TRANSITION.run(this.redis, keys, [
@@ -121,6 +125,7 @@ export class ActionStore {
       this.retentionSec,
       lease?.owner ?? '',
       String(lease?.ttlMs ?? 0),
+      ...moreEntries,
     ]);
     return result === 1;
   }

@@ -55,12 +55,12 @@ export interface ExecutorOptions {
   readonly onLandingSeen?: (record: ActionRecord) => void | Promise<void>;
   /** Tells a Redis outage once instead of every failed step (src/pipeline/redis-outage.ts). */
   readonly redisOutage?: RedisOutageLog;
-  /** Crash-test hook: a final state was committed (intent key freed), before the risk gate and the settled flag. */
-  readonly onFinalCommitted?: (record: ActionRecord) => void | Promise<void>;
-  /** Crash-test hook: the risk gate recorded the final outcome, before the settled flag is written. */
+  /** Crash-test hook: the strategy side and the risk gate were told the final outcome, before the final (settled) write. */
   readonly onOutcomeRecorded?: (record: ActionRecord) => void | Promise<void>;
   /** Keeps the strategy's intent key held while the action is ambiguous (it may still land). */
   readonly keepIntent?: (record: ActionRecord) => Promise<void>;
+  /** How often an ambiguous action's intent key is kept (default: every confirmation poll). */
+  readonly keepIntentEveryMs?: number;
 }
 
 /** A new action: the job the strategy worker enqueued (trigger is optional for tools and tests). */
@@ -78,12 +78,13 @@ class Refusal extends Error {
 }
 
 /**
- * The executor: drives each action through its persisted state machine. Every step reads the
- * stored record, does one thing, and writes the next state with a compare-and-set, so a crash at
- * any point resumes from the stored state, and start-up reconciliation is the same code path.
+ * The executor: drives each action through its persisted state machine. Every step starts from
+ * the stored record and ends by writing the next state with a compare-and-set, so a crash at any
+ * point resumes from the stored state, and start-up reconciliation is the same code path.
  *
  * Invariants:
- * - nothing is signed that was not inspected in this record's `inspected` step;
+ * - nothing is signed that the policy did not pass in this record's build-to-signed step, for
+ *   exactly these message bytes, with the risk gate asked right before the signature;
  * - the signed bytes are stored before the first send, and they are the only bytes ever sent;
  * - an ambiguous action (submitted) is never rebuilt or re-signed; only a seen signature, a
  *   chain error, or proven expiry (block height past lastValidBlockHeight, or a perps request
@@ -109,6 +110,7 @@ export class Executor {
       chain: options.chain,
       keeper: options.keeper,
       keepIntent: options.keepIntent,
+      keepIntentEveryMs: options.keepIntentEveryMs,
       onLandingSeen: options.onLandingSeen,
       rebroadcastMs: options.rebroadcastMs ?? 2_000,
       keeperGraceMs: options.keeperGraceMs ?? 5_000,
@@ -261,47 +263,74 @@ export class Executor {
     }
   }
 
-  private async transition(stored: StoredAction, patch: Partial<ActionRecord> & { state: ActionState }): Promise<StoredAction> {
-    const record: ActionRecord = { ...stored.record, ...patch, updatedAtMs: this.now() };
+  /**
+   * Writes the next state: one compare-and-set script (record, ledger entries, indexes, intent
+   * lock). `passed` are states the step went through without storing them (a signing step passes
+   * `inspected`): they are counted and leave their ledger entries in the same write.
+   * Bookkeeping around the write:
+   * - entering `submitted`: the strategy's state is committed first (its decision may have taken;
+   *   the commit is idempotent, so a crash before the write repeats it);
+   * - entering a final state that is a fact of the chain (landed, failed on chain, blockhash
+   *   expired): the strategy side and the risk gate are told first, and the record is written
+   *   final and settled at once. Run again after a crash, the step finds the same fact, and the
+   *   risk gate keeps one outcome per action;
+   * - any other final state (a refusal, which depends on the moment: a halt, a mark, an outage):
+   *   written final first, then told, then marked settled. Told before its write, a refusal whose
+   *   write failed would stand in the risk gate's books for an action that lands on the retry.
+   * The final write frees the intent key either way.
+   */
+  private async transition(stored: StoredAction, patch: Partial<ActionRecord> & { state: ActionState }, passed: readonly ActionRecord[] = []): Promise<StoredAction> {
+    let record: ActionRecord = { ...stored.record, ...patch, updatedAtMs: this.now() };
     const changed = patch.state !== stored.record.state;
-    // One script: the record, its ledger entry, the indexes (and for a final state, the intent lock).
-    let next = await this.o.store.save(record, stored.version, changed ? this.entryFor(record) : undefined);
-    if (changed) {
-      this.o.observe?.(record, 'drive');
-      this.logger.info({ actionId: record.actionId, strategy: record.strategy, state: record.state, reason: record.reason, signature: record.signature }, 'action state');
-    }
     // The strategy's state advances when its action landed or is ambiguous, never on a rejection.
     if (record.state === 'submitted' && !record.stateCommitted) {
       await this.o.settle(record, 'ambiguous');
-      next = await this.o.store.save({ ...record, stateCommitted: true }, next.version);
+      record = { ...record, stateCommitted: true };
     }
-    if (changed && isFinalRecord(record)) {
-      await this.o.onFinalCommitted?.(next.record);
-      next = await this.settleFinal(next);
+    const final = changed && isFinalRecord(record) && !record.finalSettled;
+    const bookFirst = final && isChainFact(record);
+    if (bookFirst) {
+      await this.bookOutcome(record);
+      record = { ...record, finalSettled: true };
     }
+    const entries = changed ? [...passed, record].map((r) => this.entryFor(r)) : undefined;
+    let next = await this.o.store.save(record, stored.version, entries);
+    if (changed) {
+      for (const r of [...passed, record]) this.o.observe?.(r, 'drive');
+      this.logger.info({ actionId: record.actionId, strategy: record.strategy, state: record.state, reason: record.reason, signature: record.signature }, 'action state');
+    }
+    if (final && !bookFirst) next = await this.settleFinal(next);
     if (changed) await this.o.onTransition?.(next.record);
     return next;
   }
 
   /**
-   * Tells the strategy side and the risk gate how the action ended, once. The final write already
-   * freed the intent key and keeps the action in the open set; the settled flag (which takes it
-   * out) is written after both, so a crash in between settles again on recovery, by this process
-   * or any other's sweeper (both are idempotent: the risk gate records an action's outcome once).
+   * Tells the strategy side and the risk gate how the action ended. Both are idempotent (the
+   * strategy's state commits only if not older, the risk gate records an action's outcome once),
+   * so it runs again after a crash before the settled write.
    */
-  private async settleFinal(stored: StoredAction): Promise<StoredAction> {
-    const record = stored.record;
+  private async bookOutcome(record: ActionRecord): Promise<void> {
     // Independent bookkeeping (the strategy's state, the risk gate's outcome): both at once. A
-    // failure leaves the action unsettled, so both run again (idempotent) on the next pass.
+    // failure leaves the action unsettled, so both run again on the next pass.
+    const outcome = record.state === 'landed' || record.state === 'expired' ? record.state : 'rejected';
     const results = await Promise.allSettled([
-      this.o.settle(record, record.state === 'landed' || record.state === 'expired' ? record.state : 'rejected'),
+      this.o.settle(record, outcome),
       FINAL_STATES.has(record.state) ? this.risk.recordOutcome?.(record) : undefined,
     ]);
     const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     if (failures.length > 1) this.logger.warn({ actionId: record.actionId, err: errorForLog(failures[1]) }, 'settling the action failed twice; retrying');
     if (failures.length > 0) throw failures[0];
     await this.o.onOutcomeRecorded?.(record);
-    return this.o.store.save({ ...record, finalSettled: true }, stored.version);
+  }
+
+  /**
+   * Settles a record stored final but not settled: a refusal (its final write freed the intent
+   * key), one rejected at accept, or one a process left between its final write and its
+   * settlement. Any process's sweeper finishes it.
+   */
+  private async settleFinal(stored: StoredAction): Promise<StoredAction> {
+    await this.bookOutcome(stored.record);
+    return this.o.store.save({ ...stored.record, finalSettled: true }, stored.version);
   }
 
   /** One ledger entry per state change (the audit trail `stratd actions` prints), encoded for the transition script. */
@@ -383,14 +412,22 @@ export class Executor {
     });
   }
 
-  // ------------------------------------------------------------------ built → inspected
+  // ------------------------------------------------------------------ built → inspected → signed
+  /**
+   * Inspects the built bytes and, when they pass, signs them in the same step: the verdict binds
+   * the message's hash, the signer checks that binding again, and the signed bytes are stored
+   * (with the `inspected` and `signed` ledger entries) before the first send. A dry run stops at
+   * `inspected`.
+   */
   private async inspect(stored: StoredAction): Promise<StoredAction> {
     const r = stored.record;
+    const signs = !r.dryRun && this.o.signer !== undefined;
+    const tx = storedTransaction(r);
     // The expiry check and the policy run side by side; expiry wins (a stale build is rebuilt
     // whatever the verdict), then a policy failure (an RPC that did not answer) is thrown.
     const [expired, judged] = await Promise.all([
       this.blockhashExpired(r),
-      (async () => this.o.inspector.inspect(storedTransaction(r), r, builtOf(r)))().then(
+      (async () => this.o.inspector.inspect(tx, r, builtOf(r)))().then(
         (verdict) => ({ verdict }),
         (error: unknown) => ({ error }),
       ),
@@ -416,10 +453,19 @@ export class Executor {
         detail: verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join('; '),
       });
     }
-    return this.transition(stored, { state: 'inspected', violations: [], inspectedMessageSha256: verdict.messageSha256 });
+    const inspected = { violations: [], inspectedMessageSha256: verdict.messageSha256 };
+    if (!signs) return this.transition(stored, { state: 'inspected', ...inspected });
+    // Asked after the policy's reads, right before the signature: a halt acknowledged while they
+    // ran must stop this one.
+    const decision = await this.risk.check('sign', r);
+    if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
+    const signed = await this.signVerified(tx, verdict);
+    const passed: ActionRecord = { ...r, ...inspected, state: 'inspected', updatedAtMs: this.now() };
+    return this.transition(stored, { state: 'signed', ...inspected, ...signed }, [passed]);
   }
 
   // ------------------------------------------------------------------ inspected → signed
+  /** A record stored `inspected` (by an earlier version, which stored each step apart) is signed here. */
   private async sign(stored: StoredAction): Promise<StoredAction | undefined> {
     const r = stored.record;
     if (r.dryRun || !this.o.signer) return undefined; // dry-run: final at inspected
@@ -428,11 +474,15 @@ export class Executor {
     if (expired) return this.transition(stored, { ...clearedBuild(), state: 'accepted' });
     const tx = storedTransaction(r);
     const verdict = await this.passingVerdict(tx, r);
-    const signed = await signInspected(this.o.signer, tx, verdict);
+    return this.transition(stored, { state: 'signed', ...(await this.signVerified(tx, verdict)) });
+  }
+
+  /** Signs bytes the policy passed; the signature and the signed bytes, stored before the first send. */
+  private async signVerified(tx: VersionedTransaction, verdict: Verdict): Promise<Pick<ActionRecord, 'signature' | 'signedTx'>> {
+    const signed = await signInspected(this.o.signer!, tx, verdict);
     const signature = signed.signatures[0];
     if (!signature || signature.every((b) => b === 0)) throw new Refusal('signing_failed', 'the fee payer signature is empty after signing');
-    // Stored before the first send: a crash from here on resumes with these exact bytes.
-    return this.transition(stored, { state: 'signed', signature: bs58.encode(signature), signedTx: Buffer.from(signed.serialize()).toString('base64') });
+    return { signature: bs58.encode(signature), signedTx: Buffer.from(signed.serialize()).toString('base64') };
   }
 
   /**
@@ -470,24 +520,25 @@ export class Executor {
       return this.transition(stored, { state: 'submitted' });
     }
     const marked = await this.o.store.save({ ...r, submitStartedAtMs: this.now(), updatedAtMs: this.now() }, stored.version);
+    let detail: string | undefined;
     try {
       if (r.route === 'perps-execute') {
         await this.o.client.call('perps.execute', { action: r.executeAction as never, serializedTxBase64: r.signedTx! });
-        await this.o.onSent?.(r);
-        return await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1 });
+      } else {
+        const result = await this.o.client.call('trigger.execute', { requestId: r.requestId!, signedTransaction: r.signedTx! });
+        // "Failed" also covers "failed to land" and "timed out": the chain settles it, not the reply.
+        if (result.status !== 'Success') detail = `execute answered Failed: ${`${result.code ?? ''} ${result.error ?? ''}`.trim()}`;
       }
-      const result = await this.o.client.call('trigger.execute', { requestId: r.requestId!, signedTransaction: r.signedTx! });
-      // "Failed" also covers "failed to land" and "timed out": the chain settles it, not the reply.
-      const detail = result.status === 'Success' ? undefined : `execute answered Failed: ${`${result.code ?? ''} ${result.error ?? ''}`.trim()}`;
-      return await this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail });
     } catch (error) {
       if (error instanceof ApiError && provablyNotProcessed(error)) {
         // Refused before processing (a 4xx, or never sent): nothing can land.
         return this.transition(marked, { state: 'rejected', reason: `execute:${error.kind}`, detail: error.message });
       }
       this.logger.warn({ actionId: r.actionId, err: errorForLog(error) }, 'execute reply lost; the action is ambiguous and is settled on the chain');
-      return this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail: 'execute reply lost' });
+      detail = 'execute reply lost';
     }
+    await this.o.onSent?.(r);
+    return this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail });
   }
 
   // ------------------------------------------------------------------ submitted → landed | rejected | expired
@@ -547,3 +598,10 @@ const BLOCKHASH_LIFETIME_BLOCKS = 150;
 /** How far the API's node may lead our RPC; only ever makes the expiry bound later, never earlier. */
 const RPC_LAG_MARGIN_BLOCKS = 150;
 
+/**
+ * A final state the chain decided (landed, failed on chain, blockhash expired): running the step
+ * again finds the same, so its outcome may be booked before the record is written.
+ */
+function isChainFact(r: ActionRecord): boolean {
+  return r.state === 'landed' || (r.state === 'rejected' && r.reason === 'chain:failed') || (r.state === 'expired' && r.reason === 'blockhash_expired');
+}

@@ -8,6 +8,12 @@ export interface SubmittedWatchOptions {
   readonly chain: ChainClient;
   readonly keeper: KeeperWatch;
   readonly keepIntent?: (record: ActionRecord) => Promise<void>;
+  /**
+   * How often the intent key of an ambiguous action is kept (default: every poll). A third of the
+   * lock's lifetime leaves two more chances before it could lapse, and spares a Redis script on
+   * every poll of every action in flight.
+   */
+  readonly keepIntentEveryMs?: number;
   readonly onLandingSeen?: (record: ActionRecord) => void | Promise<void>;
   readonly rebroadcastMs: number;
   /** Extra time after maxRequestExecutionSec before a landed perps request counts as refused. */
@@ -26,7 +32,34 @@ export type Transition = (from: StoredAction, patch: Partial<ActionRecord> & { s
  * here can rebuild or re-sign.
  */
 export class SubmittedWatch {
+  /** When this process last kept each action's intent key, on the monotonic clock (the decision claimed it at decidedAtMs). */
+  readonly #keptAt = new Map<string, number>();
+
   constructor(private readonly o: SubmittedWatchOptions) {}
+
+  /**
+   * Keeps the intent key held once the last keep (or, before this process kept it, the decision)
+   * is older than keepIntentEveryMs. The last keep is timed on the monotonic clock, so a step of
+   * the wall clock cannot hold keeps back.
+   */
+  private async keepIntent(r: ActionRecord): Promise<void> {
+    if (!this.o.keepIntent) return;
+    const every = this.o.keepIntentEveryMs ?? 0;
+    const keptAt = this.#keptAt.get(r.actionId);
+    const due = keptAt === undefined ? this.o.now() - r.decidedAtMs >= every : performance.now() - keptAt >= every;
+    if (!due) return;
+    await this.o.keepIntent(r);
+    // Entries of actions another process finished are dropped wholesale now and then: at worst a
+    // key is kept once more than needed.
+    if (this.#keptAt.size >= 10_000) this.#keptAt.clear();
+    this.#keptAt.set(r.actionId, performance.now());
+  }
+
+  /** Forgets an action that ended. */
+  private ended(r: ActionRecord): { final: true } {
+    this.#keptAt.delete(r.actionId);
+    return { final: true };
+  }
 
   /** Proven expiry: the block height is past the blockhash's last valid height (never "RPC does not know it"). */
   async blockhashExpired(r: ActionRecord): Promise<boolean> {
@@ -38,47 +71,46 @@ export class SubmittedWatch {
   async step(stored: StoredAction, transition: Transition): Promise<{ final: boolean }> {
     const r = stored.record;
     const now = this.o.now;
+    // First, before any RPC: an RPC outage must not let the key lapse while the action may land.
+    await this.keepIntent(r);
     const seen = await this.o.chain.signatureStatus(r.signature!);
     if (seen && !seen.committed) {
       // In a block but below the configured commitment: a fork may still drop it (and the same
       // bytes land later), so it is neither landed nor failed yet. No rebroadcast is needed.
-      await this.o.keepIntent?.(r);
       return { final: false };
     }
     if (seen) {
       if (seen.err) {
         await transition(stored, { state: 'rejected', reason: 'chain:failed', detail: JSON.stringify(seen.err), landedSlot: seen.slot });
-        return { final: true };
+        return this.ended(r);
       }
       if (!r.awaitsKeeper) {
         await transition(stored, { state: 'landed', landedSlot: seen.slot });
-        return { final: true };
+        return this.ended(r);
       }
       let current = stored;
       if (r.landingSeenAtMs === undefined) {
         current = await transition(stored, { state: 'submitted', landedSlot: seen.slot, landingSeenAtMs: now() });
         await this.o.onLandingSeen?.(current.record);
       }
-      await this.o.keepIntent?.(current.record);
       if (await this.o.keeper.fulfilled(current.record)) {
         await transition(current, { state: 'landed' });
-        return { final: true };
+        return this.ended(r);
       }
       // The keeper counts a request's age from its landing, which happened at or before we saw it:
       // past seen + maxRequestExecutionSec (+ grace), it can no longer apply it.
       const seenAt = current.record.landingSeenAtMs ?? now();
       if (now() > seenAt + (r.maxRequestExecutionSec ?? 0) * 1000 + this.o.keeperGraceMs) {
         await transition(current, { state: 'expired', reason: 'keeper_timeout', detail: `no trade executed position request ${r.positionRequestPubkey ?? '(unknown)'} (signature ${r.signature ?? '?'}) within maxRequestExecutionSec (${r.maxRequestExecutionSec} s) of its landing: the keeper refused it or never executed it` });
-        return { final: true };
+        return this.ended(r);
       }
       return { final: false };
     }
-    await this.o.keepIntent?.(r);
     if (await this.blockhashExpired(r)) {
       // Final look: a landing just before expiry must not be missed.
       if (await this.o.chain.signatureStatus(r.signature!)) return { final: false };
       await transition(stored, { state: 'expired', reason: 'blockhash_expired', detail: `block height passed ${r.lastValidBlockHeight}` });
-      return { final: true };
+      return this.ended(r);
     }
     // A perps request older than maxRequestExecutionSec is refused by the keeper if it lands: stop
     // sending it (but it stays ambiguous until the blockhash expires, since a last send may land).
