@@ -27,7 +27,7 @@ import { actionTimings, STAGES, stageP50, tickToSubmit, type ActionTiming, type 
 import { startDaemonProcess, type DaemonCounters, type DaemonProcess } from './daemon-process.ts';
 import { ALL_POSITIONS, fundWallet, keepPositionsOpen, startVenueProcess, type BenchVenue, type SeedPosition } from './daemon-venue.ts';
 import { runFloor } from './floor.ts';
-import { cpuMs, memory, type Memory } from './proc-stats.ts';
+import { cpuMs, ioSyscalls, memory, type Memory } from './proc-stats.ts';
 import { printReport, type DeploymentFigures, type Report } from './report.ts';
 import { strategyRate } from './strategy-rate.ts';
 
@@ -132,7 +132,7 @@ async function deployment(label: string, venue: BenchVenue, client: ApiClient, d
     }
     const keeper = keepPositionsOpen(client, venue.apiUrl, wallets.map((w) => w.address), positions, 100, (err) => logger.error({ err }, 'reopening positions failed'));
     await sleep(WARMUP_MS);
-    const cpu = async () => ({ daemons: await Promise.all(daemons.map((d) => cpuMs(d.pid))), venue: await cpuMs(venue.pid) });
+    const cpu = async () => ({ daemons: await Promise.all(daemons.map((d) => cpuMs(d.pid))), venue: await cpuMs(venue.pid), syscalls: await Promise.all(daemons.map((d) => ioSyscalls(d.pid))) });
     const startAt = Date.now();
     const [before, cpuBefore] = [await Promise.all(daemons.map((d) => d.counters())), await cpu()];
     await sleep(seconds * 1000);
@@ -148,6 +148,7 @@ async function deployment(label: string, venue: BenchVenue, client: ApiClient, d
     const landed = delta((c) => c.landed);
     const daemonCpu = sum(cpuAfter.daemons.map((v, i) => (v ?? Number.NaN) - (cpuBefore.daemons[i] ?? Number.NaN)));
     const venueCpu = (cpuAfter.venue ?? Number.NaN) - (cpuBefore.venue ?? Number.NaN);
+    const daemonSyscalls = sum(cpuAfter.syscalls.map((v, i) => (v ?? Number.NaN) - (cpuBefore.syscalls[i] ?? Number.NaN)));
     return {
       daemons: count,
       wallets: count,
@@ -162,6 +163,7 @@ async function deployment(label: string, venue: BenchVenue, client: ApiClient, d
       daemonCpuMsPerLanded: daemonCpu / landed,
       venueCpuMsPerLanded: venueCpu / landed,
       daemonCpuPercent: (daemonCpu / (window * 1000)) * 100,
+      daemonSyscallsPerSecond: daemonSyscalls / window,
       venueCpuPercent: (venueCpu / (window * 1000)) * 100,
       peakRssMb: mem.map((m) => m.peakRssBytes / 1_048_576),
       rssAfterMb: mem.map((m) => m.rssBytes / 1_048_576),
@@ -235,7 +237,7 @@ async function main(): Promise<void> {
       floor,
       latency,
       throughput,
-      idle: { daemons: idle.daemons, windowSeconds: idle.windowSeconds, landed: idle.landed, daemonCpuPercent: idle.daemonCpuPercent, venueCpuPercent: idle.venueCpuPercent, peakRssMb: idle.peakRssMb },
+      idle: { daemons: idle.daemons, windowSeconds: idle.windowSeconds, landed: idle.landed, daemonCpuPercent: idle.daemonCpuPercent, daemonSyscallsPerSecond: idle.daemonSyscallsPerSecond, venueCpuPercent: idle.venueCpuPercent, peakRssMb: idle.peakRssMb },
       strategyWorker: { positionsPerSnapshot: positions.length, ...rate },
       throughputPolls: THROUGHPUT_POLLS,
     };

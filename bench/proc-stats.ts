@@ -31,6 +31,18 @@ export async function cpuMs(pid: number): Promise<number | undefined> {
   return (ticks * 1000) / clockTicksPerSecond();
 }
 
+/**
+ * Read and write system calls the process made so far (/proc/<pid>/io syscr + syscw): every
+ * socket read and write, so every Redis command, HTTP request and reply shows in it. Unlike CPU
+ * time it does not depend on the machine's speed or load.
+ */
+export async function ioSyscalls(pid: number): Promise<number | undefined> {
+  const io = await readFile(`/proc/${pid}/io`, 'utf8').catch(() => undefined);
+  if (!io) return undefined;
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? Number.NaN);
+  return field('syscr') + field('syscw');
+}
+
 export interface Memory {
   readonly rssBytes: number;
   readonly peakRssBytes: number;

@@ -21,6 +21,8 @@ export interface DeploymentFigures {
   /** CPU used over the window, % of one core (all daemons together; the venue). */
   readonly daemonCpuPercent: number;
   readonly venueCpuPercent: number;
+  /** Read and write system calls of every daemon together, per second of the window (/proc/<pid>/io). */
+  readonly daemonSyscallsPerSecond: number;
   readonly peakRssMb: number[];
   readonly rssAfterMb: number[];
   /** Spawn → first 200 of /readyz, per process. */
@@ -36,7 +38,7 @@ export interface Report {
   readonly latency: DeploymentFigures;
   readonly throughput: DeploymentFigures;
   /** The throughput deployment with no position near liquidation: the CPU that polling alone takes. */
-  readonly idle: Pick<DeploymentFigures, 'daemons' | 'windowSeconds' | 'landed' | 'daemonCpuPercent' | 'venueCpuPercent' | 'peakRssMb'>;
+  readonly idle: Pick<DeploymentFigures, 'daemons' | 'windowSeconds' | 'landed' | 'daemonCpuPercent' | 'daemonSyscallsPerSecond' | 'venueCpuPercent' | 'peakRssMb'>;
   readonly strategyWorker: StrategyRate & { positionsPerSnapshot: number };
   /** What the throughput and idle deployments polled every second: every source, or positions only. */
   readonly throughputPolls?: 'all' | 'positions';
@@ -90,6 +92,9 @@ export function printReport(r: Report): void {
     `\nthe same ${r.idle.daemons} daemons, no position near liquidation (${fixed(r.idle.windowSeconds, 0)} s, ${r.idle.landed} landed): daemons ${fixed(r.idle.daemonCpuPercent * 10, 0)} ms CPU/s in all (${fixed((r.idle.daemonCpuPercent * 10) / r.idle.daemons, 0)} per daemon), venue ${fixed(r.idle.venueCpuPercent * 10, 0)} ms/s;` +
       ` so an action itself costs the daemons ≈ ${fixed(marginal, 1)} ms CPU beyond polling (the throughput run's ${fixed(t.daemonCpuMsPerLanded, 1)} ms per landed action, less the polling)`,
   );
+  // System calls do not depend on the machine's speed or load: the steadier figure to compare two versions by.
+  const marginalCalls = (t.daemonSyscallsPerSecond - r.idle.daemonSyscallsPerSecond) / t.landedPerSecond;
+  console.log(`an action itself makes ≈ ${fixed(marginalCalls, 0)} read/write system calls in the daemons beyond polling (throughput run: ${fixed(t.daemonSyscallsPerSecond / t.landedPerSecond, 0)} per landed action; idle: ${fixed(r.idle.daemonSyscallsPerSecond, 0)}/s)`);
 
   const w = r.strategyWorker;
   console.log(`\nstrategy worker, in process: ${fixed(w.perSecond, 0)} positions snapshots/s (${w.positionsPerSnapshot} positions each, strategies: ${w.strategies.join(', ')}; ${w.snapshots} in ${fixed(w.snapshots / w.perSecond, 1)} s)`);
