@@ -344,6 +344,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   // the pollers': at the live default of 1 request/s the polls alone nearly spend it.
   const client = o.client.withBudgetPriority('protective');
   const chain = new ChainClient(o.rpcUrl, config.rpc.commitment, config.execution.skipPreflight, o.metrics.rpc, config.rpc.timeoutMs);
+  const findTpsl = tpslFromSnapshots(redis, prefix);
   const risk = new RedisRiskGate({
     redis,
     prefix,
@@ -357,7 +358,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     breaker: { autoResetMs: config.risk.breakerAutoResetMs, protectiveStrategies: config.risk.protectiveStrategies },
     ledger: o.ledger,
     notifier: o.notifier,
-    findTpsl: tpslFromSnapshots(redis, prefix),
+    findTpsl,
     tradingSwitch: o.tradingSwitch,
   });
   // Parsed once per tick, not once per build: pool-info for request validity, positions for the mark price.
@@ -378,6 +379,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       priceDriftBps: config.execution.priceDriftBps,
       maxAccountSpaceBytes: BigInt(config.execution.maxAccountSpaceBytes),
       refuseTriggerOrders: config.mode !== 'paper' && !config.execution.allowUncheckedTriggerOrders,
+      currentTpsl: findTpsl,
     }),
     signer: config.mode === 'dry-run' ? undefined : signer,
     dryRun: config.mode === 'dry-run',

@@ -5,6 +5,9 @@ export interface CurrentTpsl {
   readonly requestType: 'tp' | 'sl';
   readonly triggerPrice: bigint;
   readonly side: Side;
+  /** Closes the whole position when it fires; otherwise sizeUsd (USD × 10^6) of it, when the item says. */
+  readonly entirePosition?: boolean;
+  readonly sizeUsd?: bigint;
 }
 
 /**

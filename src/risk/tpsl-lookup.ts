@@ -13,7 +13,9 @@ export function tpslFromSnapshots(redis: Redis, prefix: string): (tpslPubkey: st
       for (const item of snapshot.positions) {
         if (!(item.tpslRequests ?? []).some((r) => r.positionRequestPubkey === tpslPubkey)) continue;
         const request = positionView(item)?.tpslRequests.find((r) => r.pubkey === tpslPubkey);
-        return request ? { requestType: request.requestType, triggerPrice: request.triggerPriceUsd, side: item.side } : undefined;
+        return request
+          ? { requestType: request.requestType, triggerPrice: request.triggerPriceUsd, side: item.side, entirePosition: request.entirePosition, sizeUsd: request.sizeUsd }
+          : undefined;
       }
     }
     return undefined;

@@ -167,6 +167,20 @@ describe('perps argument bounds', () => {
     expect(await rules(update(190_000_000n), 'perps.updateTpslWithFee', { perps: { ...bounds, positionRequestPubkey: otherRequest } })).toEqual(['product_account']);
   });
 
+  it("a TP/SL update keeps a partial request's size: it may not grow into one of the whole position", async () => {
+    const request = perpsPositionRequestAddress(position, 5n, 'decrease');
+    const update = (size: bigint) => updateTpslInstruction(keys, request, { sizeUsdDelta: size, triggerPrice: 190_000_000n }, instant);
+    const intent = { type: 'tpsl-update', key: 'k', reason: 'r', notionalUsd: '0', tpslPubkey: request, triggerPrice: '190000000' } as const;
+    const partial = intentBounds(intent, 200, {}, { requestType: 'tp', triggerPrice: 180_000_000n, side: 'long', entirePosition: false, sizeUsd: 50_000_000n });
+    expect(await rules(update(50_000_000n), 'perps.updateTpslWithFee', partial)).toEqual([]);
+    expect(await details(update(50_000_001n), 'perps.updateTpslWithFee', partial)).toEqual([expect.stringContaining("above the intent's 50000000")]);
+    // A request of the whole position, or one the snapshot does not show yet: the program clamps
+    // the size to the position, and nothing here says less.
+    const entire = intentBounds(intent, 200, {}, { requestType: 'tp', triggerPrice: 180_000_000n, side: 'long', entirePosition: true, sizeUsd: 50_000_000n });
+    expect(await rules(update(90_000_000n), 'perps.updateTpslWithFee', entire)).toEqual([]);
+    expect(await rules(update(90_000_000n), 'perps.updateTpslWithFee', intentBounds(intent, 200))).toEqual([]);
+  });
+
   it('a TP/SL cancel closes only the request the intent names, and returns nothing to a foreign account', async () => {
     const request = perpsPositionRequestAddress(position, 5n, 'decrease');
     const close = closeRequestInstruction(wallet.toBase58(), position, request, MINTS.USDC);

@@ -7,6 +7,7 @@ import type { Intent } from '../../sdk/intent.ts';
 import type { ActionRecord } from './action-record.ts';
 import { MarkPriceUnavailable } from './mark-price.ts';
 import type { BuiltTransaction, TransactionInspector } from './ports.ts';
+import type { CurrentTpsl } from '../../risk/reducing.ts';
 
 export interface PolicyInspectorOptions {
   readonly wallet: PublicKey;
@@ -31,6 +32,13 @@ export interface PolicyInspectorOptions {
    * policy cannot check the amount their program escrows by CPI nor their limit price.
    */
   readonly refuseTriggerOrders?: boolean;
+  /**
+   * The TP/SL request a tpsl-update changes, as the latest positions snapshot shows it. The API's
+   * update takes only a trigger, so the build may not grow the request's size beyond what it is
+   * (a partial take-profit made into one of the whole position). Without it, or when the snapshot
+   * does not show the request yet, the size is not bounded.
+   */
+  readonly currentTpsl?: (tpslPubkey: string) => Promise<CurrentTpsl | undefined>;
 }
 
 /** What the policy needs of a build: the operation, how it is routed, the blockhash it reported. */
@@ -78,14 +86,15 @@ export class PolicyInspector implements TransactionInspector {
       return { decoded: null, verdict: { ok: false, violations: [{ rule: 'malformed', detail }], messageSha256: '' } };
     }
     const slippageBps = this.options.slippageBps ?? 0;
-    // The mark and the chain facts are independent reads: both at once.
-    const [markPriceUsd, chain] = await Promise.all([
+    // The mark, the current TP/SL and the chain facts are independent reads: all at once.
+    const [markPriceUsd, currentTpsl, chain] = await Promise.all([
       isDecrease(intent) && this.options.markPrice ? this.options.markPrice(intent.positionPubkey) : undefined,
+      intent?.type === 'tpsl-update' && this.options.currentTpsl ? this.options.currentTpsl(intent.tpslPubkey) : undefined,
       this.#facts ? this.#facts.factsFor(decoded, Object.keys(intentBounds(intent, slippageBps).maxMoveTokens ?? {})) : undefined,
     ]);
     // A configured mark source that knows no fresh mark: no verdict yet (transient), not a violation.
     if (isDecrease(intent) && this.options.markPrice && markPriceUsd === undefined) throw new MarkPriceUnavailable(intent.positionPubkey);
-    const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0 });
+    const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0 }, currentTpsl);
     const verdict = inspectTransaction(decoded, {
       wallet: this.options.wallet,
       operationId: built.operationId,
@@ -115,7 +124,7 @@ export class PolicyInspector implements TransactionInspector {
  * program's own escrow moves by CPI and its layout is not published, so that bound does not reach
  * it (docs/safety.md, "A trigger order's amounts are not checked"). No intent: nothing may move.
  */
-export function intentBounds(intent: Intent | undefined, slippageBps: number, price: PriceReference = {}): PolicyIntent {
+export function intentBounds(intent: Intent | undefined, slippageBps: number, price: PriceReference = {}, currentTpsl?: CurrentTpsl): PolicyIntent {
   if (intent?.type === 'trigger-create') {
     return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: toBigInt(intent.makingAmount) }, slippageBps };
   }
@@ -144,7 +153,13 @@ export function intentBounds(intent: Intent | undefined, slippageBps: number, pr
             maxSlippageBps: BigInt(Math.max(0, Math.trunc(slippageBps))),
           }
         : intent.type === 'tpsl-update'
-          ? { positionRequestPubkey: intent.tpslPubkey, triggerPriceUsd: toBigInt(intent.triggerPrice), triggerOnly: true }
+          ? {
+              positionRequestPubkey: intent.tpslPubkey,
+              triggerPriceUsd: toBigInt(intent.triggerPrice),
+              triggerOnly: true,
+              // The update moves the trigger only: a partial request stays at most its size.
+              maxSizeUsdDelta: currentTpsl !== undefined && currentTpsl.entirePosition !== true ? currentTpsl.sizeUsd : undefined,
+            }
           : { positionRequestPubkey: intent.tpslPubkey, triggerOnly: true };
     return { maxMoveLamports: 0n, maxMoveTokens: fee, slippageBps, perps };
   }
