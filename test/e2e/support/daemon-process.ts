@@ -30,7 +30,7 @@ export interface SpawnOptions {
 const KEPT_LINES = 400;
 
 /**
- * One `node --max-semi-space-size=8 bin/stratd.js run` process, the way `npm start` starts it. Its output is kept
+ * One `node <NODE_FLAGS> bin/stratd.js run` process, the way `npm start` starts it. Its output is kept
  * (the last lines) so a failing test can show what the daemon said.
  */
 export class DaemonProcess {
