@@ -56,6 +56,16 @@ describe('stratd tx inspect', () => {
     expect(out.violations.map((v) => v.rule)).toEqual(['value_transfer']);
   });
 
+  it('judges a trigger order as the configured daemon would: refused outside paper mode unless unchecked ones are allowed', async () => {
+    const base = ['tx', 'inspect', '--wallet', wallet.toBase58(), '--operation', 'trigger.createOrder', toBase64(clean)];
+    const live = await stratd([...base, '--set', 'mode=live']);
+    expect(live.code, live.stderr).toBe(3);
+    const refused = JSON.parse(live.stdout) as { violations: Array<{ rule: string; detail: string }> };
+    expect(refused.violations).toEqual([{ rule: 'product_instruction', detail: expect.stringContaining('execution.allowUncheckedTriggerOrders') }]);
+    const allowed = await stratd([...base, '--set', 'mode=live', '--set', 'execution.allowUncheckedTriggerOrders=true']);
+    expect(allowed.code, allowed.stderr).toBe(0);
+  });
+
   it('applies --priority-fee-cap, --blockhash and --transaction-type', async () => {
     const base = ['tx', 'inspect', '--wallet', wallet.toBase58(), '--operation', 'trigger.createOrder'];
     const keeper = randomKey();

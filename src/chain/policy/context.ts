@@ -76,6 +76,11 @@ export interface PolicyContext {
   readonly chain?: ChainFacts;
   /** The largest account (bytes of data) the wallet may fund the creation of. Default: a token account. */
   readonly maxAccountSpaceBytes?: bigint;
+  /**
+   * Refuse trigger orders (check-trigger-orders.ts): their amounts cannot be checked. The daemon
+   * sets it outside paper mode unless execution.allowUncheckedTriggerOrders is on.
+   */
+  readonly refuseUncheckedTriggerOrders?: boolean;
 }
 
 /** 165 bytes: an SPL token account, the largest account a trade needs the wallet to create. */

@@ -8,6 +8,7 @@ import { checkProductInstructions } from './check-product-instructions.ts';
 import { checkPrograms } from './check-programs.ts';
 import { checkSigners } from './check-signers.ts';
 import { checkStructure } from './check-structure.ts';
+import { checkTriggerOrders } from './check-trigger-orders.ts';
 import { checkValueFlows } from './check-value-flows.ts';
 import type { PolicyContext } from './context.ts';
 import type { Verdict, Violation } from './verdict.ts';
@@ -31,6 +32,7 @@ export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyConte
     // What the perps program takes by argument counts with every other outflow of its mint.
     ...checkIntent([...flows.outflows, ...product.payments], ctx),
     ...product.violations,
+    ...checkTriggerOrders(ctx),
     ...checkLookupTables(decoded, walletAccounts),
   ];
   return { ok: violations.length === 0, violations, messageSha256: decoded.messageSha256 };

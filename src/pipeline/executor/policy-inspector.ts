@@ -105,14 +105,8 @@ export class PolicyInspector implements TransactionInspector {
       knownAccounts: [...knownAccounts(intent, built), ...extraKnownAccounts],
       chain,
       maxAccountSpaceBytes: this.options.maxAccountSpaceBytes,
+      refuseUncheckedTriggerOrders: this.options.refuseTriggerOrders,
     });
-    if (this.options.refuseTriggerOrders && built.operationId === 'trigger.createOrder') {
-      const refusal = {
-        rule: 'product_instruction' as const,
-        detail: 'trigger orders are not signed: the policy cannot check the amount the trigger program escrows or the limit price (set execution.allowUncheckedTriggerOrders to sign them anyway; docs/safety.md)',
-      };
-      return { decoded, verdict: { ...verdict, ok: false, violations: [...verdict.violations, refusal] } };
-    }
     return { decoded, verdict };
   }
 }
