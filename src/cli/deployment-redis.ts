@@ -3,7 +3,7 @@ import { formatProblems, isConfigError, loadConfig, type Config } from '../confi
 import { redact, RedisUnavailable } from '../ops/local-redis.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { chooseRedis } from '../ops/redis-choice.ts';
-import { connectRedis, hashTaggedPrefix } from '../pipeline/redis.ts';
+import { closeRedis, connectRedis, hashTaggedPrefix } from '../pipeline/redis.ts';
 import { EXIT } from './command.ts';
 
 export interface DeploymentRedis {
@@ -35,7 +35,7 @@ export async function openDeploymentRedis(argv: readonly string[], env: NodeJS.P
     shownUrl: redact(url),
     prefix: hashTaggedPrefix(config.redis.prefix),
     close: async () => {
-      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      if (redis.status === 'ready') await closeRedis(redis);
       else redis.disconnect();
     },
   };

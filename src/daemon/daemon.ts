@@ -144,7 +144,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const redis = connectRedis(redisUrl);
     const redisOutage = new RedisOutageLog(logger.child({ component: 'redis' }));
     redisOutage.watch(redis);
-    closers.push(() => redis.quit());
+    closers.push(() => closeRedis(redis));
     const prefix = keyPrefix(config.redis.prefix);
     const ledger = new Ledger(redis, { prefix, maxLen: config.ledger.maxLen });
     await ledger.append({ at: Date.now(), type: 'system', detail: { event: 'start', mode: config.mode, roles: [...options.roles], wallet, pid: process.pid } });

@@ -6,6 +6,7 @@ import type { Logger } from '../ops/logger.ts';
 import type { Ledger } from '../pipeline/ledger.ts';
 import { loadStrategies } from '../pipeline/strategy-runtime/loader.ts';
 import type { StrategyWorker } from '../pipeline/strategy-worker.ts';
+import { closeRedis } from '../pipeline/redis.ts';
 
 /**
  * The keys a running process applies without a restart. Everything else (Redis, endpoints,
@@ -125,7 +126,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
       await subscriber.subscribe(reloadChannel(prefix));
     },
     async stop() {
-      await subscriber?.quit().catch(() => subscriber?.disconnect());
+      if (subscriber) await closeRedis(subscriber);
       await queue;
     },
   };

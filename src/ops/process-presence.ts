@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { TradingStateStore } from '../risk/trading-state.ts';
 import { tradingStateAckChannel, tradingStateChannel } from '../risk/trading-switch.ts';
 import type { Logger } from './logger.ts';
+import { closeRedis } from '../pipeline/redis.ts';
 
 export const processInfoSchema = z.object({
   host: z.string(),
@@ -76,7 +77,7 @@ export async function startPresence(options: PresenceOptions): Promise<Presence>
   return {
     async stop() {
       clearInterval(timer);
-      await subscriber.quit().catch(() => subscriber.disconnect());
+      await closeRedis(subscriber);
       await redis.del(key).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'heartbeat key not removed; it expires by itself'));
     },
   };

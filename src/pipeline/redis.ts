@@ -14,7 +14,14 @@ export function connectRedis(url: string, options: RedisOptions = {}): Redis {
  * `graceMs`, which fails what is queued and ends the quit.
  */
 export async function closeRedis(redis: Redis, graceMs = 2_000): Promise<void> {
-  const drop = setTimeout(() => redis.disconnect(), graceMs);
+  const drop = setTimeout(() => {
+    // No retry after this. ioredis's disconnect() while it waits to reconnect only clears the
+    // timer: no close event follows, so the queued QUIT (and every queued command) would wait for
+    // good (ioredis issue #1247). Then the pending attempt is left to run: it fails, or connects
+    // and sends the QUIT, and the connection ends either way.
+    redis.options.retryStrategy = () => null;
+    if (redis.status !== 'reconnecting') redis.disconnect();
+  }, graceMs);
   try {
     await redis.quit();
   } catch {

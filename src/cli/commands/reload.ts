@@ -3,6 +3,7 @@ import { listProcesses } from '../../ops/process-presence.ts';
 import { reloadAckChannel, reloadAckSchema, reloadChannel, type ReloadAck } from '../../daemon/reload.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 import { withDeploymentRedis } from '../deployment-redis.ts';
+import { closeRedis } from '../../pipeline/redis.ts';
 
 /** How long to wait for the processes' answers: each re-reads config and re-imports strategies first. */
 const ACK_WAIT_MS = 15_000;
@@ -53,7 +54,7 @@ export const reloadCommand: Command = {
         for (const p of expected.filter((p) => !acks.has(`${p.host}:${p.pid}`))) process.stdout.write(`${p.host} pid ${p.pid} (${p.roles.join(', ')}): no answer within ${ACK_WAIT_MS / 1000} s\n`);
         return [...acks.values()].some((a) => a.outcome === 'refused') ? EXIT.failed : EXIT.ok;
       } finally {
-        await subscriber.quit().catch(() => subscriber.disconnect());
+        await closeRedis(subscriber);
       }
     });
   },

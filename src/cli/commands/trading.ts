@@ -9,6 +9,7 @@ import { tradingStateAckChannel, TradingSwitch } from '../../risk/trading-switch
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 import { withDeploymentRedis, type DeploymentRedis } from '../deployment-redis.ts';
 import { cliNotifier } from '../cli-notifier.ts';
+import { closeRedis } from '../../pipeline/redis.ts';
 
 /** How long pause/resume wait for the daemon processes to acknowledge. */
 const ACK_WAIT_MS = 2_000;
@@ -43,7 +44,7 @@ async function changeState(name: string, argv: string[], usage: string, extra: R
       process.stdout.write(`trading ${current.state} (${current.reason}); was ${previous.state}\n`);
       return report(deployment, config, [...acks.values()], expected);
     } finally {
-      await subscriber.quit().catch(() => subscriber.disconnect());
+      await closeRedis(subscriber);
       await notifier.close();
     }
   });
