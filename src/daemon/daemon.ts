@@ -35,6 +35,7 @@ import { startPollers, type Pollers } from '../pipeline/pollers/pollers.ts';
 import { keyPrefix, QUEUES } from '../pipeline/queues.ts';
 import { closeRedis, connectRedis } from '../pipeline/redis.ts';
 import { RedisOutageLog } from '../pipeline/redis-outage.ts';
+import { LocalSnapshots } from '../pipeline/local-snapshots.ts';
 import { SnapshotCache } from '../pipeline/snapshot-cache.ts';
 import { markPriceFromSnapshots } from '../pipeline/executor/mark-price.ts';
 import { startStrategyWorker, type StrategyWorker } from '../pipeline/strategy-worker.ts';
@@ -181,9 +182,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     closers.push(() => client.close());
 
     // ---------------------------------------------------------------- roles
+    // What this process's pollers read, shared with its strategy worker and executor in memory.
+    const local = new LocalSnapshots();
     let executorWorker: ExecutorWorker | undefined;
     if (options.roles.includes('executor')) {
-      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, redisOutage, onTransition: options.onTransition, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onOutcomeRecorded: options.onOutcomeRecorded });
+      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, redisOutage, local, onTransition: options.onTransition, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onOutcomeRecorded: options.onOutcomeRecorded });
       executorWorker = worker;
       closers.push(() => worker.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.actions, watchdog, loop: 'executor-queue', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.actions, logger });
@@ -197,7 +200,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       // A module no enabled strategy needs failed to load: reported, never a reason to stop the others.
       for (const p of skipped) logger.warn({ file: p.path, problem: p.message }, 'strategy module skipped');
       const handOver = executorWorker ? executorWorker.handOver.bind(executorWorker) : undefined;
-      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger, metrics, redisOutage, handOver });
+      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger, metrics, redisOutage, handOver, local });
       closers.push(() => strategyWorker!.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.market, watchdog, loop: 'strategy-worker', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.market, logger });
       closers.push(() => progress.stop());
@@ -213,7 +216,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         closers.push(() => writer.close());
         logger.info({ recording: options.recordPath }, 'recording every snapshot');
       }
-      pollers = startPollers({ config, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot: recorder ? (s) => recorder.write(s) : undefined, handOver: strategyWorker?.handOver.bind(strategyWorker) });
+      pollers = startPollers({ config, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot: recorder ? (s) => recorder.write(s) : undefined, handOver: strategyWorker?.handOver.bind(strategyWorker), local });
       closers.push(() => pollers!.stop());
     }
 
@@ -278,6 +281,8 @@ export interface ExecutorRoleOptions {
   /** How the breaker and the loss stop change the trading state (a bare one in the benchmark). */
   readonly tradingSwitch?: TradingSwitch;
   readonly redisOutage?: RedisOutageLog;
+  /** This process's pollers' own snapshots (the mark price and request validity read them without parsing). */
+  readonly local?: LocalSnapshots;
   readonly onTransition?: DaemonOptions['onTransition'];
   readonly onSent?: DaemonOptions['onSent'];
   readonly onLandingSeen?: DaemonOptions['onLandingSeen'];
@@ -362,7 +367,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     tradingSwitch: o.tradingSwitch,
   });
   // Parsed once per tick, not once per build: pool-info for request validity, positions for the mark price.
-  const snapshots = new SnapshotCache(redis, prefix);
+  const snapshots = new SnapshotCache(redis, prefix, o.local);
   const validityRead = new Map<string, { readonly seconds: number; readonly atMs: number }>();
   return new Executor({
     store: new ActionStore(redis, prefix, { ledgerMaxLen: config.ledger.maxLen, retentionMs: config.execution.retentionMs }),

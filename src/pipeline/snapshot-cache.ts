@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { SnapshotKind, SnapshotOf } from './snapshot.ts';
+import { deepFreeze } from './deep-freeze.ts';
+import type { LocalSnapshots } from './local-snapshots.ts';
 import { dataKey, parseStored, tickKey } from './snapshot-store.ts';
 
 /**
@@ -14,9 +16,11 @@ import { dataKey, parseStored, tickKey } from './snapshot-store.ts';
 export class SnapshotCache {
   readonly #kinds = new Map<SnapshotKind, Map<string, SnapshotOf<SnapshotKind>>>();
 
+  /** `local`: this process's pollers' own snapshots; one of the tick Redis holds is taken from there, not fetched. */
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    private readonly local?: LocalSnapshots,
   ) {}
 
   /** The latest snapshot of every key of a kind. */
@@ -27,8 +31,13 @@ export class SnapshotCache {
     const changed: string[] = [];
     for (const [key, tick] of Object.entries(ticks)) {
       const hit = cached.get(key);
-      if (hit !== undefined && hit.tickMs === Number(tick)) next.set(key, hit);
-      else changed.push(key);
+      const tickMs = Number(tick);
+      if (hit !== undefined && hit.tickMs === tickMs) next.set(key, hit);
+      else {
+        const own = this.local?.ofTick(kind, key, tickMs);
+        if (own !== undefined) next.set(key, own);
+        else changed.push(key);
+      }
     }
     if (changed.length > 0) {
       const texts = await this.redis.hmget(dataKey(this.prefix, kind), ...changed);
@@ -51,9 +60,10 @@ export class SnapshotCache {
     if (tick === null) return undefined;
     const hit = cached.get(key);
     if (hit !== undefined && hit.tickMs === Number(tick)) return hit;
-    const text = await this.redis.hget(dataKey(this.prefix, kind), key);
+    const own = this.local?.ofTick(kind, key, Number(tick));
+    const text = own === undefined ? await this.redis.hget(dataKey(this.prefix, kind), key) : undefined;
     if (text === null) return undefined;
-    const snapshot = deepFreeze(parseStored(kind, text));
+    const snapshot = own ?? deepFreeze(parseStored(kind, text!));
     cached.set(key, snapshot);
     this.#kinds.set(kind, cached as Map<string, SnapshotOf<SnapshotKind>>);
     return snapshot;
@@ -65,12 +75,4 @@ export class SnapshotCache {
     if (key !== undefined) return all.find((s) => s.key === key);
     return all.reduce<SnapshotOf<K> | undefined>((best, s) => (!best || s.tickMs > best.tickMs ? s : best), undefined);
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -14,6 +14,7 @@ import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
 import type { RedisOutageLog } from './redis-outage.ts';
 import { snapshotSchema, type Snapshot } from './snapshot.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
+import type { LocalSnapshots } from './local-snapshots.ts';
 
 export { runStrategies, type StrategyRun, type RunStrategiesInput, type SnapshotReader } from './strategy-runtime/run.ts';
 export { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
@@ -34,6 +35,8 @@ export interface StrategyWorkerOptions {
   readonly redisOutage?: RedisOutageLog;
   /** The executor of this process, if it runs one: told of each action job as soon as it is enqueued. */
   readonly handOver?: (action: ActionJob) => void;
+  /** This process's pollers' own snapshots: the world reads take those of the tick Redis holds from here. */
+  readonly local?: LocalSnapshots;
 }
 
 /** How long a handed-over run is kept for its job to find. */
@@ -148,7 +151,7 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
   const now = deps.now ?? Date.now;
   // Parsed once per tick of each key, not once per job: validating every stored snapshot again
   // for every job was most of a job's cost.
-  const reader: SnapshotReader = new SnapshotCache(redis, prefix);
+  const reader: SnapshotReader = new SnapshotCache(redis, prefix, deps.local);
   const suppressed = new NotedOnce(10_000);
   const fromSnapshot = async (snapshot: Snapshot): Promise<SnapshotResult> => {
     // One read per job: a reload between jobs never mixes two sets within one job.

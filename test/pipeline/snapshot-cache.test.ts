@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { silentLogger } from '../../src/ops/logger.ts';
+import { LocalSnapshots } from '../../src/pipeline/local-snapshots.ts';
 import { SnapshotCache } from '../../src/pipeline/snapshot-cache.ts';
 import { pruneLatestSnapshots, SnapshotStoreError, storeLatestSnapshot } from '../../src/pipeline/snapshot-store.ts';
 import { runStrategies } from '../../src/pipeline/strategy-runtime/run.ts';
@@ -37,6 +38,26 @@ describe('SnapshotCache: the latest snapshots, parsed once per tick of each key'
 
     await pruneLatestSnapshots(scope.redis, scope.prefix, 'positions', new Set([WALLET]));
     expect((await cache.latestAll('positions')).map((s) => s.key)).toEqual([WALLET]);
+  });
+
+  it("takes this process's own snapshot of the tick Redis holds, without fetching it; a newer tick comes from Redis", async () => {
+    const local = new LocalSnapshots();
+    const cache = new SnapshotCache(scope.redis, scope.prefix, local);
+    const key = 'local-wallet';
+    const own = positionsAt(5_000, key);
+    local.remember(own);
+    expect(Object.isFrozen(own.positions[0])).toBe(true);
+    // Not stored yet: Redis holds no tick of the key, so nothing of it is known.
+    expect(await cache.latestFor('positions', key)).toBeUndefined();
+    // Redis holds the tick, with a body that is not valid: only a fetch would find out.
+    await scope.redis.hset(`${scope.prefix}snapshot:positions`, key, '{"kind":"positions"}');
+    await scope.redis.hset(`${scope.prefix}snapshot-tick:positions`, key, '5000');
+    expect(await cache.latestFor('positions', key)).toBe(own);
+    expect((await new SnapshotCache(scope.redis, scope.prefix, local).latestAll('positions')).find((s) => s.key === key)).toBe(own);
+    // Another process stored a newer tick: Redis is the truth.
+    await storeLatestSnapshot(scope.redis, scope.prefix, positionsAt(6_000, key));
+    expect((await cache.latestFor('positions', key))?.tickMs).toBe(6_000);
+    expect((await new SnapshotCache(scope.redis, scope.prefix, local).latestAll('positions')).find((s) => s.key === key)?.tickMs).toBe(6_000);
   });
 
   it('validates what it reads: a bad stored snapshot is an error that names it', async () => {

@@ -13,6 +13,7 @@ import { storeLatestSnapshot } from '../snapshot-store.ts';
 import { lastSlotAtOrBefore } from './slot.ts';
 import type { RedisOutageLog } from '../redis-outage.ts';
 import { POLLER_SOURCES, type PollContext, type SourceRead } from './sources.ts';
+import type { LocalSnapshots } from '../local-snapshots.ts';
 
 export interface StartPollersOptions {
   readonly config: Config;
@@ -35,6 +36,8 @@ export interface StartPollersOptions {
   readonly onSnapshot?: (snapshot: Snapshot) => Promise<void>;
   /** The strategy worker of this process, if it runs one: told of each snapshot as soon as its job is enqueued. */
   readonly handOver?: (snapshot: Snapshot, jobId: string) => void;
+  /** This process's own snapshots, for its SnapshotCaches (they take the one of the tick Redis holds from here). */
+  readonly local?: LocalSnapshots;
 }
 
 /** What one read of a tick did. */
@@ -188,6 +191,8 @@ export function startPollers(options: StartPollersOptions): Pollers {
       const parsed = snapshotSchema.safeParse({ ...body, tickMs, receivedAtMs: now() });
       if (!parsed.success) throw new TypeError(`snapshot does not validate: ${describeIssues(fieldIssues(parsed.error))}`);
       const snapshot = parsed.data;
+      // Before it is stored: a cache takes it only once Redis holds its tick.
+      options.local?.remember(snapshot);
       const jobId = snapshotJobId(kind, read.key, tickMs);
       // Stored and enqueued together: a strategy reads its trigger from the job, the rest of the world from the store.
       const durable = Promise.all([storeLatestSnapshot(options.redis, prefix, snapshot), queue.add(kind, snapshot, { jobId })]);
