@@ -99,6 +99,12 @@ export class Executor {
   private readonly watch: SubmittedWatch;
   /** When accept's create took the lease of the record it answered (monotonic ms). */
   readonly #leasedAt = new WeakMap<StoredAction, number>();
+  /**
+   * The policy's judgement of a build, started while the build was being written (its account
+   * reads overlap that write), keyed by the record as that write stored it: only the step that
+   * continues from exactly that record uses it, for exactly those bytes.
+   */
+  readonly #judging = new WeakMap<StoredAction, { readonly tx: VersionedTransaction; readonly judged: Promise<Judged> }>();
 
   constructor(options: ExecutorOptions) {
     this.o = options;
@@ -391,8 +397,8 @@ export class Executor {
     // Without a reported lastValidBlockHeight (trigger builds), an upper bound: the blockhash is at
     // most as new as the API's node, which may lead ours by a little; it lives 150 blocks.
     const lastValid = Number.isSafeInteger(reported) ? reported : (await this.o.chain.blockHeight()) + BLOCKHASH_LIFETIME_BLOCKS + RPC_LAG_MARGIN_BLOCKS;
-    return this.transition(stored, {
-      state: 'built',
+    const patch = {
+      state: 'built' as const,
       operationId: built.operationId,
       route: built.route,
       executeAction: built.executeAction,
@@ -409,7 +415,21 @@ export class Executor {
       marketMint: built.marketMint,
       realisedPnlUsd: built.realisedPnlUsd,
       builtNotionalUsd: built.notionalUsd,
-    });
+    };
+    // The policy starts on these bytes while they are written: its verdict is taken only by the
+    // step that continues from this write (inspect), never before the write has committed.
+    const judged = this.judge(tx, { ...r, ...patch });
+    const next = await this.transition(stored, patch);
+    this.#judging.set(next, { tx, judged });
+    return next;
+  }
+
+  /** The policy's verdict on a build, or what kept it from one (an RPC that did not answer): never a rejection. */
+  private judge(tx: VersionedTransaction, r: ActionRecord): Promise<Judged> {
+    return (async () => this.o.inspector.inspect(tx, r, builtOf(r)))().then(
+      (verdict) => ({ verdict }),
+      (error: unknown) => ({ error }),
+    );
   }
 
   // ------------------------------------------------------------------ built → inspected → signed
@@ -422,16 +442,13 @@ export class Executor {
   private async inspect(stored: StoredAction): Promise<StoredAction> {
     const r = stored.record;
     const signs = !r.dryRun && this.o.signer !== undefined;
-    const tx = storedTransaction(r);
+    // Judged already when this process built it and wrote exactly this record; otherwise now.
+    const started = this.#judging.get(stored);
+    this.#judging.delete(stored);
+    const tx = started?.tx ?? storedTransaction(r);
     // The expiry check and the policy run side by side; expiry wins (a stale build is rebuilt
     // whatever the verdict), then a policy failure (an RPC that did not answer) is thrown.
-    const [expired, judged] = await Promise.all([
-      this.blockhashExpired(r),
-      (async () => this.o.inspector.inspect(tx, r, builtOf(r)))().then(
-        (verdict) => ({ verdict }),
-        (error: unknown) => ({ error }),
-      ),
-    ]);
+    const [expired, judged] = await Promise.all([this.blockhashExpired(r), started?.judged ?? this.judge(tx, r)]);
     // Nothing was signed: a stale build is simply rebuilt.
     if (expired) return this.transition(stored, { ...clearedBuild(), state: 'accepted' });
     if ('error' in judged) throw judged.error;
@@ -555,6 +572,9 @@ export class Executor {
 }
 
 /** The built bytes of a record; unreadable ones (stored by an older build step) end the action. */
+/** A policy verdict, or the error that kept the policy from one. */
+type Judged = { readonly verdict: Verdict } | { readonly error: unknown };
+
 function storedTransaction(r: ActionRecord): VersionedTransaction {
   try {
     return readTransaction(r.unsignedTx ?? '');
