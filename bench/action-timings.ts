@@ -78,6 +78,13 @@ export const STAGES: readonly Stage[] = [
   ['signed → submitted (venue accepted)', (t) => t.signedAtMs, (t) => t.submittedAtMs],
 ];
 
+/** Each action's tick-to-submit and its stages (ms, in STAGES order), oldest first. */
+export function actionSamples(timings: readonly ActionTiming[]): Array<{ readonly tickToSubmitMs: number; readonly stagesMs: number[] }> {
+  return [...timings]
+    .sort((a, b) => a.submittedAtMs - b.submittedAtMs)
+    .map((t) => ({ tickToSubmitMs: t.submittedAtMs - t.receivedAtMs, stagesMs: STAGES.map((stage) => stage[2](t) - stage[1](t)) }));
+}
+
 export function stageP50(timings: readonly ActionTiming[], stage: Stage): number {
   return percentile(timings.map((t) => stage[2](t) - stage[1](t)).sort((a, b) => a - b), 50);
 }

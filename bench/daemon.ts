@@ -23,7 +23,7 @@ import { keyPrefix } from '../src/pipeline/queues.ts';
 import { connectRedis } from '../src/pipeline/redis.ts';
 import { SNAPSHOT_KINDS } from '../src/pipeline/snapshot.ts';
 import { loadStrategiesOrThrow } from '../src/pipeline/strategy-runtime/loader.ts';
-import { actionTimings, STAGES, stageP50, tickToSubmit, type ActionTiming, type LatencySummary } from './action-timings.ts';
+import { actionSamples, actionTimings, STAGES, stageP50, tickToSubmit, type ActionTiming, type LatencySummary } from './action-timings.ts';
 import { startDaemonProcess, type DaemonCounters, type DaemonProcess } from './daemon-process.ts';
 import { ALL_POSITIONS, fundWallet, keepPositionsOpen, startVenueProcess, type BenchVenue, type SeedPosition } from './daemon-venue.ts';
 import { runFloor } from './floor.ts';
@@ -156,6 +156,9 @@ async function deployment(label: string, venue: BenchVenue, client: ApiClient, d
       windowSeconds: window,
       tickToSubmit: tickToSubmit(timings),
       stageP50Ms: Object.fromEntries(STAGES.map((stage) => [stage[0], stageP50(timings, stage)])),
+      // Every action of a small run, in the order they were submitted, with its stages: a p99 of a
+      // dozen actions is their slowest one, and this says where its time went.
+      ...(timings.length <= 100 ? { actions: actionSamples(timings) } : {}),
       submitted: delta((c) => c.submitted),
       landed,
       landedPerSecond: landed / window,

@@ -11,6 +11,8 @@ export interface DeploymentFigures {
   readonly tickToSubmit: LatencySummary;
   /** p50 of each stage of tick-to-submit (they need not add up to the total's p50). */
   readonly stageP50Ms: Record<string, number>;
+  /** A run of at most 100 actions: each one's tick-to-submit and stages (ms), oldest first. */
+  readonly actions?: ReadonlyArray<{ readonly tickToSubmitMs: number; readonly stagesMs: readonly number[] }>;
   readonly submitted: number;
   readonly landed: number;
   readonly landedPerSecond: number;
