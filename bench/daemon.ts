@@ -7,6 +7,9 @@
 //      per wallet, every poller source every second.
 //   4. idle: the throughput deployment again with every position far from liquidation (what polling costs
 //      without actions), so that the CPU of an action itself can be told from the polling around it.
+//   5. the strategy worker's rate, in this process;
+//   6. the executor alone at saturation, in this process (bench/executor-rate.ts): what an action costs when
+//      actions are not limited by how often positions are polled.
 // Prints a table and writes bench/results/latest.json. How to read it: docs/operations.md, "Benchmark".
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -29,6 +32,7 @@ import { ALL_POSITIONS, fundWallet, keepPositionsOpen, startVenueProcess, type B
 import { runFloor } from './floor.ts';
 import { cpuMs, ioSyscalls, memory, type Memory } from './proc-stats.ts';
 import { printReport, type DeploymentFigures, type Report } from './report.ts';
+import { executorRate } from './executor-rate.ts';
 import { strategyRate } from './strategy-rate.ts';
 
 const { values } = parseArgs({
@@ -65,6 +69,12 @@ const pollsArg = values['throughput-polls'];
 if (pollsArg !== 'all' && pollsArg !== 'positions') throw new RangeError('--throughput-polls must be all or positions');
 const THROUGHPUT_POLLS: 'all' | 'positions' = pollsArg;
 const WARMUP_MS = 5_000;
+/**
+ * Actions the executor-alone part keeps in flight. Each takes ~0.6 s (the keeper fills after 250 ms,
+ * then the trade history shows it), so 64 keep one core busy; at 128 the venue, on the same two
+ * cores, fell behind and keepers timed out.
+ */
+const EXECUTOR_CONCURRENCY = 64;
 const VENUE = { seed: SEED, slotMs: 100, keeperDelayMs: 250 };
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RUN = `stratd-bench-${process.pid}-${Date.now()}`;
@@ -232,6 +242,11 @@ async function main(): Promise<void> {
     const positions = (await client.call('perps.positions', { walletAddress: rateWallet.address })).dataList;
     const rate = await strategyRate({ config, redis, prefix: keyPrefix(ratePrefix), strategies, logger, wallet: rateWallet.address, positions, seconds: 3 });
 
+    // ---------------------------------------------------------------- 6. the executor alone at saturation
+    const executorPrefix = `${RUN}-executor`;
+    prefixes.push(keyPrefix(executorPrefix));
+    const executorAlone = await executorRate({ venue, redis, redisUrl: REDIS_URL, redisPrefix: executorPrefix, dir, logger, seconds: Math.min(SECONDS, 10), concurrency: EXECUTOR_CONCURRENCY, warmupMs: 3_000 });
+
     const report: Report = {
       takenAt: new Date().toISOString(),
       command: `node bin/run-ts.js bench/daemon.ts --latency-seconds ${LATENCY_SECONDS} --seconds ${SECONDS} --daemons ${DAEMONS} --floor-samples ${FLOOR_SAMPLES} --seed ${SEED}`,
@@ -242,6 +257,7 @@ async function main(): Promise<void> {
       throughput,
       idle: { daemons: idle.daemons, windowSeconds: idle.windowSeconds, landed: idle.landed, daemonCpuPercent: idle.daemonCpuPercent, daemonSyscallsPerSecond: idle.daemonSyscallsPerSecond, venueCpuPercent: idle.venueCpuPercent, peakRssMb: idle.peakRssMb },
       strategyWorker: { positionsPerSnapshot: positions.length, ...rate },
+      executorAlone,
       throughputPolls: THROUGHPUT_POLLS,
     };
     printReport(report);

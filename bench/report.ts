@@ -1,5 +1,6 @@
 // The figures of one bench/daemon.ts run (also written as bench/results/latest.json), printed as
 // tables, with the issue's goals checked against them.
+import type { ExecutorRate } from './executor-rate.ts';
 import { fixed, table, type LatencySummary } from './action-timings.ts';
 import type { StrategyRate } from './strategy-rate.ts';
 
@@ -42,6 +43,8 @@ export interface Report {
   /** The throughput deployment with no position near liquidation: the CPU that polling alone takes. */
   readonly idle: Pick<DeploymentFigures, 'daemons' | 'windowSeconds' | 'landed' | 'daemonCpuPercent' | 'daemonSyscallsPerSecond' | 'venueCpuPercent' | 'peakRssMb'>;
   readonly strategyWorker: StrategyRate & { positionsPerSnapshot: number };
+  /** The executor alone, in the bench process, at saturation (bench/executor-rate.ts). */
+  readonly executorAlone?: ExecutorRate;
   /** What the throughput and idle deployments polled every second: every source, or positions only. */
   readonly throughputPolls?: 'all' | 'positions';
 }
@@ -94,12 +97,19 @@ export function printReport(r: Report): void {
     `\nthe same ${r.idle.daemons} daemons, no position near liquidation (${fixed(r.idle.windowSeconds, 0)} s, ${r.idle.landed} landed): daemons ${fixed(r.idle.daemonCpuPercent * 10, 0)} ms CPU/s in all (${fixed((r.idle.daemonCpuPercent * 10) / r.idle.daemons, 0)} per daemon), venue ${fixed(r.idle.venueCpuPercent * 10, 0)} ms/s;` +
       ` so an action itself costs the daemons ≈ ${fixed(marginal, 1)} ms CPU beyond polling (the throughput run's ${fixed(t.daemonCpuMsPerLanded, 1)} ms per landed action, less the polling)`,
   );
-  // System calls do not depend on the machine's speed or load: the steadier figure to compare two versions by.
+  // Read and write system calls: a rough figure (they move between runs too; docs/operations.md).
   const marginalCalls = (t.daemonSyscallsPerSecond - r.idle.daemonSyscallsPerSecond) / t.landedPerSecond;
   console.log(`an action itself makes ≈ ${fixed(marginalCalls, 0)} read/write system calls in the daemons beyond polling (throughput run: ${fixed(t.daemonSyscallsPerSecond / t.landedPerSecond, 0)} per landed action; idle: ${fixed(r.idle.daemonSyscallsPerSecond, 0)}/s)`);
 
   const w = r.strategyWorker;
   console.log(`\nstrategy worker, in process: ${fixed(w.perSecond, 0)} positions snapshots/s (${w.positionsPerSnapshot} positions each, strategies: ${w.strategies.join(', ')}; ${w.snapshots} in ${fixed(w.snapshots / w.perSecond, 1)} s)`);
+  const e = r.executorAlone;
+  if (e) {
+    const missed = Object.entries(e.notLanded).map(([reason, n]) => `${n} ${reason}`).join(', ') || 'none';
+    console.log(
+      `executor alone, in process, ${e.concurrency} decreases in flight: ${fixed(e.landedPerSecond, 0)} landed/s, ${fixed(e.cpuMsPerLanded, 1)} ms CPU per landed action (${e.landed} in ${fixed(e.windowSeconds, 1)} s; not landed: ${missed}); without the pollers, the strategy worker and the action job's queue round trips`,
+    );
+  }
 
   const goal = (ok: boolean, text: string) => console.log(`  ${ok ? 'met    ' : 'NOT met'}  ${text}`);
   console.log('\ngoals (issue 10)');
@@ -108,4 +118,7 @@ export function printReport(r: Report): void {
   goal(t.daemonCpuMsPerLanded <= 5, `daemon CPU per landed action ≤ 5 ms (throughput run): ${fixed(t.daemonCpuMsPerLanded, 1)} ms`);
   goal(max([...l.peakRssMb, ...t.peakRssMb]) <= 150, `peak RSS per daemon ≤ 150 MB: ${fixed(max([...l.peakRssMb, ...t.peakRssMb]), 0)} MB`);
   goal(w.perSecond >= 1000, `strategy worker ≥ 1,000 positions snapshots/s: ${fixed(w.perSecond, 0)}/s`);
+  // Not the issue's measure (the daemon side, every role): the share of it the executor takes when
+  // positions polled once a second do not limit the actions.
+  if (e) console.log(`  (the executor alone at saturation: ${fixed(e.cpuMsPerLanded, 1)} ms CPU per landed action, ${fixed(e.landedPerSecond, 0)} landed/s)`);
 }
