@@ -7,6 +7,7 @@ import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts'
 import { isFillOf, TradeHistoryKeeperWatch } from '../../src/pipeline/executor/keeper-watch.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
+import type { TradeEntry } from '../../src/venue/market/trades.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { until, VenueExecutorHarness, type TestWallet } from './venue-harness.ts';
 
@@ -89,6 +90,26 @@ describe('fill attribution of keeper-awaited requests', () => {
     } finally {
       h.venue.applyFaults({ keeperDelayMs: 1_000, maxRequestExecutionSec: 45 });
     }
+  });
+
+  it('finds its fill behind more than a page of later decreases of the same wallet and market', async () => {
+    const w = await h.fundedWallet();
+    const owner = w.signer.publicKey.toBase58();
+    const at = h.venue.clock.now();
+    const decreaseFill = (n: number, createdMs: number): Omit<TradeEntry, 'seq'> => ({
+      owner, positionPubkey: 'position', action: 'Decrease', orderType: 'Market', side: 'long', mint: MINTS.SOL, positionName: 'SOL-PERP',
+      price: 150_000_000n, sizeUsd: 1_000_000n, collateralUsdDelta: 0n, pnlUsd: 0n, pnlPercentage: '0.00', baseFeeUsd: 0n, priceImpactFeeUsd: 0n,
+      borrowFeeUsd: 0n, liquidationFeeUsd: 0n, feeUsd: 0n, txHash: `sig-${String(n)}`, positionRequestPubkey: `request-${String(n)}`, createdMs,
+      transactionFeeLamports: 0n, priorityFeeLamports: 0n,
+    });
+    // Ours filled first; 250 other decreases of this wallet's SOL market filled after it, so the
+    // newest-first history shows ours on its third page.
+    for (let n = 0; n <= 250; n++) h.venue.market.trades.record(decreaseFill(n, at + n));
+    const watch = new TradeHistoryKeeperWatch(h.client, w.signer.publicKey);
+    const record = (request: string, signature: string) => ({ actionId: `paging-${request}`, builtAtMs: at - 1_000, marketMint: MINTS.SOL, positionRequestPubkey: request, signature }) as ActionRecord;
+    expect(await watch.fulfilled(record('request-0', 'sig-ours'))).toBe(true);
+    expect(await watch.fulfilled(record('request-elsewhere', 'sig-0'))).toBe(true);
+    expect(await watch.fulfilled(record('request-elsewhere', 'sig-elsewhere'))).toBe(false);
   });
 
   it('a trade is the fill of a request only by the request account or by its own transaction', () => {

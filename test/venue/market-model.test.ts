@@ -67,16 +67,17 @@ describe('pools', () => {
 
 describe('trades', () => {
   const owner = 'Owner1111111111111111111111111111111111111';
+  function fill(i: number, createdMs: number): Omit<TradeEntry, 'seq'> {
+    return {
+      owner, positionPubkey: 'p', action: i % 3 === 0 ? 'Decrease' : 'Increase', orderType: 'Market', side: i % 2 === 0 ? 'long' : 'short',
+      mint: i < 20 ? MINTS.SOL : MINTS.ETH, positionName: 'SOL-PERP', price: 1n, sizeUsd: BigInt(i + 1) * 1_000_000n, collateralUsdDelta: 0n,
+      pnlUsd: i % 3 === 0 ? 1_000_000n : null, pnlPercentage: null, baseFeeUsd: 0n, priceImpactFeeUsd: 0n, borrowFeeUsd: 0n, liquidationFeeUsd: 0n,
+      feeUsd: 100n, txHash: `tx${String(i)}`, positionRequestPubkey: null, createdMs, transactionFeeLamports: 0n, priorityFeeLamports: 0n,
+    };
+  }
   function log(): TradeLog {
     const trades = new TradeLog();
-    for (let i = 0; i < 30; i++) {
-      trades.record({
-        owner, positionPubkey: 'p', action: i % 3 === 0 ? 'Decrease' : 'Increase', orderType: 'Market', side: i % 2 === 0 ? 'long' : 'short',
-        mint: i < 20 ? MINTS.SOL : MINTS.ETH, positionName: 'SOL-PERP', price: 1n, sizeUsd: BigInt(i + 1) * 1_000_000n, collateralUsdDelta: 0n,
-        pnlUsd: i % 3 === 0 ? 1_000_000n : null, pnlPercentage: null, baseFeeUsd: 0n, priceImpactFeeUsd: 0n, borrowFeeUsd: 0n, liquidationFeeUsd: 0n,
-        feeUsd: 100n, txHash: `tx${String(i)}`, positionRequestPubkey: null, createdMs: START_MS + i * 1000, transactionFeeLamports: 0n, priorityFeeLamports: 0n,
-      } satisfies Omit<TradeEntry, 'seq'>);
-    }
+    for (let i = 0; i < 30; i++) trades.record(fill(i, START_MS + i * 1000));
     return trades;
   }
   const startSec = START_MS / 1000;
@@ -93,6 +94,15 @@ describe('trades', () => {
   it('createdAtAfter is inclusive and createdAtBefore exclusive (unix seconds)', () => {
     const window = log().query({ walletAddress: owner, createdAtAfter: startSec + 10, createdAtBefore: startSec + 13, end: 100 });
     expect(window.dataList.map((t) => t.txHash)).toEqual(['tx12', 'tx11', 'tx10']);
+  });
+
+  it('a fill recorded after a newer one (a back-dated seeding) is still inside its createdAtAfter window', () => {
+    const trades = log();
+    trades.record(fill(30, START_MS - 60_000));
+    const window = trades.query({ walletAddress: owner, createdAtAfter: startSec + 27, end: 100 });
+    expect(window.dataList.map((t) => t.txHash)).toEqual(['tx29', 'tx28', 'tx27']);
+    expect(window.count).toBe(3);
+    expect(trades.query({ walletAddress: owner, createdAtAfter: startSec - 60, end: 100 }).count).toBe(31);
   });
 
   it('filters by action, side and market', () => {

@@ -5,8 +5,14 @@ import type { TradeRecord } from '../../api/schemas/perps.ts';
 import type { ActionRecord } from './action-record.ts';
 import type { KeeperWatch } from './ports.ts';
 
-/** Trades read per look; the query is narrowed to this wallet's decreases of one market since the build. */
+/** Trades read per page; the query is narrowed to this wallet's decreases of one market since the build. */
 const PAGE = 100;
+/**
+ * Pages read per look at most. A wallet whose decreases of one market since a build fill more than
+ * this is no wallet we know how to judge: the look fails (transient), so the action stays
+ * ambiguous rather than being called refused while its fill sits on a later page.
+ */
+const MAX_PAGES = 50;
 
 /**
  * A legacy perps transaction only creates a position request; the keeper executes it in a second
@@ -15,6 +21,10 @@ const PAGE = 100;
  * request's own (`txHash` = the signature we sent). A fill of the same position by any other
  * request (an earlier decrease, a TP/SL, another process's action) is not ours. Without a match
  * the request ends when the keeper can no longer execute it (SubmittedWatch).
+ *
+ * Every page of the window is read: with more decreases since the build than one page holds
+ * (many actions of one wallet in flight), our fill may sit on a later page, and a look at the
+ * first page alone would end a filled request as `keeper_timeout`.
  */
 export class TradeHistoryKeeperWatch implements KeeperWatch {
   constructor(
@@ -25,20 +35,30 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
   async fulfilled(record: ActionRecord, signal?: AbortSignal): Promise<boolean> {
     if (record.builtAtMs === undefined) return false;
     const mint = marketMintSchema.safeParse(record.marketMint);
-    const trades = await this.client.call(
-      'perps.trades',
-      {
-        walletAddress: this.wallet.toBase58(),
-        action: 'Decrease',
-        ...(mint.success ? { mint: mint.data } : {}),
-        createdAtAfter: String(Math.floor(record.builtAtMs / 1000) - 1),
-        start: 0,
-        end: PAGE,
-      },
-      { signal },
-    );
-    return trades.dataList.some((t) => isFillOf(t, record));
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const start = page * PAGE;
+      const trades = await this.client.call(
+        'perps.trades',
+        {
+          walletAddress: this.wallet.toBase58(),
+          action: 'Decrease',
+          ...(mint.success ? { mint: mint.data } : {}),
+          createdAtAfter: String(Math.floor(record.builtAtMs / 1000) - 1),
+          start,
+          end: start + PAGE,
+        },
+        { signal },
+      );
+      if (trades.dataList.some((t) => isFillOf(t, record))) return true;
+      if (trades.dataList.length < PAGE || start + PAGE >= trades.count) return false;
+    }
+    throw new KeeperWatchOverflow(`more than ${MAX_PAGES * PAGE} decreases of this wallet and market since action ${record.actionId} was built; its fill cannot be told apart`);
   }
+}
+
+/** The trade history since a build is too long to read in one look; the action stays ambiguous. */
+export class KeeperWatchOverflow extends Error {
+  override readonly name = 'KeeperWatchOverflow';
 }
 
 /** Whether `trade` executed exactly the request of `record`. */

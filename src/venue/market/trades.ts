@@ -61,13 +61,30 @@ export interface TraderStats {
   readonly endTimestamp: number;
 }
 
-/** The trade history of every wallet, newest first in answers. */
+/** One wallet's fills in the order they were recorded, and whether that order is also time order. */
+interface WalletTrades {
+  readonly entries: TradeEntry[];
+  inTimeOrder: boolean;
+}
+
+/**
+ * The trade history of every wallet, newest first in answers. Indexed by wallet, and a query with
+ * `createdAtAfter` stops at the first older fill while a wallet's fills are in time order (they
+ * are, unless a seeding back-dates one): a look at the recent fills costs what they are, not the
+ * whole history of the venue.
+ */
 export class TradeLog {
   private readonly entries: TradeEntry[] = [];
+  private readonly byWallet = new Map<string, WalletTrades>();
 
   record(entry: Omit<TradeEntry, 'seq'>): TradeEntry {
     const full = { ...entry, seq: this.entries.length };
     this.entries.push(full);
+    let wallet = this.byWallet.get(full.owner);
+    if (!wallet) this.byWallet.set(full.owner, (wallet = { entries: [], inTimeOrder: true }));
+    const last = wallet.entries.at(-1);
+    if (last && full.createdMs < last.createdMs) wallet.inTimeOrder = false;
+    wallet.entries.push(full);
     return full;
   }
 
@@ -80,19 +97,25 @@ export class TradeLog {
     const start = q.start ?? 0;
     const end = q.end ?? 20;
     if (end < start) throw invalidArgument(`end (${String(end)}) must not be below start (${String(start)})`);
-    const matches: TradeEntry[] = [];
-    for (let i = this.entries.length - 1; i >= 0; i--) {
-      const t = this.entries[i] as TradeEntry;
-      if (t.owner !== q.walletAddress) continue;
+    const wallet = this.byWallet.get(q.walletAddress);
+    if (!wallet) return { count: 0, dataList: [] };
+    const page: TradeEntry[] = [];
+    let count = 0;
+    for (let i = wallet.entries.length - 1; i >= 0; i--) {
+      const t = wallet.entries[i] as TradeEntry;
+      const createdSec = Math.floor(t.createdMs / 1000);
+      if (q.createdAtAfter !== undefined && createdSec < q.createdAtAfter) {
+        if (wallet.inTimeOrder) break;
+        continue;
+      }
       if (q.action !== undefined && t.action !== q.action) continue;
       if (q.side !== undefined && t.side !== q.side) continue;
       if (q.mint !== undefined && t.mint !== q.mint) continue;
-      const createdSec = Math.floor(t.createdMs / 1000);
-      if (q.createdAtAfter !== undefined && createdSec < q.createdAtAfter) continue;
       if (q.createdAtBefore !== undefined && createdSec >= q.createdAtBefore) continue;
-      matches.push(t);
+      if (count >= start && count < end) page.push(t);
+      count++;
     }
-    return { count: matches.length, dataList: matches.slice(start, end) };
+    return { count, dataList: page };
   }
 
   /**
@@ -105,8 +128,8 @@ export class TradeLog {
     if (!range) throw invalidArgument(`year ${String(target.year)} has no ISO week ${String(target.week)}`);
     let volume = 0n;
     let pnl = 0n;
-    for (const t of this.entries) {
-      if (t.owner !== walletAddress || t.mint !== mint) continue;
+    for (const t of this.byWallet.get(walletAddress)?.entries ?? []) {
+      if (t.mint !== mint) continue;
       if (t.createdMs < range.startMs || t.createdMs >= range.endMs) continue;
       volume += t.sizeUsd;
       pnl += (t.pnlUsd ?? 0n) - t.feeUsd;
