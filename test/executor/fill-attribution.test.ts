@@ -112,6 +112,21 @@ describe('fill attribution of keeper-awaited requests', () => {
     expect(await watch.fulfilled(record('request-elsewhere', 'sig-elsewhere'))).toBe(false);
   });
 
+  it('finds a fill the chain stamped before our clock says the request was built', async () => {
+    const w = await h.fundedWallet();
+    const at = h.venue.clock.now();
+    // The chain's block time runs 30 s behind our clock: the fill's time is before our build's.
+    h.venue.market.trades.record({
+      owner: w.signer.publicKey.toBase58(), positionPubkey: 'position', action: 'Decrease', orderType: 'Market', side: 'long', mint: MINTS.SOL,
+      positionName: 'SOL-PERP', price: 150_000_000n, sizeUsd: 1_000_000n, collateralUsdDelta: 0n, pnlUsd: 0n, pnlPercentage: '0.00', baseFeeUsd: 0n,
+      priceImpactFeeUsd: 0n, borrowFeeUsd: 0n, liquidationFeeUsd: 0n, feeUsd: 0n, txHash: 'sig-skewed', positionRequestPubkey: 'request-skewed',
+      createdMs: at - 30_000, transactionFeeLamports: 0n, priorityFeeLamports: 0n,
+    });
+    const watch = new TradeHistoryKeeperWatch(h.client, w.signer.publicKey);
+    const ours = { actionId: 'skewed', builtAtMs: at, marketMint: MINTS.SOL, positionRequestPubkey: 'request-skewed', signature: 'sig-skewed' } as ActionRecord;
+    expect(await watch.fulfilled(ours)).toBe(true);
+  });
+
   it('a trade is the fill of a request only by the request account or by its own transaction', () => {
     const trade = { txHash: 'sigOther', positionRequestPubkey: 'reqOther' } as Parameters<typeof isFillOf>[0];
     expect(isFillOf(trade, { signature: 'sigOurs', positionRequestPubkey: 'reqOurs' })).toBe(false);

@@ -13,6 +13,13 @@ const PAGE = 100;
  * ambiguous rather than being called refused while its fill sits on a later page.
  */
 const MAX_PAGES = 50;
+/**
+ * How far before our build the window of fills starts. A trade's time is the chain's (its block
+ * time), which can run tens of seconds behind our clock; a window that starts at the build itself
+ * would leave out a fill stamped earlier than our clock's build time and call the filled request
+ * refused. Older fills are never ours; the margin only costs reading them.
+ */
+const CLOCK_MARGIN_SEC = 120;
 
 /**
  * A legacy perps transaction only creates a position request; the keeper executes it in a second
@@ -43,7 +50,7 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
           walletAddress: this.wallet.toBase58(),
           action: 'Decrease',
           ...(mint.success ? { mint: mint.data } : {}),
-          createdAtAfter: String(Math.floor(record.builtAtMs / 1000) - 1),
+          createdAtAfter: String(Math.max(0, Math.floor(record.builtAtMs / 1000) - CLOCK_MARGIN_SEC)),
           start,
           end: start + PAGE,
         },
