@@ -112,19 +112,41 @@ describe('fill attribution of keeper-awaited requests', () => {
     expect(await watch.fulfilled(record('request-elsewhere', 'sig-elsewhere'))).toBe(false);
   });
 
-  it('finds a fill the chain stamped before our clock says the request was built', async () => {
-    const w = await h.fundedWallet();
-    const at = h.venue.clock.now();
-    // The chain's block time runs 30 s behind our clock: the fill's time is before our build's.
-    h.venue.market.trades.record({
-      owner: w.signer.publicKey.toBase58(), positionPubkey: 'position', action: 'Decrease', orderType: 'Market', side: 'long', mint: MINTS.SOL,
-      positionName: 'SOL-PERP', price: 150_000_000n, sizeUsd: 1_000_000n, collateralUsdDelta: 0n, pnlUsd: 0n, pnlPercentage: '0.00', baseFeeUsd: 0n,
-      priceImpactFeeUsd: 0n, borrowFeeUsd: 0n, liquidationFeeUsd: 0n, feeUsd: 0n, txHash: 'sig-skewed', positionRequestPubkey: 'request-skewed',
-      createdMs: at - 30_000, transactionFeeLamports: 0n, priorityFeeLamports: 0n,
-    });
-    const watch = new TradeHistoryKeeperWatch(h.client, w.signer.publicKey);
-    const ours = { actionId: 'skewed', builtAtMs: at, marketMint: MINTS.SOL, positionRequestPubkey: 'request-skewed', signature: 'sig-skewed' } as ActionRecord;
-    expect(await watch.fulfilled(ours)).toBe(true);
+  it('a fill the chain stamped before our build is found by the last look, and the action lands instead of expiring', async () => {
+    // The keeper never fills on its own here; the fill is written into the venue's history as a
+    // chain whose block time runs 30 s behind our clock would stamp it.
+    h.venue.applyFaults({ decreaseInstantShare: 0, keeperDelayMs: 600_000, maxRequestExecutionSec: 5 });
+    try {
+      const w = await h.fundedWallet();
+      const position = (await solLong(w)).positionPubkey;
+      const watch = new TradeHistoryKeeperWatch(h.client, w.signer.publicKey);
+      const looks: boolean[] = [];
+      const keeper = { fulfilled: async (r: ActionRecord, o?: { lastLook?: boolean }) => (looks.push(o?.lastLook === true), watch.fulfilled(r, o)) };
+      const ex = h.executor(w, { now: () => h.venue.clock.now(), requestValidity: async () => 5, keeperGraceMs: 0, keeper });
+      const ours = h.job(decrease(position, `decrease:skewed:${position}`));
+      await ex.accept(ours);
+      const driving = ex.drive(ours.actionId, h.signal);
+      const seen = await until('our request to land on chain', async () => {
+        const r = (await h.store.load(ours.actionId))?.record;
+        return r?.landingSeenAtMs !== undefined ? r : undefined;
+      });
+      h.venue.market.trades.record({
+        owner: w.signer.publicKey.toBase58(), positionPubkey: position, action: 'Decrease', orderType: 'Market', side: 'long', mint: MINTS.SOL,
+        positionName: 'SOL-PERP', price: 150_000_000n, sizeUsd: DELTA, collateralUsdDelta: 0n, pnlUsd: 0n, pnlPercentage: '0.00', baseFeeUsd: 0n,
+        priceImpactFeeUsd: 0n, borrowFeeUsd: 0n, liquidationFeeUsd: 0n, feeUsd: 0n, txHash: seen.signature!, positionRequestPubkey: seen.positionRequestPubkey!,
+        createdMs: seen.builtAtMs! - 30_000, transactionFeeLamports: 0n, priorityFeeLamports: 0n,
+      });
+      const before = looks.length;
+      await until('an ordinary look after the fill was written', () => looks.length > before || undefined);
+      expect((await h.store.load(ours.actionId))?.record.state).toBe('submitted');
+      h.venue.advance(10_000);
+      const final = await driving;
+      expect(final?.state).toBe('landed');
+      expect(looks.at(-1)).toBe(true);
+      expect(h.outcomesOf(ours.actionId)).toEqual(['ambiguous', 'landed']);
+    } finally {
+      h.venue.applyFaults({ keeperDelayMs: 1_000, maxRequestExecutionSec: 45 });
+    }
   });
 
   it('a trade is the fill of a request only by the request account or by its own transaction', () => {

@@ -15,11 +15,13 @@ const PAGE = 100;
 const MAX_PAGES = 50;
 /**
  * How far before our build the window of fills starts. A trade's time is the chain's (its block
- * time), which can run tens of seconds behind our clock; a window that starts at the build itself
- * would leave out a fill stamped earlier than our clock's build time and call the filled request
- * refused. Older fills are never ours; the margin only costs reading them.
+ * time), which can run behind our clock. Every poll looks from one second before the build, which
+ * costs the fills since then; the last look before an action is called refused starts two minutes
+ * before it, so a fill stamped earlier than our clock's build time is still found. Older fills are
+ * never ours; the wider window only costs reading them, once.
  */
-const CLOCK_MARGIN_SEC = 120;
+const POLL_MARGIN_SEC = 1;
+const LAST_LOOK_MARGIN_SEC = 120;
 
 /**
  * A legacy perps transaction only creates a position request; the keeper executes it in a second
@@ -39,8 +41,9 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
     private readonly wallet: PublicKey,
   ) {}
 
-  async fulfilled(record: ActionRecord, signal?: AbortSignal): Promise<boolean> {
+  async fulfilled(record: ActionRecord, options: { readonly lastLook?: boolean; readonly signal?: AbortSignal } = {}): Promise<boolean> {
     if (record.builtAtMs === undefined) return false;
+    const margin = options.lastLook ? LAST_LOOK_MARGIN_SEC : POLL_MARGIN_SEC;
     const mint = marketMintSchema.safeParse(record.marketMint);
     for (let page = 0; page < MAX_PAGES; page++) {
       const start = page * PAGE;
@@ -50,11 +53,11 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
           walletAddress: this.wallet.toBase58(),
           action: 'Decrease',
           ...(mint.success ? { mint: mint.data } : {}),
-          createdAtAfter: String(Math.max(0, Math.floor(record.builtAtMs / 1000) - CLOCK_MARGIN_SEC)),
+          createdAtAfter: String(Math.max(0, Math.floor(record.builtAtMs / 1000) - margin)),
           start,
           end: start + PAGE,
         },
-        { signal },
+        { signal: options.signal },
       );
       if (trades.dataList.some((t) => isFillOf(t, record))) return true;
       if (trades.dataList.length < PAGE || start + PAGE >= trades.count) return false;

@@ -66,7 +66,11 @@ export type ActionLedger = Pick<Ledger, 'append'>;
 
 /** Answers whether the keeper has executed exactly this action's perps request (never "some fill of the position"). */
 export interface KeeperWatch {
-  fulfilled(record: ActionRecord): Promise<boolean>;
+  /**
+   * Whether the keeper executed this action's request. `lastLook` is the look before the action
+   * is called refused: it may cost more (a wider window of fills), since it happens once.
+   */
+  fulfilled(record: ActionRecord, options?: { readonly lastLook?: boolean }): Promise<boolean>;
 }
 
 /** Reads `maxRequestExecutionSec` of a market from the latest pool-info (fallback when unknown). */

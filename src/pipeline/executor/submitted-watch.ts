@@ -101,6 +101,12 @@ export class SubmittedWatch {
       // past seen + maxRequestExecutionSec (+ grace), it can no longer apply it.
       const seenAt = current.record.landingSeenAtMs ?? now();
       if (now() > seenAt + (r.maxRequestExecutionSec ?? 0) * 1000 + this.o.keeperGraceMs) {
+        // The last look, over a wider window of fills: a fill must not be missed before the
+        // request is called refused.
+        if (await this.o.keeper.fulfilled(current.record, { lastLook: true })) {
+          await transition(current, { state: 'landed' });
+          return this.ended(r);
+        }
         await transition(current, { state: 'expired', reason: 'keeper_timeout', detail: `no trade executed position request ${r.positionRequestPubkey ?? '(unknown)'} (signature ${r.signature ?? '?'}) within maxRequestExecutionSec (${r.maxRequestExecutionSec} s) of its landing: the keeper refused it or never executed it` });
         return this.ended(r);
       }
