@@ -21,6 +21,7 @@ import { Watchdog } from '../src/ops/watchdog.ts';
 import { actionIdFor } from '../src/pipeline/action.ts';
 import { Ledger } from '../src/pipeline/ledger.ts';
 import { keyPrefix } from '../src/pipeline/queues.ts';
+import { closeRedis } from '../src/pipeline/redis.ts';
 import { storeLatestSnapshot } from '../src/pipeline/snapshot-store.ts';
 import { positionView } from '../src/sdk/position-view.ts';
 import type { BenchVenue } from './daemon-venue.ts';
@@ -81,9 +82,11 @@ export async function executorRate(o: ExecutorRateOptions): Promise<ExecutorRate
   const prefix = keyPrefix(o.redisPrefix);
   const client = new ApiClient({ baseUrl: o.venue.apiUrl, retries: 1, budget: new RequestBudget(o.redis, { keyPrefix: prefix, requestsPerSecond: 100_000 }) });
   const signer = await LocalKeypairSigner.fromKeyFile(keyFile, { mode: 'paper' });
+  // The executor's own auto-pipelined connection, as the daemon's executor role has it.
+  const pipelined = o.redis.duplicate({ enableAutoPipelining: true });
   const executor = assembleExecutor({
     config,
-    redis: o.redis,
+    redis: pipelined,
     prefix,
     client,
     rpcUrl: o.venue.rpcUrl,
@@ -157,6 +160,7 @@ export async function executorRate(o: ExecutorRateOptions): Promise<ExecutorRate
     stopped = true;
     await poller;
     await client.close();
+    await closeRedis(pipelined);
   }
   const cpu = process.cpuUsage(cpuAtStart);
   const windowSeconds = (performance.now() - windowStart) / 1000;
