@@ -23,6 +23,7 @@ import { Ledger } from '../src/pipeline/ledger.ts';
 import { keyPrefix } from '../src/pipeline/queues.ts';
 import { closeRedis } from '../src/pipeline/redis.ts';
 import { storeLatestSnapshot } from '../src/pipeline/snapshot-store.ts';
+import { claimIntent } from '../src/pipeline/strategy-runtime/intent-lock.ts';
 import { positionView } from '../src/sdk/position-view.ts';
 import type { BenchVenue } from './daemon-venue.ts';
 import { join } from 'node:path';
@@ -131,6 +132,8 @@ export async function executorRate(o: ExecutorRateOptions): Promise<ExecutorRate
       window: now,
       trigger: { kind: 'positions' as const, key: wallet, tickMs: now, receivedAtMs: now },
     };
+    // Claimed as the strategy worker claims it, so the executor keeps a key it holds.
+    await claimIntent(pipelined, prefix, action.strategy, key, action.actionId, config.strategies.intentLockMs);
     const accepted = await executor.accept(action, { fresh: true });
     const final = await executor.drive(action.actionId, undefined, accepted);
     if (!counting) return;

@@ -31,6 +31,7 @@ import { keepExecutorPathWarm } from '../pipeline/executor/rehearsal.ts';
 import { TradeHistoryKeeperWatch } from '../pipeline/executor/keeper-watch.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
 import { Ledger } from '../pipeline/ledger.ts';
+import { intentKeeper } from '../pipeline/executor/intent-keeper.ts';
 import { startPollers, type Pollers } from '../pipeline/pollers/pollers.ts';
 import { keyPrefix, QUEUES } from '../pipeline/queues.ts';
 import { closeRedis, connectRedis } from '../pipeline/redis.ts';
@@ -43,7 +44,6 @@ import { RedisRiskGate } from '../risk/risk-gate.ts';
 import { TradingSwitch } from '../risk/trading-switch.ts';
 import { tpslFromSnapshots } from '../risk/tpsl-lookup.ts';
 import { loadStrategies, StrategyLoadError } from '../pipeline/strategy-runtime/loader.ts';
-import { extendIntent } from '../pipeline/strategy-runtime/intent-lock.ts';
 import { settleAction } from '../pipeline/strategy-runtime/settle.ts';
 import type { Venue } from '../venue/venue.ts';
 import { ensurePaperWallet } from './paper-wallet.ts';
@@ -405,9 +405,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       validityRead.set(mint!, { seconds: Number(seconds), atMs: Date.now() });
       return Number(seconds);
     },
-    keepIntent: async (record) => {
-      await extendIntent(redis, prefix, record.strategy, record.intent.key, record.actionId, config.strategies.intentLockMs);
-    },
+    keepIntent: intentKeeper({ redis, prefix, ttlMs: config.strategies.intentLockMs, ledger: o.ledger, logger }),
     keepIntentEveryMs: Math.floor(config.strategies.intentLockMs / 3),
     settle: async (record, outcome) => {
       // A landed action's state was committed when it became ambiguous (stateCommitted), with the

@@ -38,15 +38,17 @@ export class SubmittedWatch {
   constructor(private readonly o: SubmittedWatchOptions) {}
 
   /**
-   * Keeps the intent key held once the last keep (or, before this process kept it, the decision)
-   * is older than keepIntentEveryMs. The last keep is timed on the monotonic clock, so a step of
-   * the wall clock cannot hold keeps back.
+   * Keeps the intent key held: at this process's first look at the action, then whenever the last
+   * keep is older than keepIntentEveryMs. The first keep does not wait for the decision's age: the
+   * decision may come from another host, whose clock or intentLockMs need not be ours, and a claim
+   * that lapsed there lets the strategy decide again while this action may land. Later keeps are
+   * timed on the monotonic clock, so a step of the wall clock cannot hold them back.
    */
   private async keepIntent(r: ActionRecord): Promise<void> {
     if (!this.o.keepIntent) return;
     const every = this.o.keepIntentEveryMs ?? 0;
     const keptAt = this.#keptAt.get(r.actionId);
-    const due = keptAt === undefined ? this.o.now() - r.decidedAtMs >= every : performance.now() - keptAt >= every;
+    const due = keptAt === undefined || performance.now() - keptAt >= every;
     if (!due) return;
     await this.o.keepIntent(r);
     // Entries of actions another process finished are dropped wholesale now and then: at worst a

@@ -1,0 +1,28 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../ops/logger.ts';
+import type { Ledger } from '../ledger.ts';
+import { extendIntent } from '../strategy-runtime/intent-lock.ts';
+import type { ActionRecord } from './action-record.ts';
+
+export interface IntentKeeperOptions {
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly ttlMs: number;
+  readonly ledger: Ledger;
+  readonly logger: Logger;
+}
+
+/**
+ * The executor's keep of an ambiguous action's intent key (SubmittedWatch's `keepIntent`): renews
+ * the claim while this action holds it. When it no longer does (the claim lapsed, or another
+ * action of the same key holds it) the strategy may decide the same thing twice while this action
+ * can still land: that is an alert in the log and the ledger, not a silent no-op. Nothing is taken
+ * back: the other action may be on its way too.
+ */
+export function intentKeeper(o: IntentKeeperOptions): (record: ActionRecord) => Promise<void> {
+  return async (record) => {
+    if (await extendIntent(o.redis, o.prefix, record.strategy, record.intent.key, record.actionId, o.ttlMs)) return;
+    o.logger.error({ actionId: record.actionId, strategy: record.strategy, intentKey: record.intent.key }, 'ALERT: an ambiguous action no longer holds its intent key; a second decision for it may go out');
+    await o.ledger.append({ at: Date.now(), type: 'alert', actionId: record.actionId, strategy: record.strategy, detail: { event: 'intent_key_lost', intentKey: record.intent.key } });
+  };
+}
