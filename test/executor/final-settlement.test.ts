@@ -11,6 +11,14 @@ import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
 import { claimIntent, intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 import { ChainHarness, newAction } from './harness.ts';
 
+async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 const redis = connectRedis(redisUrlFromEnv());
 const prefix = `stratd-test:{final-settlement-${process.pid}}:`;
 const h = new ChainHarness(redis, prefix);
@@ -68,6 +76,39 @@ describe('final and settled', () => {
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(RETENTION_MS);
     expect(await h.statesOf(action.actionId)).toEqual(['accepted', 'built', 'inspected', 'signed', 'submitted', 'landed']);
+  });
+
+  it('a blockhash expiry is written final before it is booked: a final write that fails has booked nothing', async () => {
+    // An expiry is judged on the RPC's word (height past, no status): a lagging node can say so of
+    // a transaction that landed. Booked before a final write that failed, the retry that then sees
+    // the landing could not book it (the risk gate keeps one outcome per action).
+    const store = new ActionStore(redis, prefix, { retentionMs: RETENTION_MS });
+    const events: string[] = [];
+    const save = store.save.bind(store);
+    let failExpiredWrite = true;
+    store.save = (async (record, version, entries) => {
+      if (record.state === 'expired' && failExpiredWrite) {
+        failExpiredWrite = false;
+        events.push('save:expired:failed');
+        throw new SimulatedCrash('the final write did not reach Redis');
+      }
+      events.push(`save:${record.state}${record.finalSettled ? ':settled' : ''}`);
+      return save(record, version, entries);
+    }) as typeof store.save;
+    const risk = { check: async () => ({ allowed: true }) as const, recordOutcome: async () => void events.push('book') };
+    h.chain.setDropAll(true);
+    try {
+      const ex = h.executor({ store, risk });
+      const action = newAction();
+      await ex.accept(action);
+      const driving = ex.drive(action.actionId);
+      await until(async () => ((await store.load(action.actionId))?.record.sendCount ?? 0) >= 2);
+      h.clock.advance(160 * h.slotMs);
+      expect(await driving).toMatchObject({ state: 'expired', reason: 'blockhash_expired', finalSettled: true });
+    } finally {
+      h.chain.setDropAll(false);
+    }
+    expect(events.filter((e) => e === 'book' || e.startsWith('save:expired'))).toEqual(['save:expired:failed', 'save:expired', 'book', 'save:expired:settled']);
   });
 
   it('a record left final but unsettled (here one rejected at accept, whose bookkeeping failed) is settled by any sweeper', async () => {

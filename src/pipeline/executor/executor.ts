@@ -276,13 +276,14 @@ export class Executor {
    * Bookkeeping around the write:
    * - entering `submitted`: the strategy's state is committed first (its decision may have taken;
    *   the commit is idempotent, so a crash before the write repeats it);
-   * - entering a final state that is a fact of the chain (landed, failed on chain, blockhash
-   *   expired): the strategy side and the risk gate are told first, and the record is written
-   *   final and settled at once. Run again after a crash, the step finds the same fact, and the
-   *   risk gate keeps one outcome per action;
-   * - any other final state (a refusal, which depends on the moment: a halt, a mark, an outage):
-   *   written final first, then told, then marked settled. Told before its write, a refusal whose
-   *   write failed would stand in the risk gate's books for an action that lands on the retry.
+   * - entering a final state that is a fact of the chain (landed, failed on chain): the strategy
+   *   side and the risk gate are told first, and the record is written final and settled at once.
+   *   Run again after a crash, the step finds the same fact, and the risk gate keeps one outcome
+   *   per action;
+   * - any other final state (a refusal, which depends on the moment: a halt, a mark, an outage;
+   *   a blockhash expiry, which rests on the RPC's word that a signature is unknown): written
+   *   final first, then told, then marked settled. Told before its write, an outcome whose write
+   *   failed would stand in the risk gate's books for an action that lands on the retry.
    * The final write frees the intent key either way.
    */
   private async transition(stored: StoredAction, patch: Partial<ActionRecord> & { state: ActionState }, passed: readonly ActionRecord[] = []): Promise<StoredAction> {
@@ -619,9 +620,12 @@ const BLOCKHASH_LIFETIME_BLOCKS = 150;
 const RPC_LAG_MARGIN_BLOCKS = 150;
 
 /**
- * A final state the chain decided (landed, failed on chain, blockhash expired): running the step
+ * A final state the chain decided (landed, failed on chain): running the step
  * again finds the same, so its outcome may be booked before the record is written.
  */
 function isChainFact(r: ActionRecord): boolean {
-  return r.state === 'landed' || (r.state === 'rejected' && r.reason === 'chain:failed') || (r.state === 'expired' && r.reason === 'blockhash_expired');
+  // Not a blockhash expiry: it rests on the RPC's word that a signature is unknown, which a
+  // lagging node can give for one that landed. Booked before a final write that failed, the retry
+  // that sees the landing could not book it; written final first, a failed write booked nothing.
+  return r.state === 'landed' || (r.state === 'rejected' && r.reason === 'chain:failed');
 }
