@@ -34,6 +34,15 @@ function decrease(positionPubkey: string, key: string): Intent {
   return { type: 'decrease', key, reason: 'trim', notionalUsd: DELTA.toString(), positionPubkey, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', sizeUsdDelta: DELTA.toString() };
 }
 
+/** A decrease fill of a wallet's SOL long as the venue's keeper records it, for the history's shape. */
+function decreaseFill(o: { owner: string; txHash: string; positionRequestPubkey: string; createdMs: number }): Omit<TradeEntry, 'seq'> {
+  return {
+    ...o, positionPubkey: 'position', action: 'Decrease', orderType: 'Market', side: 'long', mint: MINTS.SOL, positionName: 'SOL-PERP',
+    price: 150_000_000n, sizeUsd: 1_000_000n, collateralUsdDelta: 0n, pnlUsd: 0n, pnlPercentage: '0.00', baseFeeUsd: 0n, priceImpactFeeUsd: 0n,
+    borrowFeeUsd: 0n, liquidationFeeUsd: 0n, feeUsd: 0n, transactionFeeLamports: 0n, priorityFeeLamports: 0n,
+  };
+}
+
 interface VenueOutcome {
   readonly requestPubkey: string;
   readonly status: string;
@@ -96,15 +105,9 @@ describe('fill attribution of keeper-awaited requests', () => {
     const w = await h.fundedWallet();
     const owner = w.signer.publicKey.toBase58();
     const at = h.venue.clock.now();
-    const decreaseFill = (n: number, createdMs: number): Omit<TradeEntry, 'seq'> => ({
-      owner, positionPubkey: 'position', action: 'Decrease', orderType: 'Market', side: 'long', mint: MINTS.SOL, positionName: 'SOL-PERP',
-      price: 150_000_000n, sizeUsd: 1_000_000n, collateralUsdDelta: 0n, pnlUsd: 0n, pnlPercentage: '0.00', baseFeeUsd: 0n, priceImpactFeeUsd: 0n,
-      borrowFeeUsd: 0n, liquidationFeeUsd: 0n, feeUsd: 0n, txHash: `sig-${String(n)}`, positionRequestPubkey: `request-${String(n)}`, createdMs,
-      transactionFeeLamports: 0n, priorityFeeLamports: 0n,
-    });
     // Ours filled first; 250 other decreases of this wallet's SOL market filled after it, so the
     // newest-first history shows ours on its third page.
-    for (let n = 0; n <= 250; n++) h.venue.market.trades.record(decreaseFill(n, at + n));
+    for (let n = 0; n <= 250; n++) h.venue.market.trades.record(decreaseFill({ owner, txHash: `sig-${String(n)}`, positionRequestPubkey: `request-${String(n)}`, createdMs: at + n }));
     const watch = new TradeHistoryKeeperWatch(h.client, w.signer.publicKey);
     const record = (request: string, signature: string) => ({ actionId: `paging-${request}`, builtAtMs: at - 1_000, marketMint: MINTS.SOL, positionRequestPubkey: request, signature }) as ActionRecord;
     expect(await watch.fulfilled(record('request-0', 'sig-ours'))).toBe(true);
@@ -130,12 +133,9 @@ describe('fill attribution of keeper-awaited requests', () => {
         const r = (await h.store.load(ours.actionId))?.record;
         return r?.landingSeenAtMs !== undefined ? r : undefined;
       });
-      h.venue.market.trades.record({
-        owner: w.signer.publicKey.toBase58(), positionPubkey: position, action: 'Decrease', orderType: 'Market', side: 'long', mint: MINTS.SOL,
-        positionName: 'SOL-PERP', price: 150_000_000n, sizeUsd: DELTA, collateralUsdDelta: 0n, pnlUsd: 0n, pnlPercentage: '0.00', baseFeeUsd: 0n,
-        priceImpactFeeUsd: 0n, borrowFeeUsd: 0n, liquidationFeeUsd: 0n, feeUsd: 0n, txHash: seen.signature!, positionRequestPubkey: seen.positionRequestPubkey!,
-        createdMs: seen.builtAtMs! - 30_000, transactionFeeLamports: 0n, priorityFeeLamports: 0n,
-      });
+      h.venue.market.trades.record(
+        decreaseFill({ owner: w.signer.publicKey.toBase58(), txHash: seen.signature!, positionRequestPubkey: seen.positionRequestPubkey!, createdMs: seen.builtAtMs! - 30_000 }),
+      );
       const before = looks.length;
       await until('an ordinary look after the fill was written', () => looks.length > before || undefined);
       expect((await h.store.load(ours.actionId))?.record.state).toBe('submitted');
