@@ -216,18 +216,20 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
     actions.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, actionId: a.actionId, jobKey: deps.actions.toKey(a.actionId) })),
     deps.config.strategies.intentLockMs,
   );
-  // A decision suppressed behind an unfinished action is noted once per decision (its window),
-  // not on every tick while the earlier action runs; the notes go in one round trip, before the
-  // rest, so a failing enqueue cannot lose a note already taken from NotedOnce.
+  // A decision suppressed behind an unfinished action is noted once per holding action, not on
+  // every tick (or every window) while that action runs: its first suppressed decision stands for
+  // the rest. The notes go in one round trip, before the rest, so a failing enqueue cannot lose a
+  // note already taken from NotedOnce.
   const notes: LedgerEntryInput[] = [];
   actions.forEach((action, i) => {
-    if (claims[i] !== 'held-by-other' || !suppressed.first(action.actionId)) return;
-    deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId }, 'decision suppressed: an action for this intent key is unfinished');
-    notes.push({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window } });
+    const { result, holder } = claims[i]!;
+    if (result !== 'held-by-other' || !suppressed.first(`${action.strategy}\n${action.intent.key}\n${holder ?? ''}`)) return;
+    deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId, heldBy: holder }, 'decision suppressed: an action for this intent key is unfinished');
+    notes.push({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window, heldBy: holder ?? '' } });
   });
   await deps.ledger.appendAll(notes);
   for (const [i, action] of actions.entries()) {
-    const claim = claims[i]!;
+    const claim = claims[i]!.result;
     if (claim === 'held-by-other') continue;
     // The same action id again (another tick of the same window, after the action already
     // exists): nothing new was decided.

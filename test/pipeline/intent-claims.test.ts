@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 describe('claimIntents', () => {
-  it('answers each claim in order: claimed, held-by-this, held-by-other, job-exists; a repeated key goes to its first claim', async () => {
+  it('answers each claim in order: claimed, held-by-this, held-by-other (naming the holder), job-exists; a repeated key goes to its first claim', async () => {
     const { redis, prefix } = scope;
     const job = `${prefix}bull:actions:act-existing`;
     await redis.set(job, 'x');
@@ -27,7 +27,7 @@ describe('claimIntents', () => {
       { strategy: 'guard', intentKey: 'free', actionId: 'act-1' },
       { strategy: 'guard', intentKey: 'other', actionId: 'act-existing', jobKey: job },
     ], 60_000);
-    expect(results).toEqual(['claimed', 'held-by-other', 'held-by-other', 'held-by-this', 'job-exists']);
+    expect(results).toEqual([{ result: 'claimed' }, { result: 'held-by-other', holder: 'act-earlier' }, { result: 'held-by-other', holder: 'act-1' }, { result: 'held-by-this' }, { result: 'job-exists' }]);
     expect(await intentHolder(redis, prefix, 'guard', 'free')).toBe('act-1');
     // 'job-exists' claims nothing.
     expect(await intentHolder(redis, prefix, 'guard', 'other')).toBeUndefined();

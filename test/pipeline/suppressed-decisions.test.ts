@@ -1,6 +1,7 @@
 // A decision whose intent key is held by an earlier, unfinished action is suppressed: noted in the
-// ledger once per decision, not on every tick while the earlier action runs (a strategy worker at
-// a thousand snapshots a second would otherwise write a ledger entry per tick per position).
+// ledger once per holding action, not on every tick or window while that action runs (a strategy
+// worker at a thousand snapshots a second would otherwise write a ledger entry per tick per
+// position, and a guard waiting 45 s for a keeper one a second).
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -36,7 +37,7 @@ afterAll(async () => {
 });
 
 describe('suppressed decisions', () => {
-  it('are noted once per decision; a repeat of an ended action gives its fresh claim back', async () => {
+  it('are noted once per holding action; a repeat of an ended action gives its fresh claim back', async () => {
     const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix } });
     const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1000 });
     const actions = openQueue<ActionJob>(QUEUES.actions, { connection: scope.redis, prefix: scope.prefix });
@@ -44,13 +45,15 @@ describe('suppressed decisions', () => {
     const tick = (tickMs: number) => handle({ id: `t-${tickMs}`, data: { kind: 'positions', source: 'perps.positions', key: WALLET, wallet: WALLET, positions: [], tickMs, receivedAtMs: tickMs } } as Job<unknown>);
     try {
       const [first] = (await tick(T0)).actions;
+      // Three later windows' decisions, every one behind the first action: one note, naming it.
       await tick(T0 + WINDOW_MS);
       await tick(T0 + WINDOW_MS + 5_000);
-      await tick(T0 + WINDOW_MS + 10_000);
+      await tick(T0 + 2 * WINDOW_MS);
+      await tick(T0 + 3 * WINDOW_MS);
       const entries = await ledger.read({ reverse: false, limit: 100 });
       const types = entries.map((e) => e.type);
       expect(types.filter((t) => t === 'decision')).toHaveLength(1);
-      expect(types.filter((t) => t === 'decision_suppressed')).toHaveLength(1);
+      expect(entries.filter((e) => e.type === 'decision_suppressed').map((e) => e.detail.heldBy)).toEqual([first]);
 
       // The first action ends (its key is released); a late tick of its window decides it again:
       // nothing new, and the key is free afterwards, not held by an action that already ended.

@@ -20,11 +20,19 @@ export type ClaimResult =
   /** Another, unfinished action holds it: drop this decision. */
   | 'held-by-other';
 
+/** What a claim found, and for 'held-by-other' the action that holds the key. */
+export interface ClaimAnswer {
+  readonly result: ClaimResult;
+  readonly holder?: string;
+}
+
 // Claims N intent keys in one step. KEYS: lock1, job1, lock2, job2, ... (a claim without a job
 // key repeats its lock key, so every key stays in the deployment's hash slot); ARGV: ttl, then
-// per claim its action id and '1' when it has a job key. Answers one ClaimResult per claim.
+// per claim its action id and '1' when it has a job key. Answers two lists: one ClaimResult per
+// claim, and per claim the holding action ('' unless held by another).
 const CLAIM = `
 local out = {}
+local holders = {}
 for i = 1, #KEYS / 2 do
   local lock, job, id, hasJob = KEYS[2 * i - 1], KEYS[2 * i], ARGV[2 * i], ARGV[2 * i + 1]
   if hasJob == '1' and redis.call('EXISTS', job) == 1 then
@@ -38,10 +46,12 @@ for i = 1, #KEYS / 2 do
       out[i] = 'held-by-this'
     else
       out[i] = 'held-by-other'
+      holders[i] = current
     end
   end
+  holders[i] = holders[i] or ''
 end
-return out
+return {out, holders}
 `;
 
 const RELEASE = new RedisScript(`
@@ -60,8 +70,8 @@ export function intentLockKey(prefix: string, strategy: string, intentKey: strin
  * action whose job already exists is answered 'job-exists' and claims nothing, in the same step.
  */
 export async function claimIntent(redis: Redis, prefix: string, strategy: string, intentKey: string, actionId: string, ttlMs: number, jobKey?: string): Promise<ClaimResult> {
-  const [result] = await claimIntents(redis, prefix, [{ strategy, intentKey, actionId, jobKey }], ttlMs);
-  return result!;
+  const [answer] = await claimIntents(redis, prefix, [{ strategy, intentKey, actionId, jobKey }], ttlMs);
+  return answer!.result;
 }
 
 /** One claim of claimIntents. */
@@ -78,14 +88,15 @@ export interface IntentClaim {
  * tick decides); answers in the claims' order. The claims run in order, so of two claims of one
  * key the first wins.
  */
-export async function claimIntents(redis: Redis, prefix: string, claims: readonly IntentClaim[], ttlMs: number): Promise<ClaimResult[]> {
+export async function claimIntents(redis: Redis, prefix: string, claims: readonly IntentClaim[], ttlMs: number): Promise<ClaimAnswer[]> {
   if (claims.length === 0) return [];
   const keys = claims.flatMap((c) => {
     const lock = intentLockKey(prefix, c.strategy, c.intentKey);
     return [lock, c.jobKey ?? lock];
   });
   const args = claims.flatMap((c) => [c.actionId, c.jobKey === undefined ? '0' : '1']);
-  return (await CLAIM_SCRIPT.run(redis, keys, [String(ttlMs), ...args])) as ClaimResult[];
+  const [results, holders] = (await CLAIM_SCRIPT.run(redis, keys, [String(ttlMs), ...args])) as [ClaimResult[], string[]];
+  return results.map((result, i) => (holders[i] ? { result, holder: holders[i] } : { result }));
 }
 
 /** Frees the intent key if `actionId` still holds it. Answers whether it did. */
