@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
-import { isFillOf, TradeHistoryKeeperWatch } from '../../src/pipeline/executor/keeper-watch.ts';
+import { isFillOf, KeeperWatchOverflow, TradeHistoryKeeperWatch } from '../../src/pipeline/executor/keeper-watch.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import type { TradeEntry } from '../../src/venue/market/trades.ts';
@@ -43,6 +43,14 @@ function decreaseFill(o: { owner: string; txHash: string; positionRequestPubkey:
   };
 }
 
+/** The action's record once its request was seen landed on chain. */
+function landingSeen(actionId: string): Promise<ActionRecord> {
+  return until('our request to land on chain', async () => {
+    const r = (await h.store.load(actionId))?.record;
+    return r?.landingSeenAtMs !== undefined ? r : undefined;
+  });
+}
+
 interface VenueOutcome {
   readonly requestPubkey: string;
   readonly status: string;
@@ -70,10 +78,7 @@ describe('fill attribution of keeper-awaited requests', () => {
       const ours = h.job(decrease(position, `decrease:ours:${position}`));
       await ex.accept(ours);
       const drivingOurs = ex.drive(ours.actionId, h.signal);
-      const seen = await until('our request to land on chain', async () => {
-        const r = (await h.store.load(ours.actionId))?.record;
-        return r?.landingSeenAtMs !== undefined ? r : undefined;
-      });
+      const seen = await landingSeen(ours.actionId);
       expect(seen.positionRequestPubkey).toBeDefined();
 
       // Another decrease of the same position, executed by the keeper at once.
@@ -115,6 +120,19 @@ describe('fill attribution of keeper-awaited requests', () => {
     expect(await watch.fulfilled(record('request-elsewhere', 'sig-elsewhere'))).toBe(false);
   });
 
+  it('a window too long to read says so instead of calling the request refused', async () => {
+    const w = await h.fundedWallet();
+    const owner = w.signer.publicKey.toBase58();
+    const at = h.venue.clock.now();
+    // 5,001 other decreases since the build: one more than the 50 pages of 100 a look reads.
+    for (let n = 0; n <= 5_000; n++) h.venue.market.trades.record(decreaseFill({ owner, txHash: `many-${String(n)}`, positionRequestPubkey: `many-request-${String(n)}`, createdMs: at + n }));
+    const watch = new TradeHistoryKeeperWatch(h.client, w.signer.publicKey);
+    const unfilled = { actionId: 'overflow', builtAtMs: at - 1_000, marketMint: MINTS.SOL, positionRequestPubkey: 'request-unfilled', signature: 'sig-unfilled' } as ActionRecord;
+    await expect(watch.fulfilled(unfilled)).rejects.toBeInstanceOf(KeeperWatchOverflow);
+    // Within the pages it reads, it still answers.
+    expect(await watch.fulfilled({ ...unfilled, positionRequestPubkey: 'many-request-4000' })).toBe(true);
+  });
+
   it('a fill the chain stamped before our build is found by the last look, and the action lands instead of expiring', async () => {
     // The keeper never fills on its own here; the fill is written into the venue's history as a
     // chain whose block time runs 30 s behind our clock would stamp it.
@@ -129,10 +147,7 @@ describe('fill attribution of keeper-awaited requests', () => {
       const ours = h.job(decrease(position, `decrease:skewed:${position}`));
       await ex.accept(ours);
       const driving = ex.drive(ours.actionId, h.signal);
-      const seen = await until('our request to land on chain', async () => {
-        const r = (await h.store.load(ours.actionId))?.record;
-        return r?.landingSeenAtMs !== undefined ? r : undefined;
-      });
+      const seen = await landingSeen(ours.actionId);
       h.venue.market.trades.record(
         decreaseFill({ owner: w.signer.publicKey.toBase58(), txHash: seen.signature!, positionRequestPubkey: seen.positionRequestPubkey!, createdMs: seen.builtAtMs! - 30_000 }),
       );

@@ -10,14 +10,7 @@ import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts'
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
 import { claimIntent, intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 import { ChainHarness, newAction } from './harness.ts';
-
-async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { until } from './venue-harness.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
 const prefix = `stratd-test:{final-settlement-${process.pid}}:`;
@@ -102,7 +95,7 @@ describe('final and settled', () => {
       const action = newAction();
       await ex.accept(action);
       const driving = ex.drive(action.actionId);
-      await until(async () => ((await store.load(action.actionId))?.record.sendCount ?? 0) >= 2);
+      await until('two sends', async () => ((await store.load(action.actionId))?.record.sendCount ?? 0) >= 2 || undefined);
       h.clock.advance(160 * h.slotMs);
       expect(await driving).toMatchObject({ state: 'expired', reason: 'blockhash_expired', finalSettled: true });
     } finally {

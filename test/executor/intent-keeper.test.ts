@@ -1,13 +1,12 @@
 // The executor keeps an ambiguous action's intent key; when the key is no longer the action's (it
 // lapsed, or another action of the same key holds it), a second decision may go out while this
 // one can still land: the keep says so in the log and the ledger instead of passing silently.
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/ops/logger.ts';
 import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
 import { intentKeeper } from '../../src/pipeline/executor/intent-keeper.ts';
 import { Ledger } from '../../src/pipeline/ledger.ts';
 import { claimIntent, intentLockKey } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
+import { capturedLogger } from '../support/captured-logger.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope('intent-keeper');
@@ -18,15 +17,9 @@ afterAll(async () => {
 });
 
 function setup() {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
+  const { lines, logger } = capturedLogger('info');
   const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 });
-  const keep = intentKeeper({ redis: scope.redis, prefix: scope.prefix, ttlMs: 60_000, ledger, logger: createLogger({ level: 'info', destination }) });
+  const keep = intentKeeper({ redis: scope.redis, prefix: scope.prefix, ttlMs: 60_000, ledger, logger });
   return { lines, ledger, keep };
 }
 

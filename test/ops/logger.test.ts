@@ -1,21 +1,9 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/ops/logger.ts';
-
-function capture() {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ level: 'trace', destination }) };
-}
+import { capturedLogger } from '../support/captured-logger.ts';
 
 describe('logger redaction', () => {
   it('censors the API key, auth headers and key material wherever they travel', () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLogger();
     const secret = 'sk-live-7f3a9c0d';
     logger.info({ apiKey: secret, config: { apiKey: secret }, headers: { 'x-api-key': secret, authorization: `Bearer ${secret}` } }, 'call');
     logger.warn({ req: { headers: { 'x-api-key': secret, authorization: secret } } }, 'request');
@@ -28,7 +16,7 @@ describe('logger redaction', () => {
   });
 
   it('keeps what is not secret', () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLogger();
     logger.info({ wallet: 'devjnEpxbJUhJ39FSsFz7YPerr5bdxN8VWUXvfbFUK4', signature: 'abc' }, 'ok');
     expect(lines[0]).toContain('devjnEpxbJUhJ39FSsFz7YPerr5bdxN8VWUXvfbFUK4');
     expect(lines[0]).toContain('"signature":"abc"');

@@ -3,11 +3,10 @@
 // (SIGKILL) and started again on the same port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/ops/logger.ts';
 import { connectRedis } from '../../src/pipeline/redis.ts';
 import { RedisOutageLog } from '../../src/pipeline/redis-outage.ts';
+import { capturedLogger } from '../support/captured-logger.ts';
 import { redisServerInstalled } from '../support/redis-server-binary.ts';
 
 const servers: ChildProcess[] = [];
@@ -37,14 +36,8 @@ describe.skipIf(!redisServerInstalled('the Redis outage log test'))('a Redis out
   it('is one line when Redis goes away and one when it is back, however many calls fail', { timeout: 60_000 }, async () => {
     const port = await freePort();
     let server = startRedis(port);
-    const lines: Array<{ msg: string; level: number }> = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as { msg: string; level: number });
-        done();
-      },
-    });
-    const outage = new RedisOutageLog(createLogger({ level: 'debug', destination }));
+    const captured = capturedLogger('debug');
+    const outage = new RedisOutageLog(captured.logger);
     const redis = connectRedis(`redis://127.0.0.1:${port}`, { retryStrategy: () => 50 });
     redis.on('error', () => undefined); // until our server answers
     try {
@@ -60,6 +53,7 @@ describe.skipIf(!redisServerInstalled('the Redis outage log test'))('a Redis out
       server = startRedis(port);
       await expect.poll(async () => redis.ping().catch(() => 'down'), { timeout: 20_000 }).toBe('PONG');
       await expect.poll(() => outage.down, { timeout: 10_000 }).toBe(false);
+      const lines = captured.lines.map((line) => JSON.parse(line) as { msg: string; level: number });
       expect(lines.map((l) => l.msg), JSON.stringify(lines)).toEqual([expect.stringContaining('redis unreachable'), 'redis reachable again']);
     } finally {
       redis.disconnect();

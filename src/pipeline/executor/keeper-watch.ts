@@ -69,6 +69,7 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
 /** The trade history since a build is too long to read in one look; the action stays ambiguous. */
 export class KeeperWatchOverflow extends Error {
   override readonly name = 'KeeperWatchOverflow';
+  readonly kind = 'keeper_watch_overflow';
 }
 
 /** Whether `trade` executed exactly the request of `record`. */

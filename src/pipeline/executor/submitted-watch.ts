@@ -95,20 +95,17 @@ export class SubmittedWatch {
         current = await transition(stored, { state: 'submitted', landedSlot: seen.slot, landingSeenAtMs: now() });
         await this.o.onLandingSeen?.(current.record);
       }
-      if (await this.o.keeper.fulfilled(current.record)) {
+      // The keeper counts a request's age from its landing, which happened at or before we saw it:
+      // past seen + maxRequestExecutionSec (+ grace), it can no longer apply it. The look that
+      // decides so is the last one, over a wider window of fills: a fill must not be missed
+      // before the request is called refused.
+      const seenAt = current.record.landingSeenAtMs ?? now();
+      const keeperTimedOut = now() > seenAt + (r.maxRequestExecutionSec ?? 0) * 1000 + this.o.keeperGraceMs;
+      if (await this.o.keeper.fulfilled(current.record, { lastLook: keeperTimedOut })) {
         await transition(current, { state: 'landed' });
         return this.ended(r);
       }
-      // The keeper counts a request's age from its landing, which happened at or before we saw it:
-      // past seen + maxRequestExecutionSec (+ grace), it can no longer apply it.
-      const seenAt = current.record.landingSeenAtMs ?? now();
-      if (now() > seenAt + (r.maxRequestExecutionSec ?? 0) * 1000 + this.o.keeperGraceMs) {
-        // The last look, over a wider window of fills: a fill must not be missed before the
-        // request is called refused.
-        if (await this.o.keeper.fulfilled(current.record, { lastLook: true })) {
-          await transition(current, { state: 'landed' });
-          return this.ended(r);
-        }
+      if (keeperTimedOut) {
         await transition(current, { state: 'expired', reason: 'keeper_timeout', detail: `no trade executed position request ${r.positionRequestPubkey ?? '(unknown)'} (signature ${r.signature ?? '?'}) within maxRequestExecutionSec (${r.maxRequestExecutionSec} s) of its landing: the keeper refused it or never executed it` });
         return this.ended(r);
       }
