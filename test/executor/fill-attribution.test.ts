@@ -133,6 +133,49 @@ describe('fill attribution of keeper-awaited requests', () => {
     expect(await watch.fulfilled({ ...unfilled, positionRequestPubkey: 'many-request-4000' })).toBe(true);
   });
 
+  it('looks at the same window share one read, each answered by a read that started after it was asked', async () => {
+    const w = await h.fundedWallet();
+    const owner = w.signer.publicKey.toBase58();
+    const at = h.venue.clock.now();
+    for (let n = 0; n < 10; n++) h.venue.market.trades.record(decreaseFill({ owner, txHash: `shared-sig-${String(n)}`, positionRequestPubkey: `shared-request-${String(n)}`, createdMs: at + n }));
+    // The real client and venue; the first read's answer is held back until released, so a look
+    // can be asked while that read is in flight.
+    let reads = 0;
+    let hold: Promise<void> | undefined;
+    let answered: () => void = () => undefined;
+    const client = {
+      call: async (...args: Parameters<typeof h.client.call>) => {
+        if (args[0] === 'perps.trades') reads++;
+        const reply = await h.client.call(...args);
+        answered();
+        if (hold) await hold;
+        return reply;
+      },
+    } as typeof h.client;
+    const watch = new TradeHistoryKeeperWatch(client, w.signer.publicKey, { readIntervalMs: 0 });
+    const record = (request: string) => ({ actionId: `shared-${request}`, builtAtMs: at, marketMint: MINTS.SOL, positionRequestPubkey: request, signature: `sig-of-${request}` }) as ActionRecord;
+
+    // Twenty looks asked together: one read answers all of them, each by its own request.
+    const together = await Promise.all(Array.from({ length: 20 }, (_, n) => watch.fulfilled(record(`shared-request-${String(n)}`))));
+    expect(together).toEqual(Array.from({ length: 20 }, (_, n) => n < 10));
+    expect(reads).toBe(1);
+
+    // A look asked while a read is in flight waits for the next read: the fill recorded after the
+    // first read was answered is not missed by a look asked after it.
+    let release: () => void = () => undefined;
+    hold = new Promise<void>((resolve) => (release = resolve));
+    const firstAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const early = watch.fulfilled(record('shared-request-late'));
+    await firstAnswered;
+    h.venue.market.trades.record(decreaseFill({ owner, txHash: 'shared-sig-late', positionRequestPubkey: 'shared-request-late', createdMs: at + 20 }));
+    const late = watch.fulfilled(record('shared-request-late'));
+    release();
+    hold = undefined;
+    expect(await early).toBe(false);
+    expect(await late).toBe(true);
+    expect(reads).toBe(3);
+  });
+
   it('a fill the chain stamped before our build is found by the last look, and the action lands instead of expiring', async () => {
     // The keeper never fills on its own here; the fill is written into the venue's history as a
     // chain whose block time runs 30 s behind our clock would stamp it.

@@ -1,6 +1,6 @@
 import type { PublicKey } from '@solana/web3.js';
 import type { ApiClient } from '../../api/client.ts';
-import { marketMint as marketMintSchema } from '../../api/mints.ts';
+import { marketMint as marketMintSchema, type MarketMint } from '../../api/mints.ts';
 import type { TradeRecord } from '../../api/schemas/perps.ts';
 import type { ActionRecord } from './action-record.ts';
 import type { KeeperWatch } from './ports.ts';
@@ -24,6 +24,28 @@ const POLL_MARGIN_SEC = 1;
 const LAST_LOOK_MARGIN_SEC = 120;
 
 /**
+ * Looks at one query (wallet, market, window start) are read together at most this often: with
+ * many actions of a wallet waiting for the keeper, each poll of each action would otherwise read
+ * the same pages of fills again (the executor's largest cost per action at a hundred actions a
+ * second). A look waits at most this long for the read that answers it.
+ */
+export const DEFAULT_READ_INTERVAL_MS = 100;
+
+/** A look waiting for the read that answers it. */
+interface Look {
+  readonly record: ActionRecord;
+  readonly resolve: (filled: boolean) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** The looks of one query, and when its last read started (monotonic ms). */
+interface QueryLooks {
+  queued: Look[];
+  reading: boolean;
+  lastReadAt: number;
+}
+
+/**
  * A legacy perps transaction only creates a position request; the keeper executes it in a second
  * transaction, or refuses it (api-facts 5). The action landed only when a trade is the fill of ITS
  * request: the trade names the request (`positionRequestPubkey`) or its transaction is the
@@ -34,36 +56,118 @@ const LAST_LOOK_MARGIN_SEC = 120;
  * Every page of the window is read: with more decreases since the build than one page holds
  * (many actions of one wallet in flight), our fill may sit on a later page, and a look at the
  * first page alone would end a filled request as `keeper_timeout`.
+ *
+ * Looks that ask the same query (actions of one market built in the same second) share its read:
+ * a look is answered by a read that started after it was asked, so it sees every fill a read of
+ * its own would have seen. The last look reads alone (its window is two minutes wider).
  */
 export class TradeHistoryKeeperWatch implements KeeperWatch {
+  readonly #queries = new Map<string, QueryLooks>();
+  readonly #readIntervalMs: number;
+
   constructor(
     private readonly client: ApiClient,
     private readonly wallet: PublicKey,
-  ) {}
+    options: { readonly readIntervalMs?: number } = {},
+  ) {
+    this.#readIntervalMs = options.readIntervalMs ?? DEFAULT_READ_INTERVAL_MS;
+  }
 
-  async fulfilled(record: ActionRecord, options: { readonly lastLook?: boolean; readonly signal?: AbortSignal } = {}): Promise<boolean> {
+  async fulfilled(record: ActionRecord, options: { readonly lastLook?: boolean } = {}): Promise<boolean> {
     if (record.builtAtMs === undefined) return false;
-    const margin = options.lastLook ? LAST_LOOK_MARGIN_SEC : POLL_MARGIN_SEC;
     const mint = marketMintSchema.safeParse(record.marketMint);
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const start = page * PAGE;
-      const trades = await this.client.call(
-        'perps.trades',
-        {
-          walletAddress: this.wallet.toBase58(),
-          action: 'Decrease',
-          ...(mint.success ? { mint: mint.data } : {}),
-          createdAtAfter: String(Math.max(0, Math.floor(record.builtAtMs / 1000) - margin)),
-          start,
-          end: start + PAGE,
-        },
-        { signal: options.signal },
-      );
-      if (trades.dataList.some((t) => isFillOf(t, record))) return true;
-      if (trades.dataList.length < PAGE || start + PAGE >= trades.count) return false;
+    const query = { mint: mint.success ? mint.data : undefined, sinceSec: Math.max(0, Math.floor(record.builtAtMs / 1000) - (options.lastLook ? LAST_LOOK_MARGIN_SEC : POLL_MARGIN_SEC)) };
+    if (options.lastLook) {
+      const { found, complete } = await this.read(query, [record]);
+      return this.answer(record, found.has(record), complete);
     }
+    const key = `${query.mint ?? ''}/${query.sinceSec}`;
+    let looks = this.#queries.get(key);
+    if (!looks) {
+      looks = { queued: [], reading: false, lastReadAt: Number.NEGATIVE_INFINITY };
+      this.#queries.set(key, looks);
+    }
+    const answered = new Promise<boolean>((resolve, reject) => looks.queued.push({ record, resolve, reject }));
+    if (!looks.reading) void this.drain(key, looks, query);
+    return answered;
+  }
+
+  /** Reads one query again and again while looks wait for it, at most once per interval. */
+  private async drain(key: string, looks: QueryLooks, query: TradesQuery): Promise<void> {
+    looks.reading = true;
+    try {
+      while (looks.queued.length > 0) {
+        // At least to the next turn of the event loop: looks asked together share the first read too.
+        const wait = looks.lastReadAt + this.#readIntervalMs - performance.now();
+        await new Promise((resolve) => (wait > 0 ? setTimeout(resolve, wait) : setImmediate(resolve)));
+        // Taken only now: every look asked before this read starts is answered by it.
+        const batch = looks.queued;
+        looks.queued = [];
+        looks.lastReadAt = performance.now();
+        try {
+          const { found, complete } = await this.read(query, batch.map((l) => l.record));
+          for (const look of batch) {
+            try {
+              look.resolve(this.answer(look.record, found.has(look.record), complete));
+            } catch (error) {
+              look.reject(error);
+            }
+          }
+        } catch (error) {
+          for (const look of batch) look.reject(error);
+        }
+      }
+    } finally {
+      looks.reading = false;
+      this.#queries.delete(key);
+    }
+  }
+
+  /** Filled; or not, when every page of the window was read; or the window was too long to tell. */
+  private answer(record: ActionRecord, found: boolean, complete: boolean): boolean {
+    if (found) return true;
+    if (complete) return false;
     throw new KeeperWatchOverflow(`more than ${MAX_PAGES * PAGE} decreases of this wallet and market since action ${record.actionId} was built; its fill cannot be told apart`);
   }
+
+  /**
+   * Reads the query's window page by page until every record's fill is found or the window ends;
+   * `complete` is false when the window had more pages than a look reads.
+   */
+  private async read(query: TradesQuery, records: readonly ActionRecord[]): Promise<{ found: Set<ActionRecord>; complete: boolean }> {
+    const found = new Set<ActionRecord>();
+    const byRequest = new Map<string, ActionRecord[]>();
+    const bySignature = new Map<string, ActionRecord[]>();
+    for (const r of records) {
+      if (r.positionRequestPubkey) byRequest.set(r.positionRequestPubkey, [...(byRequest.get(r.positionRequestPubkey) ?? []), r]);
+      if (r.signature !== undefined) bySignature.set(r.signature, [...(bySignature.get(r.signature) ?? []), r]);
+    }
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const start = page * PAGE;
+      const trades = await this.client.call('perps.trades', {
+        walletAddress: this.wallet.toBase58(),
+        action: 'Decrease',
+        ...(query.mint ? { mint: query.mint } : {}),
+        createdAtAfter: String(query.sinceSec),
+        start,
+        end: start + PAGE,
+      });
+      for (const trade of trades.dataList) {
+        for (const r of [...(trade.positionRequestPubkey ? (byRequest.get(trade.positionRequestPubkey) ?? []) : []), ...(bySignature.get(trade.txHash) ?? [])]) {
+          if (isFillOf(trade, r)) found.add(r);
+        }
+      }
+      if (found.size === records.length) return { found, complete: true };
+      if (trades.dataList.length < PAGE || start + PAGE >= trades.count) return { found, complete: true };
+    }
+    return { found, complete: false };
+  }
+}
+
+interface TradesQuery {
+  readonly mint: MarketMint | undefined;
+  /** The window's start, unix seconds (createdAtAfter). */
+  readonly sinceSec: number;
 }
 
 /** The trade history since a build is too long to read in one look; the action stays ambiguous. */
