@@ -97,14 +97,28 @@ export class Executor {
   private readonly owner = randomUUID();
   private readonly now: () => number;
   private readonly watch: SubmittedWatch;
+  /**
+   * Builds started by a fresh accept alongside its risk check and its write, keyed by the record
+   * that write stored: the build step that continues from exactly that record takes it instead of
+   * asking again. A build signs nothing and sends nothing, so starting it before the accept is
+   * decided costs at most an API request when the accept refuses.
+   */
+  readonly #prebuilt = new WeakMap<StoredAction, Promise<BuiltTransaction>>();
+  /**
+   * When each strategy's last fresh accept here was refused by the risk gate: its decisions are not
+   * built ahead for a while (a halt would otherwise spend the API's request budget on a build every
+   * tick, while the strategy keeps deciding and the gate keeps refusing).
+   */
+  readonly #refusedAt = new Map<string, number>();
   /** When accept's create took the lease of the record it answered (monotonic ms). */
   readonly #leasedAt = new WeakMap<StoredAction, number>();
   /**
-   * The policy's judgement of a build, started while the build was being written (its account
-   * reads overlap that write), keyed by the record as that write stored it: only the step that
-   * continues from exactly that record uses it, for exactly those bytes.
+   * The policy's judgement of a build and the blockhash's expiry check, both started while the
+   * build was being written (their reads overlap that write), keyed by the record as that write
+   * stored it: only the step that continues from exactly that record uses them, for exactly those
+   * bytes.
    */
-  readonly #judging = new WeakMap<StoredAction, { readonly tx: VersionedTransaction; readonly judged: Promise<Judged> }>();
+  readonly #judging = new WeakMap<StoredAction, { readonly tx: VersionedTransaction; readonly judged: Promise<Judged>; readonly expired: Promise<Expiry> }>();
 
   constructor(options: ExecutorOptions) {
     this.o = options;
@@ -149,7 +163,13 @@ export class Executor {
       sendCount: 0,
       finalSettled: false,
     };
+    // A fresh decision is built while the gate decides and the record is written: the build, the
+    // longest wait on the way to a signature, no longer waits for both.
+    const prebuilt = options.fresh && !this.refusedRecently(record.strategy, now) ? this.o.builder.build(record) : undefined;
+    prebuilt?.catch(() => undefined); // taken by the build step, or dropped with the record
     const decision = await this.risk.check('accept', record);
+    if (decision.allowed) this.#refusedAt.delete(record.strategy);
+    else this.#refusedAt.set(record.strategy, now);
     const initial: ActionRecord = decision.allowed
       ? { ...record, riskReservedAtMs: decision.reservedAtMs ?? now }
       : { ...record, state: 'rejected', reason: `risk:${decision.rule}`, detail: decision.detail };
@@ -168,6 +188,7 @@ export class Executor {
     if (initial.state === 'rejected') return this.settleFinal({ record: initial, version: 1 });
     const created: StoredAction = { record: initial, version: 1 };
     this.#leasedAt.set(created, leasedAt);
+    if (prebuilt) this.#prebuilt.set(created, prebuilt);
     return created;
   }
 
@@ -234,6 +255,12 @@ export class Executor {
   async reconcile(signal?: AbortSignal): Promise<void> {
     const ids = await this.o.store.openActionIds();
     await Promise.all(ids.map((id) => this.drive(id, signal)));
+  }
+
+  /** Whether the risk gate refused a fresh accept of `strategy` here within the last minute. */
+  private refusedRecently(strategy: string, now: number): boolean {
+    const at = this.#refusedAt.get(strategy);
+    return at !== undefined && now - at < PREBUILD_PAUSE_AFTER_REFUSAL_MS;
   }
 
   private get leaseMs(): number {
@@ -366,8 +393,10 @@ export class Executor {
     const intentMarket = 'marketMint' in r.intent ? r.intent.marketMint : undefined;
     const earlyValidity = intentMarket === undefined ? undefined : this.o.requestValidity(intentMarket).catch(() => undefined);
     let built;
+    const prebuilt = this.#prebuilt.get(stored);
+    this.#prebuilt.delete(stored);
     try {
-      built = await this.o.builder.build(r, signal);
+      built = await (prebuilt ?? this.o.builder.build(r, signal));
     } catch (error) {
       // A malformed reply (an edge's HTML page with status 200, a truncated body) says nothing
       // about the request: retried like an outage, a few times, before it counts as a refusal.
@@ -420,9 +449,18 @@ export class Executor {
     // The policy starts on these bytes while they are written: its verdict is taken only by the
     // step that continues from this write (inspect), never before the write has committed.
     const judged = this.judge(tx, { ...r, ...patch });
+    const expired = this.expiry({ ...r, ...patch });
     const next = await this.transition(stored, patch);
-    this.#judging.set(next, { tx, judged });
+    this.#judging.set(next, { tx, judged, expired });
     return next;
+  }
+
+  /** Whether the build's blockhash has expired, or what kept the RPC from saying: never a rejection. */
+  private expiry(r: ActionRecord): Promise<Expiry> {
+    return this.blockhashExpired(r).then(
+      (expired) => ({ expired }),
+      (error: unknown) => ({ error }),
+    );
   }
 
   /** The policy's verdict on a build, or what kept it from one (an RPC that did not answer): never a rejection. */
@@ -449,9 +487,10 @@ export class Executor {
     const tx = started?.tx ?? storedTransaction(r);
     // The expiry check and the policy run side by side; expiry wins (a stale build is rebuilt
     // whatever the verdict), then a policy failure (an RPC that did not answer) is thrown.
-    const [expired, judged] = await Promise.all([this.blockhashExpired(r), started?.judged ?? this.judge(tx, r)]);
+    const [expiry, judged] = await Promise.all([started?.expired ?? this.expiry(r), started?.judged ?? this.judge(tx, r)]);
+    if ('error' in expiry) throw expiry.error;
     // Nothing was signed: a stale build is simply rebuilt.
-    if (expired) return this.transition(stored, { ...clearedBuild(), state: 'accepted' });
+    if (expiry.expired) return this.transition(stored, { ...clearedBuild(), state: 'accepted' });
     if ('error' in judged) throw judged.error;
     const verdict = judged.verdict;
     if (!verdict.ok) {
@@ -575,6 +614,8 @@ export class Executor {
 /** The built bytes of a record; unreadable ones (stored by an older build step) end the action. */
 /** A policy verdict, or the error that kept the policy from one. */
 type Judged = { readonly verdict: Verdict } | { readonly error: unknown };
+/** A blockhash expiry check, or the error that kept the RPC from answering it. */
+type Expiry = { readonly expired: boolean } | { readonly error: unknown };
 
 function storedTransaction(r: ActionRecord): VersionedTransaction {
   try {
@@ -610,6 +651,9 @@ function unattributableRequest(tx: VersionedTransaction, requestPubkey: string |
   if (tx.message.addressTableLookups.length > 0) return undefined;
   return `the transaction does not carry the position request account ${requestPubkey}`;
 }
+
+/** How long a strategy's decisions are not built ahead after the risk gate refused one at accept. */
+const PREBUILD_PAUSE_AFTER_REFUSAL_MS = 60_000;
 
 /** Builds answered with a malformed reply before the action is rejected `api:invalid_response`. */
 const MALFORMED_BUILD_ATTEMPTS = 5;
