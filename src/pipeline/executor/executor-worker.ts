@@ -78,6 +78,9 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
         await options.onInvalidJob?.(job.id, detail);
         throw new UnrecoverableError(`invalid action job: ${detail}`);
       }
+      // Already driven here (the in-process hand-over brought it first, as it does for this
+      // process's own decisions): the job has nothing to add, not even a read of the record.
+      if (driving.has(parsed.data.actionId)) return { actionId: parsed.data.actionId };
       // The job only hands the action over: once accepted it lives in Redis and is driven here (or
       // by any process's sweeper after a crash), so a job slot is never held while a keeper waits.
       const accepted = await acceptOnce(parsed.data);

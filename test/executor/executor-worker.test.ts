@@ -1,0 +1,59 @@
+// The executor role takes a new action twice: from this process's strategy worker (the in-process
+// hand-over) and from its durable job. The job of an action already driven here adds nothing: it
+// neither accepts nor reads the action again (issue 10: one action, one accept).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/ops/logger.ts';
+import type { ActionJob } from '../../src/pipeline/action.ts';
+import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
+import { startExecutorWorker } from '../../src/pipeline/executor/executor-worker.ts';
+import type { Executor } from '../../src/pipeline/executor/executor.ts';
+import { openQueue, QUEUES } from '../../src/pipeline/queues.ts';
+import { redisScope } from '../support/redis-scope.ts';
+import { ChainHarness, newAction } from './harness.ts';
+
+const scope = redisScope('executor-worker');
+const h = new ChainHarness(scope.redis, scope.prefix);
+
+beforeAll(async () => {
+  await scope.clean();
+  await h.start();
+});
+afterAll(async () => {
+  await h.stop();
+  await scope.clean();
+  await scope.close();
+});
+
+describe('the executor role', () => {
+  it('answers the job of an action it already drives without accepting or reading it again', async () => {
+    const real = h.executor();
+    let accepts = 0;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // The real executor, counting accepts and holding its drive until the job has been answered.
+    const executor = new Proxy(real, {
+      get(target, property, receiver) {
+        if (property === 'accept') return (...args: Parameters<Executor['accept']>) => (accepts++, target.accept(...args));
+        if (property === 'drive') return async (...args: Parameters<Executor['drive']>) => (await held, target.drive(...args));
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const worker = startExecutorWorker({ redis: scope.redis, prefix: scope.prefix, executor, logger: silentLogger, concurrency: 4, sweepMs: 60_000 });
+    const queue = openQueue<ActionJob>(QUEUES.actions, { connection: scope.redis, prefix: scope.prefix });
+    try {
+      const action = { ...newAction(), trigger: { kind: 'positions' as const, key: 'wallet', tickMs: 0, receivedAtMs: 0 } } as ActionJob;
+      worker.handOver(action);
+      await expect.poll(() => accepts).toBe(1);
+      const job = await queue.add(action.intent.type, action, { jobId: action.actionId });
+      await expect.poll(async () => (await queue.getJob(job.id!))?.finishedOn !== undefined, { timeout: 10_000 }).toBe(true);
+      expect(accepts).toBe(1);
+      release();
+      await expect.poll(async () => (await new ActionStore(scope.redis, scope.prefix).load(action.actionId))?.record.state, { timeout: 10_000 }).toBe('landed');
+    } finally {
+      release();
+      await worker.close();
+      await queue.close();
+    }
+  });
+});
