@@ -191,7 +191,7 @@ describe('hostile variants of a real venue decrease', () => {
   let legacy: Built;
   /** The position's mark when the build was made: what the daemon's latest positions snapshot would hold. */
   let mark: bigint | undefined;
-  const variants: Array<{ name: string; rule: PolicyRule; base64: string }> = [];
+  const variants: Array<{ name: string; rule: PolicyRule; base64: string; detail?: string }> = [];
   /** The decrease naming a table extended in the slot the RPC answers for: provable only later. */
   let tooNew = '';
 
@@ -209,7 +209,15 @@ describe('hostile variants of a real venue decrease', () => {
       { name: 'wrong owner', rule: 'product_account', base64: tamper(legacy.base64, replaceRole(0, thief)) },
       { name: 'foreign receivingAccount', rule: 'product_account', base64: tamper(legacy.base64, replaceRole(1, new PublicKey(tokenAccountOf(thief.toBase58(), MINTS.USDC)))) },
       { name: 'position not derived from the wallet', rule: 'product_account', base64: tamper(legacy.base64, replaceRole(4, new PublicKey(perpsPositionAddress(thief.toBase58(), PERPS_ACCOUNTS.custody.SOL, PERPS_ACCOUNTS.custody.SOL, 'long')))) },
-      { name: 'request not derived from the position', rule: 'product_account', base64: tamper(legacy.base64, replaceRole(5, thief)) },
+      { name: 'request not derived from the position', rule: 'product_account', detail: 'is not derived from the position', base64: tamper(legacy.base64, replaceRole(5, thief)) },
+      {
+        name: 'request not derived from the position, with that request\'s own escrow', rule: 'product_account', detail: 'is not derived from the position',
+        base64: tamper(legacy.base64, (ixs) => {
+          replaceRole(5, thief)(ixs);
+          replaceRole(6, new PublicKey(tokenAccountOf(thief.toBase58(), MINTS.USDC)))(ixs);
+        }),
+      },
+      { name: "escrow not the request's token account", rule: 'product_account', detail: "is not the request's token account", base64: tamper(legacy.base64, replaceRole(6, new PublicKey(tokenAccountOf(thief.toBase58(), MINTS.USDC)))) },
       {
         name: 'size beyond the intent', rule: 'intent_exceeded', base64: tamper(legacy.base64, (ixs) => {
           const ix = perpsIx(ixs);
@@ -267,6 +275,8 @@ describe('hostile variants of a real venue decrease', () => {
       const result = await inspector.inspect(tx, record, { operationId: 'perps.decrease', route: 'rpc' });
       expect(result.ok, v.name).toBe(false);
       expect(result.violations.map((x) => x.rule), `${v.name}: ${JSON.stringify(result.violations)}`).toContain(v.rule);
+      // Named by the check that must catch it, not only by some other check of the same rule.
+      if (v.detail) expect(result.violations.some((x) => x.rule === v.rule && x.detail.includes(v.detail!)), `${v.name}: ${JSON.stringify(result.violations)}`).toBe(true);
     }
   });
 

@@ -1,12 +1,12 @@
 import { PublicKey } from '@solana/web3.js';
 import type { DecodedInstruction, DecodedTransaction, PerpsInstruction } from '../decode.ts';
-import { CUSTODY_MINT, PERPS_MINT_TOKEN_PROGRAM, perpsPositionAddress, perpsPositionRequestAddress, type PerpsSide } from '../programs/perps/addresses.ts';
+import { CUSTODY_MINT, PERPS_MINT_TOKEN_PROGRAM, perpsPositionAddress, isPerpsPositionRequestAddress, type PerpsSide } from '../programs/perps/addresses.ts';
 import { PROGRAMS } from '../programs.ts';
 import type { PerpsIntentBounds, PolicyContext } from './context.ts';
 import { CUSTODY_ROLES, FIXED_ROLES, INCREASE_REQUESTS, MINT_ROLES, PAID_IN_ARGUMENT, PERPS_OPERATION_INSTRUCTIONS, walletTokenRoles } from './perps-operations.ts';
 import type { Outflow } from './check-value-flows.ts';
 import type { Violation } from './verdict.ts';
-import { associatedTokenAccountOf } from './wallet-accounts.ts';
+import { associatedTokenAccountOf, isAssociatedTokenAccountOf } from './wallet-accounts.ts';
 
 /**
  * Rules product_instruction, product_account and (for argument amounts) intent_exceeded, on the
@@ -148,14 +148,14 @@ function checkRequest(p: PerpsInstruction, position: string | undefined, account
   const counter = p.args.counter;
   if (a.positionRequest === undefined || typeof counter !== 'string' || position === undefined) return;
   const change = INCREASE_REQUESTS.has(p.type) ? 'increase' : 'decrease';
-  if (perpsPositionRequestAddress(position, BigInt(counter), change) !== a.positionRequest) {
+  if (!isPerpsPositionRequestAddress(a.positionRequest, position, BigInt(counter), change)) {
     account(`positionRequest ${a.positionRequest} is not derived from the position (["position_request", position, ${counter}, ${change}])`);
     return;
   }
   const mint = a.inputMint ?? a.desiredMint;
   if (a.positionRequestAta !== undefined && mint !== undefined) {
-    const escrow = PERPS_MINT_TOKEN_PROGRAM[mint] === undefined ? '' : associatedTokenAccountOf(a.positionRequest, mint, PROGRAMS.token);
-    if (escrow !== a.positionRequestAta) account(`positionRequestAta ${a.positionRequestAta} is not the request's token account of mint ${mint}`);
+    const escrow = PERPS_MINT_TOKEN_PROGRAM[mint] !== undefined && isAssociatedTokenAccountOf(a.positionRequestAta, a.positionRequest, mint, PROGRAMS.token);
+    if (!escrow) account(`positionRequestAta ${a.positionRequestAta} is not the request's token account of mint ${mint}`);
   }
 }
 

@@ -2,6 +2,7 @@ import { PublicKey } from '@solana/web3.js';
 import { MINTS } from '../../api/mints.ts';
 import type { DecodedTransaction } from '../decode.ts';
 import { PROGRAMS } from '../programs.ts';
+import { isProgramAddress } from '../program-address.ts';
 import { NO_CHAIN_FACTS } from './chain-facts.ts';
 import type { PolicyContext } from './context.ts';
 
@@ -33,6 +34,21 @@ export function associatedTokenAccountOf(owner: string, mint: string, tokenProgr
     derived.set(key, address);
   }
   return address;
+}
+
+/**
+ * Whether `candidate` is the associated token account of `owner` for `mint` under `tokenProgram`,
+ * checked with a hash rather than a derivation (src/chain/program-address.ts): for owners seen once,
+ * such as a new position request's escrow. False when a text is no public key.
+ */
+export function isAssociatedTokenAccountOf(candidate: string, owner: string, mint: string, tokenProgram: string): boolean {
+  let seeds: Uint8Array[];
+  try {
+    seeds = [new PublicKey(owner).toBytes(), new PublicKey(tokenProgram).toBytes(), new PublicKey(mint).toBytes()];
+  } catch {
+    return false;
+  }
+  return isProgramAddress(candidate, seeds, ATA_PROGRAM);
 }
 
 /** The associated account, or undefined when a text is no public key (nothing can be the wallet's there). */

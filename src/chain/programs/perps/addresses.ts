@@ -2,6 +2,7 @@ import { PublicKey } from '@solana/web3.js';
 import { MINTS } from '../../../api/mints.ts';
 import { PERPS_ACCOUNTS, PROGRAMS } from '../../programs.ts';
 import { REQUEST_CHANGE } from './instructions.ts';
+import { isProgramAddress } from '../../program-address.ts';
 
 /**
  * Addresses the perps program derives (api-facts 5; docs "position-account",
@@ -46,6 +47,23 @@ export function perpsPositionRequestAddress(position: string, counter: bigint, c
     counterBytes.writeBigUInt64LE(counter);
     return [text('position_request'), key(position), counterBytes, Uint8Array.of(REQUEST_CHANGE[change])];
   });
+}
+
+/**
+ * Whether `candidate` is the request account of (position, counter, change): the check the policy
+ * makes of every request it signs. It costs a hash, not a derivation (src/chain/program-address.ts);
+ * every request is new, so no remembered address could answer it.
+ */
+export function isPerpsPositionRequestAddress(candidate: string, position: string, counter: bigint, change: 'increase' | 'decrease'): boolean {
+  let positionBytes: Uint8Array;
+  try {
+    positionBytes = key(position);
+  } catch {
+    return false;
+  }
+  const counterBytes = Buffer.alloc(8);
+  counterBytes.writeBigUInt64LE(counter);
+  return isProgramAddress(candidate, [text('position_request'), positionBytes, counterBytes, Uint8Array.of(REQUEST_CHANGE[change])], PROGRAM);
 }
 
 /** The program's global config and token authority PDAs (["perpetuals"], ["transfer_authority"]). */

@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import { PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
+
+const PDA_MARKER = Buffer.from('ProgramDerivedAddress', 'utf8');
+
+/**
+ * Whether `candidate` (base58) is the program address `PublicKey.findProgramAddressSync(seeds,
+ * program)` answers, checked without deriving it. A derivation tries bumps from 255 down and keeps
+ * the first hash that is off the ed25519 curve; each curve check is a field exponentiation, the
+ * largest cost of inspecting a perps request (its account and its escrow are new every time). Here
+ * the hash of each bump is compared with the candidate first, and only the bumps above the
+ * candidate's are checked against the curve (each must be on it, or its address, not the
+ * candidate, is the program's): usually one hash and no curve check.
+ *
+ * The candidate's own hash is not checked against the curve. Should it be on the curve, nobody
+ * holds its key, and the program, which derives its account itself, refuses the transaction that
+ * names it: nothing can move through it.
+ *
+ * @example isProgramAddress(request, [Buffer.from('position_request'), position, counter, change], PERPS)
+ */
+export function isProgramAddress(candidate: string, seeds: readonly Uint8Array[], program: PublicKey): boolean {
+  let target: Uint8Array;
+  try {
+    target = bs58.decode(candidate);
+  } catch {
+    return false;
+  }
+  if (target.length !== 32) return false;
+  const programBytes = program.toBytes();
+  for (let bump = 255; bump >= 0; bump--) {
+    const hash = createHash('sha256');
+    for (const seed of seeds) hash.update(seed);
+    const digest = hash.update(Uint8Array.of(bump)).update(programBytes).update(PDA_MARKER).digest();
+    if (digest.equals(target)) return true;
+    // Off the curve: this bump's address is the program's, and it is not the candidate.
+    if (!PublicKey.isOnCurve(digest)) return false;
+  }
+  return false;
+}
