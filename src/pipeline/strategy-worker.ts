@@ -256,13 +256,13 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
         },
       });
     }
-    const adding = deps.actions.add(action.intent.type, action, { jobId: action.actionId });
-    // This process's executor starts on a new action while its job is written, not after: its
-    // accept stores the action durably on its own (idempotent on the id, as the job's accept is),
-    // and should the job's write fail, this snapshot job fails and its retry adds it again. A
-    // retried snapshot job's 'held-by-this' action is already with an executor, or its job is.
+    await deps.actions.add(action.intent.type, action, { jobId: action.actionId });
+    // Durable first (the job), then fast: this process's executor starts on a new action at once
+    // (a retried snapshot job's 'held-by-this' action is already with an executor, or its job is).
+    // Not while the job is written: an action the gate refused at once would free its intent key
+    // before its job existed, and a retry or a concurrent tick of the same window would claim the
+    // key again for that finished action, suppressing the strategy until the claim expired.
     if (claim === 'claimed') deps.handOver?.(action);
-    await adding;
     out.push(action.actionId);
   }
   return out;

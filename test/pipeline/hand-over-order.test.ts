@@ -1,0 +1,108 @@
+// The in-process hand-over comes after the action's job is written. Handed over while the job was
+// being written, an action the risk gate refused at once freed its intent key before its job
+// existed; when that write failed, the snapshot job's retry claimed the key again for the finished
+// action (a second decision in the ledger), and the strategy stayed suppressed until the claim
+// expired. (Found by review of the change that overlapped the two.)
+import type { Job, Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { MINTS } from '../../src/api/mints.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import type { ActionJob } from '../../src/pipeline/action.ts';
+import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
+import { Executor } from '../../src/pipeline/executor/executor.ts';
+import type { ExecutorOptions } from '../../src/pipeline/executor/executor.ts';
+import { Ledger } from '../../src/pipeline/ledger.ts';
+import { openQueue, QUEUES } from '../../src/pipeline/queues.ts';
+import { intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
+import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
+import { snapshotHandler } from '../../src/pipeline/strategy-worker.ts';
+import { defineStrategy } from '../../src/sdk/define.ts';
+import { redisScope } from '../support/redis-scope.ts';
+
+const scope = redisScope('hand-over-order');
+const POSITION = '815wh1VLC8D7ZWMa3uB7GgjHFetANuML2dPrJiLV1nVF';
+const WALLET = 'devjnEpxbJUhJ39FSsFz7YPerr5bdxN8VWUXvfbFUK4';
+const KEY = `decrease:${POSITION}`;
+const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+
+const always = defineStrategy({
+  name: 'always',
+  config: z.object({}),
+  subscribes: ['positions'],
+  decisionWindowMs: 60_000,
+  onSnapshot: () => [{ type: 'decrease', key: KEY, reason: 'test', notionalUsd: '1', positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', entirePosition: true, receiveToken: 'USDC' }],
+});
+
+beforeAll(async () => scope.clean());
+afterAll(async () => {
+  await scope.clean();
+  await scope.close();
+});
+
+describe('the in-process hand-over of a new action', () => {
+  it('an action refused at accept, whose job write failed, does not hold its intent key after the retry', async () => {
+    const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix } });
+    const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1000 });
+    const store = new ActionStore(scope.redis, scope.prefix);
+    const queue = openQueue<ActionJob>(QUEUES.actions, { connection: scope.redis, prefix: scope.prefix });
+    // The real queue, whose first job write fails (a Redis blip).
+    let failNextAdd = true;
+    const actions = new Proxy(queue, {
+      get(target, property, receiver) {
+        if (property === 'add') {
+          return async (...args: Parameters<Queue<ActionJob>['add']>) => {
+            if (failNextAdd) {
+              failNextAdd = false;
+              await new Promise((resolve) => setTimeout(resolve, 20));
+              throw new Error('the job write failed');
+            }
+            return target.add(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    // A real executor (dry run) whose risk gate refuses every accept, as during a halt.
+    const executor = new Executor({
+      store,
+      ledger,
+      dryRun: true,
+      builder: { build: async () => Promise.reject(new Error('nothing is built in this test')) },
+      risk: { check: async () => ({ allowed: false, rule: 'halted', detail: 'trading is halted' }) },
+      keeper: { fulfilled: async () => false },
+      requestValidity: async () => 45,
+      settle: async () => undefined,
+    } as unknown as ExecutorOptions);
+    const accepts: Array<Promise<unknown>> = [];
+    const handle = snapshotHandler({
+      config,
+      redis: scope.redis,
+      strategies: [{ strategy: always, config: {}, file: 'always.ts' } as LoadedStrategy],
+      logger: silentLogger,
+      ledger,
+      prefix: scope.prefix,
+      actions,
+      handOver: (action) => accepts.push(executor.accept(action, { fresh: true })),
+    });
+    const tick = (tickMs: number) => handle({ id: `tick-${tickMs}`, data: { kind: 'positions', source: 'perps.positions', key: WALLET, wallet: WALLET, positions: [], tickMs, receivedAtMs: tickMs } } as unknown as Job<unknown>);
+    try {
+      await expect(tick(T0)).rejects.toThrow('the job write failed');
+      await Promise.all(accepts);
+      // BullMQ's retry of the same snapshot job.
+      const retried = await tick(T0);
+      await Promise.all(accepts);
+      const actionId = retried.actions[0]!;
+      const holder = await intentHolder(scope.redis, scope.prefix, 'always', KEY);
+      const held = holder === undefined ? undefined : (await store.load(holder))?.record;
+      // The key is free, or held by an action that has not ended (its job carries it).
+      expect(held === undefined || !['rejected', 'landed', 'expired'].includes(held.state), `the key is held by ${holder} in state ${held?.state}`).toBe(true);
+      const decisions = (await ledger.read({ reverse: false, limit: 100 })).filter((e) => e.type === 'decision' && e.actionId === actionId);
+      expect(decisions).toHaveLength(1);
+    } finally {
+      await queue.close();
+    }
+  });
+});
