@@ -44,6 +44,26 @@ describe('building a fresh decision ahead of its accept', () => {
     expect(builder.builds).toBe(1);
   });
 
+  it('stopping the drive does not wait for a build started ahead of it', async () => {
+    let finish: () => void = () => undefined;
+    let finished = false;
+    const slow: ActionBuilder = {
+      build: async (...args) => {
+        await new Promise<void>((resolve) => (finish = resolve));
+        finished = true;
+        return h.builder.build(...args);
+      },
+    };
+    const ex = h.executor({ builder: slow });
+    const action = newAction();
+    const accepted = await ex.accept(action, { fresh: true });
+    const final = await ex.drive(action.actionId, AbortSignal.timeout(100), accepted);
+    // The drive ended on its signal while the build was still under way: nothing was built or signed.
+    expect(finished).toBe(false);
+    expect(final?.state).toBe('accepted');
+    finish();
+  });
+
   it('builds nothing ahead for an accept that is not fresh (a job from the queue, a sweep)', async () => {
     const builder = countingBuilder();
     const ex = h.executor({ builder });

@@ -396,7 +396,8 @@ export class Executor {
     const prebuilt = this.#prebuilt.get(stored);
     this.#prebuilt.delete(stored);
     try {
-      built = await (prebuilt ?? this.o.builder.build(r, signal));
+      // A build started before this drive had its signal: stopping must not wait for it.
+      built = await (prebuilt ? untilAborted(prebuilt, signal) : this.o.builder.build(r, signal));
     } catch (error) {
       // A malformed reply (an edge's HTML page with status 200, a truncated body) says nothing
       // about the request: retried like an outage, a few times, before it counts as a refusal.
@@ -650,6 +651,17 @@ function unattributableRequest(tx: VersionedTransaction, requestPubkey: string |
   if (tx.message.staticAccountKeys.some((k) => k.toBase58() === requestPubkey)) return undefined;
   if (tx.message.addressTableLookups.length > 0) return undefined;
   return `the transaction does not carry the position request account ${requestPubkey}`;
+}
+
+/** `work`, or the signal's reason once it aborts first (the listener goes when either settles). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** How long a strategy's decisions are not built ahead after the risk gate refused one at accept. */
