@@ -119,7 +119,11 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
       }
     } finally {
       looks.reading = false;
-      this.#queries.delete(key);
+      // Kept for one interval after its last read, so that the next look still waits its turn;
+      // forgotten after that unless a look came (the map holds only queries in use).
+      setTimeout(() => {
+        if (!looks.reading && looks.queued.length === 0 && this.#queries.get(key) === looks) this.#queries.delete(key);
+      }, this.#readIntervalMs).unref();
     }
   }
 
