@@ -1,6 +1,6 @@
 // Tick-to-submit of every action of one deployment, read back from what the daemon persists: the
-// action record (the trigger's receivedAtMs, decidedAtMs, acceptedAtMs, builtAtMs) and the ledger's
-// action_state entries (when `signed` and `submitted` were written). The daemon processes and the
+// action record (the trigger's receivedAtMs, decidedAtMs, acceptedAtMs, builtAtMs, and when the first
+// send returned) and the ledger's action_state entries (when `signed` and `submitted` were written). The daemon processes and the
 // floor are measured by this one function, so both figures mean the same thing.
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -15,7 +15,11 @@ export interface ActionTiming {
   readonly acceptedAtMs: number;
   readonly builtAtMs: number;
   readonly signedAtMs: number;
-  /** The `submitted` transition: written right after the venue accepted the signed transaction. */
+  /**
+   * The venue accepted the signed transaction: for a transaction sent through the RPC, when the
+   * first send returned (the record's submitStartedAtMs, taken right after it, where the floor
+   * stops its clock too); otherwise the `submitted` transition.
+   */
   readonly submittedAtMs: number;
 }
 
@@ -42,7 +46,9 @@ export async function actionTimings(redis: Redis, prefix: string): Promise<Actio
       acceptedAtMs: record.acceptedAtMs,
       builtAtMs: record.builtAtMs ?? record.acceptedAtMs,
       signedAtMs,
-      submittedAtMs,
+      // Not the `submitted` write: it follows the send by two round trips (the strategy's state,
+      // then the record) that the floor does not make and that nothing waits for on the chain.
+      submittedAtMs: record.route === 'rpc' && record.submitStartedAtMs !== undefined ? record.submitStartedAtMs : submittedAtMs,
     });
   }
   return out;
