@@ -54,7 +54,7 @@ const { values } = parseArgs({
     /**
      * Actions the executor-alone part keeps in flight. Each takes most of a second (the keeper fills
      * after 250 ms, the next confirmation poll sees it), so the rate is this over that second until
-     * the process's CPU is the limit: 64 → 75–93/s, 128 → 100–108/s, 192 → 139/s on a 2-core EPYC.
+     * the process's CPU is the limit: 128 → 138–171/s, 192 → 179–189/s, 256 → 205/s on a 2-core Intel Xeon.
      */
     'executor-concurrency': { type: 'string', default: '128' },
     /** Extra node flags for the daemons (space-separated), e.g. "--max-semi-space-size=2". */
