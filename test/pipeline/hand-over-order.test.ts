@@ -3,10 +3,8 @@
 // existed; when that write failed, the snapshot job's retry claimed the key again for the finished
 // action (a second decision in the ledger), and the strategy stayed suppressed until the claim
 // expired. (Found by review of the change that overlapped the two.)
-import type { Job, Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { MINTS } from '../../src/api/mints.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import type { ActionJob } from '../../src/pipeline/action.ts';
@@ -16,24 +14,14 @@ import type { ExecutorOptions } from '../../src/pipeline/executor/executor.ts';
 import { Ledger } from '../../src/pipeline/ledger.ts';
 import { openQueue, QUEUES } from '../../src/pipeline/queues.ts';
 import { intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
-import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { snapshotHandler } from '../../src/pipeline/strategy-worker.ts';
-import { defineStrategy } from '../../src/sdk/define.ts';
+import { POSITION } from '../strategy/samples.ts';
+import { alwaysDecrease, positionsTick } from '../support/always-decrease.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope('hand-over-order');
-const POSITION = '815wh1VLC8D7ZWMa3uB7GgjHFetANuML2dPrJiLV1nVF';
-const WALLET = 'devjnEpxbJUhJ39FSsFz7YPerr5bdxN8VWUXvfbFUK4';
 const KEY = `decrease:${POSITION}`;
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
-
-const always = defineStrategy({
-  name: 'always',
-  config: z.object({}),
-  subscribes: ['positions'],
-  decisionWindowMs: 60_000,
-  onSnapshot: () => [{ type: 'decrease', key: KEY, reason: 'test', notionalUsd: '1', positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', entirePosition: true, receiveToken: 'USDC' }],
-});
 
 beforeAll(async () => scope.clean());
 afterAll(async () => {
@@ -80,14 +68,14 @@ describe('the in-process hand-over of a new action', () => {
     const handle = snapshotHandler({
       config,
       redis: scope.redis,
-      strategies: [{ strategy: always, config: {}, file: 'always.ts' } as LoadedStrategy],
+      strategies: [alwaysDecrease(60_000)],
       logger: silentLogger,
       ledger,
       prefix: scope.prefix,
       actions,
       handOver: (action) => accepts.push(executor.accept(action, { fresh: true })),
     });
-    const tick = (tickMs: number) => handle({ id: `tick-${tickMs}`, data: { kind: 'positions', source: 'perps.positions', key: WALLET, wallet: WALLET, positions: [], tickMs, receivedAtMs: tickMs } } as unknown as Job<unknown>);
+    const tick = (tickMs: number) => positionsTick(handle, tickMs);
     try {
       await expect(tick(T0)).rejects.toThrow('the job write failed');
       await Promise.all(accepts);

@@ -2,10 +2,7 @@
 // ledger once per holding action, not on every tick or window while that action runs (a strategy
 // worker at a thousand snapshots a second would otherwise write a ledger entry per tick per
 // position, and a guard waiting 45 s for a keeper one a second).
-import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { MINTS } from '../../src/api/mints.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import type { ActionJob } from '../../src/pipeline/action.ts';
@@ -13,22 +10,13 @@ import { Ledger } from '../../src/pipeline/ledger.ts';
 import { openQueue, QUEUES } from '../../src/pipeline/queues.ts';
 import { releaseIntent, snapshotHandler } from '../../src/pipeline/strategy-worker.ts';
 import { intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
-import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
-import { defineStrategy } from '../../src/sdk/define.ts';
-import { POSITION, WALLET } from '../strategy/samples.ts';
+import { POSITION } from '../strategy/samples.ts';
+import { alwaysDecrease, positionsTick } from '../support/always-decrease.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope('suppressed-decisions');
 const WINDOW_MS = 60_000;
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
-
-const always = defineStrategy({
-  name: 'always',
-  config: z.object({}),
-  subscribes: ['positions'],
-  decisionWindowMs: WINDOW_MS,
-  onSnapshot: () => [{ type: 'decrease', key: `decrease:${POSITION}`, reason: 'test', notionalUsd: '1', positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', entirePosition: true, receiveToken: 'USDC' }],
-});
 
 beforeAll(() => scope.clean());
 afterAll(async () => {
@@ -41,8 +29,8 @@ describe('suppressed decisions', () => {
     const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix } });
     const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1000 });
     const actions = openQueue<ActionJob>(QUEUES.actions, { connection: scope.redis, prefix: scope.prefix });
-    const handle = snapshotHandler({ config, redis: scope.redis, strategies: [{ strategy: always, config: {}, file: 'always.ts' } as LoadedStrategy], logger: silentLogger, ledger, prefix: scope.prefix, actions });
-    const tick = (tickMs: number) => handle({ id: `t-${tickMs}`, data: { kind: 'positions', source: 'perps.positions', key: WALLET, wallet: WALLET, positions: [], tickMs, receivedAtMs: tickMs } } as Job<unknown>);
+    const handle = snapshotHandler({ config, redis: scope.redis, strategies: [alwaysDecrease(WINDOW_MS)], logger: silentLogger, ledger, prefix: scope.prefix, actions });
+    const tick = (tickMs: number) => positionsTick(handle, tickMs);
     try {
       const [first] = (await tick(T0)).actions;
       // Three later windows' decisions, every one behind the first action: one note, naming it.

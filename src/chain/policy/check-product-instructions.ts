@@ -154,8 +154,8 @@ function checkRequest(p: PerpsInstruction, position: string | undefined, account
   }
   const mint = a.inputMint ?? a.desiredMint;
   if (a.positionRequestAta !== undefined && mint !== undefined) {
-    const escrow = PERPS_MINT_TOKEN_PROGRAM[mint] !== undefined && isAssociatedTokenAccountOf(a.positionRequestAta, a.positionRequest, mint, PROGRAMS.token);
-    if (!escrow) account(`positionRequestAta ${a.positionRequestAta} is not the request's token account of mint ${mint}`);
+    const isEscrow = PERPS_MINT_TOKEN_PROGRAM[mint] !== undefined && isAssociatedTokenAccountOf(a.positionRequestAta, a.positionRequest, mint, PROGRAMS.token);
+    if (!isEscrow) account(`positionRequestAta ${a.positionRequestAta} is not the request's token account of mint ${mint}`);
   }
 }
 

@@ -29,7 +29,7 @@ export function associatedTokenAccountOf(owner: string, mint: string, tokenProgr
   const key = `${owner}/${tokenProgram}/${mint}`;
   let address = derived.get(key);
   if (address === undefined) {
-    address = PublicKey.findProgramAddressSync([new PublicKey(owner).toBuffer(), new PublicKey(tokenProgram).toBuffer(), new PublicKey(mint).toBuffer()], ATA_PROGRAM)[0].toBase58();
+    address = PublicKey.findProgramAddressSync(ataSeeds(owner, mint, tokenProgram), ATA_PROGRAM)[0].toBase58();
     if (derived.size >= DERIVED_MAX) derived.clear();
     derived.set(key, address);
   }
@@ -44,11 +44,16 @@ export function associatedTokenAccountOf(owner: string, mint: string, tokenProgr
 export function isAssociatedTokenAccountOf(candidate: string, owner: string, mint: string, tokenProgram: string): boolean {
   let seeds: Uint8Array[];
   try {
-    seeds = [new PublicKey(owner).toBytes(), new PublicKey(tokenProgram).toBytes(), new PublicKey(mint).toBytes()];
+    seeds = ataSeeds(owner, mint, tokenProgram);
   } catch {
     return false;
   }
   return isProgramAddress(candidate, seeds, ATA_PROGRAM);
+}
+
+/** The seeds of an associated token account: [owner, token program, mint]. Throws on text that is not a public key. */
+function ataSeeds(owner: string, mint: string, tokenProgram: string): Uint8Array[] {
+  return [new PublicKey(owner).toBytes(), new PublicKey(tokenProgram).toBytes(), new PublicKey(mint).toBytes()];
 }
 
 /** The associated account, or undefined when a text is no public key (nothing can be the wallet's there). */

@@ -142,9 +142,10 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
     const found = new Set<ActionRecord>();
     const byRequest = new Map<string, ActionRecord[]>();
     const bySignature = new Map<string, ActionRecord[]>();
+    const index = (map: Map<string, ActionRecord[]>, key: string, r: ActionRecord) => (map.get(key) ?? map.set(key, []).get(key)!).push(r);
     for (const r of records) {
-      if (r.positionRequestPubkey) byRequest.set(r.positionRequestPubkey, [...(byRequest.get(r.positionRequestPubkey) ?? []), r]);
-      if (r.signature !== undefined) bySignature.set(r.signature, [...(bySignature.get(r.signature) ?? []), r]);
+      if (r.positionRequestPubkey) index(byRequest, r.positionRequestPubkey, r);
+      if (r.signature !== undefined) index(bySignature, r.signature, r);
     }
     for (let page = 0; page < MAX_PAGES; page++) {
       const start = page * PAGE;

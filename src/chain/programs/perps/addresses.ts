@@ -40,30 +40,31 @@ export function perpsPositionAddress(owner: string, custody: string, collateralC
   ]);
 }
 
-/** ["position_request", position, counter (u64 LE), requestChange (1 increase, 2 decrease)]. */
+/** The seeds of a position request: ["position_request", position, counter (u64 LE), requestChange (1 increase, 2 decrease)]. */
+function requestSeeds(position: string, counter: bigint, change: 'increase' | 'decrease'): Uint8Array[] {
+  const counterBytes = Buffer.alloc(8);
+  counterBytes.writeBigUInt64LE(counter);
+  return [text('position_request'), key(position), counterBytes, Uint8Array.of(REQUEST_CHANGE[change])];
+}
+
+/** The request account of (position, counter, change). */
 export function perpsPositionRequestAddress(position: string, counter: bigint, change: 'increase' | 'decrease'): string {
-  return derive(`position_request/${position}/${counter}/${change}`, () => {
-    const counterBytes = Buffer.alloc(8);
-    counterBytes.writeBigUInt64LE(counter);
-    return [text('position_request'), key(position), counterBytes, Uint8Array.of(REQUEST_CHANGE[change])];
-  });
+  return derive(`position_request/${position}/${counter}/${change}`, () => requestSeeds(position, counter, change));
 }
 
 /**
  * Whether `candidate` is the request account of (position, counter, change): the check the policy
  * makes of every request it signs. It costs a hash, not a derivation (src/chain/program-address.ts);
- * every request is new, so no remembered address could answer it.
+ * every request is new, so no remembered address could answer it. False when `position` is no key.
  */
 export function isPerpsPositionRequestAddress(candidate: string, position: string, counter: bigint, change: 'increase' | 'decrease'): boolean {
-  let positionBytes: Uint8Array;
+  let seeds: Uint8Array[];
   try {
-    positionBytes = key(position);
+    seeds = requestSeeds(position, counter, change);
   } catch {
     return false;
   }
-  const counterBytes = Buffer.alloc(8);
-  counterBytes.writeBigUInt64LE(counter);
-  return isProgramAddress(candidate, [text('position_request'), positionBytes, counterBytes, Uint8Array.of(REQUEST_CHANGE[change])], PROGRAM);
+  return isProgramAddress(candidate, seeds, PROGRAM);
 }
 
 /** The program's global config and token authority PDAs (["perpetuals"], ["transfer_authority"]). */
