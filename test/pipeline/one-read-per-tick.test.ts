@@ -11,6 +11,7 @@ import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.
 import { defineStrategy } from '../../src/sdk/define.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { RecordingServer } from '../support/recording-server.ts';
+import { QUIET_POLLERS } from '../support/quiet-pollers.ts';
 import { redisScope } from '../support/redis-scope.ts';
 import { VenueControl } from '../support/venue-control.ts';
 
@@ -69,8 +70,7 @@ afterAll(async () => {
 
 describe('API reads per tick', () => {
   it('one positions read per tick with five strategies subscribed, and no API read from the strategy side', async () => {
-    const quiet = Object.fromEntries(['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades'].map((k) => [`pollers.${k}.cron`, '*/5 * * 1 1 *']));
-    const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...quiet } });
+    const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...QUIET_POLLERS } });
     const strategies = ['w-one', 'w-two', 'w-three', 'w-four', 'w-five'].map(watcher);
     const pollers = startPollers({ config, client, redis: scope.redis, wallet, logger: silentLogger });
     const worker = startStrategyWorker({ config, redis: scope.redis, strategies, logger: silentLogger, ledger: new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1000 }) });

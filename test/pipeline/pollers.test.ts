@@ -12,6 +12,7 @@ import { readLatestSnapshot, readLatestSnapshots, storeLatestSnapshot } from '..
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { RecordingServer } from '../support/recording-server.ts';
 import { VenueControl } from '../support/venue-control.ts';
+import { QUIET_POLLERS } from '../support/quiet-pollers.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope('pollers');
@@ -22,16 +23,8 @@ let config: Config;
 let market: Queue<Snapshot>;
 const running: Pollers[] = [];
 
-/**
- * Schedules that fire only on 1 January ("every 5 s" then): the real clock never fires them
- * during a test, and tickNow with an instant on 1 January has predictable slots.
- */
-const QUIET_CRONS = Object.fromEntries(
-  ['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades'].map((kind) => [`pollers.${kind}.cron`, '*/5 * * 1 1 *']),
-);
-
 function configWith(overrides: Record<string, unknown> = {}): Config {
-  return loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...QUIET_CRONS, ...overrides } }).config;
+  return loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...QUIET_POLLERS, ...overrides } }).config;
 }
 
 function pollers(options: { config?: Config; now?: () => number } = {}): Pollers {

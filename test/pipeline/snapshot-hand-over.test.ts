@@ -14,6 +14,7 @@ import { startStrategyWorker } from '../../src/pipeline/strategy-worker.ts';
 import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { defineStrategy } from '../../src/sdk/define.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
+import { QUIET_POLLERS } from '../support/quiet-pollers.ts';
 import { redisScope } from '../support/redis-scope.ts';
 import { VenueControl } from '../support/venue-control.ts';
 
@@ -53,8 +54,7 @@ afterAll(async () => {
 
 describe('snapshot hand-over in one process', () => {
   it('runs the strategies once per snapshot; the job is answered by the handed-over run', async () => {
-    const quiet = Object.fromEntries(['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders'].map((k) => [`pollers.${k}.cron`, '*/5 * * 1 1 *']));
-    const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...quiet } });
+    const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...QUIET_POLLERS } });
     const worker = startStrategyWorker({ config, redis: scope.redis, strategies: [{ strategy: counter, config: {}, file: 'counter.ts' } as LoadedStrategy], logger: silentLogger, ledger: new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1000 }) });
     const handed: string[] = [];
     const pollers = startPollers({

@@ -13,6 +13,7 @@ import { startStrategyWorker, type StrategyWorker } from '../../src/pipeline/str
 import { loadStrategiesOrThrow } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { VenueControl } from '../support/venue-control.ts';
+import { QUIET_POLLERS } from '../support/quiet-pollers.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 /**
@@ -52,8 +53,7 @@ beforeAll(async () => {
     ],
   });
   // Schedules that fire only on 1 January: the test ticks by hand (tickNow) at instants of that day.
-  const quiet = Object.fromEntries(['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades'].map((k) => [`pollers.${k}.cron`, '*/5 * * 1 1 *']));
-  const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...quiet } });
+  const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...QUIET_POLLERS } });
   client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0 });
   ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 10_000 });
   actions = new Queue(QUEUES.actions, { connection: scope.redis, prefix: bullPrefix(scope.prefix) });
