@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RedisScript } from '../pipeline/redis-script.ts';
 
 export interface RequestBudgetOptions {
   /** Requests per second for the whole account; may be fractional (keyless is 0.5). */
@@ -23,18 +23,45 @@ const WAITER_HOLD_MS = 2_000;
 const YIELD_MS = 50;
 
 /**
+ * One attempt at a slot, in one round trip: the look at the protective waiters, the fixed
+ * window's count and, for a protective call that found no slot, its waiting mark.
+ *   KEYS: window counter, protective waiters (sorted set: member → until when)
+ *   ARGV: points per window, window ms, now ms, normal|protective, waiter id, mark hold ms
+ * Answers {1, 0}: a slot is taken; {0, ms}: the window is spent for another ms; {-1, 0}: a
+ * normal call yields to a waiting protective one. A spent window's counter still counts the
+ * refused attempts (it only decides "spent or not"), and it expires with the window.
+ */
+const TAKE = new RedisScript(`
+if ARGV[4] == 'normal' and redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[3], '+inf') > 0 then return {-1, 0} end
+redis.call('SET', KEYS[1], 0, 'PX', ARGV[2], 'NX')
+if redis.call('INCR', KEYS[1]) <= tonumber(ARGV[1]) then return {1, 0} end
+local ms = redis.call('PTTL', KEYS[1])
+if ms < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  ms = tonumber(ARGV[2])
+end
+if ARGV[4] == 'protective' then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+  redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[6]), ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], ARGV[6])
+end
+return {0, ms}`);
+
+/**
  * A request budget shared through Redis by every process of the deployment: the live rate
- * limit is per account, not per process (api-facts section 1). rate-limiter-flexible keeps the
- * counter atomically in Redis; `take` waits until a slot is free.
+ * limit is per account, not per process (api-facts section 1). A fixed-window counter in Redis,
+ * taken atomically by a script; `take` waits until a slot is free.
  *
  * Protective calls go first. At the live default of one request a second the pollers alone nearly
  * spend the budget, so a decrease decided right after a poll would queue behind them: while a
  * protective call waits for a slot it marks itself in a sorted set (score: until when), and
  * normal calls yield to any mark that has not lapsed instead of taking the slot that opens next.
+ * The look at the marks and the count are one script, so a poll's slot costs one round trip.
  */
 export class RequestBudget {
-  private readonly limiter: RateLimiterRedis;
-  private readonly name: string;
+  private readonly points: number;
+  private readonly windowMs: number;
+  private readonly counterKey: string;
   private readonly waitersKey: string;
 
   constructor(
@@ -42,18 +69,18 @@ export class RequestBudget {
     options: RequestBudgetOptions,
   ) {
     if (!(options.requestsPerSecond > 0)) throw new RangeError('requestsPerSecond must be positive');
-    // Fixed windows: whole points per window. 0.5 rps → 1 point per 2 s; 2.5 rps → 25 per 10 s.
+    // Fixed windows of 1, 10 or 60 s, the first that holds whole points: 2 rps → 2 per 1 s;
+    // 0.5 rps → 5 per 10 s; 2.5 rps → 25 per 10 s (within the live 60 s sliding window).
     let duration = 1;
     while (!Number.isInteger(options.requestsPerSecond * duration) && duration < 60) duration *= 10;
-    const points = Math.max(1, Math.floor(options.requestsPerSecond * Math.min(duration, 60)));
-    this.limiter = new RateLimiterRedis({
-      storeClient: redis,
-      keyPrefix: `${options.keyPrefix}budget`,
-      points,
-      duration: Math.min(duration, 60),
-    });
-    this.name = options.name ?? 'api';
-    this.waitersKey = `${options.keyPrefix}budget-protective-waiters:${this.name}`;
+    const seconds = Math.min(duration, 60);
+    this.points = Math.max(1, Math.floor(options.requestsPerSecond * seconds));
+    this.windowMs = seconds * 1000;
+    const name = options.name ?? 'api';
+    // The key the budget has always used (rate-limiter-flexible's `<keyPrefix>:<name>`), so the
+    // processes of a rolling upgrade count in one window.
+    this.counterKey = `${options.keyPrefix}budget:${name}`;
+    this.waitersKey = `${options.keyPrefix}budget-protective-waiters:${name}`;
   }
 
   /**
@@ -65,40 +92,19 @@ export class RequestBudget {
    */
   async take(signal?: AbortSignal, priority: BudgetPriority = 'normal'): Promise<number> {
     let waitedMs = 0;
-    const waiter = priority === 'protective' ? randomUUID() : undefined;
+    const waiter = priority === 'protective' ? randomUUID() : '';
     try {
       for (;;) {
         signal?.throwIfAborted();
-        if (waiter === undefined && (await this.redis.zcount(this.waitersKey, `(${Date.now()}`, '+inf')) > 0) {
-          await sleep(YIELD_MS, signal);
-          waitedMs += YIELD_MS;
-          continue;
-        }
-        try {
-          await this.limiter.consume(this.name, 1);
-          return waitedMs;
-        } catch (rejection) {
-          if (!(rejection instanceof RateLimiterRes)) throw rejection;
-          if (waiter !== undefined) await this.markWaiting(waiter);
-          const ms = Math.max(5, rejection.msBeforeNext);
-          await sleep(ms, signal);
-          waitedMs += ms;
-        }
+        const [status, msBeforeNext] = (await TAKE.run(this.redis, [this.counterKey, this.waitersKey], [this.points, this.windowMs, Date.now(), priority, waiter, WAITER_HOLD_MS])) as [number, number];
+        if (status === 1) return waitedMs;
+        const ms = status === -1 ? YIELD_MS : Math.max(5, msBeforeNext);
+        await sleep(ms, signal);
+        waitedMs += ms;
       }
     } finally {
-      if (waiter !== undefined && waitedMs > 0) await this.redis.zrem(this.waitersKey, waiter).catch(() => undefined);
+      if (priority === 'protective' && waitedMs > 0) await this.redis.zrem(this.waitersKey, waiter).catch(() => undefined);
     }
-  }
-
-  /** Marks a protective call as waiting until WAITER_HOLD_MS from now, and drops lapsed marks. */
-  private async markWaiting(waiter: string): Promise<void> {
-    const now = Date.now();
-    await this.redis
-      .multi()
-      .zremrangebyscore(this.waitersKey, '-inf', now)
-      .zadd(this.waitersKey, now + WAITER_HOLD_MS, waiter)
-      .pexpire(this.waitersKey, WAITER_HOLD_MS)
-      .exec();
   }
 }
 

@@ -81,3 +81,21 @@ describe('protective calls go first', () => {
     expect(await budget.take(undefined, 'normal')).toBe(0);
   });
 });
+
+describe('fractional rates', () => {
+  it('0.5 requests a second is five slots per ten-second window, counted in Redis', async () => {
+    const { RequestBudget } = await import('../../src/api/request-budget.ts');
+    const budget = new RequestBudget(redis, { keyPrefix: `${PREFIX}half:`, requestsPerSecond: 0.5 });
+    for (let i = 0; i < 5; i++) expect(await budget.take()).toBe(0);
+    const windowLeft = await redis.pttl(`${PREFIX}half:budget:api`);
+    expect(windowLeft).toBeGreaterThan(9_000);
+    expect(windowLeft).toBeLessThanOrEqual(10_000);
+    // The window's five slots are spent: the next call waits for the window to end.
+    const controller = new AbortController();
+    const waiting = budget.take(controller.signal);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await redis.get(`${PREFIX}half:budget:api`)).toBe('6');
+    controller.abort(new Error('test over'));
+    await expect(waiting).rejects.toThrow('test over');
+  });
+});
