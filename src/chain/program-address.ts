@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { PublicKey } from '@solana/web3.js';
+import type { PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { isOnCurve } from './curve-point.ts';
 
 const PDA_MARKER = Buffer.from('ProgramDerivedAddress', 'utf8');
 
@@ -34,7 +35,7 @@ export function isProgramAddress(candidate: string, seeds: readonly Uint8Array[]
     const digest = hash.update(Uint8Array.of(bump)).update(programBytes).update(PDA_MARKER).digest();
     if (digest.equals(target)) return true;
     // Off the curve: this bump's address is the program's, and it is not the candidate.
-    if (!PublicKey.isOnCurve(digest)) return false;
+    if (!isOnCurve(digest)) return false;
   }
   return false;
 }
