@@ -17,7 +17,10 @@ export interface RequestBudgetOptions {
  */
 export type BudgetPriority = 'protective' | 'normal';
 
-/** How long a waiting protective call keeps normal calls back without renewing its mark (a crashed waiter frees them). */
+/**
+ * How long past the end of the spent window a waiting protective call keeps normal calls back
+ * without renewing its mark (a crashed waiter frees them this long after its slot would have come).
+ */
 const WAITER_HOLD_MS = 2_000;
 /** How long a normal call yields before it looks again. */
 const YIELD_MS = 50;
@@ -28,8 +31,11 @@ const YIELD_MS = 50;
  *   KEYS: window counter, protective waiters (sorted set: member → until when)
  *   ARGV: points per window, window ms, now ms, normal|protective, waiter id, mark hold ms
  * Answers {1, 0}: a slot is taken; {0, ms}: the window is spent for another ms; {-1, 0}: a
- * normal call yields to a waiting protective one. A spent window's counter still counts the
- * refused attempts (it only decides "spent or not"), and it expires with the window.
+ * normal call yields to a waiting protective one. A protective call's mark lasts until the window
+ * ends and `hold` beyond: it sleeps to the window's end, and the normal calls that wake with it
+ * must still see it (a 10 s window of a fractional rate outlasts any fixed hold). A spent
+ * window's counter still counts the refused attempts (it only decides "spent or not"), and it
+ * expires with the window.
  */
 const TAKE = new RedisScript(`
 if ARGV[4] == 'normal' and redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[3], '+inf') > 0 then return {-1, 0} end
@@ -41,9 +47,10 @@ if ms < 0 then
   ms = tonumber(ARGV[2])
 end
 if ARGV[4] == 'protective' then
+  local hold = ms + tonumber(ARGV[6])
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
-  redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[6]), ARGV[5])
-  redis.call('PEXPIRE', KEYS[2], ARGV[6])
+  redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + hold, ARGV[5])
+  if redis.call('PTTL', KEYS[2]) < hold then redis.call('PEXPIRE', KEYS[2], hold) end
 end
 return {0, ms}`);
 
@@ -93,17 +100,21 @@ export class RequestBudget {
   async take(signal?: AbortSignal, priority: BudgetPriority = 'normal'): Promise<number> {
     let waitedMs = 0;
     const waiter = priority === 'protective' ? randomUUID() : '';
+    // Set once a refused protective call has marked itself: the mark goes when it has its slot,
+    // or gave up waiting for one (an abort), never left to hold normal calls back until it lapses.
+    let marked = false;
     try {
       for (;;) {
         signal?.throwIfAborted();
         const [status, msBeforeNext] = (await TAKE.run(this.redis, [this.counterKey, this.waitersKey], [this.points, this.windowMs, Date.now(), priority, waiter, WAITER_HOLD_MS])) as [number, number];
         if (status === 1) return waitedMs;
+        if (status === 0 && priority === 'protective') marked = true;
         const ms = status === -1 ? YIELD_MS : Math.max(5, msBeforeNext);
         await sleep(ms, signal);
         waitedMs += ms;
       }
     } finally {
-      if (priority === 'protective' && waitedMs > 0) await this.redis.zrem(this.waitersKey, waiter).catch(() => undefined);
+      if (marked) await this.redis.zrem(this.waitersKey, waiter).catch(() => undefined);
     }
   }
 }

@@ -99,3 +99,45 @@ describe('fractional rates', () => {
     await expect(waiting).rejects.toThrow('test over');
   });
 });
+
+describe('protective calls go first at fractional rates too', () => {
+  it('a protective call waiting out a window longer than its mark hold still takes the next slot before every normal call', async () => {
+    const { RequestBudget } = await import('../../src/api/request-budget.ts');
+    const prefix = `${PREFIX}long-window:`;
+    // 0.1 requests a second: one slot per 10 s window. The window is spent, and shortened to 3 s
+    // so the test is short: still longer than the 2 s a mark used to be held from when it was set.
+    const budget = new RequestBudget(redis, { keyPrefix: prefix, requestsPerSecond: 0.1 });
+    await budget.take();
+    await redis.pexpire(`${prefix}budget:api`, 3_000);
+    const order: string[] = [];
+    const protective = budget.take(undefined, 'protective').then(() => order.push('protective'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const controller = new AbortController();
+    // Twenty pollers wake at the window's end with the protective call: one slot, one winner.
+    const normals = Array.from({ length: 20 }, () => budget.take(controller.signal, 'normal').then(() => order.push('normal'), () => undefined));
+    // 2.4 s in, past a fixed 2 s hold and before the window ends: the mark still holds them back.
+    await new Promise((resolve) => setTimeout(resolve, 2_300));
+    expect(order).toEqual([]);
+    expect(await redis.zcount(`${prefix}budget-protective-waiters:api`, `(${Date.now()}`, '+inf')).toBe(1);
+    await protective;
+    // Its mark is gone with its slot taken, not left to lapse.
+    expect(await redis.zcard(`${prefix}budget-protective-waiters:api`)).toBe(0);
+    controller.abort(new Error('test over'));
+    await Promise.all(normals);
+    expect(order[0]).toBe('protective');
+  }, 15_000);
+
+  it('a protective call that gives up waiting takes its mark away at once', async () => {
+    const { RequestBudget } = await import('../../src/api/request-budget.ts');
+    const prefix = `${PREFIX}abandoned:`;
+    const budget = new RequestBudget(redis, { keyPrefix: prefix, requestsPerSecond: 1 });
+    await budget.take();
+    const controller = new AbortController();
+    const protective = budget.take(controller.signal, 'protective');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await redis.zcard(`${prefix}budget-protective-waiters:api`)).toBe(1);
+    controller.abort(new Error('shutting down'));
+    await expect(protective).rejects.toThrow('shutting down');
+    expect(await redis.zcard(`${prefix}budget-protective-waiters:api`)).toBe(0);
+  });
+});
