@@ -187,10 +187,12 @@ export class RedisRiskGate implements RiskGate {
       pnl === undefined ? '' : pnl.toString(),
       String(3 * 86_400),
       String(STREAK_TTL_SEC),
-    ])) as [number, number];
-    const [recorded, streak] = result;
+    ])) as [number, number, string | null | undefined];
+    const [recorded, streak, dayTotal] = result;
     if (recorded !== 1) return;
-    if (pnl !== undefined) await this.checkLossStop();
+    // The day's total as the same script left it: the day this PnL was booked to, no second read
+    // (should a reply ever lack it, the stop is not skipped: the total is read).
+    if (pnl !== undefined) await this.checkLossStop(dayTotal ?? (await this.o.redis.get(keys[4]!)));
     if (counts && streak >= this.o.limits.circuitBreakerRejections) {
       const now = this.now();
       const trip = { strategy: record.strategy, reason: record.reason ?? '', count: streak, trippedAtMs: now, autoResetAtMs: this.breaker.autoResetMs > 0 ? now + this.breaker.autoResetMs : null };
@@ -202,9 +204,8 @@ export class RedisRiskGate implements RiskGate {
     return `${this.o.prefix}risk:pnl:${new Date(this.now()).toISOString().slice(0, 10)}`;
   }
 
-  private async checkLossStop(): Promise<void> {
-    const total = await this.o.redis.get(this.pnlKey());
-    const dayTotal = total === null ? 0n : BigInt(total);
+  private async checkLossStop(total: string | null | undefined): Promise<void> {
+    const dayTotal = total === null || total === undefined ? 0n : BigInt(total);
     if (dayTotal <= -this.o.limits.dailyLossStopUsd) {
       await this.tradingSwitch.escalate({ state: 'reducing', reason: `daily realised loss ${-dayTotal} reached the stop ${this.o.limits.dailyLossStopUsd} (USD × 10^6)`, by: 'risk', cause: 'loss_stop' });
     }
@@ -241,7 +242,8 @@ const OUTCOME_MARKER_TTL_SEC = 8 * 86_400;
  *   KEYS: marker, streak, actions bucket, notional bucket, day PnL
  *   ARGV: marker ttl, landed|other, release (1|0), notional, counts toward the breaker (1|0),
  *         reason, realised PnL ('' for none), PnL ttl, streak ttl
- * Answers {1, streak} when booked, {0, 0} when this action was booked before.
+ * Answers {1, streak} when booked ({1, 0, day PnL total} when a landing booked realised PnL), {0, 0}
+ * when this action was booked before.
  */
 const OUTCOME = new RedisScript(`
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return {0, 0} end
@@ -250,6 +252,8 @@ if ARGV[2] == 'landed' then
   if ARGV[7] ~= '' then
     redis.call('INCRBY', KEYS[5], ARGV[7])
     redis.call('EXPIRE', KEYS[5], ARGV[8])
+    -- Read back as text: INCRBY's answer is a Lua number, inexact beyond 2^53.
+    return {1, 0, redis.call('GET', KEYS[5])}
   end
   return {1, 0}
 end
