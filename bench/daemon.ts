@@ -251,10 +251,10 @@ async function main(): Promise<void> {
     const executorPrefix = `${RUN}-executor`;
     const executorAloneRuns = [];
     for (const [i, concurrency] of EXECUTOR_CONCURRENCY.entries()) {
-      // Each run its own wallet, key file and keys.
+      // Each run its own wallet, key file and keys (listed for deletion before the run, so a failed run leaves none).
+      prefixes.push(keyPrefix(`${executorPrefix}-${i}`));
       const runDir = await mkdtemp(join(dir, `executor-${i}-`));
       executorAloneRuns.push(await executorRate({ venue, redis, redisUrl: REDIS_URL, redisPrefix: `${executorPrefix}-${i}`, dir: runDir, logger, seconds: Math.min(SECONDS, 10), concurrency, warmupMs: 3_000 }));
-      prefixes.push(keyPrefix(`${executorPrefix}-${i}`));
     }
     // The capacity: the run that landed the most per second (fewer in flight can cap the rate below what the CPU allows).
     const executorAlone = executorAloneRuns.reduce((best, run) => (run.landedPerSecond > best.landedPerSecond ? run : best));

@@ -204,8 +204,8 @@ export class RedisRiskGate implements RiskGate {
     return `${this.o.prefix}risk:pnl:${new Date(this.now()).toISOString().slice(0, 10)}`;
   }
 
-  private async checkLossStop(total: string | null | undefined): Promise<void> {
-    const dayTotal = total === null || total === undefined ? 0n : BigInt(total);
+  private async checkLossStop(total: string | null): Promise<void> {
+    const dayTotal = total === null ? 0n : BigInt(total);
     if (dayTotal <= -this.o.limits.dailyLossStopUsd) {
       await this.tradingSwitch.escalate({ state: 'reducing', reason: `daily realised loss ${-dayTotal} reached the stop ${this.o.limits.dailyLossStopUsd} (USD × 10^6)`, by: 'risk', cause: 'loss_stop' });
     }
