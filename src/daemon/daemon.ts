@@ -15,6 +15,7 @@ import { startOpsServer, type OpsServer } from '../ops/http-server.ts';
 import type { Logger } from '../ops/logger.ts';
 import { watchHealth } from '../ops/health-alerts.ts';
 import { Metrics } from '../ops/metrics.ts';
+import { PreparationSlots } from '../pipeline/executor/preparation-slots.ts';
 import { actionEvents } from '../ops/notify/action-events.ts';
 import type { NotifySink } from '../ops/notify/event.ts';
 import { Notifier } from '../ops/notify/notifier.ts';
@@ -416,6 +417,11 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     },
     ledger: o.ledger,
     risk,
+    preparation: new PreparationSlots(config.execution.maxPreparingActions, (taken, waiting) => {
+      o.metrics.actionPreparation.set({ slot: 'taken' }, taken);
+      o.metrics.actionPreparation.set({ slot: 'waiting' }, waiting);
+    }),
+    preparesFreely: (record) => config.risk.protectiveStrategies.includes(record.strategy),
     onSent: o.onSent,
     onLandingSeen: o.onLandingSeen,
     redisOutage: o.redisOutage,

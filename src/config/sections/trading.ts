@@ -108,6 +108,14 @@ export const executionSection = {
     kind: 'integer-string',
     format: 'a non-negative integer (bytes), as a string or a safe JSON integer',
   }),
+  maxPreparingActions: key({
+    doc: "Actions the executor of one process builds, inspects and signs at once; more wait their turn in arrival order (already stored as accepted), so a burst of decisions beyond what the process can carry queues instead of slowing every action down. A protective strategy's actions (risk.protectiveStrategies) never wait, nor does sending or confirming an action.",
+    schema: z.int().min(1).max(4_096),
+    default: 32,
+    kind: 'int',
+    env: 'STRATD_MAX_PREPARING_ACTIONS',
+    format: 'an integer from 1 to 4096',
+  }),
   confirmPollMs: key({
     doc: 'Interval of getSignatureStatuses polls while confirming.',
     schema: positiveInt,

@@ -19,6 +19,7 @@ import type { RedisOutageLog } from '../redis-outage.ts';
 import { ActionStore, StaleActionWrite, type StoredAction } from './action-store.ts';
 import type { ActionBuilder, ActionLedger, BuiltTransaction, KeeperWatch, RequestValidity, RiskGate, ActionSettler, TransactionInspector, TransactionSigner } from './ports.ts';
 import { allowAllRisk } from './ports.ts';
+import type { PreparationSlot, PreparationSlots } from './preparation-slots.ts';
 
 export interface ExecutorOptions {
   readonly store: ActionStore;
@@ -57,10 +58,32 @@ export interface ExecutorOptions {
   readonly redisOutage?: RedisOutageLog;
   /** Crash-test hook: the strategy side and the risk gate were told the final outcome, before the final (settled) write. */
   readonly onOutcomeRecorded?: (record: ActionRecord) => void | Promise<void>;
+  /**
+   * Bounds how many actions this executor builds, inspects and signs at once (preparation-slots.ts);
+   * absent: no bound. Sending and confirming never wait for a slot.
+   */
+  readonly preparation?: PreparationSlots;
+  /** Actions that never wait for a preparation slot: those of the protective strategies. */
+  readonly preparesFreely?: (record: ActionRecord) => boolean;
   /** Keeps the strategy's intent key held while the action is ambiguous (it may still land). */
   readonly keepIntent?: (record: ActionRecord) => Promise<void>;
   /** How often an ambiguous action's intent key is kept (default: every confirmation poll). */
   readonly keepIntentEveryMs?: number;
+}
+
+/**
+ * The states whose next step prepares the action (build, inspect + sign): those take a
+ * preparation slot. `signed` does not: its bytes are stored and must reach the chain before the
+ * blockhash ages, so sending never waits behind new work; nor does confirming.
+ */
+const PREPARING: ReadonlySet<ActionState> = new Set(['accepted', 'built', 'inspected']);
+
+/** The preparation slot of one drive, as its loop sees it. */
+interface SlotHandle {
+  holds(): boolean;
+  /** Waits for a slot; false when the drive is stopping. */
+  take(): Promise<boolean>;
+  release(): void;
 }
 
 /** A new action: the job the strategy worker enqueued (trigger is optional for tools and tests). */
@@ -165,7 +188,9 @@ export class Executor {
     };
     // A fresh decision is built while the gate decides and the record is written: the build, the
     // longest wait on the way to a signature, no longer waits for both.
-    const prebuilt = options.fresh && !this.refusedRecently(record.strategy, now) ? this.o.builder.build(record) : undefined;
+    // Not while every preparation slot is taken: the build would wait for its turn anyway, and a
+    // process behind on its work must not spend API requests on builds that go stale meanwhile.
+    const prebuilt = options.fresh && !this.refusedRecently(record.strategy, now) && this.mayPrepareNow(record) ? this.o.builder.build(record) : undefined;
     prebuilt?.catch(() => undefined); // taken by the build step, or dropped with the record
     const decision = await this.risk.check('accept', record);
     if (decision.allowed) this.#refusedAt.delete(record.strategy);
@@ -206,6 +231,22 @@ export class Executor {
   }
 
   private async driveLeased(actionId: string, leaseMs: number, signal?: AbortSignal, from?: StoredAction): Promise<ActionRecord | undefined> {
+    let slot: PreparationSlot | undefined;
+    try {
+      return await this.driveWithSlot(actionId, leaseMs, signal, from, {
+        holds: () => slot !== undefined,
+        take: async () => (slot = await this.o.preparation?.acquire(signal)) !== undefined,
+        release: () => {
+          slot?.release();
+          slot = undefined;
+        },
+      });
+    } finally {
+      slot?.release();
+    }
+  }
+
+  private async driveWithSlot(actionId: string, leaseMs: number, signal: AbortSignal | undefined, from: StoredAction | undefined, slot: SlotHandle): Promise<ActionRecord | undefined> {
     // The record as our own last compare-and-set wrote it. While we hold the lease nobody else
     // writes the action, so it is what Redis holds and the next step needs no read; were it stale
     // anyway, the next write's compare-and-set refuses it (StaleActionWrite) and we read again.
@@ -217,6 +258,8 @@ export class Executor {
       const now = performance.now();
       if (now - leasedAt >= leaseMs / 3) {
         if (!(await this.o.store.lease(actionId, this.owner, leaseMs))) {
+          // Another process drives it: a slot held here would only keep this process's own work waiting.
+          slot.release();
           held = undefined;
           leasedAt = Number.NEGATIVE_INFINITY;
           await abortableSleep(this.pollMs, signal);
@@ -233,6 +276,13 @@ export class Executor {
         if (isFinalRecord(stored.record)) {
           if (!stored.record.finalSettled) await this.settleFinal(stored);
           return stored.record;
+        }
+        if (!PREPARING.has(stored.record.state)) slot.release();
+        else if (!slot.holds() && this.waitsForSlot(stored.record)) {
+          // Its turn may take a while: the loop's top then renews the lease before the step.
+          if (!(await slot.take())) break; // stopping
+          held = stored;
+          continue;
         }
         held = await this.step(stored, signal);
       } catch (error) {
@@ -255,6 +305,25 @@ export class Executor {
   async reconcile(signal?: AbortSignal): Promise<void> {
     const ids = await this.o.store.openActionIds();
     await Promise.all(ids.map((id) => this.drive(id, signal)));
+  }
+
+  /** Whether `record` may start preparing without waiting: a free slot, no bound, or a protective strategy's. */
+  private mayPrepareNow(record: ActionRecord): boolean {
+    return !this.o.preparation || this.o.preparation.available || (this.o.preparesFreely?.(record) ?? false);
+  }
+
+  /**
+   * Whether the next step of a preparing action waits for a slot: not without a bound, not for a
+   * protective strategy, and not for a decision already too old to build (the build step refuses
+   * it at once; waiting would only hold its intent key longer).
+   */
+  private waitsForSlot(record: ActionRecord): boolean {
+    if (!this.o.preparation || this.o.preparesFreely?.(record)) return false;
+    return !(record.state === 'accepted' && this.isStaleDecision(record));
+  }
+
+  private isStaleDecision(record: ActionRecord): boolean {
+    return this.now() - record.decidedAtMs > (this.o.actionTtlMs ?? 120_000);
   }
 
   /** Whether the risk gate refused a fresh accept of `strategy` here within the last minute. */
@@ -386,7 +455,7 @@ export class Executor {
   // ------------------------------------------------------------------ accepted → built
   private async build(stored: StoredAction, signal?: AbortSignal): Promise<StoredAction> {
     const r = stored.record;
-    if (this.now() - r.decidedAtMs > (this.o.actionTtlMs ?? 120_000)) {
+    if (this.isStaleDecision(r)) {
       throw new Refusal('stale_decision', `not built within ${this.o.actionTtlMs ?? 120_000} ms of the decision`);
     }
     // Read alongside the build (it only needs the market): one round trip less on the way to sending.
