@@ -161,6 +161,54 @@ describe('the executor with one preparation slot', () => {
     expect((await ex.drive(next.actionId, signal, await ex.accept(next)))?.state).toBe('landed');
   });
 
+  it('builds ahead only the fresh accepts that find a slot free, and their drives keep that slot', async () => {
+    let builds = 0;
+    const preparation = new PreparationSlots(1);
+    const ex = h.executor({
+      preparation,
+      builder: {
+        build: async (record, signal) => {
+          builds++;
+          return h.builder.build(record, signal);
+        },
+      },
+    });
+    const actions = Array.from({ length: 6 }, () => newAction());
+    const accepted = await Promise.all(actions.map((a) => ex.accept(a, { fresh: true })));
+    // Six decisions at once, one slot: one build ahead, holding the slot for its drive.
+    expect(builds).toBe(1);
+    expect(preparation.inUse).toBe(1);
+    const signal = AbortSignal.timeout(20_000);
+    const finals = await Promise.all(actions.map((a, i) => ex.drive(a.actionId, signal, accepted[i])));
+    expect(finals.map((f) => f?.state)).toEqual(actions.map(() => 'landed'));
+    expect(builds).toBe(6);
+    expect([preparation.inUse, preparation.waiting]).toEqual([0, 0]);
+  });
+
+  it('keeps its lease and its place in the queue while it waits longer than the lease', async () => {
+    const gate = gatedBuilder();
+    const preparation = new PreparationSlots(1);
+    const ex = h.executor({ builder: gate.builder, preparation });
+    const [first, second, third] = [newAction(), newAction(), newAction()];
+    const signal = AbortSignal.timeout(30_000);
+    gate.hold(first.actionId);
+    const firstDone = ex.drive(first.actionId, signal, await ex.accept(first));
+    await until(() => gate.started.includes(first.actionId), 'the first build');
+    const secondDone = ex.drive(second.actionId, signal, await ex.accept(second));
+    const thirdDone = ex.drive(third.actionId, signal, await ex.accept(third));
+    // Longer than the lease (5 s): a drive that did not renew it while waiting would let another
+    // process take the action, build and sign it, and then find it moved on.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const store = new ActionStore(redis, prefix);
+    expect(await store.lease(second.actionId, 'another-process', 5_000)).toBe(false);
+    expect(await store.lease(third.actionId, 'another-process', 5_000)).toBe(false);
+    gate.let(first.actionId);
+    const finals = await Promise.all([firstDone, secondDone, thirdDone]);
+    expect(finals.map((f) => f?.state)).toEqual(['landed', 'landed', 'landed']);
+    // Waits of a third of the lease each, re-entered, kept their order.
+    expect(gate.started).toEqual([first.actionId, second.actionId, third.actionId]);
+  }, 30_000);
+
   it('gives the slot back when the drive stops while waiting for it', async () => {
     const gate = gatedBuilder();
     const preparation = new PreparationSlots(1);

@@ -109,7 +109,7 @@ export const executionSection = {
     format: 'a non-negative integer (bytes), as a string or a safe JSON integer',
   }),
   maxPreparingActions: key({
-    doc: "Actions the executor of one process builds, inspects and signs at once; more wait their turn in arrival order (already stored as accepted), so a burst of decisions beyond what the process can carry queues instead of slowing every action down. A protective strategy's actions (risk.protectiveStrategies) never wait, nor does sending or confirming an action.",
+    doc: "Actions the executor of one process builds, inspects and signs at once; more wait their turn in arrival order in that process (holding their lease), so a burst of decisions beyond what the process can carry queues instead of slowing every action down, and a decision that waited past the action TTL is refused as stale. A protective strategy's actions (risk.protectiveStrategies) never wait, nor does sending or confirming an action. An action stalled by an API outage keeps its slot while it retries.",
     schema: z.int().min(1).max(4_096),
     default: 32,
     kind: 'int',

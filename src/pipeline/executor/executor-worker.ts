@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
@@ -44,6 +45,8 @@ export interface ExecutorWorker {
 export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWorker {
   const { executor, logger } = options;
   const stop = new AbortController();
+  // Every drive listens to it while it sleeps or waits for a preparation slot: hundreds at once under load, by design.
+  setMaxListeners(0, stop.signal);
   const driving = new Map<string, Promise<unknown>>();
 
   const driveOnce = (actionId: string, from?: StoredAction): Promise<unknown> => {

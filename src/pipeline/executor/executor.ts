@@ -19,7 +19,7 @@ import type { RedisOutageLog } from '../redis-outage.ts';
 import { ActionStore, StaleActionWrite, type StoredAction } from './action-store.ts';
 import type { ActionBuilder, ActionLedger, BuiltTransaction, KeeperWatch, RequestValidity, RiskGate, ActionSettler, TransactionInspector, TransactionSigner } from './ports.ts';
 import { allowAllRisk } from './ports.ts';
-import type { PreparationSlot, PreparationSlots } from './preparation-slots.ts';
+import { PreparationTurn, type PreparationSlot, type PreparationSlots } from './preparation-slots.ts';
 
 export interface ExecutorOptions {
   readonly store: ActionStore;
@@ -76,15 +76,10 @@ export interface ExecutorOptions {
  * preparation slot. `signed` does not: its bytes are stored and must reach the chain before the
  * blockhash ages, so sending never waits behind new work; nor does confirming.
  */
-const PREPARING: ReadonlySet<ActionState> = new Set(['accepted', 'built', 'inspected']);
+/** How long a fresh accept's slot waits for its drive (the hand-over drives at once) before it is given back. */
+const RESERVED_SLOT_MS = 5_000;
 
-/** The preparation slot of one drive, as its loop sees it. */
-interface SlotHandle {
-  holds(): boolean;
-  /** Waits for a slot; false when the drive is stopping. */
-  take(): Promise<boolean>;
-  release(): void;
-}
+const PREPARING: ReadonlySet<ActionState> = new Set(['accepted', 'built', 'inspected']);
 
 /** A new action: the job the strategy worker enqueued (trigger is optional for tools and tests). */
 export type NewAction = Omit<ActionJob, 'trigger'> & { readonly trigger?: ActionJob['trigger'] };
@@ -133,6 +128,8 @@ export class Executor {
    * tick, while the strategy keeps deciding and the gate keeps refusing).
    */
   readonly #refusedAt = new Map<string, number>();
+  /** The preparation slot a fresh accept took for its build ahead, for the drive that continues from that record. */
+  readonly #reservedSlot = new WeakMap<StoredAction, { readonly slot: PreparationSlot; readonly timer: NodeJS.Timeout }>();
   /** When accept's create took the lease of the record it answered (monotonic ms). */
   readonly #leasedAt = new WeakMap<StoredAction, number>();
   /**
@@ -187,10 +184,56 @@ export class Executor {
       finalSettled: false,
     };
     // A fresh decision is built while the gate decides and the record is written: the build, the
-    // longest wait on the way to a signature, no longer waits for both.
-    // Not while every preparation slot is taken: the build would wait for its turn anyway, and a
-    // process behind on its work must not spend API requests on builds that go stale meanwhile.
-    const prebuilt = options.fresh && !this.refusedRecently(record.strategy, now) && this.mayPrepareNow(record) ? this.o.builder.build(record) : undefined;
+    // longest wait on the way to a signature, no longer waits for both. It takes its preparation
+    // slot now, and only if one is free: behind on its work, a process must not spend API requests
+    // on builds that would wait for their turn and go stale meanwhile.
+    const ahead = options.fresh && !this.refusedRecently(record.strategy, now) ? this.buildAheadTurn(record) : undefined;
+    try {
+      const created = await this.create(action, record, now, ahead);
+      if (ahead?.slot && created.record.state === 'accepted' && this.#leasedAt.has(created)) this.reserve(created, ahead.slot);
+      else ahead?.slot?.release();
+      return created;
+    } catch (error) {
+      ahead?.slot?.release();
+      throw error;
+    }
+  }
+
+  /**
+   * Keeps `slot` for the drive that continues from `created`. Given back if no such drive claims it
+   * soon (another drive of the action, a sweep's, started first): a slot must never be lost.
+   */
+  private reserve(created: StoredAction, slot: PreparationSlot): void {
+    const timer = setTimeout(() => {
+      if (this.#reservedSlot.get(created)?.slot !== slot) return;
+      this.#reservedSlot.delete(created);
+      slot.release();
+    }, RESERVED_SLOT_MS);
+    timer.unref();
+    this.#reservedSlot.set(created, { slot, timer });
+  }
+
+  /** The slot reserved for a drive from `from`, now this drive's. */
+  private claimReserved(from: StoredAction | undefined): PreparationSlot | undefined {
+    const reserved = from && this.#reservedSlot.get(from);
+    if (!reserved) return undefined;
+    this.#reservedSlot.delete(from);
+    clearTimeout(reserved.timer);
+    return reserved.slot;
+  }
+
+  /**
+   * Whether a fresh decision is built ahead, and with which slot: none needed without a bound or
+   * for a protective strategy; otherwise a free one, or no build ahead.
+   */
+  private buildAheadTurn(record: ActionRecord): { readonly slot?: PreparationSlot } | undefined {
+    if (!this.o.preparation || this.o.preparesFreely?.(record)) return {};
+    const slot = this.o.preparation.tryAcquire();
+    return slot ? { slot } : undefined;
+  }
+
+  private async create(action: NewAction, record: ActionRecord, now: number, ahead: { readonly slot?: PreparationSlot } | undefined): Promise<StoredAction> {
+    const prebuilt = ahead ? this.o.builder.build(record) : undefined;
     prebuilt?.catch(() => undefined); // taken by the build step, or dropped with the record
     const decision = await this.risk.check('accept', record);
     if (decision.allowed) this.#refusedAt.delete(record.strategy);
@@ -231,22 +274,20 @@ export class Executor {
   }
 
   private async driveLeased(actionId: string, leaseMs: number, signal?: AbortSignal, from?: StoredAction): Promise<ActionRecord | undefined> {
-    let slot: PreparationSlot | undefined;
+    const reserved = this.claimReserved(from);
+    if (!this.o.preparation) {
+      reserved?.release();
+      return this.driveTurn(actionId, leaseMs, signal, from, undefined);
+    }
+    const turn = new PreparationTurn(this.o.preparation, reserved);
     try {
-      return await this.driveWithSlot(actionId, leaseMs, signal, from, {
-        holds: () => slot !== undefined,
-        take: async () => (slot = await this.o.preparation?.acquire(signal)) !== undefined,
-        release: () => {
-          slot?.release();
-          slot = undefined;
-        },
-      });
+      return await this.driveTurn(actionId, leaseMs, signal, from, turn);
     } finally {
-      slot?.release();
+      turn.release();
     }
   }
 
-  private async driveWithSlot(actionId: string, leaseMs: number, signal: AbortSignal | undefined, from: StoredAction | undefined, slot: SlotHandle): Promise<ActionRecord | undefined> {
+  private async driveTurn(actionId: string, leaseMs: number, signal: AbortSignal | undefined, from: StoredAction | undefined, turn: PreparationTurn | undefined): Promise<ActionRecord | undefined> {
     // The record as our own last compare-and-set wrote it. While we hold the lease nobody else
     // writes the action, so it is what Redis holds and the next step needs no read; were it stale
     // anyway, the next write's compare-and-set refuses it (StaleActionWrite) and we read again.
@@ -258,8 +299,8 @@ export class Executor {
       const now = performance.now();
       if (now - leasedAt >= leaseMs / 3) {
         if (!(await this.o.store.lease(actionId, this.owner, leaseMs))) {
-          // Another process drives it: a slot held here would only keep this process's own work waiting.
-          slot.release();
+          // Another process drives it: a slot (or a place in the queue) held here would only keep this process's own work waiting.
+          turn?.release();
           held = undefined;
           leasedAt = Number.NEGATIVE_INFINITY;
           await abortableSleep(this.pollMs, signal);
@@ -277,10 +318,11 @@ export class Executor {
           if (!stored.record.finalSettled) await this.settleFinal(stored);
           return stored.record;
         }
-        if (!PREPARING.has(stored.record.state)) slot.release();
-        else if (!slot.holds() && this.waitsForSlot(stored.record)) {
-          // Its turn may take a while: the loop's top then renews the lease before the step.
-          if (!(await slot.take())) break; // stopping
+        if (!PREPARING.has(stored.record.state)) turn?.release();
+        else if (turn && !turn.holds && this.waitsForSlot(stored.record)) {
+          // Waited for a third of the lease at most, keeping the place in the queue: the loop's top
+          // then renews the lease, so nobody else can have written the record, and it goes on from it.
+          await turn.wait(leaseMs / 3, signal);
           held = stored;
           continue;
         }
@@ -305,11 +347,6 @@ export class Executor {
   async reconcile(signal?: AbortSignal): Promise<void> {
     const ids = await this.o.store.openActionIds();
     await Promise.all(ids.map((id) => this.drive(id, signal)));
-  }
-
-  /** Whether `record` may start preparing without waiting: a free slot, no bound, or a protective strategy's. */
-  private mayPrepareNow(record: ActionRecord): boolean {
-    return !this.o.preparation || this.o.preparation.available || (this.o.preparesFreely?.(record) ?? false);
   }
 
   /**

@@ -28,6 +28,7 @@ export class PreparationSlots {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`a preparation limit must be a positive integer, got ${limit}`);
     this.limit = limit;
     this.#onChange = onChange;
+    this.#changed(); // the gauge reads 0, not nothing, until the first slot is taken
   }
 
   /** Slots taken now. */
@@ -40,9 +41,14 @@ export class PreparationSlots {
     return this.#waiting;
   }
 
-  /** Whether a slot is free now (an accept builds ahead only then). */
+  /** Whether a slot is free now. */
   get available(): boolean {
     return this.#inUse < this.limit;
+  }
+
+  /** A slot now if one is free and nobody waits for it, else undefined (a fresh accept builds ahead only with one). */
+  tryAcquire(): PreparationSlot | undefined {
+    return this.#inUse < this.limit && this.#waiting === 0 ? this.#take() : undefined;
   }
 
   /**
@@ -120,4 +126,66 @@ interface Waiter {
 export interface PreparationSlot {
   /** Frees the slot for the next waiter; idempotent. */
   release(): void;
+}
+
+/**
+ * One drive's turn to prepare: the slot it holds, or its place in the queue. A wait is bounded
+ * (the drive renews its lease and looks at the record between waits: another process may have
+ * moved the action on) and keeps the place, so bounded waits still go in arrival order.
+ */
+export class PreparationTurn {
+  readonly #slots: PreparationSlots;
+  #slot: PreparationSlot | undefined;
+  #pending: { readonly granted: Promise<PreparationSlot | undefined>; readonly cancel: AbortController } | undefined;
+
+  /** `slot`: one already taken for this drive (a fresh accept's, for its build ahead). */
+  constructor(slots: PreparationSlots, slot?: PreparationSlot) {
+    this.#slots = slots;
+    this.#slot = slot;
+  }
+
+  get holds(): boolean {
+    return this.#slot !== undefined;
+  }
+
+  /** Waits at most `maxWaitMs` (less if `signal` aborts) for the slot; true once it is held. */
+  async wait(maxWaitMs: number, signal?: AbortSignal): Promise<boolean> {
+    if (this.#slot) return true;
+    if (!this.#pending) {
+      const cancel = new AbortController();
+      this.#pending = { granted: this.#slots.acquire(cancel.signal), cancel };
+    }
+    const slot = await within(this.#pending.granted, maxWaitMs, signal);
+    if (!slot) return false;
+    this.#pending = undefined;
+    this.#slot = slot;
+    return true;
+  }
+
+  /** Gives back the slot, or the place in the queue (a slot granted meanwhile is passed on). */
+  release(): void {
+    this.#slot?.release();
+    this.#slot = undefined;
+    const pending = this.#pending;
+    if (!pending) return;
+    this.#pending = undefined;
+    pending.cancel.abort();
+    void pending.granted.then((slot) => slot?.release());
+  }
+}
+
+/** `promise`'s value, or undefined once `ms` passed or `signal` aborted; leaves no timer or listener behind. */
+function within<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | undefined> {
+  if (signal?.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const done = (value: T | undefined) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(value);
+    };
+    const onAbort = () => done(undefined);
+    const timer = setTimeout(() => done(undefined), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    void promise.then(done);
+  });
 }
