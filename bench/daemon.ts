@@ -10,11 +10,15 @@
 //   5. the strategy worker's rate, in this process;
 //   6. the executor alone at saturation, in this process (bench/executor-rate.ts): what an action costs when
 //      actions are not limited by how often positions are polled.
+//   7. one daemon at saturation: one `stratd run` process whose only strategy (bench/load-strategy.mjs)
+//      decides `--load-per-tick` small decreases of one large position per positions snapshot, every
+//      second: the whole daemon's capacity (landed/s) and CPU per landed action, one run per number.
 // Prints a table and writes bench/results/latest.json. How to read it: docs/operations.md, "Benchmark".
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Keypair } from '@solana/web3.js';
 import { pino } from 'pino';
@@ -61,6 +65,13 @@ const { values } = parseArgs({
      * the executor's capacity.
      */
     'executor-concurrency': { type: 'string', default: '128,256' },
+    /**
+     * Decisions per second of the saturation deployment, one run per number (comma-separated): the
+     * load strategy's decreases per positions snapshot, polled every second. Above what the daemon
+     * carries the excess waits its turn (execution.maxPreparingActions) and costs its accept; the
+     * run with the most landed/s is the daemon's capacity.
+     */
+    'load-per-tick': { type: 'string', default: '150,250' },
     /** Extra node flags for the daemons (space-separated), e.g. "--max-semi-space-size=2". */
     'daemon-node-args': { type: 'string', default: '' },
   },
@@ -76,6 +87,7 @@ const DAEMONS = bounded('daemons', values.daemons, 1, 8);
 const FLOOR_SAMPLES = bounded('floor-samples', values['floor-samples'], 5, 500);
 const SEED = bounded('seed', values.seed, 0, 1_000_000);
 const EXECUTOR_CONCURRENCY = values['executor-concurrency'].split(',').map((n) => bounded('executor-concurrency', n.trim(), 1, 1024));
+const LOAD_PER_TICK = values['load-per-tick'].split(',').map((n) => bounded('load-per-tick', n.trim(), 1, 2000));
 const pollsArg = values['throughput-polls'];
 if (pollsArg !== 'all' && pollsArg !== 'positions') throw new RangeError('--throughput-polls must be all or positions');
 const THROUGHPUT_POLLS: 'all' | 'positions' = pollsArg;
@@ -97,9 +109,9 @@ const prefixes: string[] = [];
  * take, the guard acting on every near position with no cooldown (so the load keeps going) and a
  * risk gate that does not stop the load. `everySecond` polls every source every second (throughput).
  */
-function daemonSettings(venue: BenchVenue, redisPrefix: string, keyFile: string, everySecond: boolean): Record<string, string | number | boolean | object> {
+function daemonSettings(venue: BenchVenue, redisPrefix: string, keyFile: string, everySecond: boolean, load?: Load): Record<string, string | number | boolean | object> {
   const unlimitedUsd = '1000000000000000';
-  return {
+  const settings: Record<string, string | number | boolean | object> = {
     mode: 'paper',
     'api.baseUrl': venue.apiUrl,
     'rpc.url': venue.rpcUrl,
@@ -115,14 +127,44 @@ function daemonSettings(venue: BenchVenue, redisPrefix: string, keyFile: string,
     'risk.maxNotionalPerHourUsd': unlimitedUsd,
     'risk.dailyLossStopUsd': unlimitedUsd,
   };
+  if (!load) return settings;
+  // The saturation deployment: the load strategy alone, positions read every second (the other
+  // sources at their defaults), and a request budget that does not limit ~2 requests per action.
+  for (const kind of SNAPSHOT_KINDS) delete settings[`pollers.${kind}.cron`];
+  return {
+    ...settings,
+    'pollers.positions.cron': '* * * * * *',
+    'api.requestsPerSecond': 1000,
+    'strategies.modules': [LOAD_STRATEGY],
+    'strategies.enabled': ['bench-load'],
+    'strategies.settings': { 'bench-load': { perTick: load.perTick } },
+  };
 }
 
-async function newWallet(dir: string, name: string, apiUrl: string, positions: readonly SeedPosition[], distancePct?: string): Promise<{ keypair: Keypair; keyFile: string; address: string }> {
+/** The saturation deployment's load: decisions per positions snapshot (one a second). */
+interface Load {
+  readonly perTick: number;
+}
+const LOAD_STRATEGY = fileURLToPath(new URL('./load-strategy.mjs', import.meta.url));
+/** One SOL long, $100,000 of collateral far from liquidation: hundreds of thousands of $1 decreases fit in it. */
+const LOAD_POSITION = { market: 'SOL', side: 'long', collateralUsd: '100000000000', liquidationDistancePct: '30' };
+
+async function newWallet(dir: string, name: string, apiUrl: string, positions: readonly SeedPosition[], distancePct?: string, load?: Load): Promise<{ keypair: Keypair; keyFile: string; address: string }> {
   const keypair = Keypair.generate();
   const keyFile = join(dir, `${name}.json`);
   await writeKeyFile(keyFile, keypair);
-  await fundWallet(apiUrl, keypair.publicKey.toBase58(), positions, true, distancePct);
+  if (load) await fundLoadWallet(apiUrl, keypair.publicKey.toBase58());
+  else await fundWallet(apiUrl, keypair.publicKey.toBase58(), positions, true, distancePct);
   return { keypair, keyFile, address: keypair.publicKey.toBase58() };
+}
+
+async function fundLoadWallet(apiUrl: string, wallet: string): Promise<void> {
+  const res = await fetch(`${apiUrl}/__venue/fund`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ wallet, sol: '100000000000', usdc: '1000000000000', positions: [LOAD_POSITION] }),
+  });
+  if (!res.ok) throw new Error(`funding the load wallet failed: ${res.status} ${await res.text()}`);
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
@@ -131,9 +173,9 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
  * Runs `count` daemons (one wallet each, `positions` kept open) for a warm-up and a measured window;
  * everything is read over the window only, CPU time and memory from /proc.
  */
-async function deployment(label: string, venue: BenchVenue, client: ApiClient, dir: string, count: number, positions: readonly SeedPosition[], everySecond: boolean, seconds: number, distancePct?: string): Promise<DeploymentFigures> {
+async function deployment(label: string, venue: BenchVenue, client: ApiClient, dir: string, count: number, positions: readonly SeedPosition[], everySecond: boolean, seconds: number, distancePct?: string, load?: Load): Promise<DeploymentFigures> {
   const wallets = [];
-  for (let i = 0; i < count; i++) wallets.push(await newWallet(dir, `${label}-${i}`, venue.apiUrl, positions, distancePct));
+  for (let i = 0; i < count; i++) wallets.push(await newWallet(dir, `${label}-${i}`, venue.apiUrl, positions, distancePct, load));
   const runPrefixes = wallets.map((_, i) => `${RUN}-${label}-${i}`);
   prefixes.push(...runPrefixes.map(keyPrefix));
   const daemons: DaemonProcess[] = [];
@@ -141,11 +183,12 @@ async function deployment(label: string, venue: BenchVenue, client: ApiClient, d
     // One after the other: each start-up time is the process's own, not a fight for the CPU.
     for (const [i, wallet] of wallets.entries()) {
       const profile = [...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []), ...values['daemon-node-args'].split(' ').filter(Boolean)];
-      const daemon = await startDaemonProcess(daemonSettings(venue, runPrefixes[i]!, wallet.keyFile, everySecond), REDIS_URL, profile);
+      const daemon = await startDaemonProcess(daemonSettings(venue, runPrefixes[i]!, wallet.keyFile, everySecond, load), REDIS_URL, profile);
       children.add(daemon.pid);
       daemons.push(daemon);
     }
-    const keeper = keepPositionsOpen(client, venue.apiUrl, wallets.map((w) => w.address), positions, 100, (err) => logger.error({ err }, 'reopening positions failed'));
+    // The load's one large position outlasts the run; the guard's positions are opened again as their decreases land.
+    const keeper = load ? undefined : keepPositionsOpen(client, venue.apiUrl, wallets.map((w) => w.address), positions, 100, (err) => logger.error({ err }, 'reopening positions failed'));
     await sleep(WARMUP_MS);
     const cpu = async () => ({ daemons: await Promise.all(daemons.map((d) => cpuMs(d.pid))), venue: await cpuMs(venue.pid), syscalls: await Promise.all(daemons.map((d) => ioSyscalls(d.pid))) });
     const startAt = Date.now();
@@ -154,7 +197,7 @@ async function deployment(label: string, venue: BenchVenue, client: ApiClient, d
     const [after, cpuAfter] = [await Promise.all(daemons.map((d) => d.counters())), await cpu()];
     const endAt = Date.now();
     const mem = (await Promise.all(daemons.map((d) => memory(d.pid)))).filter((m): m is Memory => m !== undefined);
-    await keeper.stop();
+    await keeper?.stop();
     await Promise.all(daemons.map((d) => d.stop()));
     const timings: ActionTiming[] = [];
     for (const prefix of runPrefixes.map(keyPrefix)) timings.push(...(await actionTimings(redis, prefix)).filter((t) => t.submittedAtMs >= startAt && t.submittedAtMs <= endAt));
@@ -174,6 +217,7 @@ async function deployment(label: string, venue: BenchVenue, client: ApiClient, d
       // Every action of a small run, in the order they were submitted, with its stages: a p99 of a
       // dozen actions is their slowest one, and this says where its time went.
       ...(timings.length <= 100 ? { actions: actionSamples(timings) } : {}),
+      ...(load ? { decisionsPerSecond: load.perTick } : {}),
       submitted: delta((c) => c.submitted),
       landed,
       landedPerSecond: landed / window,
@@ -259,9 +303,14 @@ async function main(): Promise<void> {
     // The capacity: the run that landed the most per second (fewer in flight can cap the rate below what the CPU allows).
     const executorAlone = executorAloneRuns.reduce((best, run) => (run.landedPerSecond > best.landedPerSecond ? run : best));
 
+    // ---------------------------------------------------------------- 7. one daemon at saturation
+    const saturationRuns: DeploymentFigures[] = [];
+    for (const perTick of LOAD_PER_TICK) saturationRuns.push(await deployment(`saturation-${perTick}`, venue, client, dir, 1, [], true, Math.min(SECONDS, 20), undefined, { perTick }));
+    const saturation = saturationRuns.reduce((best, run) => (run.landedPerSecond > best.landedPerSecond ? run : best));
+
     const report: Report = {
       takenAt: new Date().toISOString(),
-      command: `node bin/run-ts.js bench/daemon.ts --latency-seconds ${LATENCY_SECONDS} --seconds ${SECONDS} --daemons ${DAEMONS} --floor-samples ${FLOOR_SAMPLES} --seed ${SEED} --executor-concurrency ${EXECUTOR_CONCURRENCY.join(',')}`,
+      command: `node bin/run-ts.js bench/daemon.ts --latency-seconds ${LATENCY_SECONDS} --seconds ${SECONDS} --daemons ${DAEMONS} --floor-samples ${FLOOR_SAMPLES} --seed ${SEED} --executor-concurrency ${EXECUTOR_CONCURRENCY.join(',')} --load-per-tick ${LOAD_PER_TICK.join(',')}`,
       machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
       venue: { pid: venue.pid, ...VENUE },
       floor,
@@ -271,6 +320,8 @@ async function main(): Promise<void> {
       strategyWorker: { positionsPerSnapshot: positions.length, ...rate },
       executorAlone,
       executorAloneRuns,
+      saturation,
+      saturationRuns,
       throughputPolls: THROUGHPUT_POLLS,
     };
     printReport(report);
@@ -286,7 +337,7 @@ async function main(): Promise<void> {
 }
 
 // Bounded in time whatever happens: a hung run must not hold `npm run bench` forever.
-const limitSeconds = LATENCY_SECONDS + SECONDS + 300;
+const limitSeconds = LATENCY_SECONDS + SECONDS + 300 + LOAD_PER_TICK.length * 60;
 const deadline = setTimeout(() => {
   console.error(`bench/daemon.ts: still running after ${limitSeconds} s; giving up`);
   for (const pid of children) {

@@ -30,6 +30,8 @@ export interface DeploymentFigures {
   readonly rssAfterMb: number[];
   /** Spawn → first 200 of /readyz, per process. */
   readonly readyMs: number[];
+  /** The saturation deployment: decisions its load strategy makes per second. */
+  readonly decisionsPerSecond?: number;
 }
 
 export interface Report {
@@ -47,6 +49,10 @@ export interface Report {
   readonly executorAlone?: ExecutorRate;
   /** Every executor-alone run, one per number of actions in flight. */
   readonly executorAloneRuns?: readonly ExecutorRate[];
+  /** One daemon at saturation (bench/load-strategy.mjs): the run of `saturationRuns` that landed the most per second. */
+  readonly saturation?: DeploymentFigures;
+  /** Every saturation run, one per number of decisions per second. */
+  readonly saturationRuns?: readonly DeploymentFigures[];
   /** What the throughput and idle deployments polled every second: every source, or positions only. */
   readonly throughputPolls?: 'all' | 'positions';
 }
@@ -90,8 +96,12 @@ export function printReport(r: Report): void {
       ['deployment', 'landed/s', 'daemon CPU ms/landed', 'venue CPU ms/landed', 'CPU % daemons / venue', 'snapshot jobs/s per process', 'peak RSS MB (max)', 'RSS after MB (max)', 'ready ms (max)'],
       ['latency (1 daemon)', ...rows(l)],
       [`throughput (${t.daemons} daemons)`, ...rows(t)],
+      ...(r.saturationRuns ?? []).map((d) => [`saturation (1 daemon, ${d.decisionsPerSecond} decisions/s)`, ...rows(d)]),
     ]),
   );
+  for (const d of r.saturationRuns ?? []) {
+    console.log(`saturation, ${d.decisionsPerSecond} decisions/s: tick-to-submit p50 ${fixed(d.tickToSubmit.p50)} ms, p99 ${fixed(d.tickToSubmit.p99)} ms over ${d.tickToSubmit.count} actions (beyond what the daemon carries, decisions wait their turn: execution.maxPreparingActions)`);
+  }
 
   // CPU % of one core → ms per second; what the daemons spend beyond polling, per landed action.
   const marginal = ((t.daemonCpuPercent - r.idle.daemonCpuPercent) * 10) / t.landedPerSecond;
@@ -118,7 +128,15 @@ export function printReport(r: Report): void {
   console.log('\ngoals (issue 10)');
   goal(l.tickToSubmit.p50 <= 3 * floor.p50, `one daemon tick-to-submit p50 ≤ 3 × floor p50: ${fixed(l.tickToSubmit.p50)} ms vs ${fixed(3 * floor.p50)} ms`);
   goal(l.tickToSubmit.p99 <= 3 * floor.p99, `one daemon tick-to-submit p99 ≤ 3 × floor p99: ${fixed(l.tickToSubmit.p99)} ms vs ${fixed(3 * floor.p99)} ms`);
-  goal(t.daemonCpuMsPerLanded <= 5, `daemon CPU per landed action ≤ 5 ms (throughput run): ${fixed(t.daemonCpuMsPerLanded, 1)} ms`);
+  const sat = r.saturation;
+  if (sat) {
+    // The issue's measure: the daemon side at saturation ("so one process sustains ≥ 150 landed/s").
+    goal(sat.daemonCpuMsPerLanded <= 5, `daemon CPU per landed action ≤ 5 ms at saturation (1 daemon, every role, the load strategy): ${fixed(sat.daemonCpuMsPerLanded, 1)} ms`);
+    goal(sat.landedPerSecond >= 150, `one daemon process sustains ≥ 150 landed/s on this machine, the venue in another process: ${fixed(sat.landedPerSecond, 0)} landed/s`);
+    console.log(`  (at ${fixed(t.landedPerSecond / t.daemons, 1)} landed/s per daemon, the throughput run, polling every source every second: ${fixed(t.daemonCpuMsPerLanded, 1)} ms per landed action)`);
+  } else {
+    goal(t.daemonCpuMsPerLanded <= 5, `daemon CPU per landed action ≤ 5 ms (throughput run): ${fixed(t.daemonCpuMsPerLanded, 1)} ms`);
+  }
   goal(max([...l.peakRssMb, ...t.peakRssMb]) <= 150, `peak RSS per daemon ≤ 150 MB: ${fixed(max([...l.peakRssMb, ...t.peakRssMb]), 0)} MB`);
   goal(w.perSecond >= 1000, `strategy worker ≥ 1,000 positions snapshots/s: ${fixed(w.perSecond, 0)}/s`);
   // Not the issue's measure (the daemon side, every role): the share of it the executor takes when
