@@ -227,45 +227,50 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
     deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId, heldBy: holder }, 'decision suppressed: an action for this intent key is unfinished');
     notes.push({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window, heldBy: holder ?? '' } });
   });
-  await deps.ledger.appendAll(notes);
+  // The decisions, then their jobs, each in one round trip for the whole tick (a tick that
+  // decides for six positions at once hands the sixth over as soon as the first), in that order:
+  // a retried snapshot job finds its keys 'held-by-this' and re-adds the jobs (BullMQ keeps one per
+  // id) without writing the decisions twice.
+  const decided: ActionJob[] = [];
+  const toEnqueue: ActionJob[] = [];
   for (const [i, action] of actions.entries()) {
     const claim = claims[i]!.result;
     if (claim === 'held-by-other') continue;
+    out.push(action.actionId);
     // The same action id again (another tick of the same window, after the action already
     // exists): nothing new was decided.
-    if (claim === 'job-exists') {
-      out.push(action.actionId);
-      continue;
-    }
-    // Ledger first only on the first claim: a retried snapshot job re-adds the job (BullMQ
-    // keeps one per id) without writing the decision twice.
-    if (claim === 'claimed') {
-      deps.metrics?.intents.inc({ strategy: action.strategy, type: action.intent.type });
-      await deps.ledger.append({
-        at: now(),
-        type: 'decision',
-        actionId: action.actionId,
-        strategy: action.strategy,
-        detail: {
-          intentType: action.intent.type,
-          intentKey: action.intent.key,
-          reason: action.intent.reason,
-          notionalUsd: action.intent.notionalUsd,
-          window: action.window,
-          trigger: action.trigger,
-        },
-      });
-    }
-    await deps.actions.add(action.intent.type, action, { jobId: action.actionId });
-    // Durable first (the job), then fast: this process's executor starts on a new action at once
-    // (a retried snapshot job's 'held-by-this' action is already with an executor, or its job is).
-    // Not while the job is written: an action the gate refused at once would free its intent key
-    // before its job existed, and a retry or a concurrent tick of the same window would claim the
-    // key again for that finished action, suppressing the strategy until the claim expired.
-    if (claim === 'claimed') deps.handOver?.(action);
-    out.push(action.actionId);
+    if (claim === 'job-exists') continue;
+    toEnqueue.push(action);
+    if (claim === 'claimed') decided.push(action);
   }
+  for (const action of decided) deps.metrics?.intents.inc({ strategy: action.strategy, type: action.intent.type });
+  await deps.ledger.appendAll([...notes, ...decided.map((action) => decisionEntry(action, now()))]);
+  if (toEnqueue.length > 0) await deps.actions.addBulk(toEnqueue.map((action) => ({ name: action.intent.type, data: action, opts: { jobId: action.actionId } })));
+  // Durable first (the jobs), then fast: this process's executor starts on each new action at once
+  // (a retried snapshot job's 'held-by-this' action is already with an executor, or its job is).
+  // Not while the jobs are written: an action the gate refused at once would free its intent key
+  // before its job existed, and a retry or a concurrent tick of the same window would claim the
+  // key again for that finished action, suppressing the strategy until the claim expired.
+  for (const action of decided) deps.handOver?.(action);
   return out;
+}
+
+/** The ledger's record of a decision, written once, when its intent key is first claimed. */
+function decisionEntry(action: ActionJob, at: number): LedgerEntryInput {
+  return {
+    at,
+    type: 'decision',
+    actionId: action.actionId,
+    strategy: action.strategy,
+    detail: {
+      intentType: action.intent.type,
+      intentKey: action.intent.key,
+      reason: action.intent.reason,
+      notionalUsd: action.intent.notionalUsd,
+      window: action.window,
+      trigger: action.trigger,
+    },
+  };
 }
 
 /** Ids seen before, remembered up to a bound (then forgotten all at once: a repeat is only noted twice). */

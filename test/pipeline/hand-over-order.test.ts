@@ -3,7 +3,6 @@
 // existed; when that write failed, the snapshot job's retry claimed the key again for the finished
 // action (a second decision in the ledger), and the strategy stayed suppressed until the claim
 // expired. (Found by review of the change that overlapped the two.)
-import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
@@ -39,14 +38,15 @@ describe('the in-process hand-over of a new action', () => {
     let failNextAdd = true;
     const actions = new Proxy(queue, {
       get(target, property, receiver) {
-        if (property === 'add') {
-          return async (...args: Parameters<Queue<ActionJob>['add']>) => {
+        // A tick's jobs are written together (addBulk); one at a time (add) by older code.
+        if (property === 'add' || property === 'addBulk') {
+          return async (...args: unknown[]) => {
             if (failNextAdd) {
               failNextAdd = false;
               await new Promise((resolve) => setTimeout(resolve, 20));
               throw new Error('the job write failed');
             }
-            return target.add(...args);
+            return (target[property] as (...a: unknown[]) => unknown).apply(target, args);
           };
         }
         const value: unknown = Reflect.get(target, property, receiver);
