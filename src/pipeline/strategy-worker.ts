@@ -244,7 +244,8 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
     if (claim === 'claimed') decided.push(action);
   }
   for (const action of decided) deps.metrics?.intents.inc({ strategy: action.strategy, type: action.intent.type });
-  await deps.ledger.appendAll([...notes, ...decided.map((action) => decisionEntry(action, now()))]);
+  await deps.ledger.appendAll(notes);
+  await deps.ledger.appendAll(decided.map((action) => decisionEntry(action, now())));
   if (toEnqueue.length > 0) await deps.actions.addBulk(toEnqueue.map((action) => ({ name: action.intent.type, data: action, opts: { jobId: action.actionId } })));
   // Durable first (the jobs), then fast: this process's executor starts on each new action at once
   // (a retried snapshot job's 'held-by-this' action is already with an executor, or its job is).

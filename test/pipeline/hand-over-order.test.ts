@@ -3,7 +3,12 @@
 // existed; when that write failed, the snapshot job's retry claimed the key again for the finished
 // action (a second decision in the ledger), and the strategy stayed suppressed until the claim
 // expired. (Found by review of the change that overlapped the two.)
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { MINTS } from '../../src/api/mints.ts';
+import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
+import { defineStrategy } from '../../src/sdk/define.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import type { ActionJob } from '../../src/pipeline/action.ts';
@@ -89,8 +94,94 @@ describe('the in-process hand-over of a new action', () => {
       expect(held === undefined || !['rejected', 'landed', 'expired'].includes(held.state), `the key is held by ${holder} in state ${held?.state}`).toBe(true);
       const decisions = (await ledger.read({ reverse: false, limit: 100 })).filter((e) => e.type === 'decision' && e.actionId === actionId);
       expect(decisions).toHaveLength(1);
+      // The retry wrote the job the failed tick could not.
+      expect(await queue.getJob(actionId)).toBeDefined();
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('a tick that decides several actions writes every decision once and every job, also after a partial job write', async () => {
+    const prefix = `${scope.prefix}several:`;
+    const queue = openQueue<ActionJob>(QUEUES.actions, { connection: scope.redis, prefix });
+    let failNextBulk = true;
+    const actions = new Proxy(queue, {
+      get(target, property, receiver) {
+        if (property === 'addBulk') {
+          return async (jobs: Parameters<Queue<ActionJob>['addBulk']>[0]) => {
+            // The first write puts only the first job in, then fails (a partial pipeline).
+            if (failNextBulk) {
+              failNextBulk = false;
+              await target.addBulk(jobs.slice(0, 1));
+              throw new Error('the job write failed');
+            }
+            return target.addBulk(jobs);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const { handle, ledger, handedOver } = severalHandler(prefix, actions);
+    try {
+      await expect(positionsTick(handle, T0)).rejects.toThrow('the job write failed');
+      // Nothing is handed over before every job of the tick exists.
+      expect(handedOver).toEqual([]);
+      const retried = await positionsTick(handle, T0);
+      expect(retried.actions).toHaveLength(3);
+      for (const actionId of retried.actions) expect(await queue.getJob(actionId), actionId).toBeDefined();
+      const decisions = (await ledger.read({ reverse: false, limit: 100 })).filter((e) => e.type === 'decision');
+      expect(decisions.map((e) => e.actionId).sort()).toEqual([...retried.actions].sort());
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('hands the actions of a tick over once all their jobs exist', async () => {
+    const prefix = `${scope.prefix}bulk:`;
+    const queue = openQueue<ActionJob>(QUEUES.actions, { connection: scope.redis, prefix });
+    const waitingAtHandOver: Array<Promise<number>> = [];
+    const { handle, handedOver } = severalHandler(prefix, queue, () => waitingAtHandOver.push(queue.getWaitingCount()));
+    try {
+      const result = await positionsTick(handle, T0);
+      expect(handedOver).toEqual(result.actions);
+      // Asked at the first hand-over, on the queue's own connection: all three jobs were there.
+      expect(await Promise.all(waitingAtHandOver)).toEqual([3, 3, 3]);
     } finally {
       await queue.close();
     }
   });
 });
+
+/** A snapshot handler whose one strategy decides three decreases on every positions snapshot. */
+function severalHandler(prefix: string, actions: Queue<ActionJob>, onHandOver?: () => void) {
+  const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix } });
+  const ledger = new Ledger(scope.redis, { prefix, maxLen: 1000 });
+  const keys = ['a', 'b', 'c'].map((k) => `decrease:${k}:${POSITION}`);
+  const several = {
+    strategy: defineStrategy({
+      name: 'several',
+      config: z.object({}),
+      subscribes: ['positions'],
+      decisionWindowMs: 60_000,
+      onSnapshot: () => keys.map((key) => ({ type: 'decrease' as const, key, reason: 'test', notionalUsd: '1', positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long' as const, entirePosition: true, receiveToken: 'USDC' as const })),
+    }),
+    config: {},
+    file: 'several.ts',
+  } as LoadedStrategy;
+  const handedOver: string[] = [];
+  const handle = snapshotHandler({
+    config,
+    redis: scope.redis,
+    strategies: [several],
+    logger: silentLogger,
+    ledger,
+    prefix,
+    actions,
+    handOver: (action) => {
+      handedOver.push(action.actionId);
+      onHandOver?.();
+    },
+  });
+  return { handle, ledger, handedOver };
+}
