@@ -80,6 +80,16 @@ export class Ledger {
     this.streamKey = ledgerStreamKey(options.prefix);
   }
 
+  /** Approximate number of entries kept (MAXLEN ~ of every append). */
+  get maxLen(): number {
+    return this.options.maxLen;
+  }
+
+  /** Validates and encodes an entry as append would write it, for a script that appends it in a step of its own. */
+  encode(entry: LedgerEntryInput): string {
+    return encodeLedgerEntry(entry, this.options.isSecret);
+  }
+
   /** Validates and appends an entry; answers its stream id. */
   async append(entry: LedgerEntryInput): Promise<string> {
     const encoded = encodeLedgerEntry(entry, this.options.isSecret);

@@ -210,11 +210,16 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
   const out: string[] = [];
   // Every intent key claimed at once (one round trip), each claim also asking whether its action's
   // job already exists: most ticks decide nothing new.
+  // Each decision goes to the ledger in the claim that takes its key, so a claimed key always has
+  // its decision: a retry finds the key 'held-by-this' and must not write it again, so nothing
+  // written after the claim could make up for a decision lost there.
+  const at = now();
   const claims = await claimIntents(
     deps.redis,
     deps.prefix,
-    actions.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, actionId: a.actionId, jobKey: deps.actions.toKey(a.actionId) })),
+    actions.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, actionId: a.actionId, jobKey: deps.actions.toKey(a.actionId), decisionEntry: deps.ledger.encode(decisionEntry(a, at)) })),
     deps.config.strategies.intentLockMs,
+    { streamKey: deps.ledger.streamKey, maxLen: deps.ledger.maxLen },
   );
   // A decision suppressed behind an unfinished action is noted once per holding action, not on
   // every tick (or every window) while that action runs: its first suppressed decision stands for
@@ -227,10 +232,9 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
     deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId, heldBy: holder }, 'decision suppressed: an action for this intent key is unfinished');
     notes.push({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window, heldBy: holder ?? '' } });
   });
-  // The decisions, then their jobs, each in one round trip for the whole tick (a tick that
-  // decides for six positions at once hands the sixth over as soon as the first), in that order:
-  // a retried snapshot job finds its keys 'held-by-this' and re-adds the jobs (BullMQ keeps one per
-  // id) without writing the decisions twice.
+  // The jobs in one round trip for the whole tick (a tick that decides for six positions at once
+  // hands the sixth over as soon as the first): a retried snapshot job finds its keys
+  // 'held-by-this' and re-adds the jobs (BullMQ keeps one per id); the claims wrote the decisions.
   const decided: ActionJob[] = [];
   const toEnqueue: ActionJob[] = [];
   for (const [i, action] of actions.entries()) {
@@ -245,7 +249,6 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
   }
   for (const action of decided) deps.metrics?.intents.inc({ strategy: action.strategy, type: action.intent.type });
   await deps.ledger.appendAll(notes);
-  await deps.ledger.appendAll(decided.map((action) => decisionEntry(action, now())));
   if (toEnqueue.length > 0) await deps.actions.addBulk(toEnqueue.map((action) => ({ name: action.intent.type, data: action, opts: { jobId: action.actionId } })));
   // Durable first (the jobs), then fast: this process's executor starts on each new action at once
   // (a retried snapshot job's 'held-by-this' action is already with an executor, or its job is).

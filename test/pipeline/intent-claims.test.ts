@@ -36,6 +36,35 @@ describe('claimIntents', () => {
   });
 });
 
+describe('claimIntents with decision entries', () => {
+  it('appends the decision of each claim that takes its key, in the same step, and of no other', async () => {
+    const { redis } = scope;
+    const prefix = `${scope.prefix}decisions:`;
+    const ledger = new Ledger(redis, { prefix, maxLen: 1_000 });
+    const job = `${prefix}bull:actions:act-existing`;
+    await redis.set(job, 'x');
+    await claimIntent(redis, prefix, 'guard', 'held', 'act-earlier', 60_000);
+    await claimIntent(redis, prefix, 'guard', 'mine', 'act-mine', 60_000);
+    const entry = (actionId: string) => ledger.encode({ at: 1, type: 'decision', actionId, strategy: 'guard', detail: {} });
+    const results = await claimIntents(
+      redis,
+      prefix,
+      [
+        { strategy: 'guard', intentKey: 'free', actionId: 'act-new', decisionEntry: entry('act-new') },
+        { strategy: 'guard', intentKey: 'held', actionId: 'act-other', decisionEntry: entry('act-other') },
+        { strategy: 'guard', intentKey: 'mine', actionId: 'act-mine', decisionEntry: entry('act-mine') },
+        { strategy: 'guard', intentKey: 'job', actionId: 'act-existing', jobKey: job, decisionEntry: entry('act-existing') },
+      ],
+      60_000,
+      { streamKey: ledger.streamKey, maxLen: ledger.maxLen },
+    );
+    expect(results.map((r) => r.result)).toEqual(['claimed', 'held-by-other', 'held-by-this', 'job-exists']);
+    expect((await ledger.read({ reverse: false, limit: 10 })).map((e) => e.actionId)).toEqual(['act-new']);
+    // Entries without a ledger to append them to are a caller's mistake, refused before Redis is asked.
+    await expect(claimIntents(redis, prefix, [{ strategy: 'guard', intentKey: 'x', actionId: 'act-x', decisionEntry: entry('act-x') }], 60_000)).rejects.toThrow(TypeError);
+  });
+});
+
 describe('Ledger.appendAll', () => {
   it('appends every entry in order in one call, and validates each', async () => {
     const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 });

@@ -27,20 +27,26 @@ export interface ClaimAnswer {
 }
 
 // Claims N intent keys in one step. KEYS: lock1, job1, lock2, job2, ... (a claim without a job
-// key repeats its lock key, so every key stays in the deployment's hash slot); ARGV: ttl, then
-// per claim its action id and '1' when it has a job key. Answers two lists: one ClaimResult per
-// claim, and per claim the holding action ('' unless held by another).
+// key repeats its lock key, so every key stays in the deployment's hash slot), then the ledger's
+// stream; ARGV: ttl, the ledger's MAXLEN, then per claim its action id, '1' when it has a job key,
+// and its decision's ledger entry ('' for none), appended when, and only when, the claim takes the
+// key: a claimed key always has its decision in the ledger, whatever fails after. Answers two
+// lists: one ClaimResult per claim, and per claim the holding action ('' unless held by another).
 const CLAIM = `
 local out = {}
 local holders = {}
-for i = 1, #KEYS / 2 do
-  local lock, job, id, hasJob = KEYS[2 * i - 1], KEYS[2 * i], ARGV[2 * i], ARGV[2 * i + 1]
+local n = math.floor(#KEYS / 2)
+local stream = KEYS[2 * n + 1]
+for i = 1, n do
+  local lock, job = KEYS[2 * i - 1], KEYS[2 * i]
+  local id, hasJob, entry = ARGV[3 * i], ARGV[3 * i + 1], ARGV[3 * i + 2]
   if hasJob == '1' and redis.call('EXISTS', job) == 1 then
     out[i] = 'job-exists'
   else
     local current = redis.call('GET', lock)
     if not current then
       redis.call('SET', lock, id, 'PX', ARGV[1])
+      if entry ~= '' then redis.call('XADD', stream, 'MAXLEN', '~', ARGV[2], '*', 'entry', entry) end
       out[i] = 'claimed'
     elseif current == id then
       out[i] = 'held-by-this'
@@ -81,6 +87,14 @@ export interface IntentClaim {
   readonly actionId: string;
   /** The Redis key of the action's job: an existing job answers 'job-exists'. */
   readonly jobKey?: string;
+  /** The decision's ledger entry, encoded (Ledger.encode): appended in the same step when this claim takes the key. */
+  readonly decisionEntry?: string;
+}
+
+/** Where claimIntents appends the decisions of the claims that take their keys. */
+export interface DecisionLedger {
+  readonly streamKey: string;
+  readonly maxLen: number;
 }
 
 /**
@@ -88,14 +102,17 @@ export interface IntentClaim {
  * tick decides); answers in the claims' order. The claims run in order, so of two claims of one
  * key the first wins.
  */
-export async function claimIntents(redis: Redis, prefix: string, claims: readonly IntentClaim[], ttlMs: number): Promise<ClaimAnswer[]> {
+export async function claimIntents(redis: Redis, prefix: string, claims: readonly IntentClaim[], ttlMs: number, ledger?: DecisionLedger): Promise<ClaimAnswer[]> {
   if (claims.length === 0) return [];
+  if (!ledger && claims.some((c) => c.decisionEntry !== undefined)) throw new TypeError('claimIntents: decision entries need the ledger to append them to');
   const keys = claims.flatMap((c) => {
     const lock = intentLockKey(prefix, c.strategy, c.intentKey);
     return [lock, c.jobKey ?? lock];
   });
-  const args = claims.flatMap((c) => [c.actionId, c.jobKey === undefined ? '0' : '1']);
-  const [results, holders] = (await CLAIM_SCRIPT.run(redis, keys, [String(ttlMs), ...args])) as [ClaimResult[], string[]];
+  // Without a ledger the stream slot repeats the first lock key (never written): KEYS stay in the slot.
+  keys.push(ledger?.streamKey ?? keys[0]!);
+  const args = claims.flatMap((c) => [c.actionId, c.jobKey === undefined ? '0' : '1', c.decisionEntry ?? '']);
+  const [results, holders] = (await CLAIM_SCRIPT.run(redis, keys, [String(ttlMs), String(ledger?.maxLen ?? 0), ...args])) as [ClaimResult[], string[]];
   return results.map((result, i) => (holders[i] ? { result, holder: holders[i] } : { result }));
 }
 
