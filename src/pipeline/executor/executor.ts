@@ -76,10 +76,10 @@ export interface ExecutorOptions {
  * preparation slot. `signed` does not: its bytes are stored and must reach the chain before the
  * blockhash ages, so sending never waits behind new work; nor does confirming.
  */
+const PREPARING: ReadonlySet<ActionState> = new Set(['accepted', 'built', 'inspected']);
+
 /** How long a fresh accept's slot waits for its drive (the hand-over drives at once) before it is given back. */
 const RESERVED_SLOT_MS = 5_000;
-
-const PREPARING: ReadonlySet<ActionState> = new Set(['accepted', 'built', 'inspected']);
 
 /** A new action: the job the strategy worker enqueued (trigger is optional for tools and tests). */
 export type NewAction = Omit<ActionJob, 'trigger'> & { readonly trigger?: ActionJob['trigger'] };
