@@ -63,6 +63,8 @@ export async function startVenueProcess(settings: BenchVenueSettings): Promise<B
 export interface SeedPosition {
   readonly market: 'SOL' | 'ETH' | 'BTC';
   readonly side: Side;
+  /** USD × 10^6 (default $100). */
+  readonly collateralUsd?: string;
 }
 
 /** Every market on both sides: the six positions one wallet can hold. */
@@ -79,7 +81,7 @@ export async function fundWallet(apiUrl: string, wallet: string, positions: read
     body: JSON.stringify({
       wallet,
       ...(withBalances ? { sol: '100000000000', usdc: '100000000000' } : {}),
-      positions: positions.map((p) => ({ ...p, collateralUsd: '100000000', liquidationDistancePct: distancePct })),
+      positions: positions.map((p) => ({ ...p, collateralUsd: p.collateralUsd ?? '100000000', liquidationDistancePct: distancePct })),
     }),
   });
   if (!res.ok) throw new BenchVenueError(`funding ${wallet} failed: ${res.status} ${await res.text()}`);

@@ -146,25 +146,15 @@ interface Load {
   readonly perTick: number;
 }
 const LOAD_STRATEGY = fileURLToPath(new URL('./load-strategy.mjs', import.meta.url));
-/** One SOL long, $100,000 of collateral far from liquidation: hundreds of thousands of $1 decreases fit in it. */
-const LOAD_POSITION = { market: 'SOL', side: 'long', collateralUsd: '100000000000', liquidationDistancePct: '30' };
+/** One SOL long, $100,000 of collateral (opened 30 % from liquidation): hundreds of thousands of $1 decreases fit in it. */
+const LOAD_POSITIONS: readonly SeedPosition[] = [{ market: 'SOL', side: 'long', collateralUsd: '100000000000' }];
 
-async function newWallet(dir: string, name: string, apiUrl: string, positions: readonly SeedPosition[], distancePct?: string, load?: Load): Promise<{ keypair: Keypair; keyFile: string; address: string }> {
+async function newWallet(dir: string, name: string, apiUrl: string, positions: readonly SeedPosition[], distancePct?: string): Promise<{ keypair: Keypair; keyFile: string; address: string }> {
   const keypair = Keypair.generate();
   const keyFile = join(dir, `${name}.json`);
   await writeKeyFile(keyFile, keypair);
-  if (load) await fundLoadWallet(apiUrl, keypair.publicKey.toBase58());
-  else await fundWallet(apiUrl, keypair.publicKey.toBase58(), positions, true, distancePct);
+  await fundWallet(apiUrl, keypair.publicKey.toBase58(), positions, true, distancePct);
   return { keypair, keyFile, address: keypair.publicKey.toBase58() };
-}
-
-async function fundLoadWallet(apiUrl: string, wallet: string): Promise<void> {
-  const res = await fetch(`${apiUrl}/__venue/fund`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ wallet, sol: '100000000000', usdc: '1000000000000', positions: [LOAD_POSITION] }),
-  });
-  if (!res.ok) throw new Error(`funding the load wallet failed: ${res.status} ${await res.text()}`);
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
@@ -175,7 +165,7 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
  */
 async function deployment(label: string, venue: BenchVenue, client: ApiClient, dir: string, count: number, positions: readonly SeedPosition[], everySecond: boolean, seconds: number, distancePct?: string, load?: Load): Promise<DeploymentFigures> {
   const wallets = [];
-  for (let i = 0; i < count; i++) wallets.push(await newWallet(dir, `${label}-${i}`, venue.apiUrl, positions, distancePct, load));
+  for (let i = 0; i < count; i++) wallets.push(await newWallet(dir, `${label}-${i}`, venue.apiUrl, positions, distancePct));
   const runPrefixes = wallets.map((_, i) => `${RUN}-${label}-${i}`);
   prefixes.push(...runPrefixes.map(keyPrefix));
   const daemons: DaemonProcess[] = [];
@@ -305,7 +295,7 @@ async function main(): Promise<void> {
 
     // ---------------------------------------------------------------- 7. one daemon at saturation
     const saturationRuns: DeploymentFigures[] = [];
-    for (const perTick of LOAD_PER_TICK) saturationRuns.push(await deployment(`saturation-${perTick}`, venue, client, dir, 1, [], true, Math.min(SECONDS, 20), undefined, { perTick }));
+    for (const perTick of LOAD_PER_TICK) saturationRuns.push(await deployment(`saturation-${perTick}`, venue, client, dir, 1, LOAD_POSITIONS, true, Math.min(SECONDS, 20), '30', { perTick }));
     const saturation = saturationRuns.reduce((best, run) => (run.landedPerSecond > best.landedPerSecond ? run : best));
 
     const report: Report = {

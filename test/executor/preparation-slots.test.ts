@@ -61,7 +61,8 @@ describe('PreparationSlots', () => {
     const d = slots.acquire().then((s) => (order.push('d'), s));
     await tick();
     expect(order).toEqual([]);
-    expect([slots.inUse, slots.waiting, slots.available]).toEqual([2, 2, false]);
+    expect([slots.inUse, slots.waiting]).toEqual([2, 2]);
+    expect(slots.tryAcquire()).toBeUndefined();
     a.release();
     a.release(); // a second release of the same slot frees nothing more
     await tick();
@@ -71,7 +72,7 @@ describe('PreparationSlots', () => {
     await d;
     expect(order).toEqual(['c', 'd']);
     (await c)!.release();
-    expect(slots.available).toBe(true);
+    expect(slots.inUse).toBe(1);
     expect(counts.at(-1)).toEqual([1, 0]);
   });
 
@@ -207,6 +208,30 @@ describe('the executor with one preparation slot', () => {
     expect(finals.map((f) => f?.state)).toEqual(['landed', 'landed', 'landed']);
     // Waits of a third of the lease each, re-entered, kept their order.
     expect(gate.started).toEqual([first.actionId, second.actionId, third.actionId]);
+  }, 30_000);
+
+  it('gives its place in the queue back when another process takes the lease of a waiting action', async () => {
+    const gate = gatedBuilder();
+    const preparation = new PreparationSlots(1);
+    const ex = h.executor({ builder: gate.builder, preparation });
+    const first = newAction();
+    const waiting = newAction();
+    gate.hold(first.actionId);
+    const signal = AbortSignal.timeout(30_000);
+    const firstDone = ex.drive(first.actionId, signal, await ex.accept(first));
+    await until(() => gate.started.includes(first.actionId), 'the first build');
+    const stop = new AbortController();
+    const waitingDone = ex.drive(waiting.actionId, stop.signal, await ex.accept(waiting));
+    await until(() => preparation.waiting === 1, 'the second to wait');
+    // Another process's lease (as after this one lapsed): the next renewal fails, and the queue place goes with it.
+    await redis.set(`${prefix}action:${waiting.actionId}:lease`, 'another-process', 'PX', 30_000);
+    await until(() => preparation.waiting === 0, 'the place to be given back');
+    expect(preparation.inUse).toBe(1);
+    stop.abort();
+    await waitingDone;
+    gate.let(first.actionId);
+    expect((await firstDone)?.state).toBe('landed');
+    expect(gate.started).not.toContain(waiting.actionId);
   }, 30_000);
 
   it('gives the slot back when the drive stops while waiting for it', async () => {

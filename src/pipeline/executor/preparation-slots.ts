@@ -41,11 +41,6 @@ export class PreparationSlots {
     return this.#waiting;
   }
 
-  /** Whether a slot is free now. */
-  get available(): boolean {
-    return this.#inUse < this.limit;
-  }
-
   /** A slot now if one is free and nobody waits for it, else undefined (a fresh accept builds ahead only with one). */
   tryAcquire(): PreparationSlot | undefined {
     return this.#inUse < this.limit && this.#waiting === 0 ? this.#take() : undefined;
@@ -57,7 +52,8 @@ export class PreparationSlots {
    */
   acquire(signal?: AbortSignal): Promise<PreparationSlot | undefined> {
     if (signal?.aborted) return Promise.resolve(undefined);
-    if (this.#inUse < this.limit && this.#waiting === 0) return Promise.resolve(this.#take());
+    const free = this.tryAcquire();
+    if (free) return Promise.resolve(free);
     return new Promise((resolve) => {
       const waiter: Waiter = {
         cancelled: false,
