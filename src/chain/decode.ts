@@ -5,7 +5,8 @@ import { decodeComputeBudgetInstruction, type ComputeBudgetInstruction } from '.
 import { checkTableActive, LookupTableError, LookupTableUnavailable, type LookupTableResolver } from './decode/lookup-tables.ts';
 import { decodeMemoInstruction, type MemoInstruction } from './decode/memo.ts';
 import { decodePerpsInstruction, type PerpsInstruction } from './decode/perps.ts';
-import { readTransaction, readTransactionBytes } from './decode/read-transaction.ts';
+import { readWireTransaction } from './decode/read-transaction.ts';
+import { WireTransaction } from './decode/wire-transaction.ts';
 import { TransactionDecodeError } from './decode/transaction-decode-error.ts';
 import { decodeSystemInstruction, type SystemInstruction } from './decode/system.ts';
 import { decodeTokenInstruction, type TokenInstruction } from './decode/token.ts';
@@ -14,7 +15,8 @@ import { messageBytesSha256 } from './message-hash.ts';
 export type { LookupTableResolver } from './decode/lookup-tables.ts';
 export { rpcLookupTableResolver, staticLookupTableResolver, LookupTableError, LookupTableUnavailable } from './decode/lookup-tables.ts';
 export { TransactionDecodeError } from './decode/transaction-decode-error.ts';
-export { readTransaction, readTransactionBytes } from './decode/read-transaction.ts';
+export { readTransaction, readTransactionBytes, readWireTransaction } from './decode/read-transaction.ts';
+export { WireTransaction } from './decode/wire-transaction.ts';
 export type { SystemInstruction, TokenInstruction, AssociatedTokenInstruction, ComputeBudgetInstruction, MemoInstruction, PerpsInstruction };
 
 /** The decoded form of an instruction of a program we know. */
@@ -91,19 +93,24 @@ export interface DecodeOptions {
 
 const PROGRAM_NAMES: ReadonlyMap<string, string> = new Map(Object.entries(PROGRAMS).map(([name, id]) => [id, name]));
 
-/** Decodes a transaction (wire bytes, base64 text or a parsed one) into a plain, JSON-printable structure. */
+/**
+ * Decodes a transaction (wire bytes, base64 text, a read wire transaction or a parsed one) into a
+ * plain, JSON-printable structure. The digest of wire input is of its bytes; of a parsed one, of
+ * its message serialized.
+ */
 export async function decodeTransaction(
-  input: VersionedTransaction | Uint8Array | string,
+  input: WireTransaction | VersionedTransaction | Uint8Array | string,
   options: DecodeOptions = {},
 ): Promise<DecodedTransaction> {
-  const tx = typeof input === 'string' ? readTransaction(input) : input instanceof VersionedTransaction ? input : readTransactionBytes(input);
+  const wire = input instanceof WireTransaction ? input : input instanceof VersionedTransaction ? undefined : readWireTransaction(input);
+  const tx = wire ? wire.transaction : (input as VersionedTransaction);
   const message = tx.message;
   if (message.version !== 'legacy' && message.version !== 0) {
     // What the policy has not been written for, it cannot judge (a v1 message carries its budget elsewhere).
     throw new TransactionDecodeError(`message version ${String(message.version)} is not supported (legacy and v0 only)`);
   }
   const problems: string[] = [];
-  const statics = message.staticAccountKeys.map((key) => key.toBase58());
+  const statics = wire ? [...wire.accountKeys] : message.staticAccountKeys.map((key) => key.toBase58());
   const { numRequiredSignatures, numReadonlySignedAccounts, numReadonlyUnsignedAccounts } = message.header;
 
   if (numRequiredSignatures === 0) problems.push('the message requires no signature (it has no fee payer)');
@@ -173,7 +180,7 @@ export async function decodeTransaction(
 
   return {
     version: message.version,
-    messageSha256: messageBytesSha256(message),
+    messageSha256: wire ? wire.messageSha256 : messageBytesSha256(message),
     feePayer: statics[0] ?? '',
     recentBlockhash: message.recentBlockhash,
     signers,

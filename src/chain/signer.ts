@@ -1,8 +1,8 @@
-import type { PublicKey, VersionedTransaction } from '@solana/web3.js';
+import type { PublicKey } from '@solana/web3.js';
+import type { WireTransaction } from './decode/wire-transaction.ts';
 import { SignerError } from './keys/signer-error.ts';
 import { PolicyViolation } from './policy/policy-violation.ts';
 import type { Verdict } from './policy/verdict.ts';
-import { messageSha256 } from './message-hash.ts';
 
 export { LocalKeypairSigner, DEFAULT_KEY_ENV, type LoadSignerOptions } from './keys/local-keypair-signer.ts';
 export { KeyFileError, type KeyFileErrorKind } from './keys/key-file-error.ts';
@@ -11,27 +11,37 @@ export { readKeyFile, writeKeyFile, type SignerMode } from './keys/key-file.ts';
 
 /**
  * What holds the wallet key: the local key file today, a separate signing process or a KMS later.
- * It signs the wallet's slot of a transaction and returns it; it exposes nothing else.
+ * It signs message bytes handed to it by signInspected and returns the signature; it exposes
+ * nothing else.
  */
 export interface TransactionSigner {
   readonly publicKey: PublicKey;
-  signTransaction(tx: VersionedTransaction): Promise<VersionedTransaction>;
+  /** The Ed25519 signature (64 bytes) of `message`; call it only through signInspected. */
+  signMessage(message: Uint8Array): Promise<Uint8Array>;
+}
+
+/** A transaction signed by the wallet: the wire bytes to send and the wallet's signature (its id). */
+export interface SignedTransaction {
+  readonly bytes: Uint8Array;
+  readonly signature: Uint8Array;
 }
 
 /**
  * The only way the executor signs: with the verdict of the policy for exactly these message
  * bytes. A failed verdict throws PolicyViolation; a verdict for other bytes, or a transaction
- * whose fee payer is not the signer, throws SignerError. Nothing is signed in either case.
+ * whose fee payer is not the signer, throws SignerError. Nothing is signed in either case. The
+ * signature covers the message bytes as read (never a re-serialization) and goes into the fee
+ * payer's slot of the same bytes.
  */
-export async function signInspected(signer: TransactionSigner, tx: VersionedTransaction, verdict: Verdict): Promise<VersionedTransaction> {
+export async function signInspected(signer: TransactionSigner, tx: WireTransaction, verdict: Verdict): Promise<SignedTransaction> {
   if (!verdict.ok || verdict.violations.length > 0) throw new PolicyViolation(verdict.violations);
-  const digest = messageSha256(tx);
-  if (verdict.messageSha256 !== digest) {
+  if (verdict.messageSha256 !== tx.messageSha256) {
     throw new SignerError('verdict_mismatch', 'the verdict was issued for a different transaction message; inspect this one first');
   }
-  const feePayer = tx.message.staticAccountKeys[0];
-  if (!feePayer?.equals(signer.publicKey)) {
-    throw new SignerError('wrong_signer', `the fee payer ${feePayer?.toBase58() ?? '(none)'} is not the signer ${signer.publicKey.toBase58()}`);
+  const signerKey = signer.publicKey.toBase58();
+  if (tx.feePayer !== signerKey) {
+    throw new SignerError('wrong_signer', `the fee payer ${tx.feePayer || '(none)'} is not the signer ${signerKey}`);
   }
-  return signer.signTransaction(tx);
+  const signature = await signer.signMessage(tx.messageBytes());
+  return { bytes: tx.withSignature(0, signature), signature };
 }

@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Keypair, VersionedTransaction } from '@solana/web3.js';
+import { Keypair } from '@solana/web3.js';
 import { request } from 'undici';
 import { z } from 'zod';
 import { formatScaled } from '../api/amounts.ts';
 import { ApiClient } from '../api/client.ts';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
 import { MARKET_SYMBOL, MINTS } from '../api/mints.ts';
+import { readWireTransaction, TransactionDecodeError, type WireTransaction } from '../chain/decode.ts';
 import { ChainClient } from '../chain/rpc-client.ts';
 import { LocalKeypairSigner, SignerError, signInspected, writeKeyFile } from '../chain/signer.ts';
 import { silentLogger } from '../ops/logger.ts';
@@ -162,7 +163,13 @@ export class BacktestVenue {
     } catch (error) {
       return { landed: false, reason: `build: ${(error as Error).message}` };
     }
-    const tx = VersionedTransaction.deserialize(Buffer.from(built.unsignedTx, 'base64'));
+    let tx: WireTransaction;
+    try {
+      tx = readWireTransaction(built.unsignedTx);
+    } catch (error) {
+      if (!(error instanceof TransactionDecodeError)) throw error;
+      return { landed: false, reason: `policy: malformed (${error.message})` };
+    }
     const verdict = await this.inspector.inspect(tx, { intent }, built);
     if (!verdict.ok || verdict.violations.length > 0) return { landed: false, reason: `policy: ${verdict.violations.map((v) => v.rule).join(', ')}` };
     let signed;
@@ -172,11 +179,11 @@ export class BacktestVenue {
       if (!(error instanceof SignerError)) throw error;
       return { landed: false, reason: `sign: ${error.kind}` };
     }
-    const signature = Buffer.from(signed.signatures[0]!).toString('base64');
-    const raw = Buffer.from(signed.serialize()).toString('base64');
+    const signature = Buffer.from(signed.signature).toString('base64');
+    const raw = Buffer.from(signed.bytes).toString('base64');
     try {
       if (built.route === 'rpc') {
-        const sent = await this.chain.sendRaw(signed.serialize());
+        const sent = await this.chain.sendRaw(signed.bytes);
         if (!sent.ok) return { landed: false, reason: `send: ${sent.refusal}` };
       } else if (built.route === 'perps-execute') {
         await this.client.call('perps.execute', { action: built.executeAction as never, serializedTxBase64: raw });

@@ -6,7 +6,7 @@ import { inspect } from 'node:util';
 import bs58 from 'bs58';
 import { Keypair, SystemProgram, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeTransaction } from '../../src/chain/decode.ts';
+import { decodeTransaction, readWireTransaction } from '../../src/chain/decode.ts';
 import { inspectTransaction, PolicyViolation } from '../../src/chain/policy/index.ts';
 import { KeyFileError, LocalKeypairSigner, readKeyFile, signInspected, SignerError, writeKeyFile } from '../../src/chain/signer.ts';
 import { PROGRAMS } from '../../src/chain/programs.ts';
@@ -72,12 +72,12 @@ describe('LocalKeypairSigner', () => {
     const tx = buildTx({ payer: keypair.publicKey, version: 0, instructions: [...computeBudget(), productInstruction(PROGRAMS.perps, keypair.publicKey)] });
     const verdict = inspectTransaction(await decodeTransaction(tx), contextFor(keypair.publicKey, 'perps.increase'));
     expect(verdict.ok).toBe(true);
-    const signed = await signInspected(signer, tx, verdict);
-    expect(verifies(keypair, signed.message.serialize(), signed.signatures[0] as Uint8Array)).toBe(true);
+    const signed = await signInspected(signer, readWireTransaction(tx.serialize()), verdict);
+    expect(verifies(keypair, tx.message.serialize(), signed.signature)).toBe(true);
     // Node's native Ed25519 signs; Ed25519 is deterministic, so web3.js's own signing agrees byte for byte.
     const reference = VersionedTransaction.deserialize(tx.serialize());
     reference.sign([keypair]);
-    expect(Buffer.from(signed.serialize()).equals(Buffer.from(reference.serialize()))).toBe(true);
+    expect(Buffer.from(signed.bytes).equals(Buffer.from(reference.serialize()))).toBe(true);
   });
 
   it('refuses to sign without a passing verdict for exactly this message', async () => {
@@ -89,14 +89,14 @@ describe('LocalKeypairSigner', () => {
       instructions: [...computeBudget(), SystemProgram.transfer({ fromPubkey: keypair.publicKey, toPubkey: randomKey(), lamports: 1n })],
     });
     const rejected = inspectTransaction(await decodeTransaction(bad), contextFor(keypair.publicKey, 'perps.increase'));
-    await expect(signInspected(signer, bad, rejected)).rejects.toBeInstanceOf(PolicyViolation);
-    await expect(signInspected(signer, bad, rejected)).rejects.toMatchObject({ kind: 'policy_violation', violations: [{ rule: 'value_transfer' }] });
+    await expect(signInspected(signer, readWireTransaction(bad.serialize()), rejected)).rejects.toBeInstanceOf(PolicyViolation);
+    await expect(signInspected(signer, readWireTransaction(bad.serialize()), rejected)).rejects.toMatchObject({ kind: 'policy_violation', violations: [{ rule: 'value_transfer' }] });
     expect(bad.signatures[0]?.every((b) => b === 0)).toBe(true);
 
     const good = buildTx({ payer: keypair.publicKey, version: 0, instructions: [...computeBudget(), productInstruction(PROGRAMS.perps, keypair.publicKey)] });
     const passed = inspectTransaction(await decodeTransaction(good), contextFor(keypair.publicKey, 'perps.increase'));
     // A passing verdict for one transaction cannot sign another.
-    await expect(signInspected(signer, bad, passed)).rejects.toMatchObject({ name: 'SignerError', kind: 'verdict_mismatch' });
+    await expect(signInspected(signer, readWireTransaction(bad.serialize()), passed)).rejects.toMatchObject({ name: 'SignerError', kind: 'verdict_mismatch' });
     expect(bad.signatures[0]?.every((b) => b === 0)).toBe(true);
   });
 
@@ -106,7 +106,7 @@ describe('LocalKeypairSigner', () => {
     const signer = LocalKeypairSigner.fromEnv('K', { mode: 'live', env: { K: bs58.encode(keypair.secretKey) } });
     const foreign = buildTx({ payer: other.publicKey, version: 0, instructions: [productInstruction(PROGRAMS.perps, other.publicKey)] });
     const verdict = { ok: true, violations: [], messageSha256: (await decodeTransaction(foreign)).messageSha256 };
-    const error = await signInspected(signer, foreign, verdict).catch((e: unknown) => e);
+    const error = await signInspected(signer, readWireTransaction(foreign.serialize()), verdict).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SignerError);
     expect((error as SignerError).kind).toBe('wrong_signer');
     expectNoSecret(String((error as Error).message), keypair);
@@ -114,7 +114,7 @@ describe('LocalKeypairSigner', () => {
     const dry = LocalKeypairSigner.fromEnv('K', { mode: 'dry-run', env: { K: bs58.encode(keypair.secretKey) } });
     const own = buildTx({ payer: keypair.publicKey, version: 0, instructions: [productInstruction(PROGRAMS.perps, keypair.publicKey)] });
     const ownVerdict = inspectTransaction(await decodeTransaction(own), contextFor(keypair.publicKey, 'perps.increase'));
-    await expect(signInspected(dry, own, ownVerdict)).rejects.toMatchObject({ kind: 'signing_disabled' });
+    await expect(signInspected(dry, readWireTransaction(own.serialize()), ownVerdict)).rejects.toMatchObject({ kind: 'signing_disabled' });
   });
 
   it('scrubs the key variable once loaded, unless told not to', () => {

@@ -1,4 +1,6 @@
-import { Keypair, PublicKey, type VersionedTransaction } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { LocalKeypairSigner } from '../../src/chain/signer.ts';
 import type { Redis } from 'ioredis';
 import { ApiClient } from '../../src/api/client.ts';
 import { ChainClient } from '../../src/chain/rpc-client.ts';
@@ -72,10 +74,9 @@ export class ChainHarness {
 
   readonly signer: TransactionSigner = {
     publicKey: this.wallet.publicKey,
-    signTransaction: async (tx: VersionedTransaction) => {
+    signMessage: async (message: Uint8Array) => {
       this.signCount++;
-      tx.sign([this.wallet]);
-      return tx;
+      return LocalKeypairSigner.fromEnv('KEY', { mode: 'paper', env: { KEY: bs58.encode(this.wallet.secretKey) } }).signMessage(message);
     },
   };
 

@@ -190,9 +190,9 @@ export class VenueExecutorHarness {
     let signatures = 0;
     const signer: TransactionSigner = {
       publicKey: real.publicKey,
-      signTransaction: async (tx: VersionedTransaction) => {
+      signMessage: async (message: Uint8Array) => {
         signatures++;
-        return real.signTransaction(tx);
+        return real.signMessage(message);
       },
     };
     const address = keypair.publicKey.toBase58();

@@ -1,5 +1,6 @@
 import { VersionedTransaction } from '@solana/web3.js';
 import { TransactionDecodeError } from './transaction-decode-error.ts';
+import { WireTransaction } from './wire-transaction.ts';
 
 // Strict base64 (Buffer.from silently skips characters outside the alphabet).
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -14,20 +15,37 @@ const CHECKED_MAX = 256;
 
 /** Parses a base64 wire transaction (legacy or versioned); throws TransactionDecodeError. */
 export function readTransaction(base64: string): VersionedTransaction {
-  if (checked.has(base64)) return VersionedTransaction.deserialize(Buffer.from(base64, 'base64'));
-  const text = base64.replace(/\s+/g, '');
-  if (text.length === 0) throw new TransactionDecodeError('the transaction is empty');
-  if (!BASE64.test(text)) throw new TransactionDecodeError('the transaction is not valid base64');
-  const transaction = readTransactionBytes(Buffer.from(text, 'base64'));
-  if (text === base64) {
-    if (checked.size >= CHECKED_MAX) checked.clear();
-    checked.add(base64);
-  }
-  return transaction;
+  return readWireTransaction(base64).transaction;
 }
 
 /** Parses wire bytes; a truncated or inconsistent transaction throws TransactionDecodeError. */
 export function readTransactionBytes(bytes: Uint8Array): VersionedTransaction {
+  return readWireTransaction(bytes).transaction;
+}
+
+/**
+ * Reads a wire transaction (base64 text or bytes) strictly: exactly one transaction of a
+ * supported version, whose parsed view serializes back to exactly these bytes. What the executor
+ * inspects, signs and sends; throws TransactionDecodeError.
+ */
+export function readWireTransaction(input: string | Uint8Array): WireTransaction {
+  if (typeof input !== 'string') return strictlyRead(input);
+  if (checked.has(input)) {
+    const bytes = Buffer.from(input, 'base64');
+    return new WireTransaction(bytes, VersionedTransaction.deserialize(bytes));
+  }
+  const text = input.replace(/\s+/g, '');
+  if (text.length === 0) throw new TransactionDecodeError('the transaction is empty');
+  if (!BASE64.test(text)) throw new TransactionDecodeError('the transaction is not valid base64');
+  const wire = strictlyRead(Buffer.from(text, 'base64'));
+  if (text === input) {
+    if (checked.size >= CHECKED_MAX) checked.clear();
+    checked.add(input);
+  }
+  return wire;
+}
+
+function strictlyRead(bytes: Uint8Array): WireTransaction {
   let transaction: VersionedTransaction;
   try {
     transaction = VersionedTransaction.deserialize(bytes);
@@ -48,5 +66,5 @@ export function readTransactionBytes(bytes: Uint8Array): VersionedTransaction {
   if (Buffer.compare(Buffer.from(again), Buffer.from(bytes)) !== 0) {
     throw new TransactionDecodeError('the bytes carry data beyond one transaction or do not round-trip');
   }
-  return transaction;
+  return new WireTransaction(bytes, transaction);
 }

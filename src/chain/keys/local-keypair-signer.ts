@@ -1,6 +1,6 @@
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { inspect } from 'node:util';
-import type { Keypair, PublicKey, VersionedTransaction } from '@solana/web3.js';
+import type { Keypair, PublicKey } from '@solana/web3.js';
 import type { TransactionSigner } from '../signer.ts';
 import { readKeyFile, type SignerMode } from './key-file.ts';
 import { KeyFileError } from './key-file-error.ts';
@@ -70,15 +70,10 @@ export class LocalKeypairSigner implements TransactionSigner {
     return LocalKeypairSigner.fromEnv(name, options);
   }
 
-  /** Use signInspected (src/chain/signer.ts): it refuses a transaction without a passing verdict. */
-  async signTransaction(tx: VersionedTransaction): Promise<VersionedTransaction> {
+  /** Use signInspected (src/chain/signer.ts): it hands over only message bytes with a passing verdict. */
+  async signMessage(message: Uint8Array): Promise<Uint8Array> {
     if (this.mode === 'dry-run') throw new SignerError('signing_disabled', 'dry-run mode never signs a transaction');
-    const signers = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures);
-    if (!signers.some((key) => key.equals(this.publicKey))) {
-      throw new SignerError('wrong_signer', `${this.publicKey.toBase58()} is not a required signer of this transaction`);
-    }
-    tx.addSignature(this.publicKey, sign(null, tx.message.serialize(), this.#privateKey));
-    return tx;
+    return sign(null, message, this.#privateKey);
   }
 
   toJSON(): { signer: 'local'; publicKey: string; mode: SignerMode } {

@@ -1,5 +1,5 @@
 import type { VersionedTransaction } from '@solana/web3.js';
-import { decodeTransaction, readTransaction, readTransactionBytes, TransactionDecodeError, type DecodedTransaction, type LookupTableResolver } from '../decode.ts';
+import { decodeTransaction, readWireTransaction, TransactionDecodeError, type DecodedTransaction, type LookupTableResolver, type WireTransaction } from '../decode.ts';
 import { checkIntent } from './check-intent.ts';
 import { checkNonce } from './check-nonce.ts';
 import { checkLookupTables } from './check-lookup-tables.ts';
@@ -54,13 +54,13 @@ export async function inspectSerialized(
   ctx: PolicyContext,
   options: { readonly resolveLookupTable?: LookupTableResolver } = {},
 ): Promise<Inspection> {
-  let transaction: VersionedTransaction;
+  let wire: WireTransaction;
   try {
-    transaction = typeof input === 'string' ? readTransaction(input) : readTransactionBytes(input);
+    wire = readWireTransaction(input);
   } catch (error) {
     if (!(error instanceof TransactionDecodeError)) throw error;
     return { transaction: null, decoded: null, verdict: { ok: false, violations: [{ rule: 'malformed', detail: error.message }], messageSha256: '' } };
   }
-  const decoded = await decodeTransaction(transaction, options);
-  return { transaction, decoded, verdict: inspectTransaction(decoded, ctx) };
+  const decoded = await decodeTransaction(wire, options);
+  return { transaction: wire.transaction, decoded, verdict: inspectTransaction(decoded, ctx) };
 }

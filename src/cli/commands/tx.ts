@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { Connection, PublicKey } from '@solana/web3.js';
 import { isOperationId, type OperationId } from '../../api/registry.ts';
-import { LookupTableUnavailable, readTransaction, rpcLookupTableResolver, TransactionDecodeError, type LookupTableResolver } from '../../chain/decode.ts';
+import { LookupTableUnavailable, readWireTransaction, rpcLookupTableResolver, TransactionDecodeError, type LookupTableResolver } from '../../chain/decode.ts';
 import { rpcAccountReader, type AccountReader } from '../../chain/policy/index.ts';
 import { isConfigError, loadConfig, splitConfigArgs } from '../../config/index.ts';
 import { operationOfIntent, PolicyInspector } from '../../pipeline/executor/policy-inspector.ts';
@@ -137,7 +137,8 @@ async function inspect(argv: string[]): Promise<number> {
   const input = positionals[0] === '-' ? await readStdin() : (positionals[0] ?? '');
   let transaction;
   try {
-    transaction = readTransaction(input);
+    // Read as the executor reads a build: the digest printed is the one a verdict binds.
+    transaction = readWireTransaction(input);
   } catch (error) {
     if (!(error instanceof TransactionDecodeError)) throw error;
     const violations = [{ rule: 'malformed', detail: error.message }];

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { ApiClient } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
-import { readTransaction } from '../../chain/decode.ts';
+import { readWireTransaction, type WireTransaction } from '../../chain/decode.ts';
 import type { ChainClient } from '../../chain/rpc-client.ts';
 import type { Verdict } from '../../chain/policy/verdict.ts';
 import { signInspected } from '../../chain/signer.ts';
@@ -11,7 +10,6 @@ import { silentLogger, type Logger } from '../../ops/logger.ts';
 import type { ActionJob } from '../action.ts';
 import { clearedBuild, FINAL_STATES, isFinalRecord, type ActionRecord, type ActionState } from './action-record.ts';
 import { abortableSleep } from './abortable-sleep.ts';
-import { messageSha256 } from '../../chain/message-hash.ts';
 import { SubmittedWatch } from './submitted-watch.ts';
 import { errorForLog, isTransient, provablyNotProcessed } from './api-error-evidence.ts';
 import { encodeLedgerEntry } from '../ledger.ts';
@@ -138,7 +136,7 @@ export class Executor {
    * stored it: only the step that continues from exactly that record uses them, for exactly those
    * bytes.
    */
-  readonly #judging = new WeakMap<StoredAction, { readonly tx: VersionedTransaction; readonly judged: Promise<Judged>; readonly expired: Promise<Expiry> }>();
+  readonly #judging = new WeakMap<StoredAction, { readonly tx: WireTransaction; readonly judged: Promise<Judged>; readonly expired: Promise<Expiry> }>();
 
   constructor(options: ExecutorOptions) {
     this.o = options;
@@ -515,10 +513,10 @@ export class Executor {
       await this.o.store.save({ ...r, buildAttempts: r.buildAttempts + 1, updatedAtMs: this.now() }, stored.version);
       throw error;
     }
-    let tx: VersionedTransaction;
+    let tx: WireTransaction;
     try {
       // Strict: exactly one transaction of a supported version, or the action ends here.
-      tx = readTransaction(built.unsignedTx);
+      tx = readWireTransaction(built.unsignedTx);
     } catch (error) {
       throw new Refusal('policy:malformed', `the built transaction is unreadable: ${(error as Error).message}`);
     }
@@ -542,7 +540,7 @@ export class Executor {
       requestId: built.requestId,
       unsignedTx: built.unsignedTx,
       txMetadata: built.txMetadata,
-      blockhash: tx.message.recentBlockhash,
+      blockhash: tx.transaction.message.recentBlockhash,
       lastValidBlockHeight: lastValid,
       maxRequestExecutionSec,
       builtAtMs: this.now(),
@@ -571,7 +569,7 @@ export class Executor {
   }
 
   /** The policy's verdict on a build, or what kept it from one (an RPC that did not answer): never a rejection. */
-  private judge(tx: VersionedTransaction, r: ActionRecord): Promise<Judged> {
+  private judge(tx: WireTransaction, r: ActionRecord): Promise<Judged> {
     return (async () => this.o.inspector.inspect(tx, r, builtOf(r)))().then(
       (verdict) => ({ verdict }),
       (error: unknown) => ({ error }),
@@ -642,11 +640,10 @@ export class Executor {
   }
 
   /** Signs bytes the policy passed; the signature and the signed bytes, stored before the first send. */
-  private async signVerified(tx: VersionedTransaction, verdict: Verdict): Promise<Pick<ActionRecord, 'signature' | 'signedTx'>> {
+  private async signVerified(tx: WireTransaction, verdict: Verdict): Promise<Pick<ActionRecord, 'signature' | 'signedTx'>> {
     const signed = await signInspected(this.o.signer!, tx, verdict);
-    const signature = signed.signatures[0];
-    if (!signature || signature.every((b) => b === 0)) throw new Refusal('signing_failed', 'the fee payer signature is empty after signing');
-    return { signature: bs58.encode(signature), signedTx: Buffer.from(signed.serialize()).toString('base64') };
+    if (signed.signature.every((b) => b === 0)) throw new Refusal('signing_failed', 'the fee payer signature is empty after signing');
+    return { signature: bs58.encode(signed.signature), signedTx: Buffer.from(signed.bytes).toString('base64') };
   }
 
   /**
@@ -655,13 +652,13 @@ export class Executor {
    * hash to it (signInspected checks the same binding again). A record inspected before the hash
    * was kept is inspected again.
    */
-  private async passingVerdict(tx: VersionedTransaction, r: ActionRecord): Promise<Verdict> {
+  private async passingVerdict(tx: WireTransaction, r: ActionRecord): Promise<Verdict> {
     if (r.inspectedMessageSha256 === undefined) {
       const verdict = await this.o.inspector.inspect(tx, r, builtOf(r));
       if (!verdict.ok) throw new Refusal(`policy:${verdict.violations[0]?.rule ?? 'unknown'}`, verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join('; '));
       return verdict;
     }
-    const digest = messageSha256(tx);
+    const digest = tx.messageSha256;
     if (digest !== r.inspectedMessageSha256) {
       throw new Refusal('policy:not_inspected', `the message to sign (sha256 ${digest}) is not the one inspected (${r.inspectedMessageSha256})`);
     }
@@ -724,9 +721,9 @@ type Judged = { readonly verdict: Verdict } | { readonly error: unknown };
 /** A blockhash expiry check, or the error that kept the RPC from answering it. */
 type Expiry = { readonly expired: boolean } | { readonly error: unknown };
 
-function storedTransaction(r: ActionRecord): VersionedTransaction {
+function storedTransaction(r: ActionRecord): WireTransaction {
   try {
-    return readTransaction(r.unsignedTx ?? '');
+    return readWireTransaction(r.unsignedTx ?? '');
   } catch (error) {
     throw new Refusal('policy:malformed', `the built transaction is unreadable: ${(error as Error).message}`);
   }
@@ -752,10 +749,10 @@ function builtOf(r: ActionRecord): BuiltTransaction {
  * request, or the transaction does not carry that account (static keys; a transaction that loads
  * accounts from lookup tables may carry it there).
  */
-function unattributableRequest(tx: VersionedTransaction, requestPubkey: string | undefined): string | undefined {
+function unattributableRequest(tx: WireTransaction, requestPubkey: string | undefined): string | undefined {
   if (!requestPubkey) return 'the build answered no positionRequestPubkey for a request the keeper must execute';
-  if (tx.message.staticAccountKeys.some((k) => k.toBase58() === requestPubkey)) return undefined;
-  if (tx.message.addressTableLookups.length > 0) return undefined;
+  if (tx.accountKeys.includes(requestPubkey)) return undefined;
+  if (tx.transaction.message.addressTableLookups.length > 0) return undefined;
   return `the transaction does not carry the position request account ${requestPubkey}`;
 }
 

@@ -1,5 +1,5 @@
 import type { PublicKey, VersionedTransaction } from '@solana/web3.js';
-import { decodeTransaction, LookupTableUnavailable, TransactionDecodeError, type DecodedTransaction, type LookupTableResolver } from '../../chain/decode.ts';
+import { decodeTransaction, LookupTableUnavailable, TransactionDecodeError, type DecodedTransaction, type LookupTableResolver, type WireTransaction } from '../../chain/decode.ts';
 import { ChainFactsReader, inspectTransaction, type AccountReader, type PerpsIntentBounds, type PolicyIntent, type Verdict } from '../../chain/policy/index.ts';
 import { toBigInt } from '../../api/amounts.ts';
 import { MINTS } from '../../api/mints.ts';
@@ -65,7 +65,7 @@ export class PolicyInspector implements TransactionInspector {
     this.#facts = options.readAccounts ? new ChainFactsReader(options.readAccounts) : undefined;
   }
 
-  async inspect(tx: VersionedTransaction, record: Pick<ActionRecord, 'intent'>, built: InspectionTarget): Promise<Verdict> {
+  async inspect(tx: WireTransaction | VersionedTransaction, record: Pick<ActionRecord, 'intent'>, built: InspectionTarget): Promise<Verdict> {
     return (await this.inspectDetailed(tx, record.intent, built)).verdict;
   }
 
@@ -75,7 +75,7 @@ export class PolicyInspector implements TransactionInspector {
    * retried as if transient, pinning the action in `built`. RPC failures and a decrease without a
    * fresh mark price (MarkPriceUnavailable) still throw (transient).
    */
-  async inspectDetailed(tx: VersionedTransaction, intent: Intent | undefined, built: InspectionTarget, extraKnownAccounts: readonly string[] = []): Promise<DetailedInspection> {
+  async inspectDetailed(tx: WireTransaction | VersionedTransaction, intent: Intent | undefined, built: InspectionTarget, extraKnownAccounts: readonly string[] = []): Promise<DetailedInspection> {
     let decoded: DecodedTransaction;
     try {
       decoded = await decodeTransaction(tx, { resolveLookupTable: this.options.resolveLookupTable });

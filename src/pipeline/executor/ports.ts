@@ -1,4 +1,4 @@
-import type { VersionedTransaction } from '@solana/web3.js';
+import type { WireTransaction } from '../../chain/decode.ts';
 import type { Verdict } from '../../chain/policy/index.ts';
 import type { TransactionSigner } from '../../chain/signer.ts';
 import type { OperationId } from '../../api/registry.ts';
@@ -38,7 +38,8 @@ export interface ActionBuilder {
 export type InspectionVerdict = Verdict;
 
 export interface TransactionInspector {
-  inspect(tx: VersionedTransaction, record: ActionRecord, built: BuiltTransaction): Promise<InspectionVerdict>;
+  /** Judges the wire bytes the executor will sign: the verdict's messageSha256 must be theirs. */
+  inspect(tx: WireTransaction, record: ActionRecord, built: BuiltTransaction): Promise<InspectionVerdict>;
 }
 
 export type { TransactionSigner };

@@ -2,15 +2,14 @@ import { ComputeBudgetProgram, Keypair, PublicKey, TransactionInstruction, Trans
 import bs58 from 'bs58';
 import { MINTS } from '../../api/mints.ts';
 import { getOperation } from '../../api/registry.ts';
-import { readTransaction } from '../../chain/decode.ts';
+import { readWireTransaction } from '../../chain/decode.ts';
 import { mintAccountData, staticAccountReader, type ChainAccount } from '../../chain/policy/index.ts';
 import { perpsPositionAddress, perpsPositionRequestAddress, PERPETUALS_ADDRESS } from '../../chain/programs/perps/addresses.ts';
 import { encodePerpsInstructionData } from '../../chain/programs/perps/codec.ts';
 import { PERPS_INSTRUCTIONS } from '../../chain/programs/perps/instructions.ts';
 import { PERPS_ACCOUNTS, PROGRAMS } from '../../chain/programs.ts';
-import { LocalKeypairSigner, signInspected } from '../../chain/signer.ts';
+import { LocalKeypairSigner, signInspected, type SignedTransaction } from '../../chain/signer.ts';
 import type { Logger } from '../../ops/logger.ts';
-import { messageSha256 } from '../../chain/message-hash.ts';
 import { PolicyInspector } from './policy-inspector.ts';
 
 export interface RehearsalOptions {
@@ -125,16 +124,16 @@ export class Rehearsal {
   }
 
   /** One pass, answering the signed transaction; throws RehearsalFailed if the policy refused it. */
-  async pass(): Promise<VersionedTransaction> {
+  async pass(): Promise<SignedTransaction> {
     // The build's answer is read as the API client reads it: JSON, then the operation's schema.
     const answer = getOperation('perps.decrease').response.safeParse(JSON.parse(this.#answer));
     if (!answer.success) throw new RehearsalFailed(`the rehearsal build answer does not parse: ${answer.error.message}`);
-    const tx = readTransaction(this.#base64);
+    const tx = readWireTransaction(this.#base64);
     const verdict = await this.#inspector.inspect(tx, { intent: this.#intent as never }, this.#target);
     if (!verdict.ok) throw new RehearsalFailed(verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join('; '));
-    if (messageSha256(tx) !== verdict.messageSha256) throw new RehearsalFailed('the verdict is bound to another message');
+    if (tx.messageSha256 !== verdict.messageSha256) throw new RehearsalFailed('the verdict is bound to another message');
     const signed = await signInspected(this.#signer, tx, verdict);
-    Buffer.from(signed.serialize()).toString('base64');
+    Buffer.from(signed.bytes).toString('base64');
     return signed;
   }
 
