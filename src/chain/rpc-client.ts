@@ -4,6 +4,7 @@ import type { AccountReader, ChainAccount } from './policy/chain-facts.ts';
 import { JsonRpc, JsonRpcError } from './json-rpc.ts';
 import { observedFetch, type RpcObserver } from './rpc-observer.ts';
 import { rpcFetch } from './rpc-transport.ts';
+import { SignatureStatusBatch } from './signature-status-batch.ts';
 
 /** Why the RPC refused a transaction, as far as a caller needs to act on it. */
 export type SendRefusal = 'blockhash_not_found' | 'signature_invalid' | 'already_processed' | 'rpc_error' | 'network';
@@ -26,7 +27,8 @@ const COMMITMENT_RANK: Readonly<Record<string, number>> = { processed: 0, confir
 
 /**
  * The few chain calls the executor makes, over a web3.js `Connection`: send with
- * `maxRetries: 0` (we rebroadcast ourselves), poll signature statuses (no websocket), read
+ * `maxRetries: 0` (we rebroadcast ourselves), poll signature statuses (no websocket; the polls of
+ * one event-loop turn share a request), read
  * the block height, ask whether a blockhash is still valid.
  */
 export class ChainClient {
@@ -48,6 +50,7 @@ export class ChainClient {
     // The lean client tells the observer itself, from the reply it parses anyway (the observed
     // fetch would parse the request and the reply a second time).
     this.rpc = new JsonRpc(url, timed, observer);
+    this.statuses = new SignatureStatusBatch(this.rpc);
   }
 
   /**
@@ -55,6 +58,8 @@ export class ChainClient {
    * `connection`. A plain private member, not #rpc: tests wrap a client with Object.create.
    */
   private readonly rpc: JsonRpc;
+  /** Status lookups of one event-loop turn share one getSignatureStatuses request. */
+  private readonly statuses: SignatureStatusBatch;
 
   async sendRaw(raw: Uint8Array): Promise<SendResult> {
     try {
@@ -76,8 +81,7 @@ export class ChainClient {
 
   /** The signature's status, searching history so an old landing is not missed; null when unseen. */
   async signatureStatus(signature: string): Promise<SignatureSeen | null> {
-    const { value } = await this.rpc.call('getSignatureStatuses', [[signature], { searchTransactionHistory: true }], signatureStatuses);
-    const status = value[0];
+    const status = await this.statuses.status(signature);
     if (!status) return null;
     // A node that reports no confirmationStatus (older RPC versions) answers only for rooted
     // history with `confirmations: null`; otherwise the status is ranked against our commitment.
@@ -106,7 +110,7 @@ export class ChainClient {
   readonly readAccounts: AccountReader = async (keys) => {
     const answers: Array<ChainAccount | null> = [];
     for (let i = 0; i < keys.length; i += MAX_ACCOUNTS_PER_CALL) {
-      const batch = keys.slice(i, i + MAX_ACCOUNTS_PER_CALL).map((k) => k.toBase58());
+      const batch = keys.slice(i, i + MAX_ACCOUNTS_PER_CALL);
       const { value } = await this.rpc.call('getMultipleAccounts', [batch, { encoding: 'base64', commitment: 'confirmed' }], multipleAccounts);
       if (value.length !== batch.length) throw new JsonRpcError(`getMultipleAccounts: ${value.length} answers for ${batch.length} keys`);
       answers.push(...value.map((a) => (a ? { owner: a.owner, data: Buffer.from(a.data[0], 'base64') } : null)));
@@ -119,19 +123,6 @@ export class ChainClient {
     return value;
   }
 }
-
-const signatureStatuses = z.looseObject({
-  value: z.array(
-    z
-      .looseObject({
-        slot: z.number().int().nonnegative(),
-        confirmations: z.number().int().nonnegative().nullable(),
-        err: z.unknown(),
-        confirmationStatus: z.enum(['processed', 'confirmed', 'finalized']).nullish(),
-      })
-      .nullable(),
-  ),
-});
 
 const multipleAccounts = z.looseObject({
   value: z.array(z.looseObject({ owner: z.string(), data: z.tuple([z.string(), z.literal('base64')]) }).nullable()),

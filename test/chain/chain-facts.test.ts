@@ -24,8 +24,8 @@ describe('ChainFactsReader', () => {
     ]);
     const asked: string[][] = [];
     const read: AccountReader = async (keys) => {
-      asked.push(keys.map((k) => k.toBase58()));
-      return keys.map((k) => chain.get(k.toBase58()) ?? null);
+      asked.push([...keys]);
+      return keys.map((k) => chain.get(k) ?? null);
     };
     const decoded = await decodeTransaction(buildTx({ payer: wallet, version: 0, instructions: [...computeBudget(), productInstruction(PROGRAMS.memo, wallet, [], [pool, tokenAccount, systemAccount, absent])] }));
     const reader = new ChainFactsReader(read);
@@ -40,5 +40,24 @@ describe('ChainFactsReader', () => {
     expect(asked[1]).not.toContain(MINTS.USDC);
     expect(second.tokenAccounts).toEqual(first.tokenAccounts);
     expect(second.mintPrograms.get(MINTS.USDC)).toBe(PROGRAMS.token);
+  });
+
+  it('never asks the chain about a key that is not a public key, however often it comes', async () => {
+    const wallet = Keypair.generate().publicKey;
+    const asked: string[][] = [];
+    const read: AccountReader = async (keys) => {
+      asked.push([...keys]);
+      return keys.map(() => null);
+    };
+    const decoded = await decodeTransaction(buildTx({ payer: wallet, version: 0, instructions: [...computeBudget()] }));
+    const reader = new ChainFactsReader(read);
+    const absentMint = randomKey().toBase58();
+    await reader.factsFor(decoded, ['not-a-key', absentMint]);
+    await reader.factsFor(decoded, ['not-a-key', absentMint]);
+    expect(asked).toHaveLength(2);
+    for (const keys of asked) {
+      expect(keys).toContain(absentMint);
+      expect(keys).not.toContain('not-a-key');
+    }
   });
 });

@@ -9,8 +9,11 @@ export interface ChainAccount {
   readonly data: Uint8Array;
 }
 
-/** Reads accounts from the chain, one answer per key, null where no account exists. */
-export type AccountReader = (keys: readonly PublicKey[]) => Promise<ReadonlyArray<ChainAccount | null>>;
+/**
+ * Reads accounts from the chain, one answer per key (base58, as the RPC wants them), null where
+ * no account exists.
+ */
+export type AccountReader = (keys: readonly string[]) => Promise<ReadonlyArray<ChainAccount | null>>;
 
 /** A token account as its data says: the mint it holds and the key that owns it. */
 export interface TokenAccountFacts {
@@ -41,6 +44,7 @@ const TOKEN_ACCOUNT_SIZE = 165;
 const ACCOUNT_TYPE_OFFSET = 165;
 const MAX_KEYS_PER_CALL = 100;
 const NEVER_TOKEN_MAX = 10_000;
+const VALID_KEYS_MAX = 10_000;
 
 type Kind = 'mint' | 'tokenAccount' | 'other';
 
@@ -60,7 +64,7 @@ export function rpcAccountReader(connection: Connection): AccountReader {
   return async (keys) => {
     const answers: Array<ChainAccount | null> = [];
     for (let i = 0; i < keys.length; i += MAX_KEYS_PER_CALL) {
-      const infos = await connection.getMultipleAccountsInfo(keys.slice(i, i + MAX_KEYS_PER_CALL) as PublicKey[], 'confirmed');
+      const infos = await connection.getMultipleAccountsInfo(keys.slice(i, i + MAX_KEYS_PER_CALL).map((key) => new PublicKey(key)), 'confirmed');
       answers.push(...infos.map((info) => (info ? { owner: info.owner.toBase58(), data: Uint8Array.from(info.data) } : null)));
     }
     return answers;
@@ -69,7 +73,7 @@ export function rpcAccountReader(connection: Connection): AccountReader {
 
 /** Reads from accounts held in memory (tests, a cache). */
 export function staticAccountReader(accounts: Readonly<Record<string, ChainAccount>>): AccountReader {
-  return async (keys) => keys.map((key) => accounts[key.toBase58()] ?? null);
+  return async (keys) => keys.map((key) => accounts[key] ?? null);
 }
 
 /** The data of an initialized SPL mint (no authorities, zero supply): what a test chain serves. */
@@ -92,6 +96,8 @@ export function mintAccountData(decimals: number): Uint8Array {
 export class ChainFactsReader {
   readonly #mintPrograms = new Map<string, string>();
   readonly #neverToken = new Set<string>();
+  /** Keys that parsed as public keys: the same pool, custody and mint keys come with every action. */
+  readonly #validKeys = new Set<string>();
 
   constructor(private readonly read: AccountReader) {}
 
@@ -103,8 +109,8 @@ export class ChainFactsReader {
       if (parsed && 'mint' in parsed) named.add(parsed.mint);
     }
     for (const mint of [...Object.values(MINTS), ...extraMints]) named.add(mint);
-    const wanted = [...named].filter((key) => !this.#mintPrograms.has(key) && !this.#neverToken.has(key) && isPublicKey(key));
-    const answers = wanted.length === 0 ? [] : await this.read(wanted.map((key) => new PublicKey(key)));
+    const wanted = [...named].filter((key) => !this.#mintPrograms.has(key) && !this.#neverToken.has(key) && this.#isPublicKey(key));
+    const answers = wanted.length === 0 ? [] : await this.read(wanted);
     const tokenAccounts = new Map<string, TokenAccountFacts>();
     wanted.forEach((key, i) => {
       const account = answers[i] ?? null;
@@ -125,13 +131,17 @@ export class ChainFactsReader {
     });
     return { mintPrograms: new Map(this.#mintPrograms), tokenAccounts };
   }
-}
 
-function isPublicKey(text: string): boolean {
-  try {
-    new PublicKey(text);
+  #isPublicKey(key: string): boolean {
+    if (this.#validKeys.has(key)) return true;
+    try {
+      new PublicKey(key);
+    } catch {
+      return false;
+    }
+    // Bounded like #neverToken; invalid keys are not remembered (they are rare and re-checked).
+    if (this.#validKeys.size >= VALID_KEYS_MAX) this.#validKeys.clear();
+    this.#validKeys.add(key);
     return true;
-  } catch {
-    return false;
   }
 }
