@@ -47,7 +47,14 @@ export class CircuitBreakers {
 
   /** The strategy's trip in force at `nowMs`, if any (an expired one is removed). */
   async active(strategy: string, nowMs: number): Promise<BreakerTrip | undefined> {
-    const raw = await this.redis.hget(breakersKey(this.prefix), strategy);
+    return this.inForce(strategy, await this.redis.hget(breakersKey(this.prefix), strategy), nowMs);
+  }
+
+  /**
+   * The trip a stored value says is in force at `nowMs` (`raw`: the strategy's field of the
+   * breakers hash, read by the caller); an expired one is removed.
+   */
+  async inForce(strategy: string, raw: string | null, nowMs: number): Promise<BreakerTrip | undefined> {
     if (!raw) return undefined;
     let value: unknown;
     try {

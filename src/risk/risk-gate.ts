@@ -4,10 +4,10 @@ import type { Intent } from '../sdk/intent.ts';
 import type { ActionRecord } from '../pipeline/executor/action-record.ts';
 import type { RiskDecision, RiskGate } from '../pipeline/executor/ports.ts';
 import { isTightening, REDUCING_INTENTS, type CurrentTpsl } from './reducing.ts';
-import { RollingHourCounter } from './rolling-counter.ts';
-import { TradingStateStore } from './trading-state.ts';
+import { BUCKET_LIFETIME_MS, RollingHourCounter, sumOfBuckets } from './rolling-counter.ts';
+import { readTradingState, TradingStateStore } from './trading-state.ts';
 import { TradingSwitch } from './trading-switch.ts';
-import { CircuitBreakers, countsTowardBreaker, recordBreakerTrip } from './circuit-breaker.ts';
+import { breakersKey, CircuitBreakers, countsTowardBreaker, recordBreakerTrip } from './circuit-breaker.ts';
 import type { Ledger } from '../pipeline/ledger.ts';
 import type { NotifySink } from '../ops/notify/event.ts';
 import { RedisScript } from '../pipeline/redis-script.ts';
@@ -91,44 +91,43 @@ export class RedisRiskGate implements RiskGate {
     }
     const now = this.now();
     const actions = this.counterFor(record.strategy);
-    // At accept both hourly limits are reserved in the same round trip as the reads below (this
-    // runs between a decision and its build); a refusal by the trading state or a breaker gives
-    // the reservations back, as does a read that fails.
-    // Settled, not all: a reservation that succeeded is given back even when the other failed.
-    const reserving =
-      stage === 'accept' ? Promise.allSettled([actions.reserve(now, 1n, BigInt(this.o.limits.maxActionsPerStrategyPerHour)), this.notionalPerHour.reserve(now, notional, protectiveDecrease ? NO_LIMIT : this.o.limits.maxNotionalPerHourUsd)]) : undefined;
-    const reserved = (r: PromiseSettledResult<boolean> | undefined) => r?.status === 'fulfilled' && r.value;
-    const giveBack = async () => {
-      const [count, usd] = (await reserving) ?? [];
-      await Promise.all([reserved(count) ? actions.release(now, 1n) : undefined, reserved(usd) ? this.notionalPerHour.release(now, notional) : undefined]);
-    };
-    let reads;
+    const notionalLimit = protectiveDecrease ? NO_LIMIT : this.o.limits.maxNotionalPerHourUsd;
+    // One round trip: the trading state and the strategy's breaker, and at accept (between a
+    // decision and its build) the reservation of both hourly limits with the hour's totals, all in
+    // one atomic script. A refusal by the state, the breaker or a limit gives both reservations back.
+    const keys = [this.tradingState.key, breakersKey(this.o.prefix)];
+    const reserving = stage === 'accept';
+    if (reserving) keys.push(...actions.bucketKeys(now), ...this.notionalPerHour.bucketKeys(now));
+    const [checked, lowering] = await Promise.allSettled([
+      CHECK.run(this.o.redis, keys, [record.strategy, reserving ? '1' : '0', '1', notional.toString(), String(BUCKET_LIFETIME_MS)]) as Promise<CheckReply>,
+      this.lowersExposure(intent),
+    ]);
+    // The script is atomic: when it failed, it reserved nothing.
+    if (checked.status === 'rejected') throw checked.reason;
+    const [rawState, rawTrip, actionBuckets, notionalBuckets] = checked.value;
+    const giveBack = () => Promise.all([actions.release(now, 1n), this.notionalPerHour.release(now, notional)]);
+    let lowers;
+    let trip;
     try {
-      reads = await Promise.all([this.tradingState.get(), this.lowersExposure(intent), this.breakers.active(record.strategy, now)]);
+      if (lowering.status === 'rejected') throw lowering.reason;
+      lowers = lowering.value;
+      trip = await this.breakers.inForce(record.strategy, rawTrip, now);
     } catch (error) {
-      await giveBack();
+      if (reserving) await giveBack();
       throw error;
     }
-    const [state, lowers, trip] = reads;
-    const refusal = this.stateRefusal(record, state, lowers, trip);
+    const refusal = this.stateRefusal(record, readTradingState(rawState), lowers, trip);
     if (refusal) {
-      await giveBack();
+      if (reserving) await giveBack();
       return refusal;
     }
     if (!reserving) return { allowed: true };
-    const [count, usd] = await reserving;
-    const failed = [count, usd].find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) {
+    if (sumOfBuckets(actionBuckets ?? []) > BigInt(this.o.limits.maxActionsPerStrategyPerHour)) {
       await giveBack();
-      throw failed.reason;
-    }
-    const [countFits, notionalFits] = [reserved(count), reserved(usd)];
-    if (!countFits) {
-      if (notionalFits) await this.notionalPerHour.release(now, notional);
       return refuse('max_actions_per_strategy_per_hour', `${record.strategy} already started ${this.o.limits.maxActionsPerStrategyPerHour} actions in the last hour`);
     }
-    if (!notionalFits) {
-      await actions.release(now, 1n);
+    if (sumOfBuckets(notionalBuckets ?? []) > notionalLimit) {
+      await giveBack();
       return refuse('max_notional_per_hour', `this action would take the last hour's notional beyond ${this.o.limits.maxNotionalPerHourUsd} (USD × 10^6)`);
     }
     return { allowed: true, reservedAtMs: now };
@@ -273,6 +272,28 @@ else
 end
 redis.call('EXPIRE', KEYS[2], ARGV[9])
 return {1, count}`);
+
+/**
+ * A check's reads, and at accept its reservations, in one step.
+ *   KEYS: trading state, breakers hash; at accept also the strategy's 60 action buckets (current
+ *         first), then the 60 notional buckets (current first)
+ *   ARGV: strategy, '1' to reserve, actions to add, notional to add, bucket lifetime ms
+ * Answers {trading state or nil, the strategy's trip or nil} and at accept also both hours'
+ * bucket values after the add (summed by the caller in bigint).
+ */
+const CHECK = new RedisScript(`
+local state = redis.call('GET', KEYS[1])
+local trip = redis.call('HGET', KEYS[2], ARGV[1])
+if ARGV[2] ~= '1' then return {state, trip} end
+local n = (#KEYS - 2) / 2
+redis.call('INCRBY', KEYS[3], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[5])
+redis.call('INCRBY', KEYS[3 + n], ARGV[4])
+redis.call('PEXPIRE', KEYS[3 + n], ARGV[5])
+return {state, trip, redis.call('MGET', unpack(KEYS, 3, 2 + n)), redis.call('MGET', unpack(KEYS, 3 + n, 2 + 2 * n))}`);
+
+/** What CHECK answers (a missing key reads as null; a bucket that does not exist in MGET as null). */
+type CheckReply = [string | null, string | null, Array<string | null>?, Array<string | null>?];
 
 function refuse(rule: string, detail: string): RiskDecision {
   return { allowed: false, rule, detail };

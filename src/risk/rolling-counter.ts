@@ -3,18 +3,15 @@ import { RedisScript } from '../pipeline/redis-script.ts';
 
 const BUCKET_MS = 60_000;
 const BUCKETS = 60;
-
-/** KEYS: the current bucket, then the older ones; ARGV: amount, bucket lifetime ms. Answers every bucket's value. */
-const RESERVE = new RedisScript(`
-redis.call('INCRBY', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return redis.call('MGET', unpack(KEYS))`);
+/** How long a bucket lives: the hour it counts in, plus one minute. */
+export const BUCKET_LIFETIME_MS = (BUCKETS + 1) * BUCKET_MS;
 
 /**
  * An exact rolling-hour sum in Redis, in one-minute buckets (INCRBY is exact 64-bit integer
- * arithmetic, so money stays exact). `reserve` adds first and checks after, rolling back when
- * over the limit: concurrent processes may both be refused near the limit, never both admitted
- * beyond it.
+ * arithmetic, so money stays exact). A reservation adds to the current bucket first and checks
+ * the hour's total after, taking the amount back when over the limit: concurrent processes may
+ * both be refused near the limit, never both admitted beyond it. The risk gate reserves in its
+ * own script (src/risk/risk-gate.ts), with the reads of the same check.
  */
 export class RollingHourCounter {
   constructor(
@@ -26,36 +23,36 @@ export class RollingHourCounter {
     return `${this.keyBase}:${bucket}`;
   }
 
-  /** The bucket `reserve` used at `atMs` (what a release at that reservation decrements). */
+  /** The bucket a reservation at `atMs` adds to (what a release of it decrements). */
   bucketKeyAt(atMs: number): string {
     return this.bucketKey(Math.floor(atMs / BUCKET_MS));
   }
 
-  private keys(nowMs: number): string[] {
+  /** The hour's buckets at `nowMs`, the current one first. */
+  bucketKeys(nowMs: number): string[] {
     const current = Math.floor(nowMs / BUCKET_MS);
     return Array.from({ length: BUCKETS }, (_, i) => this.bucketKey(current - i));
   }
 
   async total(nowMs: number): Promise<bigint> {
-    const values = await this.redis.mget(...this.keys(nowMs));
-    return values.reduce((sum, v) => sum + (v ? BigInt(v) : 0n), 0n);
+    return sumOfBuckets(await this.redis.mget(...this.bucketKeys(nowMs)));
   }
 
-  /** Adds `amount` if the hour's total stays ≤ `limit`; answers whether it did. */
-  async reserve(nowMs: number, amount: bigint, limit: bigint): Promise<boolean> {
-    const keys = this.keys(nowMs);
-    // One round trip: the add and the read of every bucket. The sum is taken here in bigint (Lua
-    // numbers are doubles, inexact beyond 2^53 = 9 billion USD × 10^6).
-    const values = (await RESERVE.run(this.redis, keys, [amount.toString(), String((BUCKETS + 1) * BUCKET_MS)])) as Array<string | false | null>;
-    const total = values.reduce((sum, v) => sum + (v ? BigInt(v) : 0n), 0n);
-    if (total <= limit) return true;
-    await this.redis.decrby(keys[0]!, amount.toString());
-    return false;
-  }
-
-  /** Gives back what `reserve` took at `reservedAtMs` (the action never executed). */
+  /** Gives back what a reservation took at `reservedAtMs` (the action never executed, or did not fit). */
   async release(reservedAtMs: number, amount: bigint): Promise<void> {
-    const key = this.bucketKey(Math.floor(reservedAtMs / BUCKET_MS));
-    if ((await this.redis.exists(key)) === 1) await this.redis.decrby(key, amount.toString());
+    await RELEASE.run(this.redis, [this.bucketKeyAt(reservedAtMs)], [amount.toString()]);
   }
 }
+
+/**
+ * The hour's total from its buckets' values as Redis answers them, summed in bigint: Lua numbers
+ * are doubles, inexact beyond 2^53 (9 billion USD × 10^6).
+ */
+export function sumOfBuckets(values: ReadonlyArray<string | false | null>): bigint {
+  return values.reduce<bigint>((sum, v) => sum + (v ? BigInt(v) : 0n), 0n);
+}
+
+/** A bucket that expired is not recreated negative: the decrement only applies to one that exists. */
+const RELEASE = new RedisScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECRBY', KEYS[1], ARGV[1]) end
+return false`);

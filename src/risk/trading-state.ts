@@ -19,9 +19,23 @@ export type TradingStateRecord = z.infer<typeof tradingStateRecord>;
 
 const ACTIVE: TradingStateRecord = { state: 'active', reason: 'default', changedAtMs: 0, by: 'default' };
 
+/** The trading state a stored value says; none is `active`, an unreadable one `halted` (fail closed). */
+export function readTradingState(raw: string | null): TradingStateRecord {
+  if (!raw) return ACTIVE;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    value = undefined;
+  }
+  const parsed = tradingStateRecord.safeParse(value);
+  // A corrupt value must not read as "active": fail closed.
+  return parsed.success ? parsed.data : { state: 'halted', reason: 'unreadable trading state in Redis', changedAtMs: Date.now(), by: 'risk' };
+}
+
 /**
  * The kill switch, in Redis so that every process of the deployment obeys it: the risk gate reads
- * it on every check (one GET), so a pause reaches all processes before their next signature.
+ * it on every check (in the check's one script), so a pause reaches all processes before their next signature.
  */
 export class TradingStateStore {
   constructor(
@@ -34,17 +48,7 @@ export class TradingStateStore {
   }
 
   async get(): Promise<TradingStateRecord> {
-    const raw = await this.redis.get(this.key);
-    if (!raw) return ACTIVE;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      value = undefined;
-    }
-    const parsed = tradingStateRecord.safeParse(value);
-    // A corrupt value must not read as "active": fail closed.
-    return parsed.success ? parsed.data : { state: 'halted', reason: 'unreadable trading state in Redis', changedAtMs: Date.now(), by: 'risk' };
+    return readTradingState(await this.redis.get(this.key));
   }
 
   /** Low level, for tests: bypasses the ledger entry and the alert (production code changes the state through TradingSwitch); `active` also resets every strategy's circuit breaker. */

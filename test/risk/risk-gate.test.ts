@@ -3,6 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
 import { Ledger } from '../../src/pipeline/ledger.ts';
 import { RedisRiskGate, type RiskLimits } from '../../src/risk/risk-gate.ts';
+import { RollingHourCounter } from '../../src/risk/rolling-counter.ts';
 import { runCli } from '../support/cli.ts';
 import { recordFor } from './records.ts';
 
@@ -246,6 +247,46 @@ describe('trading states', () => {
   it('a corrupt trading state reads as halted (fail closed)', async () => {
     await redis.set(`${PREFIX}risk:trading-state`, '{"state":"party"}');
     expect((await gate().tradingState.get()).state).toBe('halted');
+    for (const stage of ['accept', 'sign'] as const) expect(await gate().check(stage, recordFor({ type: 'trigger-create' }))).toMatchObject({ allowed: false, rule: 'halted' });
+    await redis.del(`${PREFIX}risk:trading-state`);
+    await redis.hset(`${PREFIX}risk:breakers`, 'alpha', 'not json');
+    expect(await gate().check('sign', recordFor({ type: 'trigger-create' }))).toMatchObject({ allowed: false, rule: 'circuit_breaker' });
+  });
+
+  it('a check is one round trip to Redis: at accept the reads and both reservations, at sign the reads', async () => {
+    const own = connectRedis(redisUrlFromEnv());
+    try {
+      const sent: string[] = [];
+      const send = own.sendCommand.bind(own);
+      own.sendCommand = ((command: Parameters<typeof send>[0]) => {
+        sent.push(command.name);
+        return send(command);
+      }) as typeof own.sendCommand;
+      await own.ping();
+      sent.length = 0;
+      const g = new RedisRiskGate({ redis: own, prefix: PREFIX, limits: LIMITS });
+      expect(await g.check('accept', recordFor({ type: 'decrease', notionalUsd: '100000000' }))).toMatchObject({ allowed: true });
+      expect(sent).toEqual(['evalsha']);
+      sent.length = 0;
+      expect(await g.check('sign', recordFor({ type: 'decrease', notionalUsd: '100000000' }))).toMatchObject({ allowed: true });
+      expect(sent).toEqual(['evalsha']);
+      // The accept reserved what it counted.
+      expect(await new RollingHourCounter(redis, `${PREFIX}risk:notional`).total(Date.now())).toBe(100_000_000n);
+      expect(await new RollingHourCounter(redis, `${PREFIX}risk:actions:alpha`).total(Date.now())).toBe(1n);
+    } finally {
+      own.disconnect();
+    }
+  });
+
+  it('an accept whose read of the current TP/SL fails takes nothing from the hourly limits', async () => {
+    const g = gate({
+      findTpsl: async () => {
+        throw new Error('snapshot store unavailable');
+      },
+    });
+    await expect(g.check('accept', recordFor({ type: 'tpsl-update', tpslPubkey: SL1, notionalUsd: '100000000' }))).rejects.toThrow('snapshot store unavailable');
+    expect(await new RollingHourCounter(redis, `${PREFIX}risk:notional`).total(Date.now())).toBe(0n);
+    expect(await new RollingHourCounter(redis, `${PREFIX}risk:actions:alpha`).total(Date.now())).toBe(0n);
   });
 });
 
