@@ -50,11 +50,26 @@ export class SnapshotCache {
     return [...next.values()];
   }
 
+  /** Reads of one key in flight: callers that ask while one is on its way share its answer. */
+  readonly #reading = new Map<string, Promise<SnapshotOf<SnapshotKind> | undefined>>();
+
   /**
    * The latest snapshot of one key alone: asks Redis only for that key's tick (and its data when
-   * the tick changed), so a bad snapshot stored under another key does not concern it.
+   * the tick changed), so a bad snapshot stored under another key does not concern it. Concurrent
+   * asks of the same key share one read (the executor inspects a burst of one wallet's actions at
+   * once, each asking for its mark): the answer is what Redis held when that read reached it.
    */
-  async latestFor<K extends SnapshotKind>(kind: K, key: string): Promise<SnapshotOf<K> | undefined> {
+  latestFor<K extends SnapshotKind>(kind: K, key: string): Promise<SnapshotOf<K> | undefined> {
+    const id = `${kind}\u0000${key}`;
+    let reading = this.#reading.get(id) as Promise<SnapshotOf<K> | undefined> | undefined;
+    if (!reading) {
+      reading = this.readLatest(kind, key).finally(() => this.#reading.delete(id));
+      this.#reading.set(id, reading);
+    }
+    return reading;
+  }
+
+  private async readLatest<K extends SnapshotKind>(kind: K, key: string): Promise<SnapshotOf<K> | undefined> {
     const tick = await this.redis.hget(tickKey(this.prefix, kind), key);
     const cached = (this.#kinds.get(kind) ?? new Map()) as Map<string, SnapshotOf<K>>;
     if (tick === null) return undefined;

@@ -60,6 +60,30 @@ describe('SnapshotCache: the latest snapshots, parsed once per tick of each key'
     expect((await new SnapshotCache(scope.redis, scope.prefix, local).latestAll('positions')).find((s) => s.key === key)?.tickMs).toBe(6_000);
   });
 
+  it('concurrent asks of one key share one read; an ask after it answered reads again', async () => {
+    const cache = new SnapshotCache(scope.redis, scope.prefix);
+    const key = 'shared-read-wallet';
+    await storeLatestSnapshot(scope.redis, scope.prefix, positionsAt(7_000, key));
+    const sent: string[] = [];
+    const send = scope.redis.sendCommand.bind(scope.redis);
+    scope.redis.sendCommand = ((command: Parameters<typeof send>[0]) => {
+      sent.push(command.name);
+      return send(command);
+    }) as typeof scope.redis.sendCommand;
+    try {
+      const answers = await Promise.all(Array.from({ length: 5 }, () => cache.latestFor('positions', key)));
+      expect(answers.map((a) => a?.tickMs)).toEqual([7_000, 7_000, 7_000, 7_000, 7_000]);
+      // One tick read and one body read for all five.
+      expect(sent).toEqual(['hget', 'hget']);
+      await storeLatestSnapshot(scope.redis, scope.prefix, positionsAt(8_000, key));
+      sent.length = 0;
+      expect((await cache.latestFor('positions', key))?.tickMs).toBe(8_000);
+      expect(sent.filter((name) => name === 'hget').length).toBe(2);
+    } finally {
+      scope.redis.sendCommand = send;
+    }
+  });
+
   it('validates what it reads: a bad stored snapshot is an error that names it', async () => {
     const cache = new SnapshotCache(scope.redis, scope.prefix);
     await scope.redis.hset(`${scope.prefix}snapshot:poolInfo`, 'bad', '{"kind":"poolInfo"}');

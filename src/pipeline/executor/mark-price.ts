@@ -24,6 +24,19 @@ export class MarkPriceUnavailable extends Error {
 }
 
 /**
+ * Views of the items of stored snapshots, which are frozen and shared: an item read for every
+ * action of a burst is validated once.
+ */
+const views = new WeakMap<object, ReturnType<typeof positionView>>();
+
+function viewOf(item: Parameters<typeof positionView>[0]): ReturnType<typeof positionView> {
+  // Only a frozen item (as the snapshot cache hands out) cannot change under its remembered view.
+  if (typeof item !== 'object' || item === null || !Object.isFrozen(item)) return positionView(item);
+  if (!views.has(item)) views.set(item, positionView(item));
+  return views.get(item);
+}
+
+/**
  * The daemon's own latest mark price of a position (USD × 10^6): read from its wallet's latest
  * positions snapshot, as the pollers stored it, whichever item shape the API sent. Undefined when
  * that snapshot is older than `maxAgeMs` or does not list the position: a stale mark must not
@@ -39,7 +52,7 @@ export function markPriceFromSnapshots(snapshots: Pick<SnapshotCache, 'latestFor
     const snapshot = await snapshots.latestFor('positions', options.wallet);
     if (!snapshot || now() - snapshot.receivedAtMs > options.maxAgeMs) return undefined;
     const item = snapshot.positions.find((p) => p.positionPubkey === positionPubkey);
-    const view = item ? positionView(item) : undefined;
+    const view = item ? viewOf(item) : undefined;
     return view && view.markPriceUsd > 0n ? view.markPriceUsd : undefined;
   };
 }
