@@ -73,7 +73,8 @@ describe('a venue serving a durable-nonce decrease', () => {
 
     const landed = records.filter((r) => r.state === 'landed');
     expect(landed.length).toBeGreaterThanOrEqual(1);
-    expect(landed.every((r) => r.decidedAtMs >= nonce!.decidedAtMs && hostileContentOf(r.unsignedTx!, owner).length === 0)).toBe(true);
+    // A signed action's record keeps the signed bytes only (the same message as the built ones).
+    expect(landed.every((r) => r.decidedAtMs >= nonce!.decidedAtMs && r.unsignedTx === undefined && hostileContentOf(r.signedTx!, owner).length === 0)).toBe(true);
     // No durable transaction reached the chain, and trading was never halted. The guard keeps
     // deciding while this runs, so a later decrease may be on chain while its record still says
     // `submitted`: read the chain first, then the records, and require every transaction on chain
@@ -85,7 +86,7 @@ describe('a venue serving a durable-nonce decrease', () => {
       const record = bySignature.get(tx.signature);
       expect(record, `on chain but no action signed it: ${tx.signature}`).toBeDefined();
       expect(record!.actionId).not.toBe(nonce!.actionId);
-      expect(hostileContentOf(record!.unsignedTx!, owner)).toEqual([]);
+      expect(hostileContentOf(record!.signedTx!, owner)).toEqual([]);
     }
     const onChainSignatures = new Set(onChain.map((t) => t.signature));
     expect(landed.every((r) => onChainSignatures.has(r.signature!))).toBe(true);

@@ -20,12 +20,20 @@ export class StaleActionWrite extends Error {
  * guard is never blind behind a finished action) but stays in the open set until it is settled
  * (risk bookkeeping done), so any process's sweeper finishes a final-but-unsettled action; the
  * settled record leaves the open set and expires after the retention.
+ * The settled write of the executor that holds the action's lease also frees that lease (no
+ * separate release after it): only when the lease is still that owner's, never one another process
+ * took after ours expired, and never on a final-but-unsettled write (its settlement, which follows
+ * under the same lease, frees it; until then no other process's sweeper starts the bookkeeping too).
  *   KEYS: record, open set, ledger stream, intent lock, lease
- *   ARGV: expected version, new version, record JSON, mode (open|final|settled), action id,
- *         open-set score, ledger entry ('' for none), ledger max length, retention seconds,
- *         lease owner ('' for none: only a create takes the lease), lease ms, then any further
- *         ledger entries, in order (a step that passes a state without storing it, such as
- *         `inspected` on the way to `signed`, still leaves that state in the audit trail)
+ *   ARGV: [1] expected version, [2] new version, [3] record JSON, [4] mode (open|final|settled),
+ *         [5] action id, [6] open-set score, [7] ledger entry ('' for none), [8] ledger max length,
+ *         [9] retention seconds, [10] lease owner to take the lease for ('' for none: only a create
+ *         takes it), [11] lease ms, [12] lease owner whose lease a settled write frees ('' for
+ *         none), then [13…] any further ledger entries, in order (a step that passes a state
+ *         without storing it, such as `inspected` on the way to `signed`, still leaves that state
+ *         in the audit trail)
+ *   Returns 0 when the compare-and-set failed (nothing written, nothing freed), 2 when the write
+ *   also freed the lease, 1 otherwise.
  */
 const TRANSITION = new RedisScript(`
 local v = redis.call('HGET', KEYS[1], 'v')
@@ -39,13 +47,19 @@ else
 end
 if ARGV[4] ~= 'open' and redis.call('GET', KEYS[4]) == ARGV[5] then redis.call('DEL', KEYS[4]) end
 if ARGV[7] ~= '' then redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'entry', ARGV[7]) end
-for i = 12, #ARGV do redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'entry', ARGV[i]) end
+for i = 13, #ARGV do redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'entry', ARGV[i]) end
 if ARGV[10] ~= '' then redis.call('SET', KEYS[5], ARGV[10], 'PX', ARGV[11]) end
+if ARGV[4] == 'settled' and ARGV[12] ~= '' and redis.call('GET', KEYS[5]) == ARGV[12] then
+  redis.call('DEL', KEYS[5])
+  return 2
+end
 return 1`);
 
 export interface StoredAction {
   readonly record: ActionRecord;
   readonly version: number;
+  /** The write that stored it (a settled one) also freed the writer's lease: no release follows. */
+  readonly leaseFreed?: boolean;
 }
 
 export interface ActionStoreOptions {
@@ -91,7 +105,7 @@ export class ActionStore {
    * already did (a repeated decision).
    */
   async create(record: ActionRecord, ledgerEntry?: string, lease?: { readonly owner: string; readonly ttlMs: number }): Promise<boolean> {
-    return this.cas(record, 0, ledgerEntry, lease);
+    return (await this.cas(record, 0, ledgerEntry, lease)) !== 0;
   }
 
   async load(actionId: string): Promise<StoredAction | undefined> {
@@ -102,14 +116,17 @@ export class ActionStore {
 
   /**
    * Writes `record` (and `ledgerEntries`, encoded ledger entries, in the same step) if the stored
-   * version is still `version`; throws StaleActionWrite otherwise.
+   * version is still `version`; throws StaleActionWrite otherwise. A settled record also frees
+   * the action's lease if `leaseOwner` still holds it (answered `leaseFreed`); any other write
+   * leaves the lease alone.
    */
-  async save(record: ActionRecord, version: number, ledgerEntries?: string | readonly string[]): Promise<StoredAction> {
-    if (!(await this.cas(record, version, ledgerEntries))) throw new StaleActionWrite(record.actionId);
-    return { record, version: version + 1 };
+  async save(record: ActionRecord, version: number, ledgerEntries?: string | readonly string[], leaseOwner?: string): Promise<StoredAction> {
+    const result = await this.cas(record, version, ledgerEntries, undefined, leaseOwner);
+    if (result === 0) throw new StaleActionWrite(record.actionId);
+    return result === 2 ? { record, version: version + 1, leaseFreed: true } : { record, version: version + 1 };
   }
 
-  private async cas(record: ActionRecord, version: number, ledgerEntries: string | readonly string[] = '', lease?: { readonly owner: string; readonly ttlMs: number }): Promise<boolean> {
+  private async cas(record: ActionRecord, version: number, ledgerEntries: string | readonly string[] = '', lease?: { readonly owner: string; readonly ttlMs: number }, freeLeaseOf?: string): Promise<0 | 1 | 2> {
     const [ledgerEntry = '', ...moreEntries] = typeof ledgerEntries === 'string' ? [ledgerEntries] : ledgerEntries;
     const mode = !isFinalRecord(record) ? 'open' : record.finalSettled ? 'settled' : 'final';
     const keys = [this.key(record.actionId), this.openKey, ledgerStreamKey(this.prefix), intentLockKey(this.prefix, record.strategy, record.intent.key), this.leaseKey(record.actionId)];
@@ -125,9 +142,10 @@ export class ActionStore {
       this.retentionSec,
       lease?.owner ?? '',
       String(lease?.ttlMs ?? 0),
+      freeLeaseOf ?? '',
       ...moreEntries,
     ]);
-    return result === 1;
+    return result === 2 ? 2 : result === 1 ? 1 : 0;
   }
 
   /** Unsettled actions (unfinished, or final but not yet settled), oldest first. */

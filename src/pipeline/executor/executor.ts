@@ -264,28 +264,31 @@ export class Executor {
    * `from` is the record as this process just wrote it (accept's answer), which saves a read.
    */
   async drive(actionId: string, signal?: AbortSignal, from?: StoredAction): Promise<ActionRecord | undefined> {
+    const lease: DriveLease = { freed: false };
     try {
-      return await this.driveLeased(actionId, this.leaseMs, signal, from);
+      return await this.driveLeased(actionId, this.leaseMs, lease, signal, from);
     } finally {
-      await this.o.store.release(actionId, this.owner);
+      // The settled write this drive made under its lease freed it in the same script; any other
+      // end (an error, an abort, another process's final, a drive that stopped short) frees it here.
+      if (!lease.freed) await this.o.store.release(actionId, this.owner);
     }
   }
 
-  private async driveLeased(actionId: string, leaseMs: number, signal?: AbortSignal, from?: StoredAction): Promise<ActionRecord | undefined> {
+  private async driveLeased(actionId: string, leaseMs: number, lease: DriveLease, signal?: AbortSignal, from?: StoredAction): Promise<ActionRecord | undefined> {
     const reserved = this.claimReserved(from);
     if (!this.o.preparation) {
       reserved?.release();
-      return this.driveTurn(actionId, leaseMs, signal, from, undefined);
+      return this.driveTurn(actionId, leaseMs, lease, signal, from, undefined);
     }
     const turn = new PreparationTurn(this.o.preparation, reserved);
     try {
-      return await this.driveTurn(actionId, leaseMs, signal, from, turn);
+      return await this.driveTurn(actionId, leaseMs, lease, signal, from, turn);
     } finally {
       turn.release();
     }
   }
 
-  private async driveTurn(actionId: string, leaseMs: number, signal: AbortSignal | undefined, from: StoredAction | undefined, turn: PreparationTurn | undefined): Promise<ActionRecord | undefined> {
+  private async driveTurn(actionId: string, leaseMs: number, lease: DriveLease, signal: AbortSignal | undefined, from: StoredAction | undefined, turn: PreparationTurn | undefined): Promise<ActionRecord | undefined> {
     // The record as our own last compare-and-set wrote it. While we hold the lease nobody else
     // writes the action, so it is what Redis holds and the next step needs no read; were it stale
     // anyway, the next write's compare-and-set refuses it (StaleActionWrite) and we read again.
@@ -313,7 +316,7 @@ export class Executor {
         held = undefined;
         if (!stored) return undefined;
         if (isFinalRecord(stored.record)) {
-          if (!stored.record.finalSettled) await this.settleFinal(stored);
+          if (!stored.record.finalSettled && (await this.settleFinal(stored)).leaseFreed) lease.freed = true;
           return stored.record;
         }
         if (!PREPARING.has(stored.record.state)) turn?.release();
@@ -325,6 +328,11 @@ export class Executor {
           continue;
         }
         held = await this.step(stored, signal);
+        // Settled, and its write freed our lease: done at once (the loop's top would lease it again).
+        if (held?.leaseFreed) {
+          lease.freed = true;
+          return held.record;
+        }
       } catch (error) {
         held = undefined;
         if (error instanceof StaleActionWrite) continue;
@@ -432,7 +440,8 @@ export class Executor {
       record = { ...record, finalSettled: true };
     }
     const entries = changed ? [...passed, record].map((r) => this.entryFor(r)) : undefined;
-    let next = await this.o.store.save(record, stored.version, entries);
+    // Passed our lease's owner: a settled write frees the lease if it is still ours.
+    let next = await this.o.store.save(record, stored.version, entries, this.owner);
     if (changed) {
       for (const r of [...passed, record]) this.o.observe?.(r, 'drive');
       this.logger.info({ actionId: record.actionId, strategy: record.strategy, state: record.state, reason: record.reason, signature: record.signature }, 'action state');
@@ -468,7 +477,7 @@ export class Executor {
    */
   private async settleFinal(stored: StoredAction): Promise<StoredAction> {
     await this.bookOutcome(stored.record);
-    return this.o.store.save({ ...stored.record, finalSettled: true }, stored.version);
+    return this.o.store.save({ ...stored.record, finalSettled: true }, stored.version, undefined, this.owner);
   }
 
   /** One ledger entry per state change (the audit trail `stratd actions` prints), encoded for the transition script. */
@@ -623,7 +632,7 @@ export class Executor {
     if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
     const signed = await this.signVerified(tx, verdict);
     const passed: ActionRecord = { ...r, ...inspected, state: 'inspected', updatedAtMs: this.now() };
-    return this.transition(stored, { state: 'signed', ...inspected, ...signed }, [passed]);
+    return this.transition(stored, { state: 'signed', ...inspected, ...signed, ...UNSIGNED_DROPPED }, [passed]);
   }
 
   // ------------------------------------------------------------------ inspected → signed
@@ -636,7 +645,7 @@ export class Executor {
     if (expired) return this.transition(stored, { ...clearedBuild(), state: 'accepted' });
     const tx = storedTransaction(r);
     const verdict = await this.passingVerdict(tx, r);
-    return this.transition(stored, { state: 'signed', ...(await this.signVerified(tx, verdict)) });
+    return this.transition(stored, { state: 'signed', ...(await this.signVerified(tx, verdict)), ...UNSIGNED_DROPPED });
   }
 
   /** Signs bytes the policy passed; the signature and the signed bytes, stored before the first send. */
@@ -715,12 +724,20 @@ export class Executor {
   }
 }
 
-/** The built bytes of a record; unreadable ones (stored by an older build step) end the action. */
+/**
+ * Whether a drive's lease is already gone: the settled write it made under the lease freed it in
+ * the same script, so no separate release follows.
+ */
+interface DriveLease {
+  freed: boolean;
+}
+
 /** A policy verdict, or the error that kept the policy from one. */
 type Judged = { readonly verdict: Verdict } | { readonly error: unknown };
 /** A blockhash expiry check, or the error that kept the RPC from answering it. */
 type Expiry = { readonly expired: boolean } | { readonly error: unknown };
 
+/** The built bytes of a record; unreadable ones (stored by an older build step) end the action. */
 function storedTransaction(r: ActionRecord): WireTransaction {
   try {
     return readWireTransaction(r.unsignedTx ?? '');
@@ -766,6 +783,14 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
+
+/**
+ * The `signed` write drops the built bytes: the signed bytes carry the same message, and nothing
+ * after `signed` reads the unsigned ones (only the inspect and sign steps do, and a signed action
+ * is never rebuilt or signed again), so they no longer ride along in every later write and read.
+ * A record an older version stored signed with them still loads and goes on as before.
+ */
+const UNSIGNED_DROPPED = { unsignedTx: undefined } as const satisfies Partial<ActionRecord>;
 
 /** How long a strategy's decisions are not built ahead after the risk gate refused one at accept. */
 const PREBUILD_PAUSE_AFTER_REFUSAL_MS = 60_000;
