@@ -25,7 +25,7 @@ import { closeRedis } from '../src/pipeline/redis.ts';
 import { storeLatestSnapshot } from '../src/pipeline/snapshot-store.ts';
 import { claimIntent } from '../src/pipeline/strategy-runtime/intent-lock.ts';
 import { positionView } from '../src/sdk/position-view.ts';
-import type { BenchVenue } from './daemon-venue.ts';
+import { fundWallet, type BenchVenue } from './daemon-venue.ts';
 import { join } from 'node:path';
 
 export interface ExecutorRate {
@@ -59,13 +59,10 @@ export async function executorRate(o: ExecutorRateOptions): Promise<ExecutorRate
   const keyFile = join(o.dir, 'executor-rate.json');
   await writeKeyFile(keyFile, keypair);
   const wallet = keypair.publicKey.toBase58();
-  // One SOL long, collateral $1,000 and far from liquidation: thousands of $1 decreases fit in it.
-  const funded = await fetch(`${o.venue.apiUrl}/__venue/fund`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ wallet, sol: '100000000000', usdc: '100000000000', positions: [{ market: 'SOL', side: 'long', collateralUsd: '1000000000', liquidationDistancePct: '30' }] }),
-  });
-  if (!funded.ok) throw new Error(`funding the executor-rate wallet failed: ${funded.status} ${await funded.text()}`);
+  // One SOL long, collateral $100,000 and far from liquidation: hundreds of thousands of $1
+  // decreases fit in it. ($1,000 ran out within one fast 256-in-flight run: the last decreases
+  // were refused by the API and by the keeper, and the run waited for their expiry.)
+  await fundWallet(o.venue.apiUrl, wallet, [{ market: 'SOL', side: 'long', collateralUsd: '100000000000' }], true, '30');
 
   const unlimitedUsd = '1000000000000000';
   const sets = {
