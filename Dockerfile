@@ -33,4 +33,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
 # stratd stops gracefully on SIGTERM within shutdown.graceMs; give it time (docker stop -t 30).
 STOPSIGNAL SIGTERM
 # The Node flags of every production start (bin/node-flags.js).
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=25", "bin/stratd.js", "run"]
+CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=25", "bin/stratd.js", "run"]

@@ -10,7 +10,7 @@ module.exports = {
       script: 'bin/stratd.js',
       args: 'run',
       // The Node flags of every production start (bin/node-flags.js).
-      node_args: ['--max-semi-space-size=8', '--heap-growing-percent=25'],
+      node_args: ['--max-semi-space-size=4', '--heap-growing-percent=25'],
       exec_mode: 'fork',
       instances: 1,
       kill_timeout: 30000,
