@@ -103,7 +103,8 @@ export async function decodeTransaction(
   options: DecodeOptions = {},
 ): Promise<DecodedTransaction> {
   const wire = input instanceof WireTransaction ? input : input instanceof VersionedTransaction ? undefined : readWireTransaction(input);
-  const tx = wire ? wire.transaction : (input as VersionedTransaction);
+  // Of wire input, a parse of its own: what is judged is derived from the very bytes the digest covers.
+  const tx = wire ? wire.view() : (input as VersionedTransaction);
   const message = tx.message;
   if (message.version !== 'legacy' && message.version !== 0) {
     // What the policy has not been written for, it cannot judge (a v1 message carries its budget elsewhere).

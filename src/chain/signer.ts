@@ -43,5 +43,9 @@ export async function signInspected(signer: TransactionSigner, tx: WireTransacti
     throw new SignerError('wrong_signer', `the fee payer ${tx.feePayer || '(none)'} is not the signer ${signerKey}`);
   }
   const signature = await signer.signMessage(tx.messageBytes());
+  // A remote signer's answer is checked before it goes into the bytes that will be sent.
+  if (!(signature instanceof Uint8Array) || signature.length !== 64 || signature.every((b) => b === 0)) {
+    throw new SignerError('invalid_signature', 'the signer did not answer a 64-byte signature');
+  }
   return { bytes: tx.withSignature(0, signature), signature };
 }

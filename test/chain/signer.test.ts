@@ -117,6 +117,17 @@ describe('LocalKeypairSigner', () => {
     await expect(signInspected(dry, readWireTransaction(own.serialize()), ownVerdict)).rejects.toMatchObject({ kind: 'signing_disabled' });
   });
 
+  it('refuses what a signer answers unless it is a 64-byte signature', async () => {
+    const keypair = Keypair.generate();
+    const tx = buildTx({ payer: keypair.publicKey, version: 0, instructions: [productInstruction(PROGRAMS.perps, keypair.publicKey)] });
+    const wire = readWireTransaction(tx.serialize());
+    const verdict = { ok: true, violations: [], messageSha256: wire.messageSha256 };
+    for (const answer of [new Uint8Array(63), new Uint8Array(64), new Uint8Array(65).fill(1)]) {
+      const faulty = { publicKey: keypair.publicKey, signMessage: async () => answer };
+      await expect(signInspected(faulty, wire, verdict)).rejects.toMatchObject({ name: 'SignerError', kind: 'invalid_signature' });
+    }
+  });
+
   it('scrubs the key variable once loaded, unless told not to', () => {
     const keypair = Keypair.generate();
     const env: NodeJS.ProcessEnv = { STRATD_WALLET_KEY: bs58.encode(keypair.secretKey) };

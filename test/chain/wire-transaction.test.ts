@@ -47,7 +47,7 @@ describe('a wire transaction: the bytes that are inspected, signed and sent', ()
     });
   }
 
-  it('signs the bytes as read: changing the parsed view or the caller’s buffer afterwards changes nothing signed', async () => {
+  it('signs the bytes as read: changing a view or the caller’s buffer afterwards changes nothing judged or signed', async () => {
     const payer = Keypair.generate();
     const tx = buildTx({ payer: payer.publicKey, version: 0, instructions: [...computeBudget(), productInstruction(PROGRAMS.perps, payer.publicKey)] });
     const original = tx.serialize();
@@ -55,7 +55,13 @@ describe('a wire transaction: the bytes that are inspected, signed and sent', ()
     const wire = readWireTransaction(input);
     const digest = wire.messageSha256;
     input.fill(7);
-    wire.transaction.message.recentBlockhash = bs58.encode(Buffer.alloc(32, 9));
+    const changed = wire.view();
+    changed.message.recentBlockhash = bs58.encode(Buffer.alloc(32, 9));
+    changed.message.compiledInstructions.pop();
+    // What the decoder (and so the policy) reads is a parse of the bytes of its own.
+    expect(wire.view()).not.toBe(changed);
+    expect((await decodeTransaction(wire)).instructions.length).toBe(tx.message.compiledInstructions.length);
+    expect((await decodeTransaction(wire)).recentBlockhash).toBe(tx.message.recentBlockhash);
     const signer = LocalKeypairSigner.fromEnv('K', { mode: 'live', env: { K: bs58.encode(payer.secretKey) } });
     const signed = await signInspected(signer, wire, { ok: true, violations: [], messageSha256: digest });
     expect(wire.messageSha256).toBe(digest);
@@ -69,6 +75,11 @@ describe('a wire transaction: the bytes that are inspected, signed and sent', ()
     const fromWire = await decodeTransaction(readWireTransaction(Buffer.from(tx.serialize()).toString('base64')));
     const fromView = await decodeTransaction(tx);
     expect(fromWire).toEqual(fromView);
+  });
+
+  it('is made only by reading wire bytes', () => {
+    const Wire = readWireTransaction(buildTx({ payer: Keypair.generate().publicKey, version: 0, instructions: computeBudget() }).serialize()).constructor as new (...args: unknown[]) => unknown;
+    expect(() => new Wire(Symbol('read'), new Uint8Array(0), {})).toThrow(TypeError);
   });
 
   it('refuses a signature of the wrong size or for a slot the transaction does not have', () => {

@@ -126,3 +126,15 @@ describe('the final look before expiry', () => {
     expect(h.chain.landed().filter((l) => l.signature === final?.signature)).toHaveLength(1);
   });
 });
+
+describe('a signer that answers no signature', () => {
+  it('ends the action signing_failed at once (a retry would answer the same), with nothing stored signed', async () => {
+    const ex = h.executor({ signer: { publicKey: h.wallet.publicKey, signMessage: async () => new Uint8Array(63) } });
+    const action = newAction();
+    await ex.accept(action);
+    const final = await ex.drive(action.actionId);
+    expect(final).toMatchObject({ state: 'rejected', reason: 'signing_failed' });
+    expect(final?.detail).toContain('invalid_signature');
+    expect(await h.statesOf(action.actionId)).not.toContain('signed');
+  });
+});

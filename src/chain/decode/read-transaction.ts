@@ -1,4 +1,4 @@
-import { VersionedTransaction } from '@solana/web3.js';
+import type { VersionedTransaction } from '@solana/web3.js';
 import { TransactionDecodeError } from './transaction-decode-error.ts';
 import { WireTransaction } from './wire-transaction.ts';
 
@@ -15,56 +15,29 @@ const CHECKED_MAX = 256;
 
 /** Parses a base64 wire transaction (legacy or versioned); throws TransactionDecodeError. */
 export function readTransaction(base64: string): VersionedTransaction {
-  return readWireTransaction(base64).transaction;
+  return readWireTransaction(base64).view();
 }
 
 /** Parses wire bytes; a truncated or inconsistent transaction throws TransactionDecodeError. */
 export function readTransactionBytes(bytes: Uint8Array): VersionedTransaction {
-  return readWireTransaction(bytes).transaction;
+  return readWireTransaction(bytes).view();
 }
 
 /**
  * Reads a wire transaction (base64 text or bytes) strictly: exactly one transaction of a
- * supported version, whose parsed view serializes back to exactly these bytes. What the executor
+ * supported version, whose parse serializes back to exactly these bytes. What the executor
  * inspects, signs and sends; throws TransactionDecodeError.
  */
 export function readWireTransaction(input: string | Uint8Array): WireTransaction {
-  if (typeof input !== 'string') return strictlyRead(input);
-  if (checked.has(input)) {
-    const bytes = Buffer.from(input, 'base64');
-    return new WireTransaction(bytes, VersionedTransaction.deserialize(bytes));
-  }
+  if (typeof input !== 'string') return WireTransaction.read(input, true);
+  if (checked.has(input)) return WireTransaction.read(Buffer.from(input, 'base64'), false);
   const text = input.replace(/\s+/g, '');
   if (text.length === 0) throw new TransactionDecodeError('the transaction is empty');
   if (!BASE64.test(text)) throw new TransactionDecodeError('the transaction is not valid base64');
-  const wire = strictlyRead(Buffer.from(text, 'base64'));
+  const wire = WireTransaction.read(Buffer.from(text, 'base64'), true);
   if (text === input) {
     if (checked.size >= CHECKED_MAX) checked.clear();
     checked.add(input);
   }
   return wire;
-}
-
-function strictlyRead(bytes: Uint8Array): WireTransaction {
-  let transaction: VersionedTransaction;
-  try {
-    transaction = VersionedTransaction.deserialize(bytes);
-  } catch (error) {
-    throw new TransactionDecodeError(`the bytes are not a Solana transaction (${(error as Error).message})`);
-  }
-  if (transaction.message.version !== 'legacy' && transaction.message.version !== 0) {
-    throw new TransactionDecodeError(`message version ${String(transaction.message.version)} is not supported (legacy and v0 only)`);
-  }
-  // deserialize ignores trailing bytes; a re-serialization that differs means the input was not
-  // exactly one transaction, and what we inspect must be exactly what gets signed.
-  let again: Uint8Array;
-  try {
-    again = transaction.serialize();
-  } catch (error) {
-    throw new TransactionDecodeError(`the transaction cannot be re-serialized (${(error as Error).message})`);
-  }
-  if (Buffer.compare(Buffer.from(again), Buffer.from(bytes)) !== 0) {
-    throw new TransactionDecodeError('the bytes carry data beyond one transaction or do not round-trip');
-  }
-  return new WireTransaction(bytes, transaction);
 }

@@ -5,7 +5,7 @@ import { ApiError } from '../../api/errors.ts';
 import { readWireTransaction, type WireTransaction } from '../../chain/decode.ts';
 import type { ChainClient } from '../../chain/rpc-client.ts';
 import type { Verdict } from '../../chain/policy/verdict.ts';
-import { signInspected } from '../../chain/signer.ts';
+import { SignerError, signInspected } from '../../chain/signer.ts';
 import { silentLogger, type Logger } from '../../ops/logger.ts';
 import type { ActionJob } from '../action.ts';
 import { clearedBuild, FINAL_STATES, isFinalRecord, type ActionRecord, type ActionState } from './action-record.ts';
@@ -549,7 +549,7 @@ export class Executor {
       requestId: built.requestId,
       unsignedTx: built.unsignedTx,
       txMetadata: built.txMetadata,
-      blockhash: tx.transaction.message.recentBlockhash,
+      blockhash: tx.recentBlockhash,
       lastValidBlockHeight: lastValid,
       maxRequestExecutionSec,
       builtAtMs: this.now(),
@@ -650,8 +650,15 @@ export class Executor {
 
   /** Signs bytes the policy passed; the signature and the signed bytes, stored before the first send. */
   private async signVerified(tx: WireTransaction, verdict: Verdict): Promise<Pick<ActionRecord, 'signature' | 'signedTx'>> {
-    const signed = await signInspected(this.o.signer!, tx, verdict);
-    if (signed.signature.every((b) => b === 0)) throw new Refusal('signing_failed', 'the fee payer signature is empty after signing');
+    let signed;
+    try {
+      signed = await signInspected(this.o.signer!, tx, verdict);
+    } catch (error) {
+      // A transaction this wallet cannot sign (another fee payer) or a signer that answers no
+      // signature will not change on a retry: the action ends, and the breaker counts it.
+      if (error instanceof SignerError) throw new Refusal('signing_failed', `${error.kind}: ${error.message}`);
+      throw error;
+    }
     return { signature: bs58.encode(signed.signature), signedTx: Buffer.from(signed.bytes).toString('base64') };
   }
 
@@ -769,7 +776,7 @@ function builtOf(r: ActionRecord): BuiltTransaction {
 function unattributableRequest(tx: WireTransaction, requestPubkey: string | undefined): string | undefined {
   if (!requestPubkey) return 'the build answered no positionRequestPubkey for a request the keeper must execute';
   if (tx.accountKeys.includes(requestPubkey)) return undefined;
-  if (tx.transaction.message.addressTableLookups.length > 0) return undefined;
+  if (tx.lookupTableCount > 0) return undefined;
   return `the transaction does not carry the position request account ${requestPubkey}`;
 }
 
