@@ -94,7 +94,7 @@ export class RedisRiskGate implements RiskGate {
     const notionalLimit = protectiveDecrease ? NO_LIMIT : this.o.limits.maxNotionalPerHourUsd;
     // One round trip: the trading state and the strategy's breaker, and at accept (between a
     // decision and its build) the reservation of both hourly limits with the hour's totals, all in
-    // one atomic script. A refusal by the state, the breaker or a limit gives both reservations back.
+    // one script (Redis runs it without interleaving another). A refusal by the state, the breaker or a limit gives both reservations back.
     const keys = [this.tradingState.key, breakersKey(this.o.prefix)];
     const reserving = stage === 'accept';
     if (reserving) keys.push(...actions.bucketKeys(now), ...this.notionalPerHour.bucketKeys(now));
@@ -102,7 +102,7 @@ export class RedisRiskGate implements RiskGate {
       CHECK.run(this.o.redis, keys, [record.strategy, reserving ? '1' : '0', '1', notional.toString(), String(BUCKET_LIFETIME_MS)]) as Promise<CheckReply>,
       this.lowersExposure(intent),
     ]);
-    // The script is atomic: when it failed, it reserved nothing.
+    // A script that failed reserved nothing: its second add takes the first back when it fails.
     if (checked.status === 'rejected') throw checked.reason;
     const [rawState, rawTrip, actionBuckets, notionalBuckets] = checked.value;
     const giveBack = () => Promise.all([actions.release(now, 1n), this.notionalPerHour.release(now, notional)]);
@@ -122,11 +122,21 @@ export class RedisRiskGate implements RiskGate {
       return refusal;
     }
     if (!reserving) return { allowed: true };
-    if (sumOfBuckets(actionBuckets ?? []) > BigInt(this.o.limits.maxActionsPerStrategyPerHour)) {
+    let actionsTotal: bigint;
+    let notionalTotal: bigint;
+    try {
+      actionsTotal = sumOfBuckets(actionBuckets ?? []);
+      notionalTotal = sumOfBuckets(notionalBuckets ?? []);
+    } catch (error) {
+      // An older bucket that is not an integer: no total can be trusted, and nothing stays reserved.
+      await giveBack();
+      throw error;
+    }
+    if (actionsTotal > BigInt(this.o.limits.maxActionsPerStrategyPerHour)) {
       await giveBack();
       return refuse('max_actions_per_strategy_per_hour', `${record.strategy} already started ${this.o.limits.maxActionsPerStrategyPerHour} actions in the last hour`);
     }
-    if (sumOfBuckets(notionalBuckets ?? []) > notionalLimit) {
+    if (notionalTotal > notionalLimit) {
       await giveBack();
       return refuse('max_notional_per_hour', `this action would take the last hour's notional beyond ${this.o.limits.maxNotionalPerHourUsd} (USD × 10^6)`);
     }
@@ -287,8 +297,14 @@ local trip = redis.call('HGET', KEYS[2], ARGV[1])
 if ARGV[2] ~= '1' then return {state, trip} end
 local n = (#KEYS - 2) / 2
 redis.call('INCRBY', KEYS[3], ARGV[3])
+-- A script that fails is not rolled back: if the second add fails (a bucket that is not an
+-- integer, an overflow), the first is taken back before the error is answered.
+local added = redis.pcall('INCRBY', KEYS[3 + n], ARGV[4])
+if type(added) == 'table' and added.err then
+  redis.call('DECRBY', KEYS[3], ARGV[3])
+  return added
+end
 redis.call('PEXPIRE', KEYS[3], ARGV[5])
-redis.call('INCRBY', KEYS[3 + n], ARGV[4])
 redis.call('PEXPIRE', KEYS[3 + n], ARGV[5])
 return {state, trip, redis.call('MGET', unpack(KEYS, 3, 2 + n)), redis.call('MGET', unpack(KEYS, 3 + n, 2 + 2 * n))}`);
 

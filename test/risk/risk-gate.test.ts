@@ -278,6 +278,22 @@ describe('trading states', () => {
     }
   });
 
+  it('an accept that meets a bucket which is not an integer fails and takes nothing from the hourly limits', async () => {
+    const now = Date.now();
+    const actions = new RollingHourCounter(redis, `${PREFIX}risk:actions:alpha`);
+    const notional = new RollingHourCounter(redis, `${PREFIX}risk:notional`);
+    // The current notional bucket: the script's second add fails after its first succeeded.
+    await redis.set(notional.bucketKeyAt(now), 'garbage');
+    await expect(gate({ now: () => now }).check('accept', recordFor({ type: 'decrease', notionalUsd: '1000000' }))).rejects.toThrow();
+    expect(await redis.get(actions.bucketKeyAt(now))).toBe('0');
+    // An older action bucket: both adds succeed, the total cannot be taken.
+    await redis.del(notional.bucketKeyAt(now));
+    await redis.set(actions.bucketKeyAt(now - 120_000), 'garbage');
+    await expect(gate({ now: () => now }).check('accept', recordFor({ type: 'decrease', notionalUsd: '1000000' }))).rejects.toThrow();
+    expect(await redis.get(actions.bucketKeyAt(now))).toBe('0');
+    expect(await redis.get(notional.bucketKeyAt(now))).toBe('0');
+  });
+
   it('an accept whose read of the current TP/SL fails takes nothing from the hourly limits', async () => {
     const g = gate({
       findTpsl: async () => {
