@@ -111,7 +111,7 @@ export async function decodeTransaction(
     throw new TransactionDecodeError(`message version ${String(message.version)} is not supported (legacy and v0 only)`);
   }
   const problems: string[] = [];
-  const statics = wire ? [...wire.accountKeys] : message.staticAccountKeys.map((key) => key.toBase58());
+  const statics: readonly string[] = wire ? wire.accountKeys : message.staticAccountKeys.map((key) => key.toBase58());
   const { numRequiredSignatures, numReadonlySignedAccounts, numReadonlyUnsignedAccounts } = message.header;
 
   if (numRequiredSignatures === 0) problems.push('the message requires no signature (it has no fee payer)');

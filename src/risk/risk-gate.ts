@@ -94,7 +94,8 @@ export class RedisRiskGate implements RiskGate {
     const notionalLimit = protectiveDecrease ? NO_LIMIT : this.o.limits.maxNotionalPerHourUsd;
     // One round trip: the trading state and the strategy's breaker, and at accept (between a
     // decision and its build) the reservation of both hourly limits with the hour's totals, all in
-    // one script (Redis runs it without interleaving another). A refusal by the state, the breaker or a limit gives both reservations back.
+    // one script (Redis runs it without interleaving another). A refusal by the state, the breaker
+    // or a limit gives both reservations back.
     const keys = [this.tradingState.key, breakersKey(this.o.prefix)];
     const reserving = stage === 'accept';
     if (reserving) keys.push(...actions.bucketKeys(now), ...this.notionalPerHour.bucketKeys(now));

@@ -4,8 +4,17 @@ import { accountKeyText } from './account-key-text.ts';
 import { TransactionDecodeError } from './transaction-decode-error.ts';
 
 const SIGNATURE_BYTES = 64;
-/** Only readWire makes a WireTransaction: the facts it holds were proven against its bytes. */
+/** Only reading makes a WireTransaction: the facts it holds were proven against its bytes. */
 const READ = Symbol('read');
+// Strict base64 (Buffer.from silently skips characters outside the alphabet).
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/**
+ * Texts that passed every check of `read`, remembered: the executor reads one build's text at
+ * build, inspect and sign, and the strict checks (base64 alphabet, exact round trip) were a third
+ * of it. A remembered text is still parsed afresh each time.
+ */
+const checked = new Set<string>();
+const CHECKED_MAX = 256;
 
 /**
  * A transaction as the service sent it: its exact wire bytes, kept private. The message digest,
@@ -28,9 +37,9 @@ export class WireTransaction {
   /** How many address lookup tables the message loads accounts from (v0 only). */
   readonly lookupTableCount: number;
 
-  /** `transaction` is the parse of `bytes` that serialized back to exactly them (readWire proved it). */
+  /** `transaction` is the parse of `bytes` that serialized back to exactly them (`read` proved it). */
   private constructor(token: typeof READ, bytes: Uint8Array, transaction: VersionedTransaction) {
-    if (token !== READ) throw new TypeError('a WireTransaction is made only by reading wire bytes (readWireTransaction)');
+    if (token !== READ) throw new TypeError('a WireTransaction is made only by reading wire bytes (WireTransaction.read)');
     // A private copy: the caller's buffer may be reused or changed after this returns.
     this.#bytes = Uint8Array.from(bytes);
     this.#signatureSlots = transaction.signatures.length;
@@ -41,32 +50,50 @@ export class WireTransaction {
     this.lookupTableCount = transaction.message.addressTableLookups.length;
   }
 
-  /** @internal readWireTransaction (read-transaction.ts) is the way in: strict about text and bytes. */
-  static read(bytes: Uint8Array, strict: boolean): WireTransaction {
-    let transaction: VersionedTransaction;
-    try {
-      transaction = VersionedTransaction.deserialize(bytes);
-    } catch (error) {
-      throw new TransactionDecodeError(`the bytes are not a Solana transaction (${(error as Error).message})`);
+  /**
+   * Reads a wire transaction (base64 text or bytes) strictly: exactly one transaction of a
+   * supported version, whose parse serializes back to exactly these bytes. The only way to make
+   * one; throws TransactionDecodeError.
+   */
+  static read(input: string | Uint8Array): WireTransaction {
+    if (typeof input !== 'string') return parse(input, true);
+    if (checked.has(input)) return parse(Buffer.from(input, 'base64'), false);
+    const text = input.replace(/\s+/g, '');
+    if (text.length === 0) throw new TransactionDecodeError('the transaction is empty');
+    if (!BASE64.test(text)) throw new TransactionDecodeError('the transaction is not valid base64');
+    const wire = parse(Buffer.from(text, 'base64'), true);
+    if (text === input) {
+      if (checked.size >= CHECKED_MAX) checked.clear();
+      checked.add(input);
     }
-    if (transaction.message.version !== 'legacy' && transaction.message.version !== 0) {
-      throw new TransactionDecodeError(`message version ${String(transaction.message.version)} is not supported (legacy and v0 only)`);
-    }
-    // deserialize ignores trailing bytes; a re-serialization that differs means the input was not
-    // exactly one transaction, and what we inspect must be exactly what gets signed. Skipped only
-    // for bytes of a text that passed this check before (`strict` false).
-    if (strict) {
-      let again: Uint8Array;
+    return wire;
+
+    function parse(bytes: Uint8Array, strict: boolean): WireTransaction {
+      let transaction: VersionedTransaction;
       try {
-        again = transaction.serialize();
+        transaction = VersionedTransaction.deserialize(bytes);
       } catch (error) {
-        throw new TransactionDecodeError(`the transaction cannot be re-serialized (${(error as Error).message})`);
+        throw new TransactionDecodeError(`the bytes are not a Solana transaction (${(error as Error).message})`);
       }
-      if (Buffer.compare(Buffer.from(again), Buffer.from(bytes)) !== 0) {
-        throw new TransactionDecodeError('the bytes carry data beyond one transaction or do not round-trip');
+      if (transaction.message.version !== 'legacy' && transaction.message.version !== 0) {
+        throw new TransactionDecodeError(`message version ${String(transaction.message.version)} is not supported (legacy and v0 only)`);
       }
+      // deserialize ignores trailing bytes; a re-serialization that differs means the input was
+      // not exactly one transaction, and what we inspect must be exactly what gets signed. Skipped
+      // only for the bytes of a text that passed this check before.
+      if (strict) {
+        let again: Uint8Array;
+        try {
+          again = transaction.serialize();
+        } catch (error) {
+          throw new TransactionDecodeError(`the transaction cannot be re-serialized (${(error as Error).message})`);
+        }
+        if (Buffer.compare(Buffer.from(again), Buffer.from(bytes)) !== 0) {
+          throw new TransactionDecodeError('the bytes carry data beyond one transaction or do not round-trip');
+        }
+      }
+      return new WireTransaction(READ, bytes, transaction);
     }
-    return new WireTransaction(READ, bytes, transaction);
   }
 
   /** A fresh parse of the bytes, for reading (the decoder, the policy): changing it changes nothing here. */
