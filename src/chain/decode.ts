@@ -7,10 +7,9 @@ import { decodeMemoInstruction, type MemoInstruction } from './decode/memo.ts';
 import { decodePerpsInstruction, type PerpsInstruction } from './decode/perps.ts';
 import { readWireTransaction } from './decode/read-transaction.ts';
 import { WireTransaction } from './decode/wire-transaction.ts';
-import { TransactionDecodeError } from './decode/transaction-decode-error.ts';
+import type { WireLookup } from './decode/wire-layout.ts';
 import { decodeSystemInstruction, type SystemInstruction } from './decode/system.ts';
 import { decodeTokenInstruction, type TokenInstruction } from './decode/token.ts';
-import { messageBytesSha256 } from './message-hash.ts';
 
 export type { LookupTableResolver } from './decode/lookup-tables.ts';
 export { rpcLookupTableResolver, staticLookupTableResolver, LookupTableError, LookupTableUnavailable } from './decode/lookup-tables.ts';
@@ -71,7 +70,7 @@ export interface ComputeBudgetSummary {
 }
 
 export interface DecodedTransaction {
-  readonly version: 'legacy' | 0 | 1;
+  readonly version: 'legacy' | 0;
   /** sha256 of the message bytes, hex: binds a verdict to exactly these bytes. */
   readonly messageSha256: string;
   readonly feePayer: string;
@@ -95,23 +94,19 @@ const PROGRAM_NAMES: ReadonlyMap<string, string> = new Map(Object.entries(PROGRA
 
 /**
  * Decodes a transaction (wire bytes, base64 text, a read wire transaction or a parsed one) into a
- * plain, JSON-printable structure. The digest of wire input is of its bytes; of a parsed one, of
- * its message serialized.
+ * plain, JSON-printable structure. Everything is read from wire bytes (a parsed one is serialized
+ * first), and the digest is of the message bytes that were read.
  */
 export async function decodeTransaction(
   input: WireTransaction | VersionedTransaction | Uint8Array | string,
   options: DecodeOptions = {},
 ): Promise<DecodedTransaction> {
-  const wire = input instanceof WireTransaction ? input : input instanceof VersionedTransaction ? undefined : readWireTransaction(input);
-  // Of wire input, a parse of its own: what is judged is derived from the very bytes the digest covers.
-  const tx = wire ? wire.view() : (input as VersionedTransaction);
-  const message = tx.message;
-  if (message.version !== 'legacy' && message.version !== 0) {
-    // What the policy has not been written for, it cannot judge (a v1 message carries its budget elsewhere).
-    throw new TransactionDecodeError(`message version ${String(message.version)} is not supported (legacy and v0 only)`);
-  }
+  // Only legacy and v0 messages read (a v1 message carries its budget elsewhere: the policy has not been written for it).
+  const wire = input instanceof WireTransaction ? input : readWireTransaction(input instanceof VersionedTransaction ? input.serialize() : input);
+  // A read of its own: what is judged is derived from the very bytes the digest covers.
+  const { message, signed } = wire.view();
   const problems: string[] = [];
-  const statics: readonly string[] = wire ? wire.accountKeys : message.staticAccountKeys.map((key) => key.toBase58());
+  const statics: readonly string[] = message.staticAccountKeys;
   const { numRequiredSignatures, numReadonlySignedAccounts, numReadonlyUnsignedAccounts } = message.header;
 
   if (numRequiredSignatures === 0) problems.push('the message requires no signature (it has no fee payer)');
@@ -130,7 +125,7 @@ export async function decodeTransaction(
     source: 'static',
   }));
   const lookups = message.addressTableLookups.map((l) => ({
-    table: l.accountKey.toBase58(),
+    table: l.accountKey,
     writableIndexes: [...l.writableIndexes],
     readonlyIndexes: [...l.readonlyIndexes],
   }));
@@ -154,7 +149,7 @@ export async function decodeTransaction(
       if (!account) problems.push(`instruction ${index}: account index ${i} is out of range`);
       return { pubkey: account?.pubkey ?? null, signer: account?.signer ?? false, writable: account?.writable ?? false };
     });
-    const data = Uint8Array.from(ix.data);
+    const data = ix.data;
     const base = {
       index,
       programId,
@@ -172,23 +167,23 @@ export async function decodeTransaction(
     }
   });
 
-  const signers = tx.signatures.map((signature, index) => ({
+  const signers = signed.map((isSigned, index) => ({
     index,
     pubkey: statics[index] ?? '',
-    signed: signature.some((byte) => byte !== 0),
+    signed: isSigned,
     writable: accounts[index]?.writable ?? false,
   }));
 
   return {
     version: message.version,
-    messageSha256: wire ? wire.messageSha256 : messageBytesSha256(message),
+    messageSha256: wire.messageSha256,
     feePayer: statics[0] ?? '',
     recentBlockhash: message.recentBlockhash,
     signers,
     accounts,
     addressTableLookups: lookups,
     unresolved,
-    computeBudget: summarizeComputeBudget(message, instructions, problems),
+    computeBudget: summarizeComputeBudget(instructions, problems),
     instructions,
     problems,
   };
@@ -220,25 +215,25 @@ function parseInstruction(programId: string, accounts: string[], data: Uint8Arra
  * writable addresses, then every table's read-only ones. Returns what could not be resolved.
  */
 async function appendLookupAccounts(
-  lookups: VersionedTransaction['message']['addressTableLookups'],
+  lookups: readonly WireLookup[],
   accounts: DecodedAccount[],
   resolve: LookupTableResolver | undefined,
 ): Promise<UnresolvedLookup[]> {
   const unresolved: UnresolvedLookup[] = [];
   const tables = await Promise.all(
     lookups.map(async (lookup): Promise<AddressLookupTableAccount | null> => {
-      const table = lookup.accountKey.toBase58();
+      const table = lookup.accountKey;
       if (!resolve) {
         unresolved.push({ table, reason: 'no_resolver', detail: `lookup table ${table} cannot be resolved without an RPC` });
         return null;
       }
       try {
-        const account = await resolve(lookup.accountKey);
+        const account = await resolve(new PublicKey(table));
         if (account === null) {
           unresolved.push({ table, reason: 'not_found', detail: `lookup table ${table} does not exist` });
           return null;
         }
-        if (!account.key.equals(lookup.accountKey)) {
+        if (account.key.toBase58() !== table) {
           unresolved.push({ table, reason: 'resolver_error', detail: `the resolver answered table ${account.key.toBase58()} for ${table}` });
           return null;
         }
@@ -258,7 +253,7 @@ async function appendLookupAccounts(
   for (const writable of [true, false]) {
     lookups.forEach((lookup, t) => {
       const table = tables[t] ?? null;
-      const tableKey = lookup.accountKey.toBase58();
+      const tableKey = lookup.accountKey;
       for (const lookupIndex of writable ? lookup.writableIndexes : lookup.readonlyIndexes) {
         const address: PublicKey | undefined = table?.state.addresses[lookupIndex];
         if (table && !address) {
@@ -284,7 +279,6 @@ async function appendLookupAccounts(
 }
 
 function summarizeComputeBudget(
-  message: VersionedTransaction['message'],
   instructions: readonly DecodedInstruction[],
   problems: string[],
 ): ComputeBudgetSummary {
@@ -317,17 +311,6 @@ function summarizeComputeBudget(
         unitLimit = budget.units;
         explicitFee = (explicitFee ?? 0n) + BigInt(budget.additionalFeeLamports);
         break;
-    }
-  }
-  // Version 1 messages carry the budget in the message itself instead of instructions.
-  if ('transactionConfig' in message && message.transactionConfig) {
-    const config = message.transactionConfig;
-    unitLimit = config.computeUnitLimit ?? unitLimit;
-    heapFrameBytes = config.heapSize ?? heapFrameBytes;
-    loadedAccountsDataSizeLimit = config.loadedAccountsDataSizeLimit ?? loadedAccountsDataSizeLimit;
-    if (config.priorityFee !== null) {
-      if (!Number.isSafeInteger(config.priorityFee) || config.priorityFee < 0) problems.push('the message priority fee is not an exact integer');
-      else explicitFee = (explicitFee ?? 0n) + BigInt(config.priorityFee);
     }
   }
   return {

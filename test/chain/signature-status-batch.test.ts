@@ -103,7 +103,10 @@ describe('ChainClient.signatureStatus coalesces the lookups of one event-loop tu
   it('lookups made from different timer callbacks of one turn share the request (not only those of one callback)', async () => {
     const signatures = Array.from({ length: 3 }, unknownSignature);
     // Each action's poll fires from a timer of its own; due together, they run in one timers phase.
-    const answers = await Promise.all(signatures.map((s) => new Promise((resolve, reject) => setTimeout(() => client.signatureStatus(s).then(resolve, reject), 1))));
+    const pending = signatures.map((s) => new Promise((resolve, reject) => setTimeout(() => client.signatureStatus(s).then(resolve, reject), 1)));
+    // Hold the loop until all three are due, so that a busy machine cannot split them over two timers phases.
+    for (const until = Date.now() + 5; Date.now() < until; );
+    const answers = await Promise.all(pending);
     expect(answers).toEqual([null, null, null]);
     expect(statusRequests()).toEqual([[signatures, { searchTransactionHistory: true }]]);
   });

@@ -56,7 +56,7 @@ describe('a wire transaction: the bytes that are inspected, signed and sent', ()
     const digest = wire.messageSha256;
     input.fill(7);
     const changed = wire.view();
-    changed.message.recentBlockhash = bs58.encode(Buffer.alloc(32, 9));
+    (changed.message as { recentBlockhash: string }).recentBlockhash = bs58.encode(Buffer.alloc(32, 9));
     changed.message.compiledInstructions.pop();
     // What the decoder (and so the policy) reads is a parse of the bytes of its own.
     expect(wire.view()).not.toBe(changed);

@@ -62,5 +62,5 @@ export async function inspectSerialized(
     return { transaction: null, decoded: null, verdict: { ok: false, violations: [{ rule: 'malformed', detail: error.message }], messageSha256: '' } };
   }
   const decoded = await decodeTransaction(wire, options);
-  return { transaction: wire.view(), decoded, verdict: inspectTransaction(decoded, ctx) };
+  return { transaction: wire.toVersionedTransaction(), decoded, verdict: inspectTransaction(decoded, ctx) };
 }
