@@ -4,7 +4,7 @@ import type { Intent } from '../sdk/intent.ts';
 import type { ActionRecord } from '../pipeline/executor/action-record.ts';
 import type { RiskDecision, RiskGate } from '../pipeline/executor/ports.ts';
 import { isTightening, REDUCING_INTENTS, type CurrentTpsl } from './reducing.ts';
-import { BUCKET_LIFETIME_MS, RollingHourCounter, sumOfBuckets } from './rolling-counter.ts';
+import { BUCKET_LIFETIME_MS, bucketAt, HOUR_BUCKETS, RollingHourCounter, sumOfBuckets } from './rolling-counter.ts';
 import { readTradingState, TradingStateStore } from './trading-state.ts';
 import { TradingSwitch } from './trading-switch.ts';
 import { breakersKey, CircuitBreakers, countsTowardBreaker, recordBreakerTrip } from './circuit-breaker.ts';
@@ -98,9 +98,19 @@ export class RedisRiskGate implements RiskGate {
     // or a limit gives both reservations back.
     const keys = [this.tradingState.key, breakersKey(this.o.prefix)];
     const reserving = stage === 'accept';
-    if (reserving) keys.push(...actions.bucketKeys(now), ...this.notionalPerHour.bucketKeys(now));
+    if (reserving) keys.push(actions.bucketKeyAt(now), this.notionalPerHour.bucketKeyAt(now));
     const [checked, lowering] = await Promise.allSettled([
-      CHECK.run(this.o.redis, keys, [record.strategy, reserving ? '1' : '0', '1', notional.toString(), String(BUCKET_LIFETIME_MS)]) as Promise<CheckReply>,
+      CHECK.run(this.o.redis, keys, [
+        record.strategy,
+        reserving ? '1' : '0',
+        '1',
+        notional.toString(),
+        String(BUCKET_LIFETIME_MS),
+        String(bucketAt(now)),
+        String(HOUR_BUCKETS),
+        actions.base,
+        this.notionalPerHour.base,
+      ]) as Promise<CheckReply>,
       this.lowersExposure(intent),
     ]);
     // A script that failed reserved nothing: its second add takes the first back when it fails.
@@ -126,8 +136,8 @@ export class RedisRiskGate implements RiskGate {
     let actionsTotal: bigint;
     let notionalTotal: bigint;
     try {
-      actionsTotal = sumOfBuckets(actionBuckets ?? []);
-      notionalTotal = sumOfBuckets(notionalBuckets ?? []);
+      actionsTotal = hourTotal(actionBuckets);
+      notionalTotal = hourTotal(notionalBuckets);
     } catch (error) {
       // An older bucket that is not an integer: no total can be trusted, and nothing stays reserved.
       await giveBack();
@@ -286,31 +296,66 @@ return {1, count}`);
 
 /**
  * A check's reads, and at accept its reservations, in one step.
- *   KEYS: trading state, breakers hash; at accept also the strategy's 60 action buckets (current
- *         first), then the 60 notional buckets (current first)
- *   ARGV: strategy, '1' to reserve, actions to add, notional to add, bucket lifetime ms
+ *   KEYS: trading state, breakers hash; at accept also the strategy's current action bucket and
+ *         the current notional bucket (the two the script writes)
+ *   ARGV: [1] strategy, [2] '1' to reserve, [3] actions to add, [4] notional to add, [5] bucket
+ *         lifetime ms, [6] current bucket number, [7] buckets in an hour, [8] action buckets'
+ *         base, [9] notional buckets' base
  * Answers {trading state or nil, the strategy's trip or nil} and at accept also both hours'
- * bucket values after the add (summed by the caller in bigint).
+ * totals after the add. The older buckets it only reads are named here from their base (the
+ * same hash tag, so the same slot): sending the 120 names was the largest payload of an action.
+ * A total is summed here only when that is exact (Lua numbers are doubles): every bucket a plain
+ * integer, every bucket and every partial sum below 2^53 in size. Otherwise the bucket values
+ * themselves are answered, and the caller sums them in bigint (or refuses a corrupt one).
  */
 const CHECK = new RedisScript(`
 local state = redis.call('GET', KEYS[1])
 local trip = redis.call('HGET', KEYS[2], ARGV[1])
 if ARGV[2] ~= '1' then return {state, trip} end
-local n = (#KEYS - 2) / 2
 redis.call('INCRBY', KEYS[3], ARGV[3])
 -- A script that fails is not rolled back: if the second add fails (a bucket that is not an
 -- integer, an overflow), the first is taken back before the error is answered.
-local added = redis.pcall('INCRBY', KEYS[3 + n], ARGV[4])
+local added = redis.pcall('INCRBY', KEYS[4], ARGV[4])
 if type(added) == 'table' and added.err then
   redis.call('DECRBY', KEYS[3], ARGV[3])
   return added
 end
 redis.call('PEXPIRE', KEYS[3], ARGV[5])
-redis.call('PEXPIRE', KEYS[3 + n], ARGV[5])
-return {state, trip, redis.call('MGET', unpack(KEYS, 3, 2 + n)), redis.call('MGET', unpack(KEYS, 3 + n, 2 + 2 * n))}`);
+redis.call('PEXPIRE', KEYS[4], ARGV[5])
+local current = tonumber(ARGV[6])
+local function hour(base)
+  local names = {}
+  for i = 0, tonumber(ARGV[7]) - 1 do names[i + 1] = base .. ':' .. string.format('%d', current - i) end
+  local values = redis.call('MGET', unpack(names))
+  local sum = 0
+  for i = 1, #names do
+    local v = values[i]
+    if v then
+      if not string.match(v, '^%-?%d+$') then return values end
+      local n = tonumber(v)
+      sum = sum + n
+      if math.abs(n) >= 9007199254740992 or math.abs(sum) >= 9007199254740992 then return values end
+    end
+  end
+  return sum
+end
+return {state, trip, hour(ARGV[8]), hour(ARGV[9])}`);
 
-/** What CHECK answers (a missing key reads as null; a bucket that does not exist in MGET as null). */
-type CheckReply = [string | null, string | null, Array<string | null>?, Array<string | null>?];
+/**
+ * What CHECK answers (a missing key reads as null): at accept each hour's total, or its bucket
+ * values (null where a bucket does not exist) when the script could not sum them exactly.
+ */
+type CheckReply = [string | null, string | null, HourReply?, HourReply?];
+type HourReply = number | Array<string | null>;
+
+/** An hour's total from CHECK's answer: its exact sum, or its buckets summed in bigint (throws on a corrupt one). */
+function hourTotal(reply: HourReply | undefined): bigint {
+  if (typeof reply === 'number') {
+    if (!Number.isSafeInteger(reply)) throw new RangeError(`an hourly total of ${reply} is not an exact integer`);
+    return BigInt(reply);
+  }
+  return sumOfBuckets(reply ?? []);
+}
 
 function refuse(rule: string, detail: string): RiskDecision {
   return { allowed: false, rule, detail };

@@ -25,13 +25,18 @@ export class RollingHourCounter {
 
   /** The bucket a reservation at `atMs` adds to (what a release of it decrements). */
   bucketKeyAt(atMs: number): string {
-    return this.bucketKey(Math.floor(atMs / BUCKET_MS));
+    return this.bucketKey(bucketAt(atMs));
   }
 
   /** The hour's buckets at `nowMs`, the current one first. */
   bucketKeys(nowMs: number): string[] {
-    const current = Math.floor(nowMs / BUCKET_MS);
+    const current = bucketAt(nowMs);
     return Array.from({ length: BUCKETS }, (_, i) => this.bucketKey(current - i));
+  }
+
+  /** What names the buckets: bucket n is `<base>:<n>` (the risk gate's script names the hour's buckets from it). */
+  get base(): string {
+    return this.keyBase;
   }
 
   async total(nowMs: number): Promise<bigint> {
@@ -43,6 +48,14 @@ export class RollingHourCounter {
     await RELEASE.run(this.redis, [this.bucketKeyAt(reservedAtMs)], [amount.toString()]);
   }
 }
+
+/** The number of the one-minute bucket `atMs` falls in. */
+export function bucketAt(atMs: number): number {
+  return Math.floor(atMs / BUCKET_MS);
+}
+
+/** Buckets in an hour. */
+export const HOUR_BUCKETS = BUCKETS;
 
 /**
  * The hour's total from its buckets' values as Redis answers them, summed in bigint: Lua numbers

@@ -294,6 +294,30 @@ describe('trading states', () => {
     expect(await redis.get(notional.bucketKeyAt(now))).toBe('0');
   });
 
+  it("the hour's total counts every bucket of the last 60 minutes and none older, exactly beyond 2^53", async () => {
+    const now = Date.now();
+    const notional = new RollingHourCounter(redis, `${PREFIX}risk:notional`);
+    const actions = new RollingHourCounter(redis, `${PREFIX}risk:actions:alpha`);
+    // 59 minutes ago counts; 60 minutes ago has left the hour.
+    await redis.set(actions.bucketKeyAt(now - 59 * 60_000), '2');
+    await redis.set(actions.bucketKeyAt(now - 60 * 60_000), '100');
+    const small = recordFor({ type: 'decrease', notionalUsd: '1' });
+    expect(await gate({ now: () => now }).check('accept', small)).toMatchObject({ allowed: true }); // 2 + 1 of 3
+    expect(await gate({ now: () => now }).check('accept', small)).toMatchObject({ allowed: false, rule: 'max_actions_per_strategy_per_hour' });
+    await redis.del(actions.bucketKeyAt(now - 59 * 60_000), actions.bucketKeyAt(now), notional.bucketKeyAt(now));
+    // Buckets whose sum a double cannot hold (ten of 15 digits and a 3 make 2^53 + 1; one bucket
+    // beyond 15 digits): the total is still exact to the unit.
+    for (let minute = 10; minute < 20; minute++) await redis.set(notional.bucketKeyAt(now - minute * 60_000), '900719925474099');
+    await redis.set(notional.bucketKeyAt(now - 20 * 60_000), '3');
+    const limits = { ...LIMITS, maxNotionalPerActionUsd: 10n ** 18n, maxNotionalPerHourUsd: 2n ** 53n + 1n + 5n };
+    expect(await new RedisRiskGate({ redis, prefix: PREFIX, limits, now: () => now }).check('accept', recordFor({ type: 'decrease', notionalUsd: '6' }))).toMatchObject({ allowed: false, rule: 'max_notional_per_hour' });
+    await redis.set(notional.bucketKeyAt(now - 20 * 60_000), '9007199254740993');
+    for (let minute = 10; minute < 20; minute++) await redis.del(notional.bucketKeyAt(now - minute * 60_000));
+    const exact = new RedisRiskGate({ redis, prefix: PREFIX, limits, now: () => now });
+    expect(await exact.check('accept', recordFor({ type: 'decrease', notionalUsd: '6' }))).toMatchObject({ allowed: false, rule: 'max_notional_per_hour' });
+    expect(await exact.check('accept', recordFor({ type: 'decrease', notionalUsd: '5' }))).toMatchObject({ allowed: true });
+  });
+
   it('an accept whose read of the current TP/SL fails takes nothing from the hourly limits', async () => {
     const g = gate({
       findTpsl: async () => {
