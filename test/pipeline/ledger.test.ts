@@ -61,4 +61,11 @@ describe('ledger', () => {
     expect(text).not.toMatch(/\\n|\\u001b|\u202e/);
     expect(String(entry!.detail.reason)).toBe('ok\\x0a2026-01-01 decision forged \\x1b[31mRED\\x1b[0m \\x202eevil');
   });
+
+  it('sanitises inside lists and member names too, and leaves clean text as it is', async () => {
+    const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 });
+    await ledger.append({ at: 1, type: 'risk', detail: { violations: ['fine', 'bad\nline'], 'key\u001b': 'x', clean: ['a', 'b'] } });
+    const [entry] = await ledger.read({ limit: 1 });
+    expect(entry!.detail).toEqual({ violations: ['fine', 'bad\\x0aline'], 'key\\x1b': 'x', clean: ['a', 'b'] });
+  });
 });
