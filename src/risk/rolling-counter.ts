@@ -2,9 +2,10 @@ import type { Redis } from 'ioredis';
 import { RedisScript } from '../pipeline/redis-script.ts';
 
 const BUCKET_MS = 60_000;
-const BUCKETS = 60;
+/** Buckets in an hour. */
+export const HOUR_BUCKETS = 60;
 /** How long a bucket lives: the hour it counts in, plus one minute. */
-export const BUCKET_LIFETIME_MS = (BUCKETS + 1) * BUCKET_MS;
+export const BUCKET_LIFETIME_MS = (HOUR_BUCKETS + 1) * BUCKET_MS;
 
 /**
  * An exact rolling-hour sum in Redis, in one-minute buckets (INCRBY is exact 64-bit integer
@@ -31,7 +32,7 @@ export class RollingHourCounter {
   /** The hour's buckets at `nowMs`, the current one first. */
   bucketKeys(nowMs: number): string[] {
     const current = bucketAt(nowMs);
-    return Array.from({ length: BUCKETS }, (_, i) => this.bucketKey(current - i));
+    return Array.from({ length: HOUR_BUCKETS }, (_, i) => this.bucketKey(current - i));
   }
 
   /** What names the buckets: bucket n is `<base>:<n>` (the risk gate's script names the hour's buckets from it). */
@@ -53,9 +54,6 @@ export class RollingHourCounter {
 export function bucketAt(atMs: number): number {
   return Math.floor(atMs / BUCKET_MS);
 }
-
-/** Buckets in an hour. */
-export const HOUR_BUCKETS = BUCKETS;
 
 /**
  * The hour's total from its buckets' values as Redis answers them, summed in bigint: Lua numbers

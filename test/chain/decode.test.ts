@@ -84,7 +84,7 @@ describe('decodeTransaction', () => {
     const withTrailing = Buffer.concat([Buffer.from(good, 'base64'), Buffer.from([0, 0, 0])]).toString('base64');
     expect(() => readTransaction(withTrailing)).toThrow(/beyond one transaction/);
     expect(() => readTransaction(good)).not.toThrow();
-    // A text read before is remembered as checked, never as a shared object: each read is its own.
+    // Each read of the same text is its own: changing one parse changes no other.
     const [first, second] = [readTransaction(good), readTransaction(good)];
     expect(first.message).not.toBe(second.message);
     const original = second.message.recentBlockhash;

@@ -8,12 +8,6 @@ const SIGNATURE_BYTES = 64;
 const READ = Symbol('read');
 // Strict base64 (Buffer.from silently skips characters outside the alphabet).
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-/**
- * Texts that passed the base64 check of `read`, remembered: the executor reads one build's text
- * at build, inspect and sign. A remembered text is still read afresh, strictly, each time.
- */
-const checked = new Set<string>();
-const CHECKED_MAX = 256;
 
 /**
  * A transaction as the service sent it: its exact wire bytes, kept private. The message digest,
@@ -27,6 +21,8 @@ export class WireTransaction {
   readonly #bytes: Uint8Array;
   readonly #messageOffset: number;
   readonly #signatureSlots: number;
+  /** Where the first signature slot starts (after the compact-u16 slot count). */
+  readonly #signaturesOffset: number;
   /** SHA-256 (hex) of the message bytes: what a policy verdict is bound to. */
   readonly messageSha256: string;
   /** The message's static account keys (base58), in order, read from the bytes. */
@@ -44,6 +40,7 @@ export class WireTransaction {
     const layout = readWireLayout(this.#bytes);
     this.#signatureSlots = layout.signed.length;
     this.#messageOffset = layout.messageOffset;
+    this.#signaturesOffset = layout.messageOffset - layout.signed.length * SIGNATURE_BYTES;
     this.messageSha256 = createHash('sha256').update(this.#bytes.subarray(this.#messageOffset)).digest('hex');
     this.accountKeys = Object.freeze(layout.message.staticAccountKeys);
     this.recentBlockhash = layout.message.recentBlockhash;
@@ -57,16 +54,10 @@ export class WireTransaction {
    */
   static read(input: string | Uint8Array): WireTransaction {
     if (typeof input !== 'string') return new WireTransaction(READ, input);
-    if (checked.has(input)) return new WireTransaction(READ, Buffer.from(input, 'base64'));
     const text = input.replace(/\s+/g, '');
     if (text.length === 0) throw new TransactionDecodeError('the transaction is empty');
     if (!BASE64.test(text)) throw new TransactionDecodeError('the transaction is not valid base64');
-    const wire = new WireTransaction(READ, Buffer.from(text, 'base64'));
-    if (text === input) {
-      if (checked.size >= CHECKED_MAX) checked.clear();
-      checked.add(input);
-    }
-    return wire;
+    return new WireTransaction(READ, Buffer.from(text, 'base64'));
   }
 
   /** A fresh read of the bytes, for the decoder and the policy: changing it changes nothing here. */
@@ -100,12 +91,7 @@ export class WireTransaction {
     if (!Number.isInteger(index) || index < 0 || index >= slots) throw new RangeError(`signer slot ${index} is not one of the ${slots} of this transaction`);
     if (signature.length !== SIGNATURE_BYTES) throw new RangeError(`a signature is ${SIGNATURE_BYTES} bytes, not ${signature.length}`);
     const signed = this.#bytes.slice();
-    signed.set(signature, shortVecLength(slots) + index * SIGNATURE_BYTES);
+    signed.set(signature, this.#signaturesOffset + index * SIGNATURE_BYTES);
     return signed;
   }
-}
-
-/** Bytes of Solana's compact-u16 ("short vec") encoding of `n`. */
-function shortVecLength(n: number): number {
-  return n < 0x80 ? 1 : n < 0x4000 ? 2 : 3;
 }
