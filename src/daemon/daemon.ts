@@ -71,6 +71,7 @@ export interface DaemonOptions {
   readonly varDir?: string;
   /** Failpoint hooks, passed to the executor (crash-injection tests). */
   readonly onTransition?: ConstructorParameters<typeof Executor>[0]['onTransition'];
+  readonly onSigned?: ConstructorParameters<typeof Executor>[0]['onSigned'];
   readonly onSent?: ConstructorParameters<typeof Executor>[0]['onSent'];
   readonly onLandingSeen?: ConstructorParameters<typeof Executor>[0]['onLandingSeen'];
   readonly onOutcomeRecorded?: ConstructorParameters<typeof Executor>[0]['onOutcomeRecorded'];
@@ -187,7 +188,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const local = new LocalSnapshots();
     let executorWorker: ExecutorWorker | undefined;
     if (options.roles.includes('executor')) {
-      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, redisOutage, local, onTransition: options.onTransition, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onOutcomeRecorded: options.onOutcomeRecorded });
+      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, redisOutage, local, onTransition: options.onTransition, onSigned: options.onSigned, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onOutcomeRecorded: options.onOutcomeRecorded });
       executorWorker = worker;
       closers.push(() => worker.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.actions, watchdog, loop: 'executor-queue', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.actions, logger });
@@ -285,6 +286,7 @@ export interface ExecutorRoleOptions {
   /** This process's pollers' own snapshots (the mark price and request validity read them without parsing). */
   readonly local?: LocalSnapshots;
   readonly onTransition?: DaemonOptions['onTransition'];
+  readonly onSigned?: DaemonOptions['onSigned'];
   readonly onSent?: DaemonOptions['onSent'];
   readonly onLandingSeen?: DaemonOptions['onLandingSeen'];
   readonly onOutcomeRecorded?: DaemonOptions['onOutcomeRecorded'];
@@ -422,6 +424,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       o.metrics.actionPreparation.set({ slot: 'waiting' }, waiting);
     }),
     preparesFreely: (record) => config.risk.protectiveStrategies.includes(record.strategy),
+    onSigned: o.onSigned,
     onSent: o.onSent,
     onLandingSeen: o.onLandingSeen,
     redisOutage: o.redisOutage,

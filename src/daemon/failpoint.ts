@@ -4,16 +4,20 @@ import type { ActionRecord } from '../pipeline/executor/action-record.ts';
  * Crash injection for the end-to-end tests (never set in production): `STRATD_FAILPOINT`
  * names the executor step after which the process SIGKILLs itself, once per action:
  *   after:accepted | after:built | after:signed | after:submitted — right after that state is
- *     persisted (after:inspected only in a dry run: a signing executor stores `inspected` and
- *     `signed` in one write);
+ *     persisted (a signing executor stores `built`, `inspected` and `signed` in one write: `built`
+ *     is stored apart only when its inspection could not answer, `inspected` only in a dry run);
+ *   signing — right after the signature is made, before `signed` is persisted: the record is
+ *     still `accepted`, and the signed bytes never left the process;
  *   sent — right after the transaction left the process, before `submitted` is persisted;
- *   confirming — when a poll first sees the signature land (the keeper has not applied it yet);
+ *   confirming — when a poll first sees the signature land (the keeper has not applied it yet;
+ *     the sight is kept in memory, so the record is still `submitted` as sent);
  *   outcome-recorded — the strategy side and the risk gate were told the final outcome: for a
  *     landing (a fact of the chain), before the final write that also marks it settled; for a
  *     refusal, after its final write and before the settled mark.
  */
 export interface Failpoints {
   readonly onTransition?: (record: ActionRecord) => void;
+  readonly onSigned?: (record: ActionRecord) => void;
   readonly onSent?: (record: ActionRecord) => void;
   readonly onLandingSeen?: (record: ActionRecord) => void;
   readonly onOutcomeRecorded?: (record: ActionRecord) => void;
@@ -23,8 +27,9 @@ export function failpointsFromEnv(env: NodeJS.ProcessEnv): Failpoints {
   const point = env.STRATD_FAILPOINT;
   if (!point) return {};
   const die = () => process.kill(process.pid, 'SIGKILL');
+  if (point === 'signing') return { onSigned: die };
   if (point === 'sent') return { onSent: die };
-  // Recording the landing keeps the state `submitted`, which is not a transition: it has its own hook.
+  // Seeing the landing keeps the state `submitted`, which is not a transition: it has its own hook.
   if (point === 'confirming') return { onLandingSeen: die };
   if (point === 'outcome-recorded') return { onOutcomeRecorded: die };
   const state = point.startsWith('after:') ? point.slice('after:'.length) : undefined;

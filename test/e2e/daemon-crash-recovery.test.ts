@@ -10,8 +10,8 @@ import { waitUntil } from './support/wait-until.ts';
 
 /**
  * Acceptance: the daemon is SIGKILLed at each executor step in turn (STRATD_FAILPOINT,
- * src/daemon/failpoint.ts; `inspected` is stored apart only in a dry run, and a final state is
- * written settled) and restarted without the failpoint; every action ends landed
+ * src/daemon/failpoint.ts; `built` and `inspected` are written with `signed`, and a final state
+ * is written settled) and restarted without the failpoint; every action ends landed
  * exactly once — checked against the venue's landed transactions and trade history — and
  * nothing is re-signed while ambiguous. The venue runs in this test process, so it outlives
  * the daemon processes. The steps run two at a time, each with its own wallet, Redis prefix and
@@ -26,14 +26,17 @@ interface Case {
 }
 
 const CASES: readonly Case[] = [
-  { failpoint: 'after:built', expected: 'built, nothing signed', diedAt: (r) => r.state === 'built' && r.signature === undefined },
+  // Built, inspected and signed in memory, nothing stored past `accepted`: the restart builds and
+  // signs again, and the first signed bytes, never sent, can never land.
+  { failpoint: 'signing', expected: 'signed in memory, nothing stored or sent', diedAt: (r, landed) => r.state === 'accepted' && r.signature === undefined && !landed },
   { failpoint: 'after:signed', expected: 'signed, not sent', diedAt: (r, landed) => r.state === 'signed' && r.signedTx !== undefined && !landed },
   { failpoint: 'sent', expected: 'sent (landed on the venue) but `submitted` not persisted', diedAt: (r, landed) => r.state === 'signed' && landed },
   { failpoint: 'after:submitted', expected: 'submitted, landing not yet seen', diedAt: (r) => r.state === 'submitted' && r.landedSlot === undefined },
-  { failpoint: 'confirming', expected: 'submitted, landing seen, keeper pending', diedAt: (r) => r.state === 'submitted' && r.landedSlot !== undefined },
+  // The sight of the landing is kept in memory: the record is `submitted` as sent, its request on the chain.
+  { failpoint: 'confirming', expected: 'submitted, landing seen, keeper pending', diedAt: (r, landed) => r.state === 'submitted' && landed },
   // The outcome is booked (idempotent) before the one write that makes the action final, settled
   // and frees its intent key: recovery must book it again and write it.
-  { failpoint: 'outcome-recorded', expected: 'keeper fill seen and booked, final write not made', diedAt: (r) => r.state === 'submitted' && r.landedSlot !== undefined && r.finalSettled === false },
+  { failpoint: 'outcome-recorded', expected: 'keeper fill seen and booked, final write not made', diedAt: (r, landed) => r.state === 'submitted' && landed && r.finalSettled === false },
 ];
 
 describe('crash at each executor step, then restart', () => {

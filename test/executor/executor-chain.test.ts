@@ -27,7 +27,7 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000
 /** An action stored at `inspected`, as an executor before the merged inspect-and-sign step left it. */
 async function leftInspected(): Promise<{ store: ActionStore; action: ReturnType<typeof newAction> }> {
   const stop = new AbortController();
-  const ex = h.executor({ onTransition: (r) => (r.state === 'built' ? stop.abort() : undefined) });
+  const ex = h.executor({ inspector: h.inspectorFailingOnce(), onTransition: (r) => (r.state === 'built' ? stop.abort() : undefined) });
   const action = newAction();
   await ex.accept(action);
   await ex.drive(action.actionId, stop.signal);
@@ -100,13 +100,13 @@ describe('executor on the venue chain', () => {
     await ex.accept(ok);
     expect((await ex.drive(ok.actionId))?.state).toBe('landed');
     expect(inspections).toBe(1);
-    // `inspected` is not a write of its own, but it stays in the audit trail.
-    expect(written).toEqual(['built', 'signed', 'submitted', 'landed']);
+    // `built` and `inspected` are not writes of their own, but they stay in the audit trail.
+    expect(written).toEqual(['signed', 'submitted', 'landed']);
     expect(await h.statesOf(ok.actionId)).toEqual(['accepted', 'built', 'inspected', 'signed', 'submitted', 'landed']);
     // One write per stored state, and no other: the strategy's state is committed before the
     // `submitted` write and the outcome booked before the final one (the version counts writes).
     const { record: stored, version } = (await new ActionStore(redis, h.prefix).load(ok.actionId))!;
-    expect(version).toBe(5);
+    expect(version).toBe(4);
     expect(stored).toMatchObject({ stateCommitted: true, finalSettled: true });
     expect(stored.inspectedMessageSha256).toBe(messageSha256(VersionedTransaction.deserialize(Buffer.from(stored.signedTx!, 'base64'))));
   });
@@ -261,11 +261,29 @@ describe('executor on the venue chain', () => {
     }
   });
 
+  it('an inspection that cannot answer keeps the build: the retry inspects the same bytes, built once', async () => {
+    let builds = 0;
+    const builder = { build: (...args: Parameters<typeof h.builder.build>) => (builds++, h.builder.build(...args)) };
+    const inspected: string[] = [];
+    const failing = h.inspectorFailingOnce();
+    const inspector = { inspect: (...args: Parameters<typeof h.inspector.inspect>) => (inspected.push(args[0].messageSha256), failing.inspect(...args)) };
+    const ex = h.executor({ builder, inspector });
+    const action = newAction();
+    await ex.accept(action);
+    expect((await ex.drive(action.actionId))?.state).toBe('landed');
+    expect(builds).toBe(1);
+    expect(inspected).toHaveLength(2);
+    expect(inspected[1]).toBe(inspected[0]);
+    expect(await h.statesOf(action.actionId)).toEqual(['accepted', 'built', 'inspected', 'signed', 'submitted', 'landed']);
+  });
+
   it.each<ActionState>(['accepted', 'built', 'signed', 'submitted'])(
     'a crash after reaching %s resumes on another executor, lands once, never re-signs a signed action',
     async (crashAt) => {
       const first = new AbortController();
       const crashing = h.executor({
+        // A build is stored only when its inspection cannot answer (then it is inspected again).
+        ...(crashAt === 'built' ? { inspector: h.inspectorFailingOnce() } : {}),
         onTransition: (r) => {
           if (r.state === crashAt) first.abort();
         },

@@ -6,6 +6,7 @@ import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
+import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
 import { toBigInt } from '../../src/api/amounts.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
@@ -60,26 +61,27 @@ describe('executor against the simulated venue', () => {
     try {
       const w = await h.fundedWallet();
       const before = await solLong(w);
-      const ex = h.executor(w);
+      let sighting: ActionRecord | undefined;
+      const ex = h.executor(w, { onLandingSeen: (r) => void (sighting = r) });
       const job = h.job(decreaseIntent(before.positionPubkey, `decrease:legacy:${before.positionPubkey}`));
       await ex.accept(job);
       const driving = ex.drive(job.actionId, h.signal);
 
       // The request transaction landed; the keeper (10 s of venue time away) has not applied it.
-      const seen = await until('the landing to be seen', async () => {
-        const r = (await h.store.load(job.actionId))?.record;
-        return r?.landingSeenAtMs !== undefined ? r : undefined;
-      });
+      const seen = await until('the landing to be seen', async () => sighting);
       expect(seen).toMatchObject({ state: 'submitted', route: 'rpc', awaitsKeeper: true, operationId: 'perps.decrease' });
       expect(h.landedCount(seen.signature)).toBe(1);
       expect(await decreaseTrades(w, before.positionPubkey)).toEqual([]);
       expect((await solLong(w)).sizeUsd).toBe(before.sizeUsd);
       await new Promise((resolve) => setTimeout(resolve, 100)); // a few confirm polls
-      expect((await h.store.load(job.actionId))?.record.state).toBe('submitted');
+      // The sight is kept in memory (it only starts the keeper's clock), not written.
+      const waiting = (await h.store.load(job.actionId))!.record;
+      expect(waiting.state).toBe('submitted');
+      expect([waiting.landingSeenAtMs, waiting.landedSlot]).toEqual([undefined, undefined]);
 
       h.venue.advance(10_000); // the keeper's turn
       const final = await driving;
-      expect(final).toMatchObject({ state: 'landed', awaitsKeeper: true, sendCount: 1 });
+      expect(final).toMatchObject({ state: 'landed', awaitsKeeper: true, sendCount: 1, landingSeenAtMs: seen.landingSeenAtMs, landedSlot: seen.landedSlot });
       const fills = await decreaseTrades(w, before.positionPubkey);
       expect(fills).toHaveLength(1);
       expect(toBigInt(String((fills[0] as Record<string, unknown>).size))).toBe(DELTA);

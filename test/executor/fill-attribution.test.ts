@@ -43,12 +43,13 @@ function decreaseFill(o: { owner: string; txHash: string; positionRequestPubkey:
   };
 }
 
+/** Records the executor saw land (its onLandingSeen hook: the sight is not written), by action id. */
+const sightings = new Map<string, ActionRecord>();
+const sawLanding = (r: ActionRecord) => void sightings.set(r.actionId, r);
+
 /** The action's record once its request was seen landed on chain. */
 function landingSeen(actionId: string): Promise<ActionRecord> {
-  return until('our request to land on chain', async () => {
-    const r = (await h.store.load(actionId))?.record;
-    return r?.landingSeenAtMs !== undefined ? r : undefined;
-  });
+  return until('our request to land on chain', async () => sightings.get(actionId));
 }
 
 interface VenueOutcome {
@@ -74,7 +75,7 @@ describe('fill attribution of keeper-awaited requests', () => {
       const watch = new TradeHistoryKeeperWatch(h.client, w.signer.publicKey);
       let looks = 0;
       const keeper = { fulfilled: async (r: ActionRecord) => (looks++, watch.fulfilled(r)) };
-      const ex = h.executor(w, { now: venueNow, requestValidity: async () => 5, keeperGraceMs: 0, keeper });
+      const ex = h.executor(w, { now: venueNow, requestValidity: async () => 5, keeperGraceMs: 0, keeper, onLandingSeen: sawLanding });
       const ours = h.job(decrease(position, `decrease:ours:${position}`));
       await ex.accept(ours);
       const drivingOurs = ex.drive(ours.actionId, h.signal);
@@ -186,7 +187,7 @@ describe('fill attribution of keeper-awaited requests', () => {
       const watch = new TradeHistoryKeeperWatch(h.client, w.signer.publicKey);
       const looks: boolean[] = [];
       const keeper = { fulfilled: async (r: ActionRecord, o?: { lastLook?: boolean }) => (looks.push(o?.lastLook === true), watch.fulfilled(r, o)) };
-      const ex = h.executor(w, { now: () => h.venue.clock.now(), requestValidity: async () => 5, keeperGraceMs: 0, keeper });
+      const ex = h.executor(w, { now: () => h.venue.clock.now(), requestValidity: async () => 5, keeperGraceMs: 0, keeper, onLandingSeen: sawLanding });
       const ours = h.job(decrease(position, `decrease:skewed:${position}`));
       await ex.accept(ours);
       const driving = ex.drive(ours.actionId, h.signal);

@@ -86,7 +86,7 @@ describe('the lease of a finished action', () => {
     const { store, releases } = countingStore();
     const action = newAction();
     const stop = new AbortController();
-    const ex = h.executor({ store, onTransition: (r) => (r.state === 'built' ? stop.abort() : undefined) });
+    const ex = h.executor({ store, inspector: h.inspectorFailingOnce(), onTransition: (r) => (r.state === 'built' ? stop.abort() : undefined) });
     const accepted = await ex.accept(action);
     expect(await redis.exists(leaseKey(action.actionId))).toBe(1);
     const stopped = await ex.drive(action.actionId, stop.signal, accepted);
@@ -131,7 +131,7 @@ describe('the lease of a finished action', () => {
     const ex = h.executor({
       store,
       onTransition: async (r) => {
-        if (r.state !== 'built' || raced) return;
+        if (r.state !== 'signed' || raced) return;
         raced = true;
         // Another process writes the action behind our back (its lease lapsed, say): our next
         // write is refused, we read the record again, and stop there.
@@ -152,7 +152,7 @@ describe('the lease of a finished action', () => {
     const stopped = await ex.drive(action.actionId, stop.signal, accepted);
     expect(raced).toBe(true);
     expect(stop.signal.aborted).toBe(true);
-    expect(stopped?.state).toBe('built');
+    expect(stopped?.state).toBe('signed');
     expect(releases.get(action.actionId)).toBe(1);
     expect(await redis.exists(leaseKey(action.actionId))).toBe(0);
   });
@@ -230,8 +230,8 @@ describe('the unsigned bytes once signed', () => {
     const accepted = await ex.accept(action);
     const final = await ex.drive(action.actionId, AbortSignal.timeout(10_000), accepted);
     expect(final?.state).toBe('landed');
+    // The build is not a write of its own: the first write after accept is the signed one.
     expect(stored).toEqual([
-      { state: 'built', unsignedTx: true, signedTx: false, raw: true },
       { state: 'signed', unsignedTx: false, signedTx: true, raw: false },
       { state: 'submitted', unsignedTx: false, signedTx: true, raw: false },
       { state: 'landed', unsignedTx: false, signedTx: true, raw: false },
@@ -245,7 +245,7 @@ describe('the unsigned bytes once signed', () => {
     const store = new ActionStore(redis, prefix);
     const stop = new AbortController();
     const action = newAction();
-    const leaving = h.executor({ store, onTransition: (r) => (r.state === 'built' ? stop.abort() : undefined) });
+    const leaving = h.executor({ store, inspector: h.inspectorFailingOnce(), onTransition: (r) => (r.state === 'built' ? stop.abort() : undefined) });
     await leaving.accept(action);
     await leaving.drive(action.actionId, stop.signal);
     const built = (await store.load(action.actionId))!;
@@ -266,6 +266,7 @@ describe('the unsigned bytes once signed', () => {
     let unsignedTx: string | undefined;
     const leaving = h.executor({
       store,
+      inspector: h.inspectorFailingOnce(),
       onTransition: (r) => {
         if (r.state === 'built') unsignedTx = r.unsignedTx;
         if (r.state === 'signed') stop.abort();

@@ -72,6 +72,22 @@ export class ChainHarness {
 
   readonly inspector: TransactionInspector = new PolicyInspector({ wallet: this.wallet.publicKey, priorityFeeCapLamports: 5_000_000n });
 
+  /**
+   * The policy inspector, except that its first inspection fails as an RPC outage would: the
+   * executor then stores the build (`built`) and inspects it again on the retry. That is how a
+   * record comes to be stored at `built`; tests stop a drive there with onTransition.
+   */
+  inspectorFailingOnce(): TransactionInspector {
+    let failed = false;
+    return {
+      inspect: async (...args) => {
+        if (failed) return this.inspector.inspect(...args);
+        failed = true;
+        throw new Error('the RPC did not answer the inspection');
+      },
+    };
+  }
+
   readonly signer: TransactionSigner = {
     publicKey: this.wallet.publicKey,
     signMessage: async (message: Uint8Array) => {

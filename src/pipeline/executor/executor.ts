@@ -45,11 +45,13 @@ export interface ExecutorOptions {
   readonly onTransition?: (record: ActionRecord) => void | Promise<void>;
   /** Told every recorded state, at accept too (ops metrics); must not throw. */
   readonly observe?: (record: ActionRecord, phase: 'accept' | 'drive') => void;
+  /** Test hook: called right after the signature is made, before `signed` is persisted (nothing past `accepted` may be stored yet). */
+  readonly onSigned?: (record: ActionRecord) => void | Promise<void>;
   /** Test hook: called right after a send returned, before `submitted` is persisted. */
   readonly onSent?: (record: ActionRecord) => void | Promise<void>;
   /**
-   * Test hook: called once the landing of a keeper-awaited request is persisted (still
-   * `submitted`, so onTransition does not fire), before the keeper's fill is checked.
+   * Test hook: called when this process first sees the landing of a keeper-awaited request (kept
+   * in memory, not written: the record stays `submitted`), before the keeper's fill is checked.
    */
   readonly onLandingSeen?: (record: ActionRecord) => void | Promise<void>;
   /** Tells a Redis outage once instead of every failed step (src/pipeline/redis-outage.ts). */
@@ -130,14 +132,6 @@ export class Executor {
   readonly #reservedSlot = new WeakMap<StoredAction, { readonly slot: PreparationSlot; readonly timer: NodeJS.Timeout }>();
   /** When accept's create took the lease of the record it answered (monotonic ms). */
   readonly #leasedAt = new WeakMap<StoredAction, number>();
-  /**
-   * The policy's judgement of a build and the blockhash's expiry check, both started while the
-   * build was being written (their reads overlap that write), keyed by the record as that write
-   * stored it: only the step that continues from exactly that record uses them, for exactly those
-   * bytes.
-   */
-  readonly #judging = new WeakMap<StoredAction, { readonly tx: WireTransaction; readonly judged: Promise<Judged>; readonly expired: Promise<Expiry> }>();
-
   constructor(options: ExecutorOptions) {
     this.o = options;
     this.logger = options.logger ?? silentLogger;
@@ -496,7 +490,7 @@ export class Executor {
     return encodeLedgerEntry({ at: this.now(), type: 'action_state', actionId: r.actionId, strategy: r.strategy, state: r.state, detail });
   }
 
-  // ------------------------------------------------------------------ accepted → built
+  // ------------------------------------------------------------------ accepted → built → inspected → signed
   private async build(stored: StoredAction, signal?: AbortSignal): Promise<StoredAction> {
     const r = stored.record;
     if (this.isStaleDecision(r)) {
@@ -560,13 +554,13 @@ export class Executor {
       realisedPnlUsd: built.realisedPnlUsd,
       builtNotionalUsd: built.notionalUsd,
     };
-    // The policy starts on these bytes while they are written: its verdict is taken only by the
-    // step that continues from this write (inspect), never before the write has committed.
-    const judged = this.judge(tx, { ...r, ...patch });
-    const expired = this.expiry({ ...r, ...patch });
-    const next = await this.transition(stored, patch);
-    this.#judging.set(next, { tx, judged, expired });
-    return next;
+    // The policy and the expiry check start on these bytes at once; `built` is stored only when
+    // they cannot answer (an RPC outage), so that the retry inspects these bytes again instead of
+    // asking the API for new ones. Otherwise the step goes on to the signature, and `built` is a
+    // state passed in the signed write (one write fewer per action; nothing was signed or sent
+    // before that write, so a crash in between only costs a rebuild).
+    const builtRecord: ActionRecord = { ...r, ...patch, updatedAtMs: this.now() };
+    return this.inspectAndSign(stored, tx, { judged: this.judge(tx, builtRecord), expired: this.expiry(builtRecord) }, builtRecord);
   }
 
   /** Whether the build's blockhash has expired, or what kept the RPC from saying: never a rejection. */
@@ -586,26 +580,35 @@ export class Executor {
   }
 
   // ------------------------------------------------------------------ built → inspected → signed
+  /** A record stored `built` (its inspection could not answer, or an earlier version stored each step): inspected and signed now. */
+  private inspect(stored: StoredAction): Promise<StoredAction> {
+    return this.inspectAndSign(stored, storedTransaction(stored.record));
+  }
+
   /**
    * Inspects the built bytes and, when they pass, signs them in the same step: the verdict binds
    * the message's hash, the signer checks that binding again, and the signed bytes are stored
-   * (with the `inspected` and `signed` ledger entries) before the first send. A dry run stops at
-   * `inspected`.
+   * (with the `built`, `inspected` and `signed` ledger entries) before the first send. A dry run
+   * stops at `inspected`. `built` is the build this step just made, not yet stored (`stored` is
+   * then the accepted record), and `started` its inspection, begun alongside.
    */
-  private async inspect(stored: StoredAction): Promise<StoredAction> {
-    const r = stored.record;
-    const signs = !r.dryRun && this.o.signer !== undefined;
-    // Judged already when this process built it and wrote exactly this record; otherwise now.
-    const started = this.#judging.get(stored);
-    this.#judging.delete(stored);
-    const tx = started?.tx ?? storedTransaction(r);
+  private async inspectAndSign(stored: StoredAction, tx: WireTransaction, started?: { readonly judged: Promise<Judged>; readonly expired: Promise<Expiry> }, built?: ActionRecord): Promise<StoredAction> {
+    const r = built ?? stored.record;
     // The expiry check and the policy run side by side; expiry wins (a stale build is rebuilt
     // whatever the verdict), then a policy failure (an RPC that did not answer) is thrown.
     const [expiry, judged] = await Promise.all([started?.expired ?? this.expiry(r), started?.judged ?? this.judge(tx, r)]);
+    if (built && ('error' in expiry || (!expiry.expired && 'error' in judged))) {
+      // No verdict yet: the build is kept, and the retry inspects exactly these bytes.
+      await this.transition(stored, built);
+      throw 'error' in expiry ? expiry.error : (judged as { readonly error: unknown }).error;
+    }
     if ('error' in expiry) throw expiry.error;
     // Nothing was signed: a stale build is simply rebuilt.
     if (expiry.expired) return this.transition(stored, { ...clearedBuild(), state: 'accepted' });
     if ('error' in judged) throw judged.error;
+    // Written from the build when it was not stored: every later write carries its fields.
+    const from: StoredAction = built ? { record: built, version: stored.version } : stored;
+    const passed = built ? [built] : [];
     const verdict = judged.verdict;
     if (!verdict.ok) {
       const first = verdict.violations[0];
@@ -617,22 +620,33 @@ export class Executor {
         strategy: r.strategy,
         detail: { event: 'policy_violation', operationId: r.operationId, violations: verdict.violations.map((v) => ({ rule: v.rule, detail: v.detail })) },
       });
-      return this.transition(stored, {
-        state: 'rejected',
-        violations: [...verdict.violations],
-        reason: `policy:${first?.rule ?? 'unknown'}`,
-        detail: verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join('; '),
-      });
+      return this.transition(
+        from,
+        {
+          state: 'rejected',
+          violations: [...verdict.violations],
+          reason: `policy:${first?.rule ?? 'unknown'}`,
+          detail: verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join('; '),
+        },
+        passed,
+      );
     }
     const inspected = { violations: [], inspectedMessageSha256: verdict.messageSha256 };
-    if (!signs) return this.transition(stored, { state: 'inspected', ...inspected });
-    // Asked after the policy's reads, right before the signature: a halt acknowledged while they
-    // ran must stop this one.
-    const decision = await this.risk.check('sign', r);
-    if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
-    const signed = await this.signVerified(tx, verdict);
-    const passed: ActionRecord = { ...r, ...inspected, state: 'inspected', updatedAtMs: this.now() };
-    return this.transition(stored, { state: 'signed', ...inspected, ...signed, ...UNSIGNED_DROPPED }, [passed]);
+    if (r.dryRun || this.o.signer === undefined) return this.transition(from, { state: 'inspected', ...inspected }, passed);
+    const passedInspection: ActionRecord = { ...r, ...inspected, state: 'inspected', updatedAtMs: this.now() };
+    try {
+      // Asked after the policy's reads, right before the signature: a halt acknowledged while they
+      // ran must stop this one.
+      const decision = await this.risk.check('sign', r);
+      if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
+      const signed = await this.signVerified(tx, verdict);
+      await this.o.onSigned?.(r);
+      return await this.transition(from, { state: 'signed', ...inspected, ...signed, ...UNSIGNED_DROPPED }, [...passed, passedInspection]);
+    } catch (error) {
+      // Refused after the inspection passed (a halt, a signer that cannot sign): the states passed stay in the audit trail.
+      if (error instanceof Refusal) return this.transition(from, { state: 'rejected', reason: error.reason, detail: error.detail }, [...passed, passedInspection]);
+      throw error;
+    }
   }
 
   // ------------------------------------------------------------------ inspected → signed

@@ -34,6 +34,13 @@ export type Transition = (from: StoredAction, patch: Partial<ActionRecord> & { s
 export class SubmittedWatch {
   /** When this process last kept each action's intent key, on the monotonic clock (the decision claimed it at decidedAtMs). */
   readonly #keptAt = new Map<string, number>();
+  /**
+   * When this process first saw each keeper-awaited request land, and in which slot. Kept in
+   * memory, not written: it only starts the keeper's clock, and a process that starts the clock
+   * again (after a crash, or taking the action over) starts it later, which can only make the
+   * action wait longer for its fill, never end it sooner. The final write stores both.
+   */
+  readonly #landingSeen = new Map<string, { readonly atMs: number; readonly slot: number }>();
 
   constructor(private readonly o: SubmittedWatchOptions) {}
 
@@ -60,6 +67,7 @@ export class SubmittedWatch {
   /** Forgets an action that ended. */
   private ended(r: ActionRecord): { final: true } {
     this.#keptAt.delete(r.actionId);
+    this.#landingSeen.delete(r.actionId);
     return { final: true };
   }
 
@@ -90,23 +98,27 @@ export class SubmittedWatch {
         await transition(stored, { state: 'landed', landedSlot: seen.slot });
         return this.ended(r);
       }
-      let current = stored;
-      if (r.landingSeenAtMs === undefined) {
-        current = await transition(stored, { state: 'submitted', landedSlot: seen.slot, landingSeenAtMs: now() });
-        await this.o.onLandingSeen?.(current.record);
+      // Stored by an earlier version, or seen by this process before; otherwise seen now.
+      let landing = r.landingSeenAtMs === undefined ? this.#landingSeen.get(r.actionId) : { atMs: r.landingSeenAtMs, slot: r.landedSlot ?? seen.slot };
+      if (!landing) {
+        landing = { atMs: now(), slot: seen.slot };
+        // Bounded: dropped wholesale, a clock only starts again later (see #landingSeen).
+        if (this.#landingSeen.size >= 10_000) this.#landingSeen.clear();
+        this.#landingSeen.set(r.actionId, landing);
+        await this.o.onLandingSeen?.({ ...r, landedSlot: landing.slot, landingSeenAtMs: landing.atMs });
       }
+      const seenPatch = { landedSlot: landing.slot, landingSeenAtMs: landing.atMs };
       // The keeper counts a request's age from its landing, which happened at or before we saw it:
       // past seen + maxRequestExecutionSec (+ grace), it can no longer apply it. The look that
       // decides so is the last one, over a wider window of fills: a fill must not be missed
       // before the request is called refused.
-      const seenAt = current.record.landingSeenAtMs ?? now();
-      const keeperTimedOut = now() > seenAt + (r.maxRequestExecutionSec ?? 0) * 1000 + this.o.keeperGraceMs;
-      if (await this.o.keeper.fulfilled(current.record, { lastLook: keeperTimedOut })) {
-        await transition(current, { state: 'landed' });
+      const keeperTimedOut = now() > landing.atMs + (r.maxRequestExecutionSec ?? 0) * 1000 + this.o.keeperGraceMs;
+      if (await this.o.keeper.fulfilled({ ...r, ...seenPatch }, { lastLook: keeperTimedOut })) {
+        await transition(stored, { state: 'landed', ...seenPatch });
         return this.ended(r);
       }
       if (keeperTimedOut) {
-        await transition(current, { state: 'expired', reason: 'keeper_timeout', detail: `no trade executed position request ${r.positionRequestPubkey ?? '(unknown)'} (signature ${r.signature ?? '?'}) within maxRequestExecutionSec (${r.maxRequestExecutionSec} s) of its landing: the keeper refused it or never executed it` });
+        await transition(stored, { state: 'expired', ...seenPatch, reason: 'keeper_timeout', detail: `no trade executed position request ${r.positionRequestPubkey ?? '(unknown)'} (signature ${r.signature ?? '?'}) within maxRequestExecutionSec (${r.maxRequestExecutionSec} s) of its landing: the keeper refused it or never executed it` });
         return this.ended(r);
       }
       return { final: false };
