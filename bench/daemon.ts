@@ -37,6 +37,7 @@ import { runFloor } from './floor.ts';
 import { cpuMs, ioSyscalls, memory, type Memory } from './proc-stats.ts';
 import { printReport, type DeploymentFigures, type Report } from './report.ts';
 import { executorRate } from './executor-rate.ts';
+import { hostSpeed, timeWorkload } from './host-speed.ts';
 import { strategyRate } from './strategy-rate.ts';
 
 const { values } = parseArgs({
@@ -244,6 +245,8 @@ async function main(): Promise<void> {
   const build = spawnSync(process.execPath, ['bin/build.js', '--if-stale'], { encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`bin/build.js failed:\n${build.stdout}${build.stderr}`);
   const loadBefore = loadavg();
+  // Before anything else runs here: the host's speed, timed again after the run.
+  const workloadMsBefore = timeWorkload();
   const dir = await mkdtemp(join(tmpdir(), 'stratd-bench-'));
   const venue = await startVenueProcess(VENUE);
   children.add(venue.pid);
@@ -297,11 +300,14 @@ async function main(): Promise<void> {
     const saturationRuns: DeploymentFigures[] = [];
     for (const perTick of LOAD_PER_TICK) saturationRuns.push(await deployment(`saturation-${perTick}`, venue, client, dir, 1, LOAD_POSITIONS, true, Math.min(SECONDS, 20), '30', { perTick }));
     const saturation = saturationRuns.reduce((best, run) => (run.landedPerSecond > best.landedPerSecond ? run : best));
+    await venue.close(); // idle while the host is timed again
+    const speed = hostSpeed(workloadMsBefore, timeWorkload());
 
     const report: Report = {
       takenAt: new Date().toISOString(),
       command: `node bin/run-ts.js bench/daemon.ts --latency-seconds ${LATENCY_SECONDS} --seconds ${SECONDS} --daemons ${DAEMONS} --floor-samples ${FLOOR_SAMPLES} --seed ${SEED} --executor-concurrency ${EXECUTOR_CONCURRENCY.join(',')} --load-per-tick ${LOAD_PER_TICK.join(',')}`,
       machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
+      hostSpeed: speed,
       venue: { pid: venue.pid, ...VENUE },
       floor,
       latency,
