@@ -201,8 +201,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (problems.length > 0) throw new StrategyLoadError(problems);
       // A module no enabled strategy needs failed to load: reported, never a reason to stop the others.
       for (const p of skipped) logger.warn({ file: p.path, problem: p.message }, 'strategy module skipped');
-      const handOver = executorWorker ? executorWorker.handOver.bind(executorWorker) : undefined;
-      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger, metrics, redisOutage, handOver, local });
+      const accept = executorWorker ? executorWorker.accept.bind(executorWorker) : undefined;
+      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger, metrics, redisOutage, accept, local });
       closers.push(() => strategyWorker!.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.market, watchdog, loop: 'strategy-worker', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.market, logger });
       closers.push(() => progress.stop());
@@ -330,7 +330,7 @@ async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker
     },
   });
   return {
-    handOver: (action) => worker.handOver(action),
+    accept: (action, fresh) => worker.accept(action, fresh),
     async close() {
       warm.stop();
       try {

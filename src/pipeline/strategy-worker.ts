@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { claimIntents } from './strategy-runtime/intent-lock.ts';
+import { actionRecordKey } from './executor/action-store.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
 import { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
@@ -33,8 +34,13 @@ export interface StrategyWorkerOptions {
   readonly metrics?: Metrics;
   /** Tells a Redis outage once instead of every failed job (src/pipeline/redis-outage.ts). */
   readonly redisOutage?: RedisOutageLog;
-  /** The executor of this process, if it runs one: told of each action job as soon as it is enqueued. */
-  readonly handOver?: (action: ActionJob) => void;
+  /**
+   * The executor of this process, if it runs one: takes each new action itself, and resolves once
+   * the action is stored (accepted, or refused by the risk gate); `fresh` says the action was
+   * decided just now. An action it takes needs no job; one it could not store (it rejects) gets
+   * its job, as every action does in a process without an executor.
+   */
+  readonly accept?: (action: ActionJob, fresh: boolean) => Promise<void>;
   /** This process's pollers' own snapshots: the world reads take those of the tick Redis holds from here. */
   readonly local?: LocalSnapshots;
 }
@@ -208,8 +214,8 @@ async function recordFailure(run: Extract<StrategyRun, { status: 'failed' }>, sn
 
 async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, now: () => number, suppressed: NotedOnce): Promise<string[]> {
   const out: string[] = [];
-  // Every intent key claimed at once (one round trip), each claim also asking whether its action's
-  // job already exists: most ticks decide nothing new.
+  // Every intent key claimed at once (one round trip), each claim also asking whether its action
+  // already exists (its job, or its record): most ticks decide nothing new.
   // Each decision goes to the ledger in the claim that takes its key, so a claimed key always has
   // its decision: a retry finds the key 'held-by-this' and must not write it again, so nothing
   // written after the claim could make up for a decision lost there.
@@ -217,7 +223,7 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
   const claims = await claimIntents(
     deps.redis,
     deps.prefix,
-    actions.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, actionId: a.actionId, jobKey: deps.actions.toKey(a.actionId), decisionEntry: deps.ledger.encode(decisionEntry(a, at)) })),
+    actions.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, actionId: a.actionId, jobKey: deps.actions.toKey(a.actionId), recordKey: actionRecordKey(deps.prefix, a.actionId), decisionEntry: deps.ledger.encode(decisionEntry(a, at)) })),
     deps.config.strategies.intentLockMs,
     { streamKey: deps.ledger.streamKey, maxLen: deps.ledger.maxLen },
   );
@@ -232,30 +238,41 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
     deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId, heldBy: holder }, 'decision suppressed: an action for this intent key is unfinished');
     notes.push({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window, heldBy: holder ?? '' } });
   });
-  // The jobs in one round trip for the whole tick (a tick that decides for six positions at once
-  // hands the sixth over as soon as the first): a retried snapshot job finds its keys
-  // 'held-by-this' and re-adds the jobs (BullMQ keeps one per id); the claims wrote the decisions.
   const decided: ActionJob[] = [];
-  const toEnqueue: ActionJob[] = [];
+  const toStore: ActionJob[] = [];
   for (const [i, action] of actions.entries()) {
     const claim = claims[i]!.result;
     if (claim === 'held-by-other') continue;
     out.push(action.actionId);
-    // The same action id again (another tick of the same window, after the action already
-    // exists): nothing new was decided.
-    if (claim === 'job-exists') continue;
-    toEnqueue.push(action);
+    // The same action id again (another tick of the same window, a retried snapshot job, after
+    // the action was stored): nothing new was decided.
+    if (claim === 'action-exists') continue;
+    toStore.push(action);
     if (claim === 'claimed') decided.push(action);
   }
   for (const action of decided) deps.metrics?.intents.inc({ strategy: action.strategy, type: action.intent.type });
   await deps.ledger.appendAll(notes);
-  if (toEnqueue.length > 0) await deps.actions.addBulk(toEnqueue.map((action) => ({ name: action.intent.type, data: action, opts: { jobId: action.actionId } })));
-  // Durable first (the jobs), then fast: this process's executor starts on each new action at once
-  // (a retried snapshot job's 'held-by-this' action is already with an executor, or its job is).
-  // Not while the jobs are written: an action the gate refused at once would free its intent key
-  // before its job existed, and a retry or a concurrent tick of the same window would claim the
-  // key again for that finished action, suppressing the strategy until the claim expired.
-  for (const action of decided) deps.handOver?.(action);
+  // This process's executor takes the tick's actions itself: it starts on each at once, and the
+  // snapshot job completes only once each is stored (a crash before that runs the job again, whose
+  // claims find the keys held by these same actions, 'held-by-this', and store them then). A
+  // stored action is the executor's: its record is in the open set every executor sweeps, and the
+  // claims of a later tick or a retry answer 'action-exists'. An action the executor refuses at
+  // once frees its key in the same write that stores it rejected, so nothing claims that key
+  // again for the finished action. A BullMQ job, two more scripts per action, is written only for
+  // an action this process could not store, and for every action of a process without an executor.
+  let toQueue = toStore;
+  if (deps.accept && toStore.length > 0) {
+    const claimed = new Set(decided);
+    const stored = await Promise.allSettled(toStore.map((action) => deps.accept!(action, claimed.has(action))));
+    toQueue = toStore.filter((action, i) => {
+      const result = stored[i]!;
+      if (result.status === 'fulfilled') return false;
+      if (!deps.redisOutage?.absorbs(result.reason)) deps.logger.warn({ actionId: action.actionId, err: result.reason }, 'this process could not store the action; its job will bring it to an executor');
+      return true;
+    });
+  }
+  // The jobs in one round trip (BullMQ keeps one per id): a retry that writes them again adds nothing.
+  if (toQueue.length > 0) await deps.actions.addBulk(toQueue.map((action) => ({ name: action.intent.type, data: action, opts: { jobId: action.actionId } })));
   return out;
 }
 

@@ -87,7 +87,9 @@ describe('two daemon processes on one Redis', () => {
     expect(snapshotProblems).toEqual([]);
     expect(completed).toBeGreaterThan(10);
 
-    // Actions: each decided once, its job added once, and landed exactly once on the venue.
+    // Actions: each decided once, stored by an executor of the deciding process with no job (a
+    // job, written only for an action its process could not store, would be added once), and
+    // landed exactly once on the venue.
     const histories = actionHistories(ledger);
     expect(histories.size).toBeGreaterThan(0);
     const actions = eventCounts(await queueEvents(deployment.redis, deployment.prefix, 'actions'));
@@ -96,7 +98,7 @@ describe('two daemon processes on one Redis', () => {
     for (const history of histories.values()) {
       const decisions = ledger.filter((e) => e.type === 'decision' && e.actionId === history.actionId).length;
       if (decisions !== 1) actionProblems.push(`${history.actionId}: ${decisions} decision entries`);
-      if (actions.get(history.actionId)?.get('added') !== 1) actionProblems.push(`${history.actionId}: action job added ${actions.get(history.actionId)?.get('added') ?? 0} times`);
+      if ((actions.get(history.actionId)?.get('added') ?? 0) > 1) actionProblems.push(`${history.actionId}: action job added ${actions.get(history.actionId)?.get('added')} times`);
       actionProblems.push(...landedExactlyOnceProblems({ history, record: await deployment.record(history.actionId), landed, decreaseTrades: trades }));
     }
     expect(actionProblems, context()).toEqual([]);

@@ -1,11 +1,12 @@
-// The executor role takes a new action twice: from this process's strategy worker (the in-process
-// hand-over) and from its durable job. The job of an action already driven here adds nothing: it
-// neither accepts nor reads the action again (issue 10: one action, one accept).
+// The executor role takes a new action from this process's strategy worker (accept, with no job) or
+// from a durable job (an action this process could not store, or another process's). A job of an
+// action already driven here adds nothing: it neither accepts nor reads the action again (issue 10:
+// one action, one accept).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/ops/logger.ts';
 import type { ActionJob } from '../../src/pipeline/action.ts';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
-import { startExecutorWorker } from '../../src/pipeline/executor/executor-worker.ts';
+import { ExecutorClosing, startExecutorWorker } from '../../src/pipeline/executor/executor-worker.ts';
 import type { Executor } from '../../src/pipeline/executor/executor.ts';
 import { openQueue, QUEUES } from '../../src/pipeline/queues.ts';
 import { redisScope } from '../support/redis-scope.ts';
@@ -43,7 +44,7 @@ describe('the executor role', () => {
     const queue = openQueue<ActionJob>(QUEUES.actions, { connection: scope.redis, prefix: scope.prefix });
     try {
       const action = { ...newAction(), trigger: { kind: 'positions' as const, key: 'wallet', tickMs: 0, receivedAtMs: 0 } } as ActionJob;
-      worker.handOver(action);
+      void worker.accept(action, true);
       await expect.poll(() => accepts).toBe(1);
       const job = await queue.add(action.intent.type, action, { jobId: action.actionId });
       await expect.poll(async () => (await queue.getJob(job.id!))?.finishedOn !== undefined, { timeout: 10_000 }).toBe(true);
@@ -55,5 +56,17 @@ describe('the executor role', () => {
       await worker.close();
       await queue.close();
     }
+  });
+
+  it('accept resolves once the action is stored, and a closing worker refuses it (its job takes it then)', async () => {
+    const worker = startExecutorWorker({ redis: scope.redis, prefix: scope.prefix, executor: h.executor(), logger: silentLogger, concurrency: 4, sweepMs: 60_000 });
+    const store = new ActionStore(scope.redis, scope.prefix);
+    const action = { ...newAction(), trigger: { kind: 'positions' as const, key: 'wallet', tickMs: 0, receivedAtMs: 0 } } as ActionJob;
+    await worker.accept(action, true);
+    expect((await store.load(action.actionId))?.version).toBeGreaterThanOrEqual(1);
+    await worker.close();
+    const late = { ...newAction(), trigger: action.trigger } as ActionJob;
+    await expect(worker.accept(late, true)).rejects.toBeInstanceOf(ExecutorClosing);
+    expect(await store.load(late.actionId)).toBeUndefined();
   });
 });

@@ -1,8 +1,11 @@
-// The in-process hand-over comes after the action's job is written. Handed over while the job was
-// being written, an action the risk gate refused at once freed its intent key before its job
-// existed; when that write failed, the snapshot job's retry claimed the key again for the finished
-// action (a second decision in the ledger), and the strategy stayed suppressed until the claim
-// expired. (Found by review of the change that overlapped the two.)
+// A new action decided in a process that runs an executor is stored by that executor with no
+// BullMQ job; a job is written only for an action it could not store, and for every action of a
+// process without an executor. The claims of a retried snapshot job, or of another tick of the
+// window, find the stored record ('action-exists'): an action the risk gate refused at once frees
+// its intent key in the write that stores it, and nothing claims that key again for the finished
+// action. (Before: handed over while its job was being written, such an action freed its key
+// before its job existed; when that write failed, the retry claimed the key again, a second
+// decision, and the strategy stayed suppressed until the claim expired.)
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -34,30 +37,11 @@ afterAll(async () => {
 });
 
 describe('the in-process hand-over of a new action', () => {
-  it('an action refused at accept, whose job write failed, does not hold its intent key after the retry', async () => {
+  it('an action refused at accept gets no job, frees its intent key, and a retried snapshot job decides nothing new', async () => {
     const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix } });
     const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1000 });
     const store = new ActionStore(scope.redis, scope.prefix);
     const queue = openQueue<ActionJob>(QUEUES.actions, { connection: scope.redis, prefix: scope.prefix });
-    // The real queue, whose first job write fails (a Redis blip).
-    let failNextAdd = true;
-    const actions = new Proxy(queue, {
-      get(target, property, receiver) {
-        // A tick's jobs are written together (addBulk); one at a time (add) by older code.
-        if (property === 'add' || property === 'addBulk') {
-          return async (...args: unknown[]) => {
-            if (failNextAdd) {
-              failNextAdd = false;
-              await new Promise((resolve) => setTimeout(resolve, 20));
-              throw new Error('the job write failed');
-            }
-            return (target[property] as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        }
-        const value: unknown = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
     // A real executor (dry run) whose risk gate refuses every accept, as during a halt.
     const executor = new Executor({
       store,
@@ -69,7 +53,7 @@ describe('the in-process hand-over of a new action', () => {
       requestValidity: async () => 45,
       settle: async () => undefined,
     } as unknown as ExecutorOptions);
-    const accepts: Array<Promise<unknown>> = [];
+    const fresh: boolean[] = [];
     const handle = snapshotHandler({
       config,
       redis: scope.redis,
@@ -77,25 +61,28 @@ describe('the in-process hand-over of a new action', () => {
       logger: silentLogger,
       ledger,
       prefix: scope.prefix,
-      actions,
-      handOver: (action) => accepts.push(executor.accept(action, { fresh: true })),
+      actions: queue,
+      accept: async (action, isFresh) => {
+        fresh.push(isFresh);
+        await executor.accept(action, { fresh: isFresh });
+      },
     });
     const tick = (tickMs: number) => positionsTick(handle, tickMs);
     try {
-      await expect(tick(T0)).rejects.toThrow('the job write failed');
-      await Promise.all(accepts);
-      // BullMQ's retry of the same snapshot job.
+      const first = await tick(T0);
+      const actionId = first.actions[0]!;
+      expect((await store.load(actionId))?.record).toMatchObject({ state: 'rejected', reason: 'risk:halted' });
+      expect(await intentHolder(scope.redis, scope.prefix, 'always', KEY)).toBeUndefined();
+      // BullMQ's retry of the same snapshot job (a later step of it failed, say): the action
+      // exists, so its key is not claimed again and no second decision is written.
       const retried = await tick(T0);
-      await Promise.all(accepts);
-      const actionId = retried.actions[0]!;
-      const holder = await intentHolder(scope.redis, scope.prefix, 'always', KEY);
-      const held = holder === undefined ? undefined : (await store.load(holder))?.record;
-      // The key is free, or held by an action that has not ended (its job carries it).
-      expect(held === undefined || !['rejected', 'landed', 'expired'].includes(held.state), `the key is held by ${holder} in state ${held?.state}`).toBe(true);
+      expect(retried.actions).toEqual([actionId]);
+      expect(fresh).toEqual([true]);
+      expect(await intentHolder(scope.redis, scope.prefix, 'always', KEY)).toBeUndefined();
       const decisions = (await ledger.read({ reverse: false, limit: 100 })).filter((e) => e.type === 'decision' && e.actionId === actionId);
       expect(decisions).toHaveLength(1);
-      // The retry wrote the job the failed tick could not.
-      expect(await queue.getJob(actionId)).toBeDefined();
+      // The executor stored it: no job was written.
+      expect(await queue.getJob(actionId)).toBeUndefined();
     } finally {
       await queue.close();
     }
@@ -122,11 +109,10 @@ describe('the in-process hand-over of a new action', () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    const { handle, ledger, handedOver } = severalHandler(prefix, actions);
+    // A process without an executor: every action goes to its job.
+    const { handle, ledger } = severalHandler(prefix, actions);
     try {
       await expect(positionsTick(handle, T0)).rejects.toThrow('the job write failed');
-      // Nothing is handed over before every job of the tick exists.
-      expect(handedOver).toEqual([]);
       const retried = await positionsTick(handle, T0);
       expect(retried.actions).toHaveLength(3);
       for (const actionId of retried.actions) expect(await queue.getJob(actionId), actionId).toBeDefined();
@@ -137,16 +123,60 @@ describe('the in-process hand-over of a new action', () => {
     }
   });
 
-  it('hands the actions of a tick over once all their jobs exist', async () => {
-    const prefix = `${scope.prefix}bulk:`;
+  it('a process with an executor stores the tick\'s actions itself and writes no job; one it could not store gets its job', async () => {
+    const prefix = `${scope.prefix}accept:`;
     const queue = openQueue<ActionJob>(QUEUES.actions, { connection: scope.redis, prefix });
-    const waitingAtHandOver: Array<Promise<number>> = [];
-    const { handle, handedOver } = severalHandler(prefix, queue, () => waitingAtHandOver.push(queue.getWaitingCount()));
+    const accepted: string[] = [];
+    const { handle } = severalHandler(prefix, queue, async (action, fresh) => {
+      expect(fresh).toBe(true);
+      if (action.intent.key.startsWith('decrease:b:')) throw new Error('Redis did not answer');
+      accepted.push(action.actionId);
+    });
     try {
       const result = await positionsTick(handle, T0);
-      expect(handedOver).toEqual(result.actions);
-      // Asked at the first hand-over, on the queue's own connection: all three jobs were there.
-      expect(await Promise.all(waitingAtHandOver)).toEqual([3, 3, 3]);
+      expect(result.actions).toHaveLength(3);
+      const [a, b, c] = result.actions;
+      expect(accepted.sort()).toEqual([a, c].sort());
+      expect(await queue.getJob(a!)).toBeUndefined();
+      expect(await queue.getJob(b!)).toBeDefined();
+      expect(await queue.getJob(c!)).toBeUndefined();
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('after a crash between the claims and the stores, the retried snapshot job stores the actions that hold their keys, deciding nothing twice', async () => {
+    const prefix = `${scope.prefix}crash:`;
+    const queue = openQueue<ActionJob>(QUEUES.actions, { connection: scope.redis, prefix });
+    let crashed = false;
+    const stored: Array<{ actionId: string; fresh: boolean }> = [];
+    const actions = new Proxy(queue, {
+      get(target, property, receiver) {
+        // The crash: neither the executor nor the queue stored anything.
+        if (property === 'addBulk' && !crashed) {
+          return async () => {
+            crashed = true;
+            throw new Error('the process died');
+          };
+        }
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const { handle, ledger } = severalHandler(prefix, actions, async (action, fresh) => {
+      if (!crashed) throw new Error('the process died');
+      stored.push({ actionId: action.actionId, fresh });
+    });
+    try {
+      await expect(positionsTick(handle, T0)).rejects.toThrow('the process died');
+      const retried = await positionsTick(handle, T0);
+      expect(retried.actions).toHaveLength(3);
+      // Held by these very actions ('held-by-this'), so they are stored now, read first (not fresh).
+      expect(stored.map((s) => s.actionId).sort()).toEqual([...retried.actions].sort());
+      expect(stored.every((s) => !s.fresh)).toBe(true);
+      const decisions = (await ledger.read({ reverse: false, limit: 100 })).filter((e) => e.type === 'decision');
+      expect(decisions.map((e) => e.actionId).sort()).toEqual([...retried.actions].sort());
+      for (const actionId of retried.actions) expect(await queue.getJob(actionId)).toBeUndefined();
     } finally {
       await queue.close();
     }
@@ -154,7 +184,7 @@ describe('the in-process hand-over of a new action', () => {
 });
 
 /** A snapshot handler whose one strategy decides three decreases on every positions snapshot. */
-function severalHandler(prefix: string, actions: Queue<ActionJob>, onHandOver?: () => void) {
+function severalHandler(prefix: string, actions: Queue<ActionJob>, accept?: (action: ActionJob, fresh: boolean) => Promise<void>) {
   const { config } = loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix } });
   const ledger = new Ledger(scope.redis, { prefix, maxLen: 1000 });
   const keys = ['a', 'b', 'c'].map((k) => `decrease:${k}:${POSITION}`);
@@ -169,19 +199,6 @@ function severalHandler(prefix: string, actions: Queue<ActionJob>, onHandOver?: 
     config: {},
     file: 'several.ts',
   } as LoadedStrategy;
-  const handedOver: string[] = [];
-  const handle = snapshotHandler({
-    config,
-    redis: scope.redis,
-    strategies: [several],
-    logger: silentLogger,
-    ledger,
-    prefix,
-    actions,
-    handOver: (action) => {
-      handedOver.push(action.actionId);
-      onHandOver?.();
-    },
-  });
-  return { handle, ledger, handedOver };
+  const handle = snapshotHandler({ config, redis: scope.redis, strategies: [several], logger: silentLogger, ledger, prefix, actions, accept });
+  return { handle, ledger };
 }

@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 describe('claimIntents', () => {
-  it('answers each claim in order: claimed, held-by-this, held-by-other (naming the holder), job-exists; a repeated key goes to its first claim', async () => {
+  it('answers each claim in order: claimed, held-by-this, held-by-other (naming the holder), action-exists; a repeated key goes to its first claim', async () => {
     const { redis, prefix } = scope;
     const job = `${prefix}bull:actions:act-existing`;
     await redis.set(job, 'x');
@@ -27,12 +27,29 @@ describe('claimIntents', () => {
       { strategy: 'guard', intentKey: 'free', actionId: 'act-1' },
       { strategy: 'guard', intentKey: 'other', actionId: 'act-existing', jobKey: job },
     ], 60_000);
-    expect(results).toEqual([{ result: 'claimed' }, { result: 'held-by-other', holder: 'act-earlier' }, { result: 'held-by-other', holder: 'act-1' }, { result: 'held-by-this' }, { result: 'job-exists' }]);
+    expect(results).toEqual([{ result: 'claimed' }, { result: 'held-by-other', holder: 'act-earlier' }, { result: 'held-by-other', holder: 'act-1' }, { result: 'held-by-this' }, { result: 'action-exists' }]);
     expect(await intentHolder(redis, prefix, 'guard', 'free')).toBe('act-1');
-    // 'job-exists' claims nothing.
+    // 'action-exists' claims nothing.
     expect(await intentHolder(redis, prefix, 'guard', 'other')).toBeUndefined();
     expect(await redis.pttl(`${prefix}strategy:guard:intent:free`)).toBeGreaterThan(50_000);
     expect(await claimIntents(redis, prefix, [], 60_000)).toEqual([]);
+  });
+
+  it('answers action-exists for an action whose record exists (an executor stored it with no job), whatever holds its key', async () => {
+    const { redis } = scope;
+    const prefix = `${scope.prefix}records:`;
+    const record = (id: string) => `${prefix}action:${id}`;
+    await redis.hset(record('act-stored'), 'v', '1', 'json', '{}');
+    // Its key was freed by its final write (refused at accept), or it still holds it.
+    await claimIntent(redis, prefix, 'guard', 'held-by-stored', 'act-stored-2', 60_000);
+    await redis.hset(record('act-stored-2'), 'v', '1', 'json', '{}');
+    const results = await claimIntents(redis, prefix, [
+      { strategy: 'guard', intentKey: 'freed', actionId: 'act-stored', jobKey: `${prefix}bull:actions:act-stored`, recordKey: record('act-stored') },
+      { strategy: 'guard', intentKey: 'held-by-stored', actionId: 'act-stored-2', recordKey: record('act-stored-2') },
+      { strategy: 'guard', intentKey: 'new', actionId: 'act-new', jobKey: `${prefix}bull:actions:act-new`, recordKey: record('act-new') },
+    ], 60_000);
+    expect(results.map((r) => r.result)).toEqual(['action-exists', 'action-exists', 'claimed']);
+    expect(await intentHolder(redis, prefix, 'guard', 'freed')).toBeUndefined();
   });
 });
 
@@ -58,7 +75,7 @@ describe('claimIntents with decision entries', () => {
       60_000,
       { streamKey: ledger.streamKey, maxLen: ledger.maxLen },
     );
-    expect(results.map((r) => r.result)).toEqual(['claimed', 'held-by-other', 'held-by-this', 'job-exists']);
+    expect(results.map((r) => r.result)).toEqual(['claimed', 'held-by-other', 'held-by-this', 'action-exists']);
     expect((await ledger.read({ reverse: false, limit: 10 })).map((e) => e.actionId)).toEqual(['act-new']);
     // Entries without a ledger to append them to are a caller's mistake, refused before Redis is asked.
     await expect(claimIntents(redis, prefix, [{ strategy: 'guard', intentKey: 'x', actionId: 'act-x', decisionEntry: entry('act-x') }], 60_000)).rejects.toThrow(TypeError);

@@ -71,6 +71,11 @@ export interface ActionStoreOptions {
 
 export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 
+/** The Redis key of an action's record (a hash: the JSON record and its version). */
+export function actionRecordKey(prefix: string, actionId: string): string {
+  return `${prefix}action:${actionId}`;
+}
+
 /**
  * Actions in Redis: one hash per action (`<prefix>action:<id>` with the JSON record and a version)
  * and a sorted set of unsettled actions, which start-up reconciliation and the sweeper walk.
@@ -89,7 +94,7 @@ export class ActionStore {
   }
 
   private key(actionId: string): string {
-    return `${this.prefix}action:${actionId}`;
+    return actionRecordKey(this.prefix, actionId);
   }
 
   private leaseKey(actionId: string): string {

@@ -25,14 +25,23 @@ export interface ExecutorWorkerOptions {
   readonly redisOutage?: RedisOutageLog;
 }
 
+/** The executor worker is closing: it takes no new action (the caller writes the action's job instead). */
+export class ExecutorClosing extends Error {
+  override readonly name = 'ExecutorClosing';
+  readonly kind = 'executor_closing';
+  constructor(readonly actionId: string) {
+    super(`the executor is closing; action ${actionId} goes to its job`);
+  }
+}
+
 export interface ExecutorWorker {
   /**
-   * Takes an action the strategy worker of this process just enqueued, without waiting for the
-   * queue to deliver its job: the job still comes and finds the action accepted (accept is
-   * idempotent on the action id and driving is deduplicated). Never throws; a failure here
-   * leaves the action to its job.
+   * Takes an action the strategy worker of this process just decided, with no job: resolves once
+   * the action is stored (accepted, or refused by the risk gate) and starts driving it. Rejects
+   * when it could not be stored (Redis failed, the worker is closing): the caller then writes
+   * the action's job. Accept is idempotent on the action id, and driving is deduplicated.
    */
-  handOver(action: ActionJob): void;
+  accept(action: ActionJob, fresh: boolean): Promise<void>;
   /** Stops taking work; in-flight actions stop at their next persisted state. */
   close(): Promise<void>;
 }
@@ -109,14 +118,10 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
   const timer = setInterval(() => void sweep(), options.sweepMs);
 
   return {
-    handOver(action) {
-      if (stop.signal.aborted) return;
-      acceptOnce(action, true).then(
-        (accepted) => void driveOnce(action.actionId, accepted),
-        (error: unknown) => {
-          if (!options.redisOutage?.absorbs(error)) logger.warn({ actionId: action.actionId, err: error }, 'in-process hand-over failed; the action job will bring it');
-        },
-      );
+    async accept(action, fresh) {
+      if (stop.signal.aborted) throw new ExecutorClosing(action.actionId);
+      const accepted = await acceptOnce(action, fresh);
+      void driveOnce(action.actionId, accepted);
     },
     async close() {
       clearInterval(timer);

@@ -11,8 +11,11 @@ import { RedisScript } from '../redis-script.ts';
  */
 
 export type ClaimResult =
-  /** The action's job already exists (another tick of its window): nothing new was decided, nothing claimed. */
-  | 'job-exists'
+  /**
+   * The action already exists, as its job or as its record (another tick of its window, a retried
+   * snapshot job): nothing new was decided, nothing claimed.
+   */
+  | 'action-exists'
   /** The key was free: this action now holds it. */
   | 'claimed'
   /** This action already holds it (a retried snapshot job): enqueue again, it dedupes. */
@@ -26,22 +29,23 @@ export interface ClaimAnswer {
   readonly holder?: string;
 }
 
-// Claims N intent keys in one step. KEYS: lock1, job1, lock2, job2, ... (a claim without a job
-// key repeats its lock key, so every key stays in the deployment's hash slot), then the ledger's
-// stream; ARGV: ttl, the ledger's MAXLEN, then per claim its action id, '1' when it has a job key,
-// and its decision's ledger entry ('' for none), appended when, and only when, the claim takes the
-// key: a claimed key always has its decision in the ledger, whatever fails after. Answers two
-// lists: one ClaimResult per claim, and per claim the holding action ('' unless held by another).
+// Claims N intent keys in one step. KEYS: lock1, job1, record1, lock2, job2, record2, ... (a claim
+// without a job or record key repeats its lock key there, so every key stays in the deployment's
+// hash slot), then the ledger's stream; ARGV: ttl, the ledger's MAXLEN, then per claim its action
+// id, which existence keys it has ('j' job, 'r' record, both, or ''), and its decision's ledger
+// entry ('' for none), appended when, and only when, the claim takes the key: a claimed key always
+// has its decision in the ledger, whatever fails after. Answers two lists: one ClaimResult per
+// claim, and per claim the holding action ('' unless held by another).
 const CLAIM = `
 local out = {}
 local holders = {}
-local n = math.floor(#KEYS / 2)
-local stream = KEYS[2 * n + 1]
+local n = math.floor(#KEYS / 3)
+local stream = KEYS[3 * n + 1]
 for i = 1, n do
-  local lock, job = KEYS[2 * i - 1], KEYS[2 * i]
-  local id, hasJob, entry = ARGV[3 * i], ARGV[3 * i + 1], ARGV[3 * i + 2]
-  if hasJob == '1' and redis.call('EXISTS', job) == 1 then
-    out[i] = 'job-exists'
+  local lock, job, record = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
+  local id, has, entry = ARGV[3 * i], ARGV[3 * i + 1], ARGV[3 * i + 2]
+  if (string.find(has, 'j', 1, true) and redis.call('EXISTS', job) == 1) or (string.find(has, 'r', 1, true) and redis.call('EXISTS', record) == 1) then
+    out[i] = 'action-exists'
   else
     local current = redis.call('GET', lock)
     if not current then
@@ -73,7 +77,7 @@ export function intentLockKey(prefix: string, strategy: string, intentKey: strin
 
 /**
  * Claims the intent key for `actionId`. With `jobKey` (the Redis key of the action's job), an
- * action whose job already exists is answered 'job-exists' and claims nothing, in the same step.
+ * action whose job already exists is answered 'action-exists' and claims nothing, in the same step.
  */
 export async function claimIntent(redis: Redis, prefix: string, strategy: string, intentKey: string, actionId: string, ttlMs: number, jobKey?: string): Promise<ClaimResult> {
   const [answer] = await claimIntents(redis, prefix, [{ strategy, intentKey, actionId, jobKey }], ttlMs);
@@ -85,8 +89,10 @@ export interface IntentClaim {
   readonly strategy: string;
   readonly intentKey: string;
   readonly actionId: string;
-  /** The Redis key of the action's job: an existing job answers 'job-exists'. */
+  /** The Redis key of the action's job: an existing job answers 'action-exists'. */
   readonly jobKey?: string;
+  /** The Redis key of the action's record (an executor accepted it): an existing record answers 'action-exists'. */
+  readonly recordKey?: string;
   /** The decision's ledger entry, encoded (Ledger.encode): appended in the same step when this claim takes the key. */
   readonly decisionEntry?: string;
 }
@@ -107,11 +113,11 @@ export async function claimIntents(redis: Redis, prefix: string, claims: readonl
   if (!ledger && claims.some((c) => c.decisionEntry !== undefined)) throw new TypeError('claimIntents: decision entries need the ledger to append them to');
   const keys = claims.flatMap((c) => {
     const lock = intentLockKey(prefix, c.strategy, c.intentKey);
-    return [lock, c.jobKey ?? lock];
+    return [lock, c.jobKey ?? lock, c.recordKey ?? lock];
   });
   // Without a ledger the stream slot repeats the first lock key (never written): KEYS stay in the slot.
   keys.push(ledger?.streamKey ?? keys[0]!);
-  const args = claims.flatMap((c) => [c.actionId, c.jobKey === undefined ? '0' : '1', c.decisionEntry ?? '']);
+  const args = claims.flatMap((c) => [c.actionId, `${c.jobKey === undefined ? '' : 'j'}${c.recordKey === undefined ? '' : 'r'}`, c.decisionEntry ?? '']);
   const [results, holders] = (await CLAIM_SCRIPT.run(redis, keys, [String(ttlMs), String(ledger?.maxLen ?? 0), ...args])) as [ClaimResult[], string[]];
   return results.map((result, i) => (holders[i] ? { result, holder: holders[i] } : { result }));
 }
