@@ -408,7 +408,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       validityRead.set(mint!, { seconds: Number(seconds), atMs: Date.now() });
       return Number(seconds);
     },
-    keepIntent: intentKeeper({ redis, prefix, ttlMs: config.strategies.intentLockMs, ledger: o.ledger, logger }),
+    intentKeeper: intentKeeper({ redis, prefix, ttlMs: config.strategies.intentLockMs, ledger: o.ledger, logger }),
     keepIntentEveryMs: Math.floor(config.strategies.intentLockMs / 3),
     settle: async (record, outcome) => {
       // A landed action's state was committed when it became ambiguous (stateCommitted), with the

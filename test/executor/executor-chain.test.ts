@@ -6,6 +6,9 @@ import type { ActionState } from '../../src/pipeline/executor/action-record.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
 import { messageSha256 } from '../../src/chain/message-hash.ts';
 import { ChainHarness, newAction } from './harness.ts';
+import { claimIntent, intentLockKey } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
+import { intentKeeper } from '../../src/pipeline/executor/intent-keeper.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
 const h = new ChainHarness(redis, `stratd-test:{executor-chain-${process.pid}}:`);
@@ -166,31 +169,42 @@ describe('executor on the venue chain', () => {
     expect(landedWith(final?.signature)).toBe(1);
   });
 
-  it('keeps an ambiguous action\'s intent key at its first look, then once a third of its lifetime has passed, not on every poll', async () => {
+  it('keeps an ambiguous action\'s intent key in the write that makes it ambiguous, then once a third of its lifetime has passed, not on every poll', async () => {
     h.chain.setDropAll(true);
     try {
       const kept: number[] = [];
       const polls: number[] = [];
+      const lost: string[] = [];
       const everyMs = 150;
+      let submittedAt = 0;
+      let pttlAtSubmitted = -1;
+      const action = newAction();
+      const lock = intentLockKey(h.prefix, action.strategy, action.intent.key);
       const ex = h.executor({
-        keepIntent: async () => void kept.push(Date.now()),
+        intentKeeper: { ttlMs: 60_000, keep: async () => void kept.push(Date.now()), lost: async (r) => void lost.push(r.actionId) },
         keepIntentEveryMs: everyMs,
         chain: withSignatureStatus((signature) => (polls.push(Date.now()), h.chainClient.signatureStatus(signature))),
+        onTransition: async (r) => {
+          if (r.state !== 'submitted' || submittedAt) return;
+          submittedAt = Date.now();
+          pttlAtSubmitted = await redis.pttl(lock);
+        },
       });
-      const action = newAction();
+      // The strategy worker's claim, about to lapse: the `submitted` write must keep it.
+      await claimIntent(redis, h.prefix, action.strategy, action.intent.key, action.actionId, 2_000);
       await ex.accept(action);
       const stop = new AbortController();
       const driving = ex.drive(action.actionId, stop.signal);
       await until(() => polls.length >= 30);
       stop.abort();
       await driving;
-      // Polled every 25 ms, kept at the first poll (whatever the decision's age: its clock and
-      // lock may be another host's), then about every 150 ms: never two keeps closer than that,
-      // and every poll that found the last keep that old kept it before the next poll.
+      expect(pttlAtSubmitted).toBeGreaterThan(50_000);
+      expect(lost).toEqual([]);
+      // Polled every 25 ms; kept in the submitted write, then about every 150 ms: never two keeps
+      // closer than that, and every poll that found the last keep that old kept it before the next poll.
       expect(kept.length).toBeGreaterThan(0);
       expect(kept.length).toBeLessThan(polls.length / 2);
-      expect(kept[0]!).toBeLessThanOrEqual(polls[0]!);
-      const times = kept;
+      const times = [submittedAt, ...kept];
       for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(everyMs);
       for (let i = 0; i + 1 < polls.length; i++) {
         const last = times.filter((t) => t <= polls[i]!).at(-1)!;
@@ -201,6 +215,22 @@ describe('executor on the venue chain', () => {
     }
   });
 
+  it('the write that makes an action ambiguous alerts when the action no longer holds its intent key, and leaves the holder\'s claim alone', async () => {
+    const action = newAction();
+    const lock = intentLockKey(h.prefix, action.strategy, action.intent.key);
+    await claimIntent(redis, h.prefix, action.strategy, action.intent.key, 'act-another', 60_000);
+    const keeper = intentKeeper({ redis, prefix: h.prefix, ttlMs: 60_000, ledger: h.actionLedger, logger: silentLogger });
+    const keeps: string[] = [];
+    const ex = h.executor({ intentKeeper: { ...keeper, keep: async (r) => void keeps.push(r.actionId) }, keepIntentEveryMs: 60_000 });
+    await ex.accept(action);
+    expect((await ex.drive(action.actionId))?.state).toBe('landed');
+    const alerts = (await h.actionLedger.read({ reverse: false, limit: 10_000, types: ['alert'] })).filter((e) => e.actionId === action.actionId);
+    expect(alerts.map((a) => a.detail.event)).toEqual(['intent_key_lost']);
+    // The write was the only keep: no poll kept it again within a third of the lifetime.
+    expect(keeps).toEqual([]);
+    expect(await redis.get(lock)).toBe('act-another');
+  });
+
   it('keeps an ambiguous action\'s intent key through an RPC outage', async () => {
     h.chain.setDropAll(true);
     try {
@@ -208,7 +238,7 @@ describe('executor on the venue chain', () => {
       let outage = false;
       let failedPolls = 0;
       const ex = h.executor({
-        keepIntent: async () => void kept.push(Date.now()),
+        intentKeeper: { ttlMs: 60_000, keep: async () => void kept.push(Date.now()), lost: async () => undefined },
         keepIntentEveryMs: 100,
         chain: withSignatureStatus(async (signature) => {
           if (!outage) return h.chainClient.signatureStatus(signature);

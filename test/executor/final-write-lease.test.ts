@@ -11,6 +11,7 @@ import { ActionStore, StaleActionWrite, type StoredAction } from '../../src/pipe
 import type { RiskGate } from '../../src/pipeline/executor/ports.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
 import { ChainHarness, newAction } from './harness.ts';
+import { intentLockKey } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
 const prefix = `stratd-test:{final-write-lease-${process.pid}}:`;
@@ -211,6 +212,41 @@ describe('the transition script and the lease', () => {
     await expect(store.save({ ...final.record, finalSettled: true }, final.version - 1, undefined, 'owner-a')).rejects.toThrow(StaleActionWrite);
     expect(await redis.get(leaseKey(final.record.actionId))).toBe('owner-a');
     expect((await store.load(final.record.actionId))!).toMatchObject({ version: final.version, record: { finalSettled: false } });
+  });
+});
+
+describe('the transition script and the intent lock', () => {
+  const store = new ActionStore(redis, prefix);
+
+  async function accepted(): Promise<StoredAction> {
+    const action = newAction();
+    const now = Date.now();
+    const record: ActionRecord = {
+      ...action, state: 'accepted', acceptedAtMs: now, updatedAtMs: now, stateCommitted: false, dryRun: false,
+      awaitsKeeper: false, buildAttempts: 0, sendCount: 0, finalSettled: false,
+    };
+    expect(await store.create(record)).toBe(true);
+    return { record, version: 1 };
+  }
+  const lockOf = (r: ActionRecord) => intentLockKey(prefix, r.strategy, r.intent.key);
+
+  it('keeps the lock while the action holds it, answers intentLost when another holds it, and keeps nothing when the compare-and-set fails', async () => {
+    const mine = await accepted();
+    await redis.set(lockOf(mine.record), mine.record.actionId, 'PX', 1_000);
+    const kept = await store.save({ ...mine.record, state: 'submitted' }, mine.version, undefined, undefined, 60_000);
+    expect(kept.intentLost).toBeUndefined();
+    expect(await redis.pttl(lockOf(mine.record))).toBeGreaterThan(50_000);
+
+    const theirs = await accepted();
+    await redis.set(lockOf(theirs.record), 'act-another', 'PX', 1_000);
+    const lost = await store.save({ ...theirs.record, state: 'submitted' }, theirs.version, undefined, undefined, 60_000);
+    expect(lost.intentLost).toBe(true);
+    expect(await redis.pttl(lockOf(theirs.record))).toBeLessThanOrEqual(1_000);
+
+    const stale = await accepted();
+    await redis.set(lockOf(stale.record), stale.record.actionId, 'PX', 1_000);
+    await expect(store.save({ ...stale.record, state: 'submitted' }, stale.version + 1, undefined, undefined, 60_000)).rejects.toThrow(StaleActionWrite);
+    expect(await redis.pttl(lockOf(stale.record))).toBeLessThanOrEqual(1_000);
   });
 });
 

@@ -19,8 +19,8 @@ afterAll(async () => {
 function setup() {
   const { lines, logger } = capturedLogger('info');
   const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 });
-  const keep = intentKeeper({ redis: scope.redis, prefix: scope.prefix, ttlMs: 60_000, ledger, logger });
-  return { lines, ledger, keep };
+  const keeper = intentKeeper({ redis: scope.redis, prefix: scope.prefix, ttlMs: 60_000, ledger, logger });
+  return { lines, ledger, keep: keeper.keep };
 }
 
 const record = (actionId: string, key: string) => ({ actionId, strategy: 'guard', intent: { key } }) as ActionRecord;

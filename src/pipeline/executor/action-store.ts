@@ -29,11 +29,14 @@ export class StaleActionWrite extends Error {
  *         [5] action id, [6] open-set score, [7] ledger entry ('' for none), [8] ledger max length,
  *         [9] retention seconds, [10] lease owner to take the lease for ('' for none: only a create
  *         takes it), [11] lease ms, [12] lease owner whose lease a settled write frees ('' for
- *         none), then [13…] any further ledger entries, in order (a step that passes a state
- *         without storing it, such as `inspected` on the way to `signed`, still leaves that state
- *         in the audit trail)
+ *         none), [13] ms to keep the intent lock for while this action holds it ('' for none: the
+ *         write that makes an action ambiguous, `submitted`, keeps it, the executor's first keep),
+ *         then [14…] any further ledger entries, in order (a step that passes a state without
+ *         storing it, such as `inspected` on the way to `signed`, still leaves that state in the
+ *         audit trail)
  *   Returns 0 when the compare-and-set failed (nothing written, nothing freed), 2 when the write
- *   also freed the lease, 1 otherwise.
+ *   also freed the lease, 3 when it was asked to keep the intent lock and the action no longer
+ *   holds it, 1 otherwise.
  */
 const TRANSITION = new RedisScript(`
 local v = redis.call('HGET', KEYS[1], 'v')
@@ -46,13 +49,18 @@ else
   redis.call('ZADD', KEYS[2], ARGV[6], ARGV[5])
 end
 if ARGV[4] ~= 'open' and redis.call('GET', KEYS[4]) == ARGV[5] then redis.call('DEL', KEYS[4]) end
+local intentLost = false
+if ARGV[13] ~= '' then
+  if redis.call('GET', KEYS[4]) == ARGV[5] then redis.call('PEXPIRE', KEYS[4], ARGV[13]) else intentLost = true end
+end
 if ARGV[7] ~= '' then redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'entry', ARGV[7]) end
-for i = 13, #ARGV do redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'entry', ARGV[i]) end
+for i = 14, #ARGV do redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'entry', ARGV[i]) end
 if ARGV[10] ~= '' then redis.call('SET', KEYS[5], ARGV[10], 'PX', ARGV[11]) end
 if ARGV[4] == 'settled' and ARGV[12] ~= '' and redis.call('GET', KEYS[5]) == ARGV[12] then
   redis.call('DEL', KEYS[5])
   return 2
 end
+if intentLost then return 3 end
 return 1`);
 
 export interface StoredAction {
@@ -60,6 +68,8 @@ export interface StoredAction {
   readonly version: number;
   /** The write that stored it (a settled one) also freed the writer's lease: no release follows. */
   readonly leaseFreed?: boolean;
+  /** The write was asked to keep the action's intent lock, and the action no longer holds it. */
+  readonly intentLost?: boolean;
 }
 
 export interface ActionStoreOptions {
@@ -123,15 +133,17 @@ export class ActionStore {
    * Writes `record` (and `ledgerEntries`, encoded ledger entries, in the same step) if the stored
    * version is still `version`; throws StaleActionWrite otherwise. A settled record also frees
    * the action's lease if `leaseOwner` still holds it (answered `leaseFreed`); any other write
-   * leaves the lease alone.
+   * leaves the lease alone. With `keepIntentMs` the write also keeps the action's intent lock
+   * for that long while the action holds it, and answers `intentLost` when it does not.
    */
-  async save(record: ActionRecord, version: number, ledgerEntries?: string | readonly string[], leaseOwner?: string): Promise<StoredAction> {
-    const result = await this.cas(record, version, ledgerEntries, undefined, leaseOwner);
+  async save(record: ActionRecord, version: number, ledgerEntries?: string | readonly string[], leaseOwner?: string, keepIntentMs?: number): Promise<StoredAction> {
+    const result = await this.cas(record, version, ledgerEntries, undefined, leaseOwner, keepIntentMs);
     if (result === 0) throw new StaleActionWrite(record.actionId);
-    return result === 2 ? { record, version: version + 1, leaseFreed: true } : { record, version: version + 1 };
+    if (result === 2) return { record, version: version + 1, leaseFreed: true };
+    return result === 3 ? { record, version: version + 1, intentLost: true } : { record, version: version + 1 };
   }
 
-  private async cas(record: ActionRecord, version: number, ledgerEntries: string | readonly string[] = '', lease?: { readonly owner: string; readonly ttlMs: number }, freeLeaseOf?: string): Promise<0 | 1 | 2> {
+  private async cas(record: ActionRecord, version: number, ledgerEntries: string | readonly string[] = '', lease?: { readonly owner: string; readonly ttlMs: number }, freeLeaseOf?: string, keepIntentMs?: number): Promise<0 | 1 | 2 | 3> {
     const [ledgerEntry = '', ...moreEntries] = typeof ledgerEntries === 'string' ? [ledgerEntries] : ledgerEntries;
     const mode = !isFinalRecord(record) ? 'open' : record.finalSettled ? 'settled' : 'final';
     const keys = [this.key(record.actionId), this.openKey, ledgerStreamKey(this.prefix), intentLockKey(this.prefix, record.strategy, record.intent.key), this.leaseKey(record.actionId)];
@@ -148,9 +160,10 @@ export class ActionStore {
       lease?.owner ?? '',
       String(lease?.ttlMs ?? 0),
       freeLeaseOf ?? '',
+      keepIntentMs === undefined ? '' : String(keepIntentMs),
       ...moreEntries,
     ]);
-    return result === 2 ? 2 : result === 1 ? 1 : 0;
+    return result === 1 || result === 2 || result === 3 ? result : 0;
   }
 
   /** Unsettled actions (unfinished, or final but not yet settled), oldest first. */

@@ -18,6 +18,7 @@ import { ActionStore, StaleActionWrite, type StoredAction } from './action-store
 import type { ActionBuilder, ActionLedger, BuiltTransaction, KeeperWatch, RequestValidity, RiskGate, ActionSettler, TransactionInspector, TransactionSigner } from './ports.ts';
 import { allowAllRisk } from './ports.ts';
 import { PreparationTurn, type PreparationSlot, type PreparationSlots } from './preparation-slots.ts';
+import type { IntentKeeper } from './intent-keeper.ts';
 
 export interface ExecutorOptions {
   readonly store: ActionStore;
@@ -65,8 +66,11 @@ export interface ExecutorOptions {
   readonly preparation?: PreparationSlots;
   /** Actions that never wait for a preparation slot: those of the protective strategies. */
   readonly preparesFreely?: (record: ActionRecord) => boolean;
-  /** Keeps the strategy's intent key held while the action is ambiguous (it may still land). */
-  readonly keepIntent?: (record: ActionRecord) => Promise<void>;
+  /**
+   * Keeps the strategy's intent key held while the action is ambiguous (it may still land): first
+   * in the write that makes it ambiguous (`submitted`), then on the confirmation polls.
+   */
+  readonly intentKeeper?: IntentKeeper;
   /** How often an ambiguous action's intent key is kept (default: every confirmation poll). */
   readonly keepIntentEveryMs?: number;
 }
@@ -141,7 +145,7 @@ export class Executor {
     this.watch = new SubmittedWatch({
       chain: options.chain,
       keeper: options.keeper,
-      keepIntent: options.keepIntent,
+      keepIntent: options.intentKeeper?.keep,
       keepIntentEveryMs: options.keepIntentEveryMs,
       onLandingSeen: options.onLandingSeen,
       rebroadcastMs: options.rebroadcastMs ?? 2_000,
@@ -434,8 +438,15 @@ export class Executor {
       record = { ...record, finalSettled: true };
     }
     const entries = changed ? [...passed, record].map((r) => this.entryFor(r)) : undefined;
+    // The write that makes the action ambiguous also keeps its intent key: the first keep, with no
+    // round trip of its own (the confirmation polls keep it from then on).
+    const keeper = changed && record.state === 'submitted' ? this.o.intentKeeper : undefined;
     // Passed our lease's owner: a settled write frees the lease if it is still ours.
-    let next = await this.o.store.save(record, stored.version, entries, this.owner);
+    let next = await this.o.store.save(record, stored.version, entries, this.owner, keeper?.ttlMs);
+    if (keeper) {
+      this.watch.keptNow(record.actionId);
+      if (next.intentLost) await keeper.lost(record);
+    }
     if (changed) {
       for (const r of [...passed, record]) this.o.observe?.(r, 'drive');
       this.logger.info({ actionId: record.actionId, strategy: record.strategy, state: record.state, reason: record.reason, signature: record.signature }, 'action state');

@@ -45,8 +45,9 @@ export class SubmittedWatch {
   constructor(private readonly o: SubmittedWatchOptions) {}
 
   /**
-   * Keeps the intent key held: at this process's first look at the action, then whenever the last
-   * keep is older than keepIntentEveryMs. The first keep does not wait for the decision's age: the
+   * Keeps the intent key held: at this process's first look at the action (unless the write that
+   * made it ambiguous kept it here: keptNow), then whenever the last keep is older than
+   * keepIntentEveryMs. The first keep does not wait for the decision's age: the
    * decision may come from another host, whose clock or intentLockMs need not be ours, and a claim
    * that lapsed there lets the strategy decide again while this action may land. Later keeps are
    * timed on the monotonic clock, so a step of the wall clock cannot hold them back.
@@ -58,10 +59,19 @@ export class SubmittedWatch {
     const due = keptAt === undefined || performance.now() - keptAt >= every;
     if (!due) return;
     await this.o.keepIntent(r);
+    this.#remember(r.actionId);
+  }
+
+  /** The action's intent key was kept just now, elsewhere (the write that made it ambiguous). */
+  keptNow(actionId: string): void {
+    this.#remember(actionId);
+  }
+
+  #remember(actionId: string): void {
     // Entries of actions another process finished are dropped wholesale now and then: at worst a
     // key is kept once more than needed.
     if (this.#keptAt.size >= 10_000) this.#keptAt.clear();
-    this.#keptAt.set(r.actionId, performance.now());
+    this.#keptAt.set(actionId, performance.now());
   }
 
   /** Forgets an action that ended. */
