@@ -12,7 +12,7 @@ const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
  * Failpoints of src/daemon/failpoint.ts: the executor step after which a daemon SIGKILLs itself.
  * `after:rejected` and `after:expired` die right after a final write, before it is settled.
  */
-export const FAILPOINTS = ['after:accepted', 'signing', 'after:signed', 'after:submitted', 'sent', 'confirming', 'after:rejected', 'after:expired'] as const;
+export const FAILPOINTS = ['decided', 'after:accepted', 'signing', 'after:signed', 'after:submitted', 'sent', 'confirming', 'after:rejected', 'after:expired'] as const;
 
 export interface FleetCounts {
   /** SIGKILLs the killer sent. */

@@ -13,6 +13,7 @@ import { redact } from '../ops/local-redis.ts';
 import { chooseRedis } from '../ops/redis-choice.ts';
 import { startOpsServer, type OpsServer } from '../ops/http-server.ts';
 import type { Logger } from '../ops/logger.ts';
+import type { ActionJob } from '../pipeline/action.ts';
 import { watchHealth } from '../ops/health-alerts.ts';
 import { Metrics } from '../ops/metrics.ts';
 import { PreparationSlots } from '../pipeline/executor/preparation-slots.ts';
@@ -71,6 +72,8 @@ export interface DaemonOptions {
   readonly varDir?: string;
   /** Failpoint hooks, passed to the executor (crash-injection tests). */
   readonly onTransition?: ConstructorParameters<typeof Executor>[0]['onTransition'];
+  /** Crash-test hook (src/daemon/failpoint.ts): a tick's intent keys were claimed, its actions not yet stored. */
+  readonly onDecided?: (actions: readonly ActionJob[]) => void;
   readonly onSigned?: ConstructorParameters<typeof Executor>[0]['onSigned'];
   readonly onSent?: ConstructorParameters<typeof Executor>[0]['onSent'];
   readonly onLandingSeen?: ConstructorParameters<typeof Executor>[0]['onLandingSeen'];
@@ -202,7 +205,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       // A module no enabled strategy needs failed to load: reported, never a reason to stop the others.
       for (const p of skipped) logger.warn({ file: p.path, problem: p.message }, 'strategy module skipped');
       const accept = executorWorker ? executorWorker.accept.bind(executorWorker) : undefined;
-      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger, metrics, redisOutage, accept, local });
+      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger, metrics, redisOutage, accept, local, onDecided: options.onDecided });
       closers.push(() => strategyWorker!.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.market, watchdog, loop: 'strategy-worker', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.market, logger });
       closers.push(() => progress.stop());

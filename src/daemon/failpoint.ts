@@ -2,7 +2,10 @@ import type { ActionRecord } from '../pipeline/executor/action-record.ts';
 
 /**
  * Crash injection for the end-to-end tests (never set in production): `STRATD_FAILPOINT`
- * names the executor step after which the process SIGKILLs itself, once per action:
+ * names the step after which the process SIGKILLs itself, once per action:
+ *   decided — the strategy worker's claims took the tick's intent keys (and wrote the decisions
+ *     to the ledger), before this process's executor stored the actions: no record, no job; the
+ *     snapshot job, run again once its lock lapses, stores them;
  *   after:accepted | after:built | after:signed | after:submitted — right after that state is
  *     persisted (a signing executor stores `built`, `inspected` and `signed` in one write: `built`
  *     is stored apart only when its inspection could not answer, `inspected` only in a dry run);
@@ -16,6 +19,7 @@ import type { ActionRecord } from '../pipeline/executor/action-record.ts';
  *     refusal, after its final write and before the settled mark.
  */
 export interface Failpoints {
+  readonly onDecided?: () => void;
   readonly onTransition?: (record: ActionRecord) => void;
   readonly onSigned?: (record: ActionRecord) => void;
   readonly onSent?: (record: ActionRecord) => void;
@@ -27,6 +31,7 @@ export function failpointsFromEnv(env: NodeJS.ProcessEnv): Failpoints {
   const point = env.STRATD_FAILPOINT;
   if (!point) return {};
   const die = () => process.kill(process.pid, 'SIGKILL');
+  if (point === 'decided') return { onDecided: die };
   if (point === 'signing') return { onSigned: die };
   if (point === 'sent') return { onSent: die };
   // Seeing the landing keeps the state `submitted`, which is not a transition: it has its own hook.

@@ -43,6 +43,8 @@ export interface StrategyWorkerOptions {
   readonly accept?: (action: ActionJob, fresh: boolean) => Promise<void>;
   /** This process's pollers' own snapshots: the world reads take those of the tick Redis holds from here. */
   readonly local?: LocalSnapshots;
+  /** Crash-test hook: called when a tick's claims took intent keys, before its actions are stored or their jobs written. */
+  readonly onDecided?: (actions: readonly ActionJob[]) => void;
 }
 
 /** How long a handed-over run is kept for its job to find. */
@@ -251,6 +253,7 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
     if (claim === 'claimed') decided.push(action);
   }
   for (const action of decided) deps.metrics?.intents.inc({ strategy: action.strategy, type: action.intent.type });
+  if (decided.length > 0) deps.onDecided?.(decided);
   await deps.ledger.appendAll(notes);
   // This process's executor takes the tick's actions itself: it starts on each at once, and the
   // snapshot job completes only once each is stored (a crash before that runs the job again, whose

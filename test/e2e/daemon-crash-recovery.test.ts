@@ -20,23 +20,26 @@ import { waitUntil } from './support/wait-until.ts';
 
 interface Case {
   readonly failpoint: string;
-  /** Where the stored action must stand when the process died: proof the crash hit that step. */
-  readonly diedAt: (record: ActionRecord, landedOnVenue: boolean) => boolean;
+  /** Where the stored action must stand when the process died (undefined: never stored): proof the crash hit that step. */
+  readonly diedAt: (record: ActionRecord | undefined, landedOnVenue: boolean) => boolean;
   readonly expected: string;
 }
 
 const CASES: readonly Case[] = [
+  // Decided and claimed (the decision is in the ledger), not stored by the executor and no job:
+  // the snapshot job, run again once the dead process's lock on it lapses, stores the action.
+  { failpoint: 'decided', expected: 'decided, intent key claimed, nothing stored', diedAt: (r, landed) => r === undefined && !landed },
   // Built, inspected and signed in memory, nothing stored past `accepted`: the restart builds and
   // signs again, and the first signed bytes, never sent, can never land.
-  { failpoint: 'signing', expected: 'signed in memory, nothing stored or sent', diedAt: (r, landed) => r.state === 'accepted' && r.signature === undefined && !landed },
-  { failpoint: 'after:signed', expected: 'signed, not sent', diedAt: (r, landed) => r.state === 'signed' && r.signedTx !== undefined && !landed },
-  { failpoint: 'sent', expected: 'sent (landed on the venue) but `submitted` not persisted', diedAt: (r, landed) => r.state === 'signed' && landed },
-  { failpoint: 'after:submitted', expected: 'submitted, landing not yet seen', diedAt: (r) => r.state === 'submitted' && r.landedSlot === undefined },
+  { failpoint: 'signing', expected: 'signed in memory, nothing stored or sent', diedAt: (r, landed) => r?.state === 'accepted' && r.signature === undefined && !landed },
+  { failpoint: 'after:signed', expected: 'signed, not sent', diedAt: (r, landed) => r?.state === 'signed' && r.signedTx !== undefined && !landed },
+  { failpoint: 'sent', expected: 'sent (landed on the venue) but `submitted` not persisted', diedAt: (r, landed) => r?.state === 'signed' && landed },
+  { failpoint: 'after:submitted', expected: 'submitted, landing not yet seen', diedAt: (r) => r?.state === 'submitted' && r.landedSlot === undefined },
   // The sight of the landing is kept in memory: the record is `submitted` as sent, its request on the chain.
-  { failpoint: 'confirming', expected: 'submitted, landing seen, keeper pending', diedAt: (r, landed) => r.state === 'submitted' && landed },
+  { failpoint: 'confirming', expected: 'submitted, landing seen, keeper pending', diedAt: (r, landed) => r?.state === 'submitted' && landed },
   // The outcome is booked (idempotent) before the one write that makes the action final, settled
   // and frees its intent key: recovery must book it again and write it.
-  { failpoint: 'outcome-recorded', expected: 'keeper fill seen and booked, final write not made', diedAt: (r, landed) => r.state === 'submitted' && landed && r.finalSettled === false },
+  { failpoint: 'outcome-recorded', expected: 'keeper fill seen and booked, final write not made', diedAt: (r, landed) => r?.state === 'submitted' && landed && r.finalSettled === false },
 ];
 
 describe('crash at each executor step, then restart', () => {
@@ -53,7 +56,7 @@ describe('crash at each executor step, then restart', () => {
     await venue?.close();
   });
 
-  it.concurrent.for(CASES)('SIGKILL at $failpoint: the restarted daemon lands the action exactly once', { timeout: 120_000 }, async ({ failpoint, diedAt, expected }, { expect, onTestFinished }) => {
+  it.concurrent.for(CASES)('SIGKILL at $failpoint: the restarted daemon lands the action exactly once', { timeout: 150_000 }, async ({ failpoint, diedAt, expected }, { expect, onTestFinished }) => {
     const release = await slots.acquire();
     const fleet = new DaemonFleet();
     const deployment = await E2eDeployment.create(`crash-${failpoint.replace(':', '-')}`);
@@ -69,12 +72,13 @@ describe('crash at each executor step, then restart', () => {
     const death = await crashing.waitForExit(45_000);
     expect(death.signal, crashing.logTail()).toBe('SIGKILL');
 
-    const [actionId, ...others] = await deployment.actionIds();
+    // The decision is in the ledger from the claim on, whatever was stored after it.
+    const [actionId, ...others] = await deployment.decidedActionIds();
     expect(actionId, crashing.logTail()).toBeDefined();
     expect(others).toEqual([]);
     const atDeath = await deployment.record(actionId!);
     const landedAtDeath = atDeath?.signature !== undefined && (await control.landed()).some((l) => l.signature === atDeath.signature);
-    expect(atDeath && diedAt(atDeath, landedAtDeath), `expected the action ${expected}; it was ${JSON.stringify({ state: atDeath?.state, signature: atDeath?.signature, landedSlot: atDeath?.landedSlot, landedAtDeath })}`).toBe(true);
+    expect(diedAt(atDeath, landedAtDeath), `expected the action ${expected}; it was ${JSON.stringify({ state: atDeath?.state, signature: atDeath?.signature, landedSlot: atDeath?.landedSlot, landedAtDeath })}`).toBe(true);
 
     const restarted = fleet.start({ name: `restart after ${failpoint}`, sets });
     await waitUntil(
@@ -83,7 +87,8 @@ describe('crash at each executor step, then restart', () => {
         const record = await deployment.record(actionId!);
         return record && ['landed', 'rejected', 'expired'].includes(record.state) && record.finalSettled === true ? record : undefined;
       },
-      { what: `action ${actionId} is final and settled after the restart`, timeoutMs: 45_000, context: () => restarted.logTail() },
+      // 'decided': the snapshot job runs again only once the dead process's lock on it lapses (30 s).
+      { what: `action ${actionId} is final and settled after the restart`, timeoutMs: 75_000, context: () => restarted.logTail() },
     );
     restarted.signal('SIGTERM');
     expect((await restarted.waitForExit(20_000)).code, restarted.logTail()).toBe(0);

@@ -98,6 +98,12 @@ export class E2eDeployment {
     return new ActionStore(this.redis, this.prefix).openActionIds();
   }
 
+  /** Ids of every action decided (the `decision` entry the intent claim writes), stored or not, from the ledger, in order. */
+  async decidedActionIds(): Promise<string[]> {
+    const ids = (await this.ledger()).filter((e) => e.type === 'decision').map((e) => e.actionId!);
+    return [...new Set(ids)];
+  }
+
   /** Ids of every action the executor accepted, from the ledger, in order. */
   async actionIds(): Promise<string[]> {
     const ids = (await this.ledger()).filter((e) => e.type === 'action_state' && e.state === 'accepted').map((e) => e.actionId!);
