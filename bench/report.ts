@@ -127,7 +127,7 @@ export function printReport(r: Report): void {
       `executor alone, in process, ${run.concurrency} decreases in flight: ${fixed(run.landedPerSecond, 0)} landed/s, ${fixed(run.cpuMsPerLanded, 1)} ms CPU per landed action (${run.landed} in ${fixed(run.windowSeconds, 1)} s; not landed: ${missed})`,
     );
   }
-  if (e) console.log('  (without the pollers, the strategy worker and the action job\'s queue round trips; the most landed/s of these runs is the capacity)');
+  if (e) console.log('  (without the pollers, the strategy worker and the intent claims; the most landed/s of these runs is the capacity)');
 
   const goal = (ok: boolean, text: string) => console.log(`  ${ok ? 'met    ' : 'NOT met'}  ${text}`);
   console.log('\ngoals (issue 10)');
