@@ -5,7 +5,7 @@ import type { Config } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { claimIntents } from './strategy-runtime/intent-lock.ts';
-import { actionRecordKey } from './executor/action-store.ts';
+import { actionRecordKey, decisionOutboxKeys } from './executor/action-store.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
 import { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
@@ -225,9 +225,10 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
   const claims = await claimIntents(
     deps.redis,
     deps.prefix,
-    actions.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, actionId: a.actionId, jobKey: deps.actions.toKey(a.actionId), recordKey: actionRecordKey(deps.prefix, a.actionId), decisionEntry: deps.ledger.encode(decisionEntry(a, at)) })),
+    actions.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, actionId: a.actionId, jobKey: deps.actions.toKey(a.actionId), recordKey: actionRecordKey(deps.prefix, a.actionId), decisionEntry: deps.ledger.encode(decisionEntry(a, at)), outboxEntry: JSON.stringify(a) })),
     deps.config.strategies.intentLockMs,
     { streamKey: deps.ledger.streamKey, maxLen: deps.ledger.maxLen },
+    { ...decisionOutboxKeys(deps.prefix), nowMs: Date.now() },
   );
   // A decision suppressed behind an unfinished action is noted once per holding action, not on
   // every tick (or every window) while that action runs: its first suppressed decision stands for

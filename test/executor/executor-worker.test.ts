@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/ops/logger.ts';
 import type { ActionJob } from '../../src/pipeline/action.ts';
-import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
+import { ActionStore, decisionOutboxKeys } from '../../src/pipeline/executor/action-store.ts';
+import { claimIntents } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 import { ExecutorClosing, startExecutorWorker } from '../../src/pipeline/executor/executor-worker.ts';
 import type { Executor } from '../../src/pipeline/executor/executor.ts';
 import { openQueue, QUEUES } from '../../src/pipeline/queues.ts';
@@ -68,5 +69,32 @@ describe('the executor role', () => {
     const late = { ...newAction(), trigger: action.trigger } as ActionJob;
     await expect(worker.accept(late, true)).rejects.toBeInstanceOf(ExecutorClosing);
     expect(await store.load(late.actionId)).toBeUndefined();
+  });
+
+  it('a sweep stores an action whose deciding process died between its claim and its store, and drops an unreadable outbox entry', async () => {
+    const store = new ActionStore(scope.redis, scope.prefix);
+    const outbox = decisionOutboxKeys(scope.prefix);
+    const action = { ...newAction(), trigger: { kind: 'positions' as const, key: 'wallet', tickMs: 0, receivedAtMs: 0 } } as ActionJob;
+    // What the strategy worker's claim leaves when its process dies right after it: the key, the outbox entry.
+    const [claim] = await claimIntents(scope.redis, scope.prefix, [{ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId, outboxEntry: JSON.stringify(action) }], 60_000, undefined, { ...outbox, nowMs: Date.now() - 60_000 });
+    expect(claim?.result).toBe('claimed');
+    await scope.redis.hset(outbox.hashKey, 'act-garbage', '{"not":"an action"}');
+    await scope.redis.zadd(outbox.indexKey, Date.now() - 60_000, 'act-garbage');
+    // A decision made just now is its own process's to store: the sweep leaves it.
+    const fresh = { ...newAction(), trigger: action.trigger } as ActionJob;
+    await claimIntents(scope.redis, scope.prefix, [{ strategy: fresh.strategy, intentKey: fresh.intent.key, actionId: fresh.actionId, outboxEntry: JSON.stringify(fresh) }], 60_000, undefined, { ...outbox, nowMs: Date.now() });
+    const invalid: string[] = [];
+    const worker = startExecutorWorker({ redis: scope.redis, prefix: scope.prefix, executor: h.executor(), logger: silentLogger, concurrency: 4, sweepMs: 60_000, orphanGraceMs: 5_000, onInvalidJob: async (id) => void invalid.push(id ?? '') });
+    try {
+      await expect.poll(async () => (await store.load(action.actionId))?.record.state, { timeout: 10_000 }).toBe('landed');
+      expect(invalid).toEqual(['act-garbage']);
+      // Stored: out of the outbox (the create took it out); the garbage was dropped; the fresh one waits.
+      expect(await scope.redis.hkeys(outbox.hashKey)).toEqual([fresh.actionId]);
+      expect(await scope.redis.zrange(outbox.indexKey, '0', '-1')).toEqual([fresh.actionId]);
+      expect(await store.load(fresh.actionId)).toBeUndefined();
+    } finally {
+      await worker.close();
+      await store.dropFromOutbox(fresh.actionId);
+    }
   });
 });

@@ -7,7 +7,7 @@ import { VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageSha256 } from '../../src/chain/message-hash.ts';
 import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
-import { ActionStore, StaleActionWrite, type StoredAction } from '../../src/pipeline/executor/action-store.ts';
+import { ActionStore, decisionOutboxKeys, StaleActionWrite, type StoredAction } from '../../src/pipeline/executor/action-store.ts';
 import type { RiskGate } from '../../src/pipeline/executor/ports.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
 import { ChainHarness, newAction } from './harness.ts';
@@ -229,6 +229,26 @@ describe('the transition script and the intent lock', () => {
     return { record, version: 1 };
   }
   const lockOf = (r: ActionRecord) => intentLockKey(prefix, r.strategy, r.intent.key);
+
+  it('the create takes the action out of the decision outbox; no later write touches it', async () => {
+    const outbox = decisionOutboxKeys(prefix);
+    const action = newAction();
+    await redis.hset(outbox.hashKey, action.actionId, '{}');
+    await redis.zadd(outbox.indexKey, 1, action.actionId);
+    const now = Date.now();
+    const record: ActionRecord = {
+      ...action, state: 'accepted', acceptedAtMs: now, updatedAtMs: now, stateCommitted: false, dryRun: false,
+      awaitsKeeper: false, buildAttempts: 0, sendCount: 0, finalSettled: false,
+    };
+    // A create that loses its compare-and-set (the record exists) takes nothing out.
+    await redis.hset(`${prefix}action:${action.actionId}`, 'v', '1', 'json', JSON.stringify(record));
+    expect(await store.create(record)).toBe(false);
+    expect(await redis.hexists(outbox.hashKey, action.actionId)).toBe(1);
+    await redis.del(`${prefix}action:${action.actionId}`);
+    expect(await store.create(record)).toBe(true);
+    expect(await redis.hexists(outbox.hashKey, action.actionId)).toBe(0);
+    expect(await redis.zscore(outbox.indexKey, action.actionId)).toBeNull();
+  });
 
   it('keeps the lock while the action holds it, answers intentLost when another holds it, and keeps nothing when the compare-and-set fails', async () => {
     const mine = await accepted();

@@ -82,6 +82,34 @@ describe('claimIntents with decision entries', () => {
   });
 });
 
+describe('claimIntents with the decision outbox', () => {
+  it('puts the action of each claim that takes its key in the outbox, in the same step, and of no other', async () => {
+    const { redis } = scope;
+    const prefix = `${scope.prefix}outbox:`;
+    const outbox = { hashKey: `${prefix}actions:outbox`, indexKey: `${prefix}actions:outbox-since`, nowMs: 1_234 };
+    await claimIntent(redis, prefix, 'guard', 'held', 'act-earlier', 60_000);
+    const results = await claimIntents(
+      redis,
+      prefix,
+      [
+        { strategy: 'guard', intentKey: 'free', actionId: 'act-new', outboxEntry: '{"actionId":"act-new"}' },
+        { strategy: 'guard', intentKey: 'held', actionId: 'act-other', outboxEntry: '{"actionId":"act-other"}' },
+      ],
+      60_000,
+      undefined,
+      outbox,
+    );
+    expect(results.map((r) => r.result)).toEqual(['claimed', 'held-by-other']);
+    expect(await redis.hgetall(outbox.hashKey)).toEqual({ 'act-new': '{"actionId":"act-new"}' });
+    expect(await redis.zrange(outbox.indexKey, '0', '-1', 'WITHSCORES')).toEqual(['act-new', '1234']);
+    // Again (a retried job): the key is held by this action; nothing is added twice.
+    const again = await claimIntents(redis, prefix, [{ strategy: 'guard', intentKey: 'free', actionId: 'act-new', outboxEntry: '{"actionId":"act-new"}' }], 60_000, undefined, { ...outbox, nowMs: 9_999 });
+    expect(again.map((r) => r.result)).toEqual(['held-by-this']);
+    expect(await redis.zrange(outbox.indexKey, '0', '-1', 'WITHSCORES')).toEqual(['act-new', '1234']);
+    await expect(claimIntents(redis, prefix, [{ strategy: 'guard', intentKey: 'x', actionId: 'act-x', outboxEntry: '{}' }], 60_000)).rejects.toThrow(TypeError);
+  });
+});
+
 describe('Ledger.appendAll', () => {
   it('appends every entry in order in one call, and validates each', async () => {
     const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 });

@@ -24,7 +24,9 @@ export class StaleActionWrite extends Error {
  * separate release after it): only when the lease is still that owner's, never one another process
  * took after ours expired, and never on a final-but-unsettled write (its settlement, which follows
  * under the same lease, frees it; until then no other process's sweeper starts the bookkeeping too).
- *   KEYS: record, open set, ledger stream, intent lock, lease
+ * A create also takes the action out of the decision outbox (strategy-runtime/intent-lock.ts):
+ * from then on its record is the durable copy.
+ *   KEYS: record, open set, ledger stream, intent lock, lease, outbox hash, outbox index
  *   ARGV: [1] expected version, [2] new version, [3] record JSON, [4] mode (open|final|settled),
  *         [5] action id, [6] open-set score, [7] ledger entry ('' for none), [8] ledger max length,
  *         [9] retention seconds, [10] lease owner to take the lease for ('' for none: only a create
@@ -42,6 +44,10 @@ const TRANSITION = new RedisScript(`
 local v = redis.call('HGET', KEYS[1], 'v')
 if (v or '0') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'json', ARGV[3])
+if ARGV[1] == '0' then
+  redis.call('HDEL', KEYS[6], ARGV[5])
+  redis.call('ZREM', KEYS[7], ARGV[5])
+end
 if ARGV[4] == 'settled' then
   redis.call('ZREM', KEYS[2], ARGV[5])
   redis.call('EXPIRE', KEYS[1], ARGV[9])
@@ -84,6 +90,17 @@ export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 /** The Redis key of an action's record (a hash: the JSON record and its version). */
 export function actionRecordKey(prefix: string, actionId: string): string {
   return `${prefix}action:${actionId}`;
+}
+
+/** The decision outbox: actions decided (their intent keys claimed) that no record holds yet. */
+export function decisionOutboxKeys(prefix: string): { readonly hashKey: string; readonly indexKey: string } {
+  return { hashKey: `${prefix}actions:outbox`, indexKey: `${prefix}actions:outbox-since` };
+}
+
+/** An action left in the decision outbox: its id and the action as JSON, as the claim wrote it. */
+export interface OutboxEntry {
+  readonly actionId: string;
+  readonly json: string | null;
 }
 
 /**
@@ -146,7 +163,8 @@ export class ActionStore {
   private async cas(record: ActionRecord, version: number, ledgerEntries: string | readonly string[] = '', lease?: { readonly owner: string; readonly ttlMs: number }, freeLeaseOf?: string, keepIntentMs?: number): Promise<0 | 1 | 2 | 3> {
     const [ledgerEntry = '', ...moreEntries] = typeof ledgerEntries === 'string' ? [ledgerEntries] : ledgerEntries;
     const mode = !isFinalRecord(record) ? 'open' : record.finalSettled ? 'settled' : 'final';
-    const keys = [this.key(record.actionId), this.openKey, ledgerStreamKey(this.prefix), intentLockKey(this.prefix, record.strategy, record.intent.key), this.leaseKey(record.actionId)];
+    const outbox = decisionOutboxKeys(this.prefix);
+    const keys = [this.key(record.actionId), this.openKey, ledgerStreamKey(this.prefix), intentLockKey(this.prefix, record.strategy, record.intent.key), this.leaseKey(record.actionId), outbox.hashKey, outbox.indexKey];
     const result = await TRANSITION.run(this.redis, keys, [
       String(version),
       String(version + 1),
@@ -164,6 +182,24 @@ export class ActionStore {
       ...moreEntries,
     ]);
     return result === 1 || result === 2 || result === 3 ? result : 0;
+  }
+
+  /**
+   * Actions decided before `beforeMs` that are still in the decision outbox (no record yet: the
+   * process that claimed them died before storing them, or is stuck), oldest first, at most `limit`.
+   */
+  async outboxBefore(beforeMs: number, limit = 100): Promise<OutboxEntry[]> {
+    const { hashKey, indexKey } = decisionOutboxKeys(this.prefix);
+    const ids = await this.redis.zrangebyscore(indexKey, '-inf', `(${beforeMs}`, 'LIMIT', 0, limit);
+    if (ids.length === 0) return [];
+    const jsons = await this.redis.hmget(hashKey, ...ids);
+    return ids.map((actionId, i) => ({ actionId, json: jsons[i] ?? null }));
+  }
+
+  /** Takes an action out of the decision outbox without storing it (its entry could not be read). */
+  async dropFromOutbox(actionId: string): Promise<void> {
+    const { hashKey, indexKey } = decisionOutboxKeys(this.prefix);
+    await this.redis.multi().hdel(hashKey, actionId).zrem(indexKey, actionId).exec();
   }
 
   /** Unsettled actions (unfinished, or final but not yet settled), oldest first. */

@@ -23,7 +23,15 @@ export interface ExecutorWorkerOptions {
   readonly onInvalidJob?: (jobId: string | undefined, detail: string) => Promise<void>;
   /** Tells a Redis outage once instead of every failed poll (src/pipeline/redis-outage.ts). */
   readonly redisOutage?: RedisOutageLog;
+  /** How long a decided action may stay unstored before a sweep stores it (default 10 s). */
+  readonly orphanGraceMs?: number;
 }
+
+/**
+ * A decision is stored by its own process within milliseconds; one still unstored after this long
+ * lost its process (or the process is stuck), and any sweep stores it.
+ */
+const DEFAULT_ORPHAN_GRACE_MS = 10_000;
 
 /** The executor worker is closing: it takes no new action (the caller writes the action's job instead). */
 export class ExecutorClosing extends Error {
@@ -109,6 +117,19 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
   const sweep = async () => {
     try {
       for (const id of await options.executor.openActionIds()) void driveOnce(id);
+      // Decided, claimed and never stored (the deciding process died in between): stored here,
+      // as their job would have been (accept is idempotent: one stored meanwhile is just driven).
+      const orphaned = await options.executor.orphanedDecisions(options.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS);
+      for (const { actionId, detail } of orphaned.invalid) await options.onInvalidJob?.(actionId, `decision outbox: ${detail}`);
+      for (const action of orphaned.actions) {
+        logger.warn({ actionId: action.actionId, strategy: action.strategy }, 'storing an action decided by a process that did not store it');
+        void acceptOnce(action).then(
+          (accepted) => void driveOnce(action.actionId, accepted),
+          (error: unknown) => {
+            if (!options.redisOutage?.absorbs(error)) logger.warn({ actionId: action.actionId, err: error }, 'storing an orphaned decision failed; the next sweep tries again');
+          },
+        );
+      }
       options.watchdog?.beat('executor-sweep');
     } catch (error) {
       if (!options.redisOutage?.absorbs(error)) logger.error({ err: error }, 'sweeping unfinished actions failed');

@@ -7,7 +7,8 @@ import type { ChainClient } from '../../chain/rpc-client.ts';
 import type { Verdict } from '../../chain/policy/verdict.ts';
 import { SignerError, signInspected } from '../../chain/signer.ts';
 import { silentLogger, type Logger } from '../../ops/logger.ts';
-import type { ActionJob } from '../action.ts';
+import { actionJobSchema, type ActionJob } from '../action.ts';
+import { describeIssues, fieldIssues } from '../../api/issues.ts';
 import { clearedBuild, FINAL_STATES, isFinalRecord, type ActionRecord, type ActionState } from './action-record.ts';
 import { abortableSleep } from './abortable-sleep.ts';
 import { SubmittedWatch } from './submitted-watch.ts';
@@ -345,6 +346,32 @@ export class Executor {
   /** Unfinished actions in Redis, oldest first. */
   openActionIds(): Promise<string[]> {
     return this.o.store.openActionIds();
+  }
+
+  /**
+   * Actions decided more than `graceMs` ago that no record holds yet (still in the decision
+   * outbox: the process that claimed them died before storing them), for a sweep to accept. An
+   * entry that is not a valid action is taken out and answered in `invalid`.
+   */
+  async orphanedDecisions(graceMs: number): Promise<{ readonly actions: ActionJob[]; readonly invalid: ReadonlyArray<{ readonly actionId: string; readonly detail: string }> }> {
+    const actions: ActionJob[] = [];
+    const invalid: Array<{ actionId: string; detail: string }> = [];
+    for (const { actionId, json } of await this.o.store.outboxBefore(Date.now() - graceMs)) {
+      let parsed;
+      try {
+        parsed = actionJobSchema.safeParse(JSON.parse(json ?? 'null'));
+      } catch (error) {
+        parsed = undefined;
+        invalid.push({ actionId, detail: `not JSON: ${(error as Error).message}` });
+      }
+      if (parsed?.success && parsed.data.actionId === actionId) {
+        actions.push(parsed.data);
+        continue;
+      }
+      if (parsed) invalid.push({ actionId, detail: parsed.success ? `the entry is action ${parsed.data.actionId}` : describeIssues(fieldIssues(parsed.error)) });
+      await this.o.store.dropFromOutbox(actionId);
+    }
+    return { actions, invalid };
   }
 
   /** Drives every unfinished action: start-up reconciliation, the same path as crash recovery. */

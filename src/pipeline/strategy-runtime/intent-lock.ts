@@ -31,19 +31,21 @@ export interface ClaimAnswer {
 
 // Claims N intent keys in one step. KEYS: lock1, job1, record1, lock2, job2, record2, ... (a claim
 // without a job or record key repeats its lock key there, so every key stays in the deployment's
-// hash slot), then the ledger's stream; ARGV: ttl, the ledger's MAXLEN, then per claim its action
-// id, which existence keys it has ('j' job, 'r' record, both, or ''), and its decision's ledger
-// entry ('' for none), appended when, and only when, the claim takes the key: a claimed key always
-// has its decision in the ledger, whatever fails after. Answers two lists: one ClaimResult per
-// claim, and per claim the holding action ('' unless held by another).
+// hash slot), then the ledger's stream, the outbox hash and the outbox index; ARGV: ttl, the
+// ledger's MAXLEN, now (ms), then per claim its action id, which existence keys it has ('j' job,
+// 'r' record, both, or ''), its decision's ledger entry ('' for none) and its action for the
+// outbox ('' for none). The entry is appended and the action put in the outbox when, and only
+// when, the claim takes the key: a claimed key always has its decision in the ledger and its
+// action in the outbox until a record of it exists, whatever fails after. Answers two lists: one
+// ClaimResult per claim, and per claim the holding action ('' unless held by another).
 const CLAIM = `
 local out = {}
 local holders = {}
-local n = math.floor(#KEYS / 3)
-local stream = KEYS[3 * n + 1]
+local n = math.floor((#KEYS - 3) / 3)
+local stream, outbox, outboxIndex = KEYS[3 * n + 1], KEYS[3 * n + 2], KEYS[3 * n + 3]
 for i = 1, n do
   local lock, job, record = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
-  local id, has, entry = ARGV[3 * i], ARGV[3 * i + 1], ARGV[3 * i + 2]
+  local id, has, entry, action = ARGV[4 * i], ARGV[4 * i + 1], ARGV[4 * i + 2], ARGV[4 * i + 3]
   if (string.find(has, 'j', 1, true) and redis.call('EXISTS', job) == 1) or (string.find(has, 'r', 1, true) and redis.call('EXISTS', record) == 1) then
     out[i] = 'action-exists'
   else
@@ -51,6 +53,10 @@ for i = 1, n do
     if not current then
       redis.call('SET', lock, id, 'PX', ARGV[1])
       if entry ~= '' then redis.call('XADD', stream, 'MAXLEN', '~', ARGV[2], '*', 'entry', entry) end
+      if action ~= '' then
+        redis.call('HSET', outbox, id, action)
+        redis.call('ZADD', outboxIndex, ARGV[3], id)
+      end
       out[i] = 'claimed'
     elseif current == id then
       out[i] = 'held-by-this'
@@ -95,6 +101,21 @@ export interface IntentClaim {
   readonly recordKey?: string;
   /** The decision's ledger entry, encoded (Ledger.encode): appended in the same step when this claim takes the key. */
   readonly decisionEntry?: string;
+  /** The action as JSON, put in the outbox in the same step when this claim takes the key. */
+  readonly outboxEntry?: string;
+}
+
+/**
+ * Where claimIntents puts the action of each claim that takes its key, until an executor stores
+ * it: a hash (action id → the action as JSON) and its index (action id → when it was decided).
+ * The write that creates the action's record takes it out (src/pipeline/executor/action-store.ts);
+ * any executor's sweep stores an action left there longer than a grace period (its process died
+ * between the claim and the store).
+ */
+export interface DecisionOutbox {
+  readonly hashKey: string;
+  readonly indexKey: string;
+  readonly nowMs: number;
 }
 
 /** Where claimIntents appends the decisions of the claims that take their keys. */
@@ -108,17 +129,18 @@ export interface DecisionLedger {
  * tick decides); answers in the claims' order. The claims run in order, so of two claims of one
  * key the first wins.
  */
-export async function claimIntents(redis: Redis, prefix: string, claims: readonly IntentClaim[], ttlMs: number, ledger?: DecisionLedger): Promise<ClaimAnswer[]> {
+export async function claimIntents(redis: Redis, prefix: string, claims: readonly IntentClaim[], ttlMs: number, ledger?: DecisionLedger, outbox?: DecisionOutbox): Promise<ClaimAnswer[]> {
   if (claims.length === 0) return [];
   if (!ledger && claims.some((c) => c.decisionEntry !== undefined)) throw new TypeError('claimIntents: decision entries need the ledger to append them to');
+  if (!outbox && claims.some((c) => c.outboxEntry !== undefined)) throw new TypeError('claimIntents: outbox entries need the outbox to put them in');
   const keys = claims.flatMap((c) => {
     const lock = intentLockKey(prefix, c.strategy, c.intentKey);
     return [lock, c.jobKey ?? lock, c.recordKey ?? lock];
   });
-  // Without a ledger the stream slot repeats the first lock key (never written): KEYS stay in the slot.
-  keys.push(ledger?.streamKey ?? keys[0]!);
-  const args = claims.flatMap((c) => [c.actionId, `${c.jobKey === undefined ? '' : 'j'}${c.recordKey === undefined ? '' : 'r'}`, c.decisionEntry ?? '']);
-  const [results, holders] = (await CLAIM_SCRIPT.run(redis, keys, [String(ttlMs), String(ledger?.maxLen ?? 0), ...args])) as [ClaimResult[], string[]];
+  // Without a ledger or an outbox their slots repeat the first lock key (never written): KEYS stay in the slot.
+  keys.push(ledger?.streamKey ?? keys[0]!, outbox?.hashKey ?? keys[0]!, outbox?.indexKey ?? keys[0]!);
+  const args = claims.flatMap((c) => [c.actionId, `${c.jobKey === undefined ? '' : 'j'}${c.recordKey === undefined ? '' : 'r'}`, c.decisionEntry ?? '', c.outboxEntry ?? '']);
+  const [results, holders] = (await CLAIM_SCRIPT.run(redis, keys, [String(ttlMs), String(ledger?.maxLen ?? 0), String(outbox?.nowMs ?? 0), ...args])) as [ClaimResult[], string[]];
   return results.map((result, i) => (holders[i] ? { result, holder: holders[i] } : { result }));
 }
 
