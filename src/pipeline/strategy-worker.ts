@@ -257,8 +257,9 @@ async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, 
   if (decided.length > 0) deps.onDecided?.(decided);
   await deps.ledger.appendAll(notes);
   // This process's executor takes the tick's actions itself: it starts on each at once, and the
-  // snapshot job completes only once each is stored (a crash before that runs the job again, whose
-  // claims find the keys held by these same actions, 'held-by-this', and store them then). A
+  // snapshot job completes only once each is stored. Should the process die before that, the
+  // claims left each action in the decision outbox, which any executor's sweep stores, and a
+  // retry of the job finds the keys held by these same actions ('held-by-this') and stores them. A
   // stored action is the executor's: its record is in the open set every executor sweeps, and the
   // claims of a later tick or a retry answer 'action-exists'. An action the executor refuses at
   // once frees its key in the same write that stores it rejected, so nothing claims that key

@@ -92,22 +92,14 @@ describe('the in-process hand-over of a new action', () => {
     const prefix = `${scope.prefix}several:`;
     const queue = openQueue<ActionJob>(QUEUES.actions, { connection: scope.redis, prefix });
     let failNextBulk = true;
-    const actions = new Proxy(queue, {
-      get(target, property, receiver) {
-        if (property === 'addBulk') {
-          return async (jobs: Parameters<Queue<ActionJob>['addBulk']>[0]) => {
-            // The first write puts only the first job in, then fails (a partial pipeline).
-            if (failNextBulk) {
-              failNextBulk = false;
-              await target.addBulk(jobs.slice(0, 1));
-              throw new Error('the job write failed');
-            }
-            return target.addBulk(jobs);
-          };
-        }
-        const value: unknown = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const actions = withAddBulk(queue, async (jobs) => {
+      // The first write puts only the first job in, then fails (a partial pipeline).
+      if (failNextBulk) {
+        failNextBulk = false;
+        await queue.addBulk(jobs.slice(0, 1));
+        throw new Error('the job write failed');
+      }
+      return queue.addBulk(jobs);
     });
     // A process without an executor: every action goes to its job.
     const { handle, ledger } = severalHandler(prefix, actions);
@@ -150,18 +142,11 @@ describe('the in-process hand-over of a new action', () => {
     const queue = openQueue<ActionJob>(QUEUES.actions, { connection: scope.redis, prefix });
     let crashed = false;
     const stored: Array<{ actionId: string; fresh: boolean }> = [];
-    const actions = new Proxy(queue, {
-      get(target, property, receiver) {
-        // The crash: neither the executor nor the queue stored anything.
-        if (property === 'addBulk' && !crashed) {
-          return async () => {
-            crashed = true;
-            throw new Error('the process died');
-          };
-        }
-        const value: unknown = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const actions = withAddBulk(queue, async (jobs) => {
+      if (crashed) return queue.addBulk(jobs);
+      // The crash: neither the executor nor the queue stored anything.
+      crashed = true;
+      throw new Error('the process died');
     });
     const { handle, ledger } = severalHandler(prefix, actions, async (action, fresh) => {
       if (!crashed) throw new Error('the process died');
@@ -182,6 +167,17 @@ describe('the in-process hand-over of a new action', () => {
     }
   });
 });
+
+/** The real queue, with its job writes (addBulk) going through `addBulk` instead. */
+function withAddBulk(queue: Queue<ActionJob>, addBulk: Queue<ActionJob>['addBulk']): Queue<ActionJob> {
+  return new Proxy(queue, {
+    get(target, property, receiver) {
+      if (property === 'addBulk') return addBulk;
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 /** A snapshot handler whose one strategy decides three decreases on every positions snapshot. */
 function severalHandler(prefix: string, actions: Queue<ActionJob>, accept?: (action: ActionJob, fresh: boolean) => Promise<void>) {

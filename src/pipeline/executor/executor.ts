@@ -357,18 +357,12 @@ export class Executor {
     const actions: ActionJob[] = [];
     const invalid: Array<{ actionId: string; detail: string }> = [];
     for (const { actionId, json } of await this.o.store.outboxBefore(Date.now() - graceMs)) {
-      let parsed;
-      try {
-        parsed = actionJobSchema.safeParse(JSON.parse(json ?? 'null'));
-      } catch (error) {
-        parsed = undefined;
-        invalid.push({ actionId, detail: `not JSON: ${(error as Error).message}` });
-      }
-      if (parsed?.success && parsed.data.actionId === actionId) {
-        actions.push(parsed.data);
+      const read = outboxAction(actionId, json);
+      if (typeof read !== 'string') {
+        actions.push(read);
         continue;
       }
-      if (parsed) invalid.push({ actionId, detail: parsed.success ? `the entry is action ${parsed.data.actionId}` : describeIssues(fieldIssues(parsed.error)) });
+      invalid.push({ actionId, detail: read });
       await this.o.store.dropFromOutbox(actionId);
     }
     return { actions, invalid };
@@ -795,6 +789,19 @@ interface DriveLease {
 type Judged = { readonly verdict: Verdict } | { readonly error: unknown };
 /** A blockhash expiry check, or the error that kept the RPC from answering it. */
 type Expiry = { readonly expired: boolean } | { readonly error: unknown };
+
+/** The action a decision-outbox entry holds, or why it holds none (not JSON, not an action, another action's). */
+function outboxAction(actionId: string, json: string | null): ActionJob | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(json ?? 'null');
+  } catch (error) {
+    return `not JSON: ${(error as Error).message}`;
+  }
+  const parsed = actionJobSchema.safeParse(value);
+  if (!parsed.success) return describeIssues(fieldIssues(parsed.error));
+  return parsed.data.actionId === actionId ? parsed.data : `the entry is action ${parsed.data.actionId}`;
+}
 
 /** The built bytes of a record; unreadable ones (stored by an older build step) end the action. */
 function storedTransaction(r: ActionRecord): WireTransaction {
