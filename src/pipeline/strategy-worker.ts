@@ -8,7 +8,7 @@ import { claimIntents } from './strategy-runtime/intent-lock.ts';
 import { actionRecordKey, decisionOutboxKeys } from './executor/action-store.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
-import { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
+import { commitStateChanges, readStrategyState } from './strategy-runtime/state.ts';
 import type { ActionJob } from './action.ts';
 import type { Ledger, LedgerEntryInput } from './ledger.ts';
 import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
@@ -18,7 +18,7 @@ import { SnapshotCache } from './snapshot-cache.ts';
 import type { LocalSnapshots } from './local-snapshots.ts';
 
 export { runStrategies, type StrategyRun, type RunStrategiesInput, type SnapshotReader } from './strategy-runtime/run.ts';
-export { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
+export { commitStateChanges, commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
 export { settleAction, type ActionOutcome } from './strategy-runtime/settle.ts';
 export { releaseIntent } from './strategy-runtime/intent-lock.ts';
 
@@ -183,7 +183,7 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
       }
       enqueued.push(...(await enqueueActions(run.actions, deps, now, suppressed)));
       if (run.commitNow) {
-        await commitStrategyState(redis, prefix, run.strategy, run.commitNow.state, { decidedAtMs: now() });
+        await commitStateChanges(redis, prefix, run.strategy, run.commitNow.changes, { decidedAtMs: now() });
         await ledger.append({ at: now(), type: 'strategy_state', strategy: run.strategy, detail: { trigger: triggerOf(snapshot) } });
       }
     }

@@ -58,6 +58,7 @@ export const actionRecord = z.object({
   window: job.window,
   trigger: job.trigger.optional(),
   stateAfter: job.stateAfter,
+  stateChanges: job.stateChanges,
   stateCommitted: z.boolean().default(false),
   state: actionState,
   acceptedAtMs: z.number(),

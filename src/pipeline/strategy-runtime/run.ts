@@ -8,6 +8,7 @@ import { readableKinds, type StrategyContext } from '../../sdk/define.ts';
 import { snapshotView } from '../../sdk/snapshot-view.ts';
 import { intentSchema, type Intent } from '../../sdk/intent.ts';
 import type { LoadedStrategy } from './loader.ts';
+import { stateChanges, type StateChange } from './state-changes.ts';
 
 /** Where the worker loads the latest snapshots from (Redis in the daemon, anything in tests). */
 export interface SnapshotReader {
@@ -36,8 +37,8 @@ export type StrategyRun =
       readonly status: 'ok';
       /** One action job per intent, ids derived from (strategy, intent key, window). */
       readonly actions: readonly ActionJob[];
-      /** A new state to commit now (returned without intents). */
-      readonly commitNow?: { readonly state: unknown };
+      /** A new state to commit now (returned without intents), and what it changed in the state the decision started from. */
+      readonly commitNow?: { readonly state: unknown; readonly changes: readonly StateChange[] };
     }
   | { readonly strategy: string; readonly status: 'failed'; readonly failure: StrategyFailureKind; readonly message: string };
 
@@ -161,6 +162,9 @@ export async function decideOne(loaded: LoadedStrategy, input: DecideInput): Pro
   const decidedAtMs = input.now();
   const window = decisionWindow(input.snapshot.tickMs, strategy.decisionWindowMs ?? 0);
   const trigger = { kind: input.snapshot.kind, key: input.snapshot.key, tickMs: input.snapshot.tickMs, receivedAtMs: input.snapshot.receivedAtMs };
+  // Committed as a difference from the state this decision read, so that another decision of the
+  // same tick that changed other members keeps its changes (state.ts).
+  const changes = newState === undefined ? [] : stateChanges(state, newState);
   const actions: ActionJob[] = intents.map((intent) => ({
     actionId: actionIdFor(name, intent.key, window),
     strategy: name,
@@ -168,9 +172,9 @@ export async function decideOne(loaded: LoadedStrategy, input: DecideInput): Pro
     decidedAtMs,
     window,
     trigger,
-    ...(newState !== undefined ? { stateAfter: newState } : {}),
+    ...(newState !== undefined ? { stateAfter: newState, stateChanges: changes } : {}),
   }));
-  const commitNow = newState !== undefined && actions.length === 0 ? { state: newState } : undefined;
+  const commitNow = newState !== undefined && actions.length === 0 ? { state: newState, changes } : undefined;
   return { strategy: name, status: 'ok', actions, ...(commitNow ? { commitNow } : {}) };
 }
 
