@@ -415,10 +415,11 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     keepIntentEveryMs: Math.floor(config.strategies.intentLockMs / 3),
     settle: async (record, outcome) => {
       // A landed action's state was committed when it became ambiguous (stateCommitted), with the
-      // same stateAfter: a second commit would be an empty round trip.
-      if (outcome === 'landed' && record.stateCommitted) return;
-      // The final write frees the intent key (ActionStore's transition script).
-      await settleAction(redis, prefix, { ...record, trigger: record.trigger ?? { kind: 'positions', key: '-', tickMs: 0, receivedAtMs: 0 } }, outcome, { releaseIntent: false });
+      // same changes: a second commit would be an empty round trip. A landed TP/SL action is still
+      // booked (only a landing is). The final write frees the intent key (ActionStore's transition script).
+      const commitState = !(outcome === 'landed' && record.stateCommitted);
+      if (!commitState && !record.intent.type.startsWith('tpsl-')) return;
+      await settleAction(redis, prefix, { ...record, trigger: record.trigger ?? { kind: 'positions', key: '-', tickMs: 0, receivedAtMs: 0 } }, outcome, { releaseIntent: false, commitState });
     },
     ledger: o.ledger,
     risk,

@@ -9,6 +9,8 @@ import { actionRecordKey, decisionOutboxKeys } from './executor/action-store.ts'
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
 import { commitStateChanges, readStrategyState } from './strategy-runtime/state.ts';
+import { readTpslBook } from '../risk/tpsl-book.ts';
+import type { TpslOwner } from '../sdk/define.ts';
 import type { ActionJob } from './action.ts';
 import type { Ledger, LedgerEntryInput } from './ledger.ts';
 import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
@@ -169,6 +171,13 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
       strategies: active.strategies,
       reader,
       readState: (name) => readStrategyState(redis, prefix, name),
+      readTpslOwners: async () => {
+        const book = await readTpslBook(redis, prefix);
+        if (book.unreadable.length > 0) logger.warn({ unreadable: book.unreadable }, 'TP/SL book entries unreadable; their requests count as nobody\'s');
+        const owners = new Map<string, TpslOwner>();
+        for (const [pubkey, entry] of book.entries) if (entry.owner) owners.set(pubkey, { strategy: entry.owner, ...(entry.ownerIntentKey ? { intentKey: entry.ownerIntentKey } : {}) });
+        return owners;
+      },
       now,
       logger,
       timeoutMs: active.timeoutMs,

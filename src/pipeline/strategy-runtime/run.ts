@@ -4,7 +4,7 @@ import type { Logger } from '../../ops/logger.ts';
 import type { Logger as StrategyLogger } from '../../sdk/logger.ts';
 import { actionIdFor, decisionWindow, type ActionJob } from '../action.ts';
 import type { Snapshot, SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
-import { readableKinds, type StrategyContext } from '../../sdk/define.ts';
+import { readableKinds, type StrategyContext, type TpslOwner } from '../../sdk/define.ts';
 import { snapshotView } from '../../sdk/snapshot-view.ts';
 import { intentSchema, type Intent } from '../../sdk/intent.ts';
 import type { LoadedStrategy } from './loader.ts';
@@ -22,6 +22,8 @@ export interface RunStrategiesInput {
   readonly strategies: readonly LoadedStrategy[];
   readonly reader: SnapshotReader;
   readonly readState: (strategy: string) => Promise<unknown>;
+  /** Who created each TP/SL request (ctx.tpslOwner), read once per snapshot job; absent: nobody known. */
+  readonly readTpslOwners?: () => Promise<ReadonlyMap<string, TpslOwner>>;
   readonly now: () => number;
   readonly logger: Logger;
   /** Longest one onSnapshot may take. */
@@ -58,8 +60,9 @@ export async function runStrategies(input: RunStrategiesInput): Promise<Strategy
   const subscribed = input.strategies.filter((s) => (s.strategy.subscribes as readonly SnapshotKind[]).includes(input.snapshot.kind));
   if (subscribed.length === 0) return [];
   // The world and every strategy's state are read together (one round trip, not two).
-  const [world, states] = await Promise.all([
+  const [world, tpslOwners, states] = await Promise.all([
     loadWorld(input.reader, subscribed, input.snapshot),
+    input.readTpslOwners?.(),
     Promise.all(
       subscribed.map((loaded) =>
         input.readState(loaded.strategy.name).then(
@@ -73,7 +76,7 @@ export async function runStrategies(input: RunStrategiesInput): Promise<Strategy
     subscribed.map(async (loaded, i) => {
       const read = states[i]!;
       if ('error' in read) return { strategy: loaded.strategy.name, status: 'failed' as const, failure: 'state_unreadable' as const, message: read.error.message };
-      return decideOne(loaded, { snapshot: input.snapshot, world, state: read.state, now: input.now, logger: input.logger, timeoutMs: input.timeoutMs });
+      return decideOne(loaded, { snapshot: input.snapshot, world, state: read.state, tpslOwners, now: input.now, logger: input.logger, timeoutMs: input.timeoutMs });
     }),
   );
 }
@@ -94,6 +97,8 @@ export interface DecideInput {
   readonly world: readonly Snapshot[];
   /** The committed state, as read (checked against the strategy's state schema here). */
   readonly state: unknown;
+  /** Who created each TP/SL request, by request pubkey (ctx.tpslOwner); absent: nobody known. */
+  readonly tpslOwners?: ReadonlyMap<string, TpslOwner>;
   readonly now: () => number;
   /** Tagged per strategy with child(); the daemon's pino logger, or any logger of the SDK's shape. */
   readonly logger: StrategyLogger & { child(bindings: Record<string, unknown>): StrategyLogger };
@@ -125,6 +130,7 @@ export async function decideOne(loaded: LoadedStrategy, input: DecideInput): Pro
     latestAll: (kind) => view.latestAll(kind),
     now: input.now,
     logger: input.logger.child({ strategy: name }),
+    tpslOwner: (tpslPubkey) => input.tpslOwners?.get(tpslPubkey),
   };
 
   let output: unknown;
