@@ -15,6 +15,8 @@ import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
 import type { Snapshot } from '../../src/pipeline/snapshot.ts';
 import { settleAction, startStrategyWorker, type StrategyWorker } from '../../src/pipeline/strategy-worker.ts';
 import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
+import { allowAllRisk } from '../../src/pipeline/executor/ports.ts';
+import { withStopArbitration } from '../../src/risk/stop-arbitration.ts';
 import { readTpslBook } from '../../src/risk/tpsl-book.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
@@ -122,5 +124,60 @@ describe('tpsl-coverage manages only the requests it created (manage: own)', () 
     } finally {
       await worker.close();
     }
+  });
+});
+
+describe('stop arbitration: several strategies on one stop, the tightest wins', () => {
+  const move = (tpslPubkey: string, triggerPrice: bigint, extra: Partial<Extract<Intent, { type: 'tpsl-update' }>> = {}): Intent => ({
+    type: 'tpsl-update', key: `move:${tpslPubkey}:${triggerPrice}`, reason: 'move the stop', notionalUsd: '0', tpslPubkey, triggerPrice: triggerPrice.toString(), ...extra,
+  });
+  const arbitrationEntries = async () => (await h.ledger.read({ limit: 10_000, types: ['risk'] })).filter((e) => (e.detail as { event?: string }).event === 'stop_arbitration');
+
+  it('refuses a loosening move or a cancel of a stop another strategy tightened, whatever the landing order; an explicit opt-out passes', async () => {
+    const w = await h.fundedWallet();
+    const executor = bookingExecutor(w, { risk: withStopArbitration(allowAllRisk, { redis: scope.redis, prefix: scope.prefix, ledger: h.ledger }) });
+    const p = await solLong(w);
+    const created = p.liquidationPriceUsd + (p.markPriceUsd - p.liquidationPriceUsd) / 2n;
+    expect(await act(executor, 'tpsl-coverage', {
+      type: 'tpsl-create', key: `sl:${p.positionPubkey}`, reason: 'cover', notionalUsd: '0', positionPubkey: p.positionPubkey,
+      marketMint: MINTS.SOL, side: 'long', requestType: 'sl', triggerPrice: created.toString(), receiveToken: 'USDC',
+    })).toMatchObject({ state: 'landed' });
+    const [stop] = (await solLong(w)).tpslRequests;
+    const pubkey = stop!.pubkey;
+
+    // The trailing stop tightens coverage's stop: allowed (it lowers risk), and booked as the trailing stop's.
+    const trailed = created + (p.markPriceUsd - created) / 2n;
+    expect(await act(executor, 'trailing-stop', move(pubkey, trailed))).toMatchObject({ state: 'landed' });
+    expect((await readTpslBook(scope.redis, scope.prefix)).entries.get(pubkey)).toMatchObject({ owner: 'tpsl-coverage', setBy: 'trailing-stop', triggerPrice: trailed.toString() });
+
+    // Coverage, from a stale snapshot, moves it back towards its own target: refused before anything is signed.
+    const signatures = w.signatures();
+    const loosened = created + (trailed - created) / 2n;
+    const refused = await act(executor, 'tpsl-coverage', move(pubkey, loosened));
+    expect(refused).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    expect(refused!.detail).toContain('would loosen it');
+    const cancelled = await act(executor, 'tpsl-coverage', { type: 'tpsl-cancel', key: `cancel:${pubkey}`, reason: 'surplus', notionalUsd: '0', tpslPubkey: pubkey });
+    expect(cancelled).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    expect(w.signatures()).toBe(signatures);
+    expect((await solLong(w)).tpslRequests).toMatchObject([{ pubkey, triggerPriceUsd: trailed }]);
+    const [cancelEntry, moveEntry] = await arbitrationEntries();
+    expect(moveEntry).toMatchObject({ strategy: 'tpsl-coverage', detail: { stage: 'accept', tpslPubkey: pubkey, owner: 'tpsl-coverage', setBy: 'trailing-stop', setTriggerPrice: trailed.toString(), requested: loosened.toString() } });
+    expect(cancelEntry).toMatchObject({ detail: { requested: 'cancel', setBy: 'trailing-stop' } });
+
+    // The other landing order: coverage's move is accepted while coverage still set the stop last;
+    // the trailing stop's tighter move lands before it is signed, and the check before signing refuses it.
+    const back = trailed + (p.markPriceUsd - trailed) / 4n;
+    expect(await act(executor, 'tpsl-coverage', move(pubkey, back))).toMatchObject({ state: 'landed' });
+    const late = { ...h.job(move(pubkey, trailed + 1n)), strategy: 'tpsl-coverage' };
+    await executor.accept(late);
+    const tighter = back + (p.markPriceUsd - back) / 4n;
+    expect(await act(executor, 'trailing-stop', move(pubkey, tighter))).toMatchObject({ state: 'landed' });
+    expect(await executor.drive(late.actionId, h.signal)).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    expect((await arbitrationEntries())[0]).toMatchObject({ actionId: late.actionId, detail: { stage: 'sign', setBy: 'trailing-stop', setTriggerPrice: tighter.toString() } });
+    expect((await solLong(w)).tpslRequests).toMatchObject([{ pubkey, triggerPriceUsd: tighter }]);
+
+    // An explicit opt-out on the intent: the move lands.
+    expect(await act(executor, 'tpsl-coverage', move(pubkey, back, { stopArbitration: 'off' }))).toMatchObject({ state: 'landed' });
+    expect((await solLong(w)).tpslRequests).toMatchObject([{ pubkey, triggerPriceUsd: back }]);
   });
 });
