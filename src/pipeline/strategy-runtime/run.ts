@@ -60,9 +60,11 @@ export async function runStrategies(input: RunStrategiesInput): Promise<Strategy
   const subscribed = input.strategies.filter((s) => (s.strategy.subscribes as readonly SnapshotKind[]).includes(input.snapshot.kind));
   if (subscribed.length === 0) return [];
   // The world and every strategy's state are read together (one round trip, not two).
+  // TP/SL requests appear only in positions snapshots: a job whose strategies cannot see one skips the read.
+  const seesRequests = subscribed.some((s) => readableKinds(s.strategy).includes('positions'));
   const [world, tpslOwners, states] = await Promise.all([
     loadWorld(input.reader, subscribed, input.snapshot),
-    input.readTpslOwners?.(),
+    seesRequests ? input.readTpslOwners?.() : undefined,
     Promise.all(
       subscribed.map((loaded) =>
         input.readState(loaded.strategy.name).then(
