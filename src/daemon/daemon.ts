@@ -45,6 +45,7 @@ import { startStrategyWorker, type StrategyWorker } from '../pipeline/strategy-w
 import { RedisRiskGate } from '../risk/risk-gate.ts';
 import { TradingSwitch } from '../risk/trading-switch.ts';
 import { tpslFromSnapshots } from '../risk/tpsl-lookup.ts';
+import { withStopArbitration } from '../risk/stop-arbitration.ts';
 import { loadStrategies, StrategyLoadError } from '../pipeline/strategy-runtime/loader.ts';
 import { settleAction } from '../pipeline/strategy-runtime/settle.ts';
 import type { Venue } from '../venue/venue.ts';
@@ -356,7 +357,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   const client = o.client.withBudgetPriority('protective');
   const chain = new ChainClient(o.rpcUrl, config.rpc.commitment, config.execution.skipPreflight, o.metrics.rpc, config.rpc.timeoutMs);
   const findTpsl = tpslFromSnapshots(redis, prefix);
-  const risk = new RedisRiskGate({
+  const gate = new RedisRiskGate({
     redis,
     prefix,
     limits: {
@@ -372,6 +373,8 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     findTpsl,
     tradingSwitch: o.tradingSwitch,
   });
+  // Several strategies on one stop: a move or cancel that loosens a trigger another strategy set is refused, at accept and before signing.
+  const risk = withStopArbitration(gate, { redis, prefix, findTpsl, ledger: o.ledger });
   // Parsed once per tick, not once per build: pool-info for request validity, positions for the mark price.
   const snapshots = new SnapshotCache(redis, prefix, o.local);
   const validityRead = new Map<string, { readonly seconds: number; readonly atMs: number }>();
@@ -415,10 +418,11 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     keepIntentEveryMs: Math.floor(config.strategies.intentLockMs / 3),
     settle: async (record, outcome) => {
       // A landed action's state was committed when it became ambiguous (stateCommitted), with the
-      // same stateAfter: a second commit would be an empty round trip.
-      if (outcome === 'landed' && record.stateCommitted) return;
-      // The final write frees the intent key (ActionStore's transition script).
-      await settleAction(redis, prefix, { ...record, trigger: record.trigger ?? { kind: 'positions', key: '-', tickMs: 0, receivedAtMs: 0 } }, outcome, { releaseIntent: false });
+      // same changes: a second commit would be an empty round trip. A landed TP/SL action is still
+      // booked (only a landing is). The final write frees the intent key (ActionStore's transition script).
+      const commitState = !(outcome === 'landed' && record.stateCommitted);
+      if (!commitState && !record.intent.type.startsWith('tpsl-')) return;
+      await settleAction(redis, prefix, { ...record, trigger: record.trigger ?? { kind: 'positions', key: '-', tickMs: 0, receivedAtMs: 0 } }, outcome, { releaseIntent: false, commitState });
     },
     ledger: o.ledger,
     risk,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { intentSchema } from '../sdk/intent.ts';
 import { strategyName } from '../sdk/name.ts';
 import { snapshotKind } from './snapshot.ts';
+import { stateChange } from './strategy-runtime/state-changes.ts';
 
 /**
  * The action job: one intent of one strategy, on the actions queue, for the executor.
@@ -33,6 +34,12 @@ export const actionJobSchema = z.strictObject({
    * only when the action landed or is ambiguous — never on a rejection or expiry.
    */
   stateAfter: z.json().optional(),
+  /**
+   * What the decision changed in the state it started from (state-changes.ts): what the executor
+   * commits, merged member by member, so decisions of one tick that changed different members all
+   * survive. Absent on an action enqueued before it existed: stateAfter is committed whole.
+   */
+  stateChanges: z.array(stateChange).optional(),
 });
 export type ActionJob = z.infer<typeof actionJobSchema>;
 

@@ -8,7 +8,9 @@ import { claimIntents } from './strategy-runtime/intent-lock.ts';
 import { actionRecordKey, decisionOutboxKeys } from './executor/action-store.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
-import { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
+import { commitStateChanges, readStrategyState } from './strategy-runtime/state.ts';
+import { readTpslBook } from '../risk/tpsl-book.ts';
+import type { TpslOwner } from '../sdk/define.ts';
 import type { ActionJob } from './action.ts';
 import type { Ledger, LedgerEntryInput } from './ledger.ts';
 import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
@@ -18,7 +20,7 @@ import { SnapshotCache } from './snapshot-cache.ts';
 import type { LocalSnapshots } from './local-snapshots.ts';
 
 export { runStrategies, type StrategyRun, type RunStrategiesInput, type SnapshotReader } from './strategy-runtime/run.ts';
-export { commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
+export { commitStateChanges, commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
 export { settleAction, type ActionOutcome } from './strategy-runtime/settle.ts';
 export { releaseIntent } from './strategy-runtime/intent-lock.ts';
 
@@ -169,6 +171,13 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
       strategies: active.strategies,
       reader,
       readState: (name) => readStrategyState(redis, prefix, name),
+      readTpslOwners: async () => {
+        const book = await readTpslBook(redis, prefix);
+        if (book.unreadable.length > 0) logger.warn({ unreadable: book.unreadable }, 'TP/SL book entries unreadable; their requests count as nobody\'s');
+        const owners = new Map<string, TpslOwner>();
+        for (const [pubkey, entry] of book.entries) if (entry.owner) owners.set(pubkey, { strategy: entry.owner, ...(entry.ownerIntentKey ? { intentKey: entry.ownerIntentKey } : {}) });
+        return owners;
+      },
       now,
       logger,
       timeoutMs: active.timeoutMs,
@@ -183,7 +192,7 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
       }
       enqueued.push(...(await enqueueActions(run.actions, deps, now, suppressed)));
       if (run.commitNow) {
-        await commitStrategyState(redis, prefix, run.strategy, run.commitNow.state, { decidedAtMs: now() });
+        await commitStateChanges(redis, prefix, run.strategy, run.commitNow.changes, { decidedAtMs: now() });
         await ledger.append({ at: now(), type: 'strategy_state', strategy: run.strategy, detail: { trigger: triggerOf(snapshot) } });
       }
     }

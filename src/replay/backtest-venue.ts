@@ -30,7 +30,7 @@ export class BacktestError extends Error {
 
 /** What became of one intent on the venue. */
 export type ExecutionOutcome =
-  | { readonly landed: true; readonly signature: string }
+  | { readonly landed: true; readonly signature: string; readonly createdTpslPubkeys?: readonly string[] }
   | { readonly landed: false; readonly reason: string };
 
 const USDC_START = 10_000_000_000n; // 10,000 USDC, USD × 10^6
@@ -202,7 +202,7 @@ export class BacktestVenue {
       const outcome = (await this.controlGet('request-outcomes', z.array(outcomeRow))).find((o) => o.requestPubkey === built.positionRequestPubkey);
       if (outcome?.status !== 'executed') return { landed: false, reason: `keeper: ${outcome ? `${outcome.status} ${outcome.reason ?? ''}`.trim() : 'not executed'}` };
     }
-    return { landed: true, signature: landed.signature };
+    return { landed: true, signature: landed.signature, ...(built.createdTpslPubkeys ? { createdTpslPubkeys: built.createdTpslPubkeys } : {}) };
   }
 
   /** The wallet's fills after `sinceSeq` (decreases, liquidations, triggered TP/SL): realised PnL and fees, USD × 10^6. */

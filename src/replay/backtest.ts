@@ -1,6 +1,7 @@
 import type { Snapshot, SnapshotOf } from '../pipeline/snapshot.ts';
 import type { LoadedStrategy } from '../pipeline/strategy-runtime/loader.ts';
 import { liquidationDistanceBps } from '../sdk/position-view.ts';
+import type { TpslOwner } from '../sdk/define.ts';
 import { BacktestError, BacktestVenue, views, type BacktestExecution } from './backtest-venue.ts';
 import { replay, type ReplayEvent } from './replay.ts';
 
@@ -77,9 +78,12 @@ async function backtestOne(loaded: LoadedStrategy, options: BacktestOptions): Pr
       underSince = under ? atMs : undefined;
     };
 
+    // The TP/SL requests the strategy's creates made, booked when they land, as the daemon books them.
+    const tpslOwners = new Map<string, TpslOwner>();
     await replay({
       snapshots: options.snapshots,
       strategies: [loaded],
+      tpslOwners,
       timeoutMs: options.timeoutMs,
       onEvent: (event) => pending.push(event),
       prepare: async (recorded) => {
@@ -102,7 +106,11 @@ async function backtestOne(loaded: LoadedStrategy, options: BacktestOptions): Pr
           }
           actions += 1;
           const outcome = await venue.execute(event.intent);
-          if (outcome.landed) landed += 1;
+          if (outcome.landed) {
+            landed += 1;
+            for (const pubkey of outcome.createdTpslPubkeys ?? []) tpslOwners.set(pubkey, { strategy: loaded.strategy.name, intentKey: event.intent.key });
+            if (event.intent.type === 'tpsl-cancel') tpslOwners.delete(event.intent.tpslPubkey);
+          }
           else notLanded[outcome.reason] = (notLanded[outcome.reason] ?? 0) + 1;
         }
         if (events.length > 0 && recorded.kind === 'positions') {

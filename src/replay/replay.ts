@@ -3,6 +3,7 @@ import type { Snapshot } from '../pipeline/snapshot.ts';
 import { silentLogger } from '../ops/logger.ts';
 import type { LoadedStrategy } from '../pipeline/strategy-runtime/loader.ts';
 import { decideOne, type StrategyFailureKind } from '../pipeline/strategy-runtime/run.ts';
+import type { TpslOwner } from '../sdk/define.ts';
 
 /** One line of `stratd replay`: a decision (one intent) or a strategy's failure on one snapshot. */
 export type ReplayEvent =
@@ -20,6 +21,8 @@ export interface ReplayOptions {
   readonly afterSnapshot?: (snapshot: Snapshot) => Promise<void> | void;
   /** Replaces each recorded snapshot with what strategies see instead (the backtest's venue reads); default: itself. */
   readonly prepare?: (snapshot: Snapshot) => Promise<readonly Snapshot[]>;
+  /** Who created each TP/SL request (ctx.tpslOwner), as the caller keeps it (the backtest books its landed creates); default: nobody. */
+  readonly tpslOwners?: ReadonlyMap<string, TpslOwner>;
 }
 
 /**
@@ -45,7 +48,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayEvent[]> {
       for (const loaded of options.strategies) {
         if (!(loaded.strategy.subscribes as readonly string[]).includes(snapshot.kind)) continue;
         const name = loaded.strategy.name;
-        const run = await decideOne(loaded, { snapshot, world: [...latest.values()], state: states.get(name), now, logger: silentLogger, timeoutMs: options.timeoutMs });
+        const run = await decideOne(loaded, { snapshot, world: [...latest.values()], state: states.get(name), tpslOwners: options.tpslOwners, now, logger: silentLogger, timeoutMs: options.timeoutMs });
         if (run.status === 'failed') {
           emit({ atMs: snapshot.receivedAtMs, strategy: name, trigger, failure: run.failure, message: run.message });
           continue;

@@ -31,6 +31,25 @@ export interface StrategyContext<Config, State, Readable extends SnapshotKind = 
   /** The clock, ms since the epoch. Use it instead of Date.now() so tests can control time. */
   now(): number;
   readonly logger: Logger;
+  /**
+   * Which strategy created a TP/SL request (a `pubkey` of `positionView(item).tpslRequests`),
+   * recorded when its create landed; undefined for a request placed by hand, by another
+   * deployment or before owners were recorded. Loaded with the snapshots: answers from memory.
+   * The daemon, replay and stratd/testing always provide it (optional only so that a context
+   * built by hand still compiles). A strategy that should touch only its own requests
+   * (tpsl-coverage's `manage: own`):
+   *
+   *   const mine = p.tpslRequests.filter((r) => ctx.tpslOwner?.(r.pubkey)?.strategy === ctx.name);
+   */
+  readonly tpslOwner?: (tpslPubkey: string) => TpslOwner | undefined;
+}
+
+/** Who created a TP/SL request (StrategyContext.tpslOwner). */
+export interface TpslOwner {
+  /** The strategy whose tpsl-create landed. */
+  readonly strategy: string;
+  /** The key of that intent. */
+  readonly intentKey?: string;
 }
 
 /**

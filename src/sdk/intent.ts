@@ -78,6 +78,15 @@ export const tpslCreateIntent = z.strictObject({
   ...optionalFee,
 });
 
+/**
+ * Stop arbitration (docs/strategies.md): an update that would loosen a trigger another strategy
+ * set, or a cancel of a request whose trigger another strategy set, is refused — the tightest stop
+ * wins. `'off'` opts this one intent out, explicitly:
+ *
+ *   { type: 'tpsl-cancel', key: `cancel:${pubkey}`, reason: 'position handed over', notionalUsd: '0', tpslPubkey: pubkey, stopArbitration: 'off' }
+ */
+const stopArbitration = z.enum(['on', 'off']).optional();
+
 /** PATCH /perps/v1/tpsl (or /tpsl-with-fee): move a TP/SL request's trigger price. */
 export const tpslUpdateIntent = z.strictObject({
   type: z.literal('tpsl-update'),
@@ -85,6 +94,8 @@ export const tpslUpdateIntent = z.strictObject({
   tpslPubkey: pubkey,
   triggerPrice: uintString,
   ...optionalFee,
+  /** Default 'on': refused if it loosens a trigger another strategy set. */
+  stopArbitration,
 });
 
 /** DELETE /perps/v1/tpsl (or /tpsl-with-fee): close a TP/SL request. */
@@ -94,6 +105,8 @@ export const tpslCancelIntent = z.strictObject({
   tpslPubkey: pubkey,
   /** USDC (smallest unit) for the with-fee route. */
   feeTokenAmount: uintString.optional(),
+  /** Default 'on': refused if another strategy set the request's trigger. */
+  stopArbitration,
 });
 
 /** POST /trigger/v1/createOrder: a limit order selling makingAmount of inputMint for takingAmount of outputMint. */

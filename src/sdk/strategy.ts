@@ -7,7 +7,7 @@
  * (package `exports`; the loader maps `stratd/*` for modules outside the package).
  */
 export { z } from 'zod';
-export { defineStrategy, isStrategy, readableKinds, type Strategy, type StrategyContext, type StrategyDefinition, type StrategyOutput } from './define.ts';
+export { defineStrategy, isStrategy, readableKinds, type Strategy, type StrategyContext, type StrategyDefinition, type StrategyOutput, type TpslOwner } from './define.ts';
 export {
   intentSchema,
   type DecreaseIntent,

@@ -31,6 +31,11 @@ export interface RunStrategyOptions {
    * 'landed' (default) commits the state returned with them, 'rejected' keeps the old one.
    */
   readonly outcome?: 'landed' | 'rejected';
+  /**
+   * Who created which TP/SL request (request pubkey → strategy name), as ctx.tpslOwner answers it;
+   * default: nobody (a request placed by hand). E.g. `{ [stopPubkey]: 'tpsl-coverage' }`.
+   */
+  readonly tpslOwners?: Readonly<Record<string, string>>;
   /** Longest one decision may take (default 5000 ms, as the daemon). */
   readonly timeoutMs?: number;
   readonly logger?: Logger;
@@ -87,11 +92,12 @@ export async function runStrategy(strategy: Strategy, snapshots: readonly Snapsh
   const world: Snapshot[] = [];
   const steps: StrategyStep[] = [];
   let state = options.state;
+  const tpslOwners = new Map(Object.entries(options.tpslOwners ?? {}).map(([pubkey, strategy]) => [pubkey, { strategy }]));
   for (const snapshot of snapshots) {
     world.push(snapshot);
     if (!(strategy.subscribes as readonly SnapshotKind[]).includes(snapshot.kind)) continue;
     const now = options.now === undefined ? () => snapshot.tickMs : typeof options.now === 'number' ? () => options.now as number : options.now;
-    const run = await decideOne(loaded, { snapshot, world, state, now, logger, timeoutMs: options.timeoutMs ?? 5_000 });
+    const run = await decideOne(loaded, { snapshot, world, state, tpslOwners, now, logger, timeoutMs: options.timeoutMs ?? 5_000 });
     if (run.status === 'failed') throw new StrategyTestError(run.failure, `${strategy.name} on ${snapshot.kind} ${snapshot.key} @${snapshot.tickMs}: ${run.message}`);
     if (run.commitNow) state = run.commitNow.state;
     else if (run.actions.length > 0 && (options.outcome ?? 'landed') === 'landed' && run.actions[0]!.stateAfter !== undefined) state = run.actions[0]!.stateAfter;

@@ -16,6 +16,11 @@ function withLastMove(stop: TpslRequestView, last: string | undefined, side: 'lo
  * the buffer) is moved up to it, and surplus requests are cancelled, keeping the tightest stop and
  * the nearest take-profit. It never loosens a stop, so a trailing stop can tighten it further.
  *
+ * `manage: own` (default): it moves and cancels only the requests it created (ctx.tpslOwner); a
+ * stop placed by hand or another strategy's take-profit ladder is never touched, and counts as
+ * cover (a stop of someone else's within `driftBps` of the target: nothing to add; looser: it adds
+ * its own). `manage: all`: every request on the position is its to move and cancel.
+ *
  * Never a duplicate: one intent per position and kind (the intent lock holds it while the action
  * is unfinished), and after a create it waits `settleMs` of snapshot ticks — a positions snapshot
  * read before the create landed does not show it yet. The state that remembers this is committed
@@ -35,6 +40,8 @@ const settings = z.strictObject({
   settleMs: z.int().min(0).default(30_000),
   receiveToken: receiveToken.default('USDC'),
   markets: z.array(marketMint).min(1).default([...MARKET_MINTS]),
+  /** Which requests it moves and cancels: only those it created (`own`), or every one on the position (`all`). */
+  manage: z.enum(['own', 'all']).default('own'),
 });
 
 const state = z.strictObject({
@@ -72,9 +79,11 @@ export default defineStrategy({
       }
       if (!cfg.markets.includes(p.marketMint)) continue;
       const common = { notionalUsd: '0', positionPubkey: p.positionPubkey, marketMint: p.marketMint, side: p.side, receiveToken: cfg.receiveToken };
+      const managed = (r: TpslRequestView) => cfg.manage === 'all' || ctx.tpslOwner?.(r.pubkey)?.strategy === ctx.name;
 
-      // Stop-loss: keep the tightest, cancel the rest; create or move towards the target.
-      const stops = p.tpslRequests.filter((r) => r.requestType === 'sl').sort((a, b) => (tighterStop(p.side, a.triggerPriceUsd, b.triggerPriceUsd) ? -1 : 1));
+      // Stop-loss: keep the tightest of those it manages, cancel the rest; create or move towards the target.
+      const allStops = p.tpslRequests.filter((r) => r.requestType === 'sl').sort((a, b) => (tighterStop(p.side, a.triggerPriceUsd, b.triggerPriceUsd) ? -1 : 1));
+      const stops = allStops.filter(managed);
       for (const extra of stops.slice(1)) {
         intents.push({ type: 'tpsl-cancel', key: `cancel:${extra.pubkey}`, reason: `surplus stop-loss of ${p.positionPubkey}: ${stops[0]!.pubkey} protects more`, notionalUsd: '0', tpslPubkey: extra.pubkey });
       }
@@ -83,7 +92,10 @@ export default defineStrategy({
       if (target.kind === 'none') {
         ctx.logger.warn({ position: p.positionPubkey }, `no room for a stop-loss: ${target.why}`);
       } else if (!stop) {
-        if (created[`${p.positionPubkey}:sl`] === undefined) {
+        // None of its own: a stop of someone else's within the drift of the target covers the position.
+        const others = allStops[0];
+        const covered = others !== undefined && !stopNeedsMove(p, others, target.triggerPrice, cfg.driftBps);
+        if (!covered && created[`${p.positionPubkey}:sl`] === undefined) {
           intents.push({ type: 'tpsl-create', key: `sl:${p.positionPubkey}`, reason: `no stop-loss: trigger ${target.triggerPrice} (${target.why})`, ...common, requestType: 'sl', triggerPrice: target.triggerPrice.toString(), entirePosition: true });
           created[`${p.positionPubkey}:sl`] = snapshot.tickMs;
         }
@@ -95,11 +107,13 @@ export default defineStrategy({
       // Take-profit, when configured: keep the nearest, cancel the rest, create one if missing.
       const tp = takeProfitTarget(p, cfg);
       if (tp === undefined) continue;
-      const profits = p.tpslRequests.filter((r) => r.requestType === 'tp').sort((a, b) => (tighterStop(p.side === 'long' ? 'short' : 'long', a.triggerPriceUsd, b.triggerPriceUsd) ? -1 : 1));
+      // Any take-profit counts as one (another strategy's ladder too); only its own are surplus.
+      const allProfits = p.tpslRequests.filter((r) => r.requestType === 'tp').sort((a, b) => (tighterStop(p.side === 'long' ? 'short' : 'long', a.triggerPriceUsd, b.triggerPriceUsd) ? -1 : 1));
+      const profits = allProfits.filter(managed);
       for (const extra of profits.slice(1)) {
         intents.push({ type: 'tpsl-cancel', key: `cancel:${extra.pubkey}`, reason: `surplus take-profit of ${p.positionPubkey}`, notionalUsd: '0', tpslPubkey: extra.pubkey });
       }
-      if (profits.length === 0 && created[`${p.positionPubkey}:tp`] === undefined) {
+      if (allProfits.length === 0 && created[`${p.positionPubkey}:tp`] === undefined) {
         intents.push({ type: 'tpsl-create', key: `tp:${p.positionPubkey}`, reason: `no take-profit: trigger ${tp} (${cfg.takeProfitBps} bps beyond the mark)`, ...common, requestType: 'tp', triggerPrice: tp.toString(), entirePosition: true });
         created[`${p.positionPubkey}:tp`] = snapshot.tickMs;
       }

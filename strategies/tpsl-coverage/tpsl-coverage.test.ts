@@ -7,6 +7,8 @@ const { SAMPLE_POSITION: POSITION, SAMPLE_TICK: TICK } = samples;
 const SL = 'EZ5cqkFNwD5McTi3LvThEspVZ9m3Fa3tVEJoeTVNr87Y';
 const SL_2 = 'AtxesCy9HF9KEShjdMyUQDLdjEDcN6u5q1g7H5fDJYQD';
 // A 3x SOL long at $150, liquidation at $100.
+// Requests this strategy created (its creates landed): the ones `manage: own` moves and cancels.
+const OWN = { [SL]: 'tpsl-coverage', [SL_2]: 'tpsl-coverage' };
 const long = (tpsl: NonNullable<Parameters<typeof samples.position>[0]>['tpsl'] = [], mark = 150n * USD) => samples.position({ markPriceUsd: mark, liquidationPriceUsd: 100n * USD, tpsl });
 
 describe('tpsl-coverage', () => {
@@ -38,21 +40,43 @@ describe('tpsl-coverage', () => {
   });
 
   it('moves a stop that drifted looser than its target, never one that is tighter, and never back after a stale snapshot', async () => {
-    const loose = await runStrategy(coverage, [samples.positions([long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 120n * USD }])])]);
+    const loose = await runStrategy(coverage, [samples.positions([long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 120n * USD }])])], { tpslOwners: OWN });
     expect(loose.intents).toMatchObject([{ type: 'tpsl-update', tpslPubkey: SL, triggerPrice: '135000000' }]);
-    const tight = await runStrategy(coverage, [samples.positions([long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 145n * USD }])])]);
+    const tight = await runStrategy(coverage, [samples.positions([long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 145n * USD }])])], { tpslOwners: OWN });
     expect(tight.intents).toEqual([]);
     // The mark rose to $170 and the stop moved to $153; a stale snapshot (mark $160, old stop) must not pull it back to $144.
-    const moved = await runStrategy(coverage, [samples.positions([long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 135n * USD }], 170n * USD)])]);
+    const moved = await runStrategy(coverage, [samples.positions([long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 135n * USD }], 170n * USD)])], { tpslOwners: OWN });
     expect(moved.intents).toMatchObject([{ triggerPrice: '153000000' }]);
-    const stale = await runStrategy(coverage, [samples.positions([long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 135n * USD }], 160n * USD)], TICK + 5_000)], { state: moved.state });
+    const stale = await runStrategy(coverage, [samples.positions([long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 135n * USD }], 160n * USD)], TICK + 5_000)], { state: moved.state, tpslOwners: OWN });
     expect(stale.intents).toEqual([]);
   });
 
   it('cancels surplus stops, keeping the tightest', async () => {
     const two = long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 136n * USD }, { pubkey: SL_2, type: 'sl', triggerPriceUsd: 130n * USD }]);
-    const out = await runStrategy(coverage, [samples.positions([two])]);
+    const out = await runStrategy(coverage, [samples.positions([two])], { tpslOwners: OWN });
     expect(out.intents).toMatchObject([{ type: 'tpsl-cancel', tpslPubkey: SL_2 }]);
+  });
+
+  it('manage own (default): never moves or cancels a stop placed by hand or a take-profit ladder of another strategy; manage all does', async () => {
+    const TP_1 = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+    const TP_2 = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
+    const ladder = { [TP_1]: 'take-profit-ladder', [TP_2]: 'take-profit-ladder' };
+    // A hand-placed stop (no owner) looser than the target, a stop of its own, and a ladder of two take-profits.
+    const mixed = long([
+      { pubkey: SL, type: 'sl', triggerPriceUsd: 136n * USD },
+      { pubkey: SL_2, type: 'sl', triggerPriceUsd: 110n * USD },
+      { pubkey: TP_1, type: 'tp', triggerPriceUsd: 170n * USD, entirePosition: false, sizeUsd: 100n * USD },
+      { pubkey: TP_2, type: 'tp', triggerPriceUsd: 190n * USD, entirePosition: false, sizeUsd: 100n * USD },
+    ]);
+    const own = await runStrategy(coverage, [samples.positions([mixed])], { config: { takeProfitBps: 2_000 }, tpslOwners: { [SL]: 'tpsl-coverage', ...ladder } });
+    expect(own.intents).toEqual([]);
+    // Only a hand-placed stop, far looser than the target: it adds its own stop beside it, and keeps the hand's.
+    const handOnly = await runStrategy(coverage, [samples.positions([long([{ pubkey: SL_2, type: 'sl', triggerPriceUsd: 110n * USD }])])]);
+    expect(handOnly.intents).toMatchObject([{ type: 'tpsl-create', requestType: 'sl', triggerPrice: '135000000' }]);
+    // A hand-placed stop close enough to the target covers the position.
+    expect((await runStrategy(coverage, [samples.positions([long([{ pubkey: SL_2, type: 'sl', triggerPriceUsd: 134n * USD }])])])).intents).toEqual([]);
+    const all = await runStrategy(coverage, [samples.positions([mixed])], { config: { takeProfitBps: 2_000, manage: 'all' }, tpslOwners: { [SL]: 'tpsl-coverage', ...ladder } });
+    expect(all.intents).toMatchObject([{ type: 'tpsl-cancel', tpslPubkey: SL_2 }, { type: 'tpsl-cancel', tpslPubkey: TP_2 }]);
   });
 
   it('covers a short on the other side of the mark', async () => {

@@ -62,6 +62,8 @@ describe('runStrategies', () => {
         window: TICK,
         trigger: { kind: 'positions', key: snapshot.key, tickMs: TICK, receivedAtMs: snapshot.receivedAtMs },
         stateAfter: { n: 1 },
+        // What the decision changed in the state it read (none before): what the executor merges.
+        stateChanges: [{ path: ['n'], set: 1 }],
       },
     ]);
     const [again] = await run([good]);

@@ -58,6 +58,7 @@ export const actionRecord = z.object({
   window: job.window,
   trigger: job.trigger.optional(),
   stateAfter: job.stateAfter,
+  stateChanges: job.stateChanges,
   stateCommitted: z.boolean().default(false),
   state: actionState,
   acceptedAtMs: z.number(),
@@ -89,6 +90,8 @@ export const actionRecord = z.object({
   realisedPnlUsd: z.string().regex(/^-?\d+$/).optional(),
   /** The notional (USD × 10^6) the API's quote says the built transaction moves. */
   builtNotionalUsd: z.string().regex(/^\d+$/).optional(),
+  /** The TP/SL requests a create's build makes: booked to the strategy when the action lands (src/risk/tpsl-book.ts). */
+  createdTpslPubkeys: z.array(z.string()).optional(),
   // inspected
   violations: z.array(z.object({ rule: z.string(), detail: z.string() })).optional(),
   /** SHA-256 (hex) of the message the policy passed: only these exact bytes may be signed. */
@@ -124,6 +127,7 @@ export function clearedBuild(): Partial<ActionRecord> {
     operationId: undefined, route: undefined, executeAction: undefined, requestId: undefined, unsignedTx: undefined,
     txMetadata: undefined, blockhash: undefined, lastValidBlockHeight: undefined, builtAtMs: undefined, violations: undefined,
     builtNotionalUsd: undefined, realisedPnlUsd: undefined, positionRequestPubkey: undefined, inspectedMessageSha256: undefined,
+    createdTpslPubkeys: undefined,
   };
 }
 

@@ -104,7 +104,7 @@ export class ApiActionBuilder implements ActionBuilder {
         },
         { signal },
       );
-      return { operationId: 'perps.createTpslWithFee', route: 'perps-execute', executeAction: 'tpsl-with-fee', unsignedTx: res.serializedTxBase64, txMetadata: res.txMetadata, awaitsKeeper: false, positionPubkey: intent.positionPubkey, marketMint: intent.marketMint };
+      return { operationId: 'perps.createTpslWithFee', route: 'perps-execute', executeAction: 'tpsl-with-fee', unsignedTx: res.serializedTxBase64, txMetadata: res.txMetadata, awaitsKeeper: false, positionPubkey: intent.positionPubkey, marketMint: intent.marketMint, createdTpslPubkeys: res.tpslPubkeys };
     }
     const res = await this.o.client.call(
       'perps.createTpsl',
@@ -115,7 +115,7 @@ export class ApiActionBuilder implements ActionBuilder {
       },
       { signal },
     );
-    return { ...this.perpsTpsl('perps.createTpsl', res), positionPubkey: intent.positionPubkey, marketMint: intent.marketMint };
+    return { ...this.perpsTpsl('perps.createTpsl', res), positionPubkey: intent.positionPubkey, marketMint: intent.marketMint, createdTpslPubkeys: res.tpslPubkeys };
   }
 
   /**

@@ -585,6 +585,7 @@ export class Executor {
       marketMint: built.marketMint,
       realisedPnlUsd: built.realisedPnlUsd,
       builtNotionalUsd: built.notionalUsd,
+      createdTpslPubkeys: built.createdTpslPubkeys ? [...built.createdTpslPubkeys] : undefined,
     };
     // The policy and the expiry check start on these bytes at once; `built` is stored only when
     // they cannot answer (an RPC outage), so that the retry inspects these bytes again instead of

@@ -4,10 +4,11 @@ import type { Logger } from '../../ops/logger.ts';
 import type { Logger as StrategyLogger } from '../../sdk/logger.ts';
 import { actionIdFor, decisionWindow, type ActionJob } from '../action.ts';
 import type { Snapshot, SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
-import { readableKinds, type StrategyContext } from '../../sdk/define.ts';
+import { readableKinds, type StrategyContext, type TpslOwner } from '../../sdk/define.ts';
 import { snapshotView } from '../../sdk/snapshot-view.ts';
 import { intentSchema, type Intent } from '../../sdk/intent.ts';
 import type { LoadedStrategy } from './loader.ts';
+import { stateChanges, type StateChange } from './state-changes.ts';
 
 /** Where the worker loads the latest snapshots from (Redis in the daemon, anything in tests). */
 export interface SnapshotReader {
@@ -21,6 +22,8 @@ export interface RunStrategiesInput {
   readonly strategies: readonly LoadedStrategy[];
   readonly reader: SnapshotReader;
   readonly readState: (strategy: string) => Promise<unknown>;
+  /** Who created each TP/SL request (ctx.tpslOwner), read once per snapshot job; absent: nobody known. */
+  readonly readTpslOwners?: () => Promise<ReadonlyMap<string, TpslOwner>>;
   readonly now: () => number;
   readonly logger: Logger;
   /** Longest one onSnapshot may take. */
@@ -36,8 +39,8 @@ export type StrategyRun =
       readonly status: 'ok';
       /** One action job per intent, ids derived from (strategy, intent key, window). */
       readonly actions: readonly ActionJob[];
-      /** A new state to commit now (returned without intents). */
-      readonly commitNow?: { readonly state: unknown };
+      /** A new state to commit now (returned without intents), and what it changed in the state the decision started from. */
+      readonly commitNow?: { readonly state: unknown; readonly changes: readonly StateChange[] };
     }
   | { readonly strategy: string; readonly status: 'failed'; readonly failure: StrategyFailureKind; readonly message: string };
 
@@ -57,8 +60,11 @@ export async function runStrategies(input: RunStrategiesInput): Promise<Strategy
   const subscribed = input.strategies.filter((s) => (s.strategy.subscribes as readonly SnapshotKind[]).includes(input.snapshot.kind));
   if (subscribed.length === 0) return [];
   // The world and every strategy's state are read together (one round trip, not two).
-  const [world, states] = await Promise.all([
+  // TP/SL requests appear only in positions snapshots: a job whose strategies cannot see one skips the read.
+  const seesRequests = subscribed.some((s) => readableKinds(s.strategy).includes('positions'));
+  const [world, tpslOwners, states] = await Promise.all([
     loadWorld(input.reader, subscribed, input.snapshot),
+    seesRequests ? input.readTpslOwners?.() : undefined,
     Promise.all(
       subscribed.map((loaded) =>
         input.readState(loaded.strategy.name).then(
@@ -72,7 +78,7 @@ export async function runStrategies(input: RunStrategiesInput): Promise<Strategy
     subscribed.map(async (loaded, i) => {
       const read = states[i]!;
       if ('error' in read) return { strategy: loaded.strategy.name, status: 'failed' as const, failure: 'state_unreadable' as const, message: read.error.message };
-      return decideOne(loaded, { snapshot: input.snapshot, world, state: read.state, now: input.now, logger: input.logger, timeoutMs: input.timeoutMs });
+      return decideOne(loaded, { snapshot: input.snapshot, world, state: read.state, tpslOwners, now: input.now, logger: input.logger, timeoutMs: input.timeoutMs });
     }),
   );
 }
@@ -93,6 +99,8 @@ export interface DecideInput {
   readonly world: readonly Snapshot[];
   /** The committed state, as read (checked against the strategy's state schema here). */
   readonly state: unknown;
+  /** Who created each TP/SL request, by request pubkey (ctx.tpslOwner); absent: nobody known. */
+  readonly tpslOwners?: ReadonlyMap<string, TpslOwner>;
   readonly now: () => number;
   /** Tagged per strategy with child(); the daemon's pino logger, or any logger of the SDK's shape. */
   readonly logger: StrategyLogger & { child(bindings: Record<string, unknown>): StrategyLogger };
@@ -124,6 +132,7 @@ export async function decideOne(loaded: LoadedStrategy, input: DecideInput): Pro
     latestAll: (kind) => view.latestAll(kind),
     now: input.now,
     logger: input.logger.child({ strategy: name }),
+    tpslOwner: (tpslPubkey) => input.tpslOwners?.get(tpslPubkey),
   };
 
   let output: unknown;
@@ -161,6 +170,9 @@ export async function decideOne(loaded: LoadedStrategy, input: DecideInput): Pro
   const decidedAtMs = input.now();
   const window = decisionWindow(input.snapshot.tickMs, strategy.decisionWindowMs ?? 0);
   const trigger = { kind: input.snapshot.kind, key: input.snapshot.key, tickMs: input.snapshot.tickMs, receivedAtMs: input.snapshot.receivedAtMs };
+  // Committed as a difference from the state this decision read, so that another decision of the
+  // same tick that changed other members keeps its changes (state.ts).
+  const changes = newState === undefined ? [] : stateChanges(state, newState);
   const actions: ActionJob[] = intents.map((intent) => ({
     actionId: actionIdFor(name, intent.key, window),
     strategy: name,
@@ -168,9 +180,9 @@ export async function decideOne(loaded: LoadedStrategy, input: DecideInput): Pro
     decidedAtMs,
     window,
     trigger,
-    ...(newState !== undefined ? { stateAfter: newState } : {}),
+    ...(newState !== undefined ? { stateAfter: newState, stateChanges: changes } : {}),
   }));
-  const commitNow = newState !== undefined && actions.length === 0 ? { state: newState } : undefined;
+  const commitNow = newState !== undefined && actions.length === 0 ? { state: newState, changes } : undefined;
   return { strategy: name, status: 'ok', actions, ...(commitNow ? { commitNow } : {}) };
 }
 

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { ActionJob } from '../action.ts';
+import { bookTpslLanding } from '../../risk/tpsl-book.ts';
 import { releaseIntent } from './intent-lock.ts';
-import { commitStrategyState } from './state.ts';
+import { commitStateChanges, commitStrategyState } from './state.ts';
 
 /** How an action ended, in the executor's words (see `Outcome` in src/pipeline/executor/action-record.ts). */
 export type ActionOutcome = 'landed' | 'ambiguous' | 'rejected' | 'expired';
@@ -11,21 +12,35 @@ export interface SettleResult {
   readonly intentReleased: boolean;
 }
 
+/** The action as the executor holds it (its record): the job, and the requests a TP/SL create's build made. */
+export type SettledAction = Omit<ActionJob, 'trigger'> & { readonly trigger?: ActionJob['trigger']; readonly createdTpslPubkeys?: readonly string[] };
+
 /**
  * For the executor, when an action reaches an outcome:
- * - landed or ambiguous: the strategy's `stateAfter` is committed (its decision took, or may have);
+ * - landed or ambiguous: what the decision changed in the strategy's state (`stateChanges`) is
+ *   merged into it (its decision took, or may have); an action without changes commits `stateAfter` whole;
  * - rejected or expired: the state stays where it was;
+ * - landed: a TP/SL action is booked (src/risk/tpsl-book.ts: who created the request, who set its
+ *   trigger; a cancel removes it) — only a landing, since the book must say what the venue holds;
  * - landed, rejected, expired: the intent key is released so the strategy may decide again;
  *   ambiguous keeps it held — the action may still land.
  */
-export async function settleAction(redis: Redis, prefix: string, action: ActionJob, outcome: ActionOutcome, options: SettleOptions = {}): Promise<SettleResult> {
-  const commit = (outcome === 'landed' || outcome === 'ambiguous') && action.stateAfter !== undefined;
+export async function settleAction(redis: Redis, prefix: string, action: SettledAction, outcome: ActionOutcome, options: SettleOptions = {}): Promise<SettleResult> {
+  const commit = (outcome === 'landed' || outcome === 'ambiguous') && action.stateAfter !== undefined && options.commitState !== false;
   const release = outcome !== 'ambiguous' && options.releaseIntent !== false;
   const [stateCommitted, intentReleased] = await Promise.all([
-    commit ? commitStrategyState(redis, prefix, action.strategy, action.stateAfter, { decidedAtMs: action.decidedAtMs }) : false,
+    commit ? commitState(redis, prefix, action) : false,
     release ? releaseIntent(redis, prefix, action.strategy, action.intent.key, action.actionId) : false,
+    outcome === 'landed' ? bookTpslLanding(redis, prefix, action, Date.now()) : undefined,
   ]);
   return { stateCommitted, intentReleased };
+}
+
+function commitState(redis: Redis, prefix: string, action: SettledAction): Promise<boolean> {
+  const options = { decidedAtMs: action.decidedAtMs };
+  return action.stateChanges
+    ? commitStateChanges(redis, prefix, action.strategy, action.stateChanges, options)
+    : commitStrategyState(redis, prefix, action.strategy, action.stateAfter, options);
 }
 
 export interface SettleOptions {
@@ -34,4 +49,6 @@ export interface SettleOptions {
    * step as the outcome): the release would be a second, empty round trip. Default true.
    */
   readonly releaseIntent?: boolean;
+  /** False when the state was already committed (at `submitted`, with the same changes). Default true. */
+  readonly commitState?: boolean;
 }

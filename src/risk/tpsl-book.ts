@@ -1,0 +1,133 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { uintString } from '../api/amounts.ts';
+import { describeIssues, fieldIssues } from '../api/issues.ts';
+import { side } from '../api/schemas/common.ts';
+import { RedisScript } from '../pipeline/redis-script.ts';
+import type { Intent } from '../sdk/intent.ts';
+import { strategyName } from '../sdk/name.ts';
+
+/**
+ * The TP/SL book: which strategy created each TP/SL request and which one last set its trigger,
+ * as far as this deployment's own actions did, written when their actions land:
+ *   <prefix>tpsl:book    hash, request pubkey → entry (JSON)
+ *   <prefix>tpsl:book:at sorted set, request pubkey → when its entry was last written (ms)
+ * A cancel that lands removes its entry; an entry untouched for BOOK_RETENTION_MS is dropped by
+ * the next write (its position has long closed, or nothing of ours has moved it since).
+ *
+ * Strategies read it (ctx.tpslOwner: tpsl-coverage manages only its own requests by default);
+ * stop arbitration (stop-arbitration.ts) reads it before an update or cancel is built and signed.
+ * A request created by hand, or before the book existed, has no entry until one of our updates
+ * lands on it (then `owner` stays unknown and `setBy` names the strategy).
+ */
+
+export const tpslBookEntry = z.strictObject({
+  /** The strategy whose create landed; absent for a request created elsewhere (by hand). */
+  owner: strategyName.optional(),
+  /** The intent key of that create. */
+  ownerIntentKey: z.string().optional(),
+  /** The strategy whose create or update last set the trigger. */
+  setBy: strategyName,
+  /** The trigger it set, USD × 10^6. */
+  triggerPrice: uintString,
+  /** Known from a create; an update does not say. */
+  requestType: z.enum(['tp', 'sl']).optional(),
+  side: side.optional(),
+  /** When the action that wrote this landed (ms). */
+  atMs: z.int().nonnegative(),
+});
+export type TpslBookEntry = z.infer<typeof tpslBookEntry>;
+
+/** How long an entry no landing has touched is kept. */
+export const BOOK_RETENTION_MS = 90 * 86_400_000;
+
+export function tpslBookKeys(prefix: string): { readonly hash: string; readonly index: string } {
+  return { hash: `${prefix}tpsl:book`, index: `${prefix}tpsl:book:at` };
+}
+
+// KEYS: hash, index. ARGV: cutoff (ms), then per write: pubkey, entry JSON ('' to remove), at (ms).
+// Entries older than the cutoff go first, in the same step.
+const WRITE = new RedisScript(`
+local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[1])
+for _, pubkey in ipairs(old) do redis.call('HDEL', KEYS[1], pubkey) end
+if #old > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[1]) end
+for i = 2, #ARGV, 3 do
+  if ARGV[i + 1] == '' then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+    redis.call('ZREM', KEYS[2], ARGV[i])
+  else
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+    redis.call('ZADD', KEYS[2], ARGV[i + 2], ARGV[i])
+  end
+end
+return #old
+`);
+
+/** What the book needs of a landed action. */
+export interface LandedTpslAction {
+  readonly strategy: string;
+  readonly intent: Intent;
+  /** The requests a create's build made (its response's tpslPubkeys). */
+  readonly createdTpslPubkeys?: readonly string[];
+}
+
+/** The book as read: valid entries by request pubkey, and what was unreadable (named, left out). */
+export interface TpslBook {
+  readonly entries: ReadonlyMap<string, TpslBookEntry>;
+  readonly unreadable: readonly string[];
+}
+
+/**
+ * Books a TP/SL action that landed: a create makes its requests this strategy's, an update says
+ * this strategy set the trigger, a cancel removes the entry. Other intents write nothing.
+ * Idempotent: booking the same landing again writes the same.
+ */
+export async function bookTpslLanding(redis: Redis, prefix: string, action: LandedTpslAction, nowMs: number): Promise<void> {
+  const { intent } = action;
+  const writes: Array<[string, string]> = [];
+  if (intent.type === 'tpsl-create') {
+    for (const pubkey of action.createdTpslPubkeys ?? []) {
+      writes.push([pubkey, entryText({ owner: action.strategy, ownerIntentKey: intent.key, setBy: action.strategy, triggerPrice: intent.triggerPrice, requestType: intent.requestType, side: intent.side, atMs: nowMs })]);
+    }
+  } else if (intent.type === 'tpsl-update') {
+    const known = (await readTpslBook(redis, prefix, [intent.tpslPubkey])).entries.get(intent.tpslPubkey);
+    writes.push([intent.tpslPubkey, entryText({ ...known, setBy: action.strategy, triggerPrice: intent.triggerPrice, atMs: nowMs })]);
+  } else if (intent.type === 'tpsl-cancel') {
+    writes.push([intent.tpslPubkey, '']);
+  }
+  if (writes.length === 0) return;
+  const { hash, index } = tpslBookKeys(prefix);
+  await WRITE.run(redis, [hash, index], [String(nowMs - BOOK_RETENTION_MS), ...writes.flatMap(([pubkey, text]) => [pubkey, text, String(nowMs)])]);
+}
+
+function entryText(entry: TpslBookEntry): string {
+  return JSON.stringify(tpslBookEntry.parse(entry));
+}
+
+/** The book (or only the entries of `pubkeys`). */
+export async function readTpslBook(redis: Redis, prefix: string, pubkeys?: readonly string[]): Promise<TpslBook> {
+  const { hash } = tpslBookKeys(prefix);
+  let raw: Array<[string, string | null]>;
+  if (pubkeys === undefined) raw = Object.entries(await redis.hgetall(hash));
+  else if (pubkeys.length === 0) raw = [];
+  else {
+    const values = await redis.hmget(hash, ...pubkeys);
+    raw = pubkeys.map((p, i) => [p, values[i] ?? null]);
+  }
+  const entries = new Map<string, TpslBookEntry>();
+  const unreadable: string[] = [];
+  for (const [pubkey, text] of raw) {
+    if (text === null) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      unreadable.push(`${pubkey}: not JSON`);
+      continue;
+    }
+    const parsed = tpslBookEntry.safeParse(value);
+    if (parsed.success) entries.set(pubkey, parsed.data);
+    else unreadable.push(`${pubkey}: ${describeIssues(fieldIssues(parsed.error))}`);
+  }
+  return { entries, unreadable };
+}
