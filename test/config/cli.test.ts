@@ -51,6 +51,19 @@ describe('stratd config', () => {
     expect(shown.rpc.url).toBe('https://rpc.example.com/?api-key=[redacted]');
   });
 
+  it('show masks a provider key in api.baseUrl and api.liteBaseUrl, like rpc.url', async () => {
+    const secrets = { STRATD_API_BASE_URL: 'https://api.example.com/base-path-key-9d2f?key=base-query-key-41c7', STRATD_API_LITE_BASE_URL: 'https://lite.example.com/lite-path-key-6a0e' };
+    const [text, json] = await Promise.all([runCli(['config', 'show'], { env: { ...env, ...secrets } }), runCli(['config', 'show', '--json'], { env: { ...env, ...secrets } })]);
+    expect(text.code).toBe(0);
+    expect(json.code).toBe(0);
+    for (const out of [text.stdout, json.stdout]) {
+      for (const secret of ['base-path-key-9d2f', 'base-query-key-41c7', 'lite-path-key-6a0e']) expect(out).not.toContain(secret);
+    }
+    const shown = JSON.parse(json.stdout) as { api: { baseUrl: string; liteBaseUrl: string } };
+    expect(shown.api.baseUrl).toBe('https://api.example.com/[redacted]?key=[redacted]');
+    expect(shown.api.liteBaseUrl).toBe('https://lite.example.com/[redacted]');
+  });
+
   it('docs prints the key reference', async () => {
     const result = await runCli(['config', 'docs'], { env });
     expect(result.code).toBe(0);
