@@ -64,6 +64,19 @@ describe('stratd config', () => {
     expect(shown.api.liteBaseUrl).toBe('https://lite.example.com/[redacted]');
   });
 
+  it('check refuses a webhook with user:password in its url and an Authorization header too, printing neither', async () => {
+    const targets = [{ type: 'webhook', name: 'ops-hook', url: 'https://hook-user:hook-password-5e1b@hooks.example.com/in', headers: { Authorization: 'Bearer hook-header-token-77aa' } }];
+    const result = await runCli(['config', 'check'], { env: { ...env, STRATD_NOTIFY_TARGETS: JSON.stringify(targets) } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('notify.targets');
+    expect(result.stderr).toContain('has both user:password in its url and an Authorization header');
+    for (const secret of ['hook-password-5e1b', 'hook-header-token-77aa']) expect(result.stdout + result.stderr).not.toContain(secret);
+    // Either one alone is fine: the URL's credentials travel as Authorization: Basic.
+    const alone = await runCli(['config', 'check'], { env: { ...env, STRATD_NOTIFY_TARGETS: JSON.stringify([{ ...targets[0], headers: {} }]) } });
+    expect(alone.stderr).toBe('');
+    expect(alone.code).toBe(0);
+  });
+
   it('docs prints the key reference', async () => {
     const result = await runCli(['config', 'docs'], { env });
     expect(result.code).toBe(0);
