@@ -1,6 +1,8 @@
 export const REDACTED = '[redacted]';
+/** How URL serialisation writes the mark in user info and query values. */
+const ENCODED_REDACTED = encodeURIComponent(REDACTED);
 
-/** Keeps scheme, host and port; masks user info, query values and any path (providers put keys there). */
+/** Keeps scheme, host and port; masks user info, query values, the fragment and any path (providers put keys there). */
 export function maskUrlSecrets(text: string): string {
   if (!URL.canParse(text)) return REDACTED;
   const url = new URL(text);
@@ -9,7 +11,9 @@ export function maskUrlSecrets(text: string): string {
   for (const name of [...url.searchParams.keys()]) url.searchParams.set(name, REDACTED);
   // A bare "/" or a Redis database number ("/0") reveals nothing.
   if (!/^\/?\d*$/.test(url.pathname)) url.pathname = `/${REDACTED}`;
-  return decodeURIComponent(url.toString());
+  if (url.hash) url.hash = REDACTED;
+  // Only the marks are decoded: decoding the whole URL would throw on a stray "%" elsewhere.
+  return url.toString().replaceAll(ENCODED_REDACTED, REDACTED);
 }
 
 /** A URL inside running text (an error message, a server's answer). */
