@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { formatProblems, isConfigError, loadConfig, type Config } from '../config/index.ts';
-import { redact, RedisUnavailable } from '../ops/local-redis.ts';
+import { maskUrlSecrets } from '../config/mask-url.ts';
+import { RedisUnavailable } from '../ops/local-redis.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { chooseRedis } from '../ops/redis-choice.ts';
 import { closeRedis, connectRedis, hashTaggedPrefix } from '../pipeline/redis.ts';
@@ -32,7 +33,7 @@ export async function openDeploymentRedis(argv: readonly string[], env: NodeJS.P
   return {
     config,
     redis,
-    shownUrl: redact(url),
+    shownUrl: maskUrlSecrets(url),
     prefix: hashTaggedPrefix(config.redis.prefix),
     close: async () => {
       if (redis.status === 'ready') await closeRedis(redis);

@@ -9,7 +9,6 @@ import { ChainClient } from '../chain/rpc-client.ts';
 import { LocalKeypairSigner } from '../chain/signer.ts';
 import type { Config } from '../config/index.ts';
 import { maskUrlSecrets } from '../config/mask.ts';
-import { redact } from '../ops/local-redis.ts';
 import { chooseRedis } from '../ops/redis-choice.ts';
 import { startOpsServer, type OpsServer } from '../ops/http-server.ts';
 import type { Logger } from '../ops/logger.ts';
@@ -147,7 +146,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
     // ---------------------------------------------------------------- Redis
     const { url: redisUrl, why: redisWhy } = await chooseRedis({ config, env, varDir, mayStart: true, logger });
-    logger.info({ redis: redact(redisUrl), prefix: config.redis.prefix, why: redisWhy }, `using Redis at ${redact(redisUrl)}: ${redisWhy}`);
+    logger.info({ redis: maskUrlSecrets(redisUrl), prefix: config.redis.prefix, why: redisWhy }, `using Redis at ${maskUrlSecrets(redisUrl)}: ${redisWhy}`);
     const redis = connectRedis(redisUrl);
     const redisOutage = new RedisOutageLog(logger.child({ component: 'redis' }));
     redisOutage.watch(redis);

@@ -93,7 +93,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 16_384 });
   app.setErrorHandler((error: { statusCode?: number; message: string; code?: string }, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
-    if (status >= 500) logger.error({ err: error, url: request.url }, 'ops request failed');
+    if (status >= 500) logger.error({ err: error, path: pathOf(request) }, 'ops request failed');
     void reply.code(status).send({ error: status >= 500 ? 'internal' : (error.code ?? 'bad_request'), message: error.message });
   });
 
@@ -102,7 +102,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   app.addHook('onRequest', async (request, reply) => {
     if (hostAllowed(request.headers.host, options.allowedHosts ?? [])) return;
     if (options.controlToken !== '' && checkControlToken(options.controlToken, request.headers.authorization) === undefined) return;
-    logger.warn({ url: request.url, remote: request.ip }, 'ops request refused: Host not allowed');
+    logger.warn({ path: pathOf(request), remote: request.ip }, 'ops request refused: Host not allowed');
     return reply.code(403).send({ error: 'host_not_allowed', message: 'the Host header is not an IP address, localhost or a name in ops.allowedHosts; send Authorization: Bearer <ops.controlToken>' });
   });
 
@@ -135,7 +135,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const authorise = async (request: FastifyRequest, reply: FastifyReply) => {
     const refusal = checkControlToken(options.controlToken, request.headers.authorization);
     if (!refusal) return;
-    logger.warn({ refusal, url: request.url, remote: request.ip }, 'control request refused');
+    logger.warn({ refusal, path: pathOf(request), remote: request.ip }, 'control request refused');
     if (refusal !== 'control_disabled') void reply.header('www-authenticate', 'Bearer realm="stratd-ops"');
     return reply.code(refusalStatus(refusal)).send({ error: refusal, message: refusalMessage(refusal) });
   };
@@ -215,6 +215,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       await closeQueues();
     },
   };
+}
+
+/** What of a request may be logged: its path, never its query (a caller may pass the token as ?token=). */
+function pathOf(request: FastifyRequest): string {
+  return request.url.split('?', 1)[0]!;
 }
 
 /** A request body (absent = {}) validated with `schema`; on failure answers 400 naming the fields. */

@@ -83,9 +83,3 @@ export function knownLocalRedis(varDir: string): string | undefined {
   const urlFile = join(resolve(varDir, 'redis'), 'url');
   return existsSync(urlFile) ? readFileSync(urlFile, 'utf8').trim() : undefined;
 }
-
-export function redact(url: string): string {
-  const u = new URL(url);
-  if (u.password) u.password = '***';
-  return u.toString();
-}

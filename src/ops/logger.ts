@@ -35,6 +35,11 @@ export const REDACT_PATHS = [
   '*.botToken',
   'webhookUrl',
   '*.webhookUrl',
+  // An ioredis error carries the command it failed on: AUTH and HELLO hold the Redis password.
+  'err.command.args',
+  '*.err.command.args',
+  'error.command.args',
+  '*.error.command.args',
 ];
 
 export type LogFormat = 'auto' | 'json' | 'pretty';

@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.ts';
-import { knownLocalRedis, redact, redisAnswers, RedisUnavailable, startLocalRedis } from './local-redis.ts';
+import { maskUrlSecrets } from '../config/mask-url.ts';
+import { knownLocalRedis, redisAnswers, RedisUnavailable, startLocalRedis } from './local-redis.ts';
 import type { Logger } from './logger.ts';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -34,7 +35,7 @@ export async function chooseRedis(o: ChooseRedisOptions): Promise<RedisChoice> {
   const why = o.env.REDIS_URL ? 'REDIS_URL' : url !== DEFAULT_REDIS_URL ? 'config redis.url' : o.config.mode !== 'paper' ? `${o.config.mode} mode uses the configured redis.url only` : undefined;
   if (why) {
     if (await redisAnswers(url)) return { url, why };
-    throw new RedisUnavailable(`no Redis answers at ${redact(url)} (chosen by ${why}); start it${o.env.REDIS_URL ? ', or unset REDIS_URL to let stratd use its own' : ''}`);
+    throw new RedisUnavailable(`no Redis answers at ${maskUrlSecrets(url)} (chosen by ${why}); start it${o.env.REDIS_URL ? ', or unset REDIS_URL to let stratd use its own' : ''}`);
   }
   const own = knownLocalRedis(o.varDir);
   if (own !== undefined) {

@@ -51,6 +51,32 @@ describe('stratd config', () => {
     expect(shown.rpc.url).toBe('https://rpc.example.com/?api-key=[redacted]');
   });
 
+  it('show masks a provider key in api.baseUrl and api.liteBaseUrl, like rpc.url', async () => {
+    const secrets = { STRATD_API_BASE_URL: 'https://api.example.com/base-path-key-9d2f?key=base-query-key-41c7', STRATD_API_LITE_BASE_URL: 'https://lite.example.com/lite-path-key-6a0e' };
+    const [text, json] = await Promise.all([runCli(['config', 'show'], { env: { ...env, ...secrets } }), runCli(['config', 'show', '--json'], { env: { ...env, ...secrets } })]);
+    expect(text.code).toBe(0);
+    expect(json.code).toBe(0);
+    for (const out of [text.stdout, json.stdout]) {
+      for (const secret of ['base-path-key-9d2f', 'base-query-key-41c7', 'lite-path-key-6a0e']) expect(out).not.toContain(secret);
+    }
+    const shown = JSON.parse(json.stdout) as { api: { baseUrl: string; liteBaseUrl: string } };
+    expect(shown.api.baseUrl).toBe('https://api.example.com/[redacted]?key=[redacted]');
+    expect(shown.api.liteBaseUrl).toBe('https://lite.example.com/[redacted]');
+  });
+
+  it('check refuses a webhook with user:password in its url and an Authorization header too, printing neither', async () => {
+    const targets = [{ type: 'webhook', name: 'ops-hook', url: 'https://hook-user:hook-password-5e1b@hooks.example.com/in', headers: { Authorization: 'Bearer hook-header-token-77aa' } }];
+    const result = await runCli(['config', 'check'], { env: { ...env, STRATD_NOTIFY_TARGETS: JSON.stringify(targets) } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('notify.targets');
+    expect(result.stderr).toContain('has both user:password in its url and an Authorization header');
+    for (const secret of ['hook-password-5e1b', 'hook-header-token-77aa']) expect(result.stdout + result.stderr).not.toContain(secret);
+    // Either one alone is fine: the URL's credentials travel as Authorization: Basic.
+    const alone = await runCli(['config', 'check'], { env: { ...env, STRATD_NOTIFY_TARGETS: JSON.stringify([{ ...targets[0], headers: {} }]) } });
+    expect(alone.stderr).toBe('');
+    expect(alone.code).toBe(0);
+  });
+
   it('docs prints the key reference', async () => {
     const result = await runCli(['config', 'docs'], { env });
     expect(result.code).toBe(0);

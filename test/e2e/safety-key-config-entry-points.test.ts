@@ -87,6 +87,23 @@ describe('a wallet key pasted into a configuration entry point is never printed'
     expect([...findSecret('check stdout', check.stdout, found), ...findSecret('check stderr', check.stderr, found)]).toEqual([]);
   }, 60_000);
 
+  // ioredis reads a password from ?password= as well as from the user info; a Redis that does not
+  // answer makes `run` refuse with the URL in its message, and the fatal log line repeats it.
+  it('REDIS_URL with the password as ?password= or in the user info, nothing answering: config show, check and run print neither', async () => {
+    const password = `redis-entry-pw-${process.pid}-9e41`;
+    for (const url of [`redis://127.0.0.1:1/0?password=${password}`, `redis://:${password}@127.0.0.1:1/0`]) {
+      const env = { REDIS_URL: url, STRATD_WALLET_KEY: '' };
+      const [show, check, run] = await Promise.all([
+        runCli(['config', 'show'], { env, timeoutMs: 30_000 }),
+        runCli(['config', 'check'], { env, timeoutMs: 30_000 }),
+        runCli(['run', '--set', `redis.prefix=stratd-test-keyentry-redis-${process.pid}`], { env, timeoutMs: 30_000 }),
+      ]);
+      expect(run.code, run.stdout + run.stderr).not.toBe(0);
+      expect(run.stdout + run.stderr, url).toContain('no Redis answers at redis://');
+      for (const [name, result] of Object.entries({ show, check, run })) expect(result.stdout + result.stderr, `${name} ${url}`).not.toContain(password);
+    }
+  }, 60_000);
+
   // Paper mode creates its wallet at wallet.paperKeyFile: a key pasted there must neither be
   // logged as the new wallet's path nor become a file name.
   it('STRATD_PAPER_KEY_FILE holding the key: paper run refuses to start, prints no encoding of it and creates no file', async () => {

@@ -14,6 +14,7 @@ import { Ledger } from '../../src/pipeline/ledger.ts';
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
 import { connectRedis } from '../../src/pipeline/redis.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
+import { capturedLogger } from '../support/captured-logger.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope('ops-http-server');
@@ -261,6 +262,26 @@ describe('POST /control/pause and /control/resume', () => {
     expect(wrong.json.error).toBe('wrong_token');
     const short = await post(ops, '/control/resume', {}, 'x');
     expect(short.status).toBe(401);
+    expect((await tradingState()).state).toBe('active');
+  });
+
+  it('a refusal logs the path, never the query: a token passed as ?token= stays out of the log', async () => {
+    const { lines, logger } = capturedLogger();
+    const { ops } = await opsServer({ controlToken: TOKEN, logger });
+    const refused = await fetch(`${ops.url}/control/pause?token=${TOKEN}&reason=drill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(refused.status).toBe(401);
+    // A Host a DNS-rebinding page would send is refused before any route, with its own log line.
+    const rebinding = await new Promise<number>((resolve, reject) => {
+      const req = request(`${ops.url}/status?token=${TOKEN}`, { headers: { host: 'rebind.example' } }, (res) => resolve(res.statusCode ?? 0));
+      req.on('error', reject);
+      req.end();
+    });
+    expect(rebinding).toBe(403);
+    const refusals = lines.filter((line) => line.includes('refused'));
+    expect(refusals).toHaveLength(2);
+    expect(refusals[0]).toContain('"path":"/control/pause"');
+    expect(refusals[1]).toContain('"path":"/status"');
+    for (const line of lines) expect(line).not.toContain(TOKEN);
     expect((await tradingState()).state).toBe('active');
   });
 

@@ -63,3 +63,34 @@ describe('stratd pause and resume tell who heard them', () => {
     expect(result.stderr.trim().split('\n')).toEqual(['stratd pause: no Redis answers at redis://127.0.0.1:1 (chosen by REDIS_URL); start it, or unset REDIS_URL to let stratd use its own']);
   });
 });
+
+describe('a Redis password in REDIS_URL is never printed by pause, resume and status', () => {
+  // ioredis reads the password from ?password= as well as from the user info: both are masked.
+  const password = 'kill-switch-redis-pw-5b8e2d71';
+  const withQuery = (params: Record<string, string>) => {
+    const url = new URL(env.REDIS_URL);
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    return url.toString();
+  };
+
+  it('pause (password as ?password=) and resume (as user info) name the Redis with the password masked', async () => {
+    const userInfo = new URL(env.REDIS_URL);
+    // The server has no password: the default user takes any, so the command still reaches it.
+    userInfo.username = 'default';
+    userInfo.password = password;
+    // One form each, in order, so the state ends where it began.
+    for (const [command, url] of [['pause', withQuery({ password })], ['resume', userInfo.toString()]] as const) {
+      const result = await runCli([command], { env: { ...env, REDIS_URL: url } });
+      expect(result.stderr, `${command} ${url}`).toContain(`no stratd process is listening on redis://`);
+      expect(result.stdout + result.stderr, `${command} ${url}`).not.toContain(password);
+    }
+    expect((await new TradingStateStore(scope.redis, scope.prefix).get()).state).toBe('active');
+  }, 60_000);
+
+  it('status, refused by the server (a wrong user), says so without the password', async () => {
+    const result = await runCli(['status'], { env: { ...env, REDIS_URL: withQuery({ username: 'stratd-no-such-user', password }) }, timeoutMs: 30_000 });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^stratd status: Redis at redis:\/\/\S+ failed: WRONGPASS/m);
+    expect(result.stdout + result.stderr).not.toContain(password);
+  }, 30_000);
+});

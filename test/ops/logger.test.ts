@@ -1,4 +1,6 @@
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { redisUrlFromEnv } from '../../src/pipeline/redis.ts';
 import { capturedLogger } from '../support/captured-logger.ts';
 
 describe('logger redaction', () => {
@@ -12,6 +14,26 @@ describe('logger redaction', () => {
     for (const line of lines) {
       expect(line).not.toContain(secret);
       expect(line).toContain('[redacted]');
+    }
+  });
+
+  it('censors the Redis password that an ioredis error carries in its failed AUTH/HELLO command', async () => {
+    const password = 'logger-redis-pw-0c4e19ab';
+    // A user the real server does not know: it refuses the handshake, and ioredis reports the command.
+    const redis = new Redis(redisUrlFromEnv(), { username: 'stratd-no-such-user', password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const refused = new Promise<Error>((resolve) => redis.once('error', resolve));
+    await redis.connect().catch(() => undefined);
+    const error = await refused;
+    redis.disconnect();
+    expect(JSON.stringify((error as Error & { command?: unknown }).command)).toContain(password);
+    const { lines, logger } = capturedLogger();
+    logger.warn({ err: error }, 'redis error');
+    logger.warn({ queue: { err: error } }, 'nested');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('WRONGPASS');
+    for (const line of lines) {
+      expect(line).toContain('"args":"[redacted]"');
+      expect(line).not.toContain(password);
     }
   });
 

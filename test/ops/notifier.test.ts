@@ -1,10 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { Queue } from 'bullmq';
+import { silentLogger, type Logger } from '../../src/ops/logger.ts';
 import { Metrics } from '../../src/ops/metrics.ts';
 import type { NotifyEventInput } from '../../src/ops/notify/event.ts';
-import { Notifier, type NotifierSettings } from '../../src/ops/notify/notifier.ts';
+import { Notifier, notifyQueueName, type NotifierSettings } from '../../src/ops/notify/notifier.ts';
 import { startNotifyWorker, type NotifyWorker } from '../../src/ops/notify/notify-worker.ts';
 import { notifyTargets, type NotifyTarget } from '../../src/ops/notify/target-config.ts';
+import { bullPrefix } from '../../src/pipeline/queues.ts';
+import { capturedLogger } from '../support/captured-logger.ts';
 import { RecordingServer } from '../support/recording-server.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
@@ -34,9 +37,9 @@ function settings(targets: unknown[], extra: Partial<NotifierSettings> = {}): No
   return { targets: notifyTargets.parse(targets), dedupWindowMs: 60_000, attempts: 4, retryDelayMs: 50, deliveryTimeoutMs: 5_000, ...extra };
 }
 
-function start(s: NotifierSettings, metrics = new Metrics({ defaults: false })): { notifier: Notifier; worker: NotifyWorker; metrics: Metrics } {
-  const notifier = new Notifier({ ...s, redis: scope.redis, prefix: scope.prefix, logger: silentLogger, metrics });
-  const worker = startNotifyWorker({ redis: scope.redis, prefix: scope.prefix, targets: s.targets as NotifyTarget[], deliveryTimeoutMs: s.deliveryTimeoutMs, logger: silentLogger, metrics });
+function start(s: NotifierSettings, metrics = new Metrics({ defaults: false }), logger: Logger = silentLogger): { notifier: Notifier; worker: NotifyWorker; metrics: Metrics } {
+  const notifier = new Notifier({ ...s, redis: scope.redis, prefix: scope.prefix, logger, metrics });
+  const worker = startNotifyWorker({ redis: scope.redis, prefix: scope.prefix, targets: s.targets as NotifyTarget[], deliveryTimeoutMs: s.deliveryTimeoutMs, logger, metrics });
   open.push(notifier, worker);
   return { notifier, worker, metrics };
 }
@@ -123,6 +126,56 @@ describe('the notifier', () => {
     await notifier.notify(landed);
     await settled(() => expect(servers.slack.requests).toHaveLength(3));
     await expect.poll(async () => metrics.registry.metrics(), { timeout: 5_000 }).toContain('stratd_notifier_deliveries_total{target="dead",outcome="failed"} 1');
+  });
+
+  it('a webhook URL with user:password@ is delivered, the credentials sent as Authorization: Basic', async () => {
+    // fetch refuses a URL with credentials, and its error repeats the URL: nothing was delivered.
+    const password = 'hook-p@ss:w0rd-9f2c';
+    const url = new URL(`${urls.webhook}/hook`);
+    url.username = 'hook-user';
+    url.password = password;
+    const { lines, logger } = capturedLogger();
+    const { notifier } = start(settings([{ type: 'webhook', name: 'basic', url: url.toString(), minSeverity: 'info' }]), undefined, logger);
+    await notifier.notify(halted);
+    await settled(() => expect(servers.webhook.requests).toHaveLength(1));
+    const received = servers.webhook.requests[0]!;
+    expect(received.path).toBe('/hook');
+    expect(received.headers.authorization).toBe(`Basic ${Buffer.from(`hook-user:${password}`).toString('base64')}`);
+    expect(JSON.parse(received.bodyText)).toMatchObject({ source: 'stratd', key: halted.key });
+    expect(received.bodyText).not.toContain('p@ss');
+    for (const line of lines) expect(line).not.toContain('w0rd-9f2c');
+  });
+
+  it('a failure names neither the target URL nor its token: not in the log, not in the failed job in Redis', async () => {
+    const token = 'path-token-3c9e7a51';
+    const query = 'query-token-b04d2e86';
+    // A short secret is not searched for alone; a whole URL that holds it is masked as a URL.
+    const sig = 's3cr3t';
+    // A server that echoes what it was asked for, as many do in a 404 ("Cannot POST /…"); the
+    // last echo's token straddles the 200 characters of the answer that the reason keeps.
+    servers.discord.responder = (req) => {
+      const head = `Cannot POST ${req.path}?key=${query}; see http://127.0.0.1${req.path}?key=${query}&sig=${req.query.sig} and `;
+      const pad = 'x'.repeat(190 - head.length - 1 - (req.path.length - token.length));
+      return { status: 404, body: `${head}${pad} ${req.path}` };
+    };
+    const { lines, logger } = capturedLogger();
+    const name = 'echoing';
+    const { notifier, metrics } = start(settings([{ type: 'discord', name, webhookUrl: `${urls.discord}/api/webhooks/1/${token}?key=${query}&sig=${sig}`, minSeverity: 'info' }], { attempts: 1 }), undefined, logger);
+    await notifier.notify(landed);
+    await expect.poll(async () => metrics.registry.metrics(), { timeout: 10_000 }).toContain(`stratd_notifier_deliveries_total{target="${name}",outcome="failed"} 1`);
+    const queue = new Queue(notifyQueueName(name), { connection: scope.redis, prefix: bullPrefix(scope.prefix) });
+    open.push(queue);
+    const [failed] = await queue.getFailed();
+    expect(failed?.failedReason).toMatch(/^notify target "echoing": HTTP 404 Cannot POST/);
+    const stored = JSON.stringify(await scope.redis.hgetall(`${bullPrefix(scope.prefix)}:${notifyQueueName(name)}:${failed!.id!}`));
+    expect(stored).toContain('HTTP 404');
+    const logged = lines.join('\n');
+    expect(logged).toContain('notification failed for good');
+    // Not even in part.
+    for (const secret of [token.slice(0, 8), query.slice(0, 8), sig]) {
+      expect(stored).not.toContain(secret);
+      expect(logged).not.toContain(secret);
+    }
   });
 
   it('when Redis is what failed, the event goes straight to the targets (the queue lives in Redis)', async () => {

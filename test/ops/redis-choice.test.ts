@@ -47,3 +47,17 @@ describe('which Redis every command uses', () => {
     expect(await chooseRedis({ config: paper(), env: {}, varDir, mayStart: false, logger: silentLogger })).toEqual({ url: DEFAULT_REDIS_URL, why: 'the default URL (nothing configured)' });
   });
 });
+
+describe('a Redis password in the URL is never printed', () => {
+  // ioredis takes the password from the user info and from ?password= alike: both are masked.
+  const password = 'redis-choice-pw-7f3a9c1e';
+  for (const url of [`redis://:${password}@127.0.0.1:1/0`, `redis://127.0.0.1:1/0?password=${password}`, `redis://default:${password}@127.0.0.1:1`]) {
+    it(`the "no Redis answers" error for ${url.replace(password, '<password>')} names the host, not the password`, async () => {
+      const env = { REDIS_URL: url };
+      const { config } = loadConfig({ env });
+      const refusal = chooseRedis({ config, env, varDir, mayStart: false, logger: silentLogger });
+      await expect(refusal).rejects.toThrow(/no Redis answers at redis:\/\/.*127\.0\.0\.1:1/);
+      await expect(refusal).rejects.not.toThrow(password);
+    });
+  }
+});

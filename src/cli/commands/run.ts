@@ -1,5 +1,6 @@
 import { KeyFileError } from '../../chain/signer.ts';
 import { formatProblems, isConfigError, loadConfig } from '../../config/index.ts';
+import { maskUrlSecrets } from '../../config/mask-url.ts';
 import { startDaemon, ROLES, type Daemon, type Role } from '../../daemon/daemon.ts';
 import { failpointsFromEnv } from '../../daemon/failpoint.ts';
 import { OpsServerError } from '../../ops/http-server.ts';
@@ -82,7 +83,7 @@ export const runCommand: Command = {
       }
       throw error;
     }
-    logger.info({ runtime: RUNTIME, wallet: daemon.wallet, redis: daemon.redisUrl.replace(/\/\/[^@]*@/, '//***@'), venue: daemon.venue?.apiUrl }, 'stratd running; watch it with "npx stratd actions"');
+    logger.info({ runtime: RUNTIME, wallet: daemon.wallet, redis: maskUrlSecrets(daemon.redisUrl), venue: daemon.venue?.apiUrl }, 'stratd running; watch it with "npx stratd actions"');
 
     await new Promise<void>((resolve) => {
       let stopping = false;

@@ -24,6 +24,12 @@ export const statusCommand: Command = {
         [QUEUES.market, openQueue(QUEUES.market, { connection: redis, prefix })],
         [QUEUES.actions, openQueue(QUEUES.actions, { connection: redis, prefix })],
       ]);
+      for (const queue of queues.values()) {
+        queue.on('error', () => {
+          // Reported once, by withDeploymentRedis; BullMQ would print the error whole, and an
+          // ioredis error carries the command it failed on (AUTH and HELLO with the password).
+        });
+      }
       try {
         const view = await readStatusView({
           redis,

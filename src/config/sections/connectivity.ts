@@ -15,19 +15,21 @@ export const modeKey = key({
 
 export const apiSection = {
   baseUrl: key({
-    doc: 'Main API base URL. In paper mode the in-process venue replaces it.',
+    doc: 'Main API base URL. In paper mode the in-process venue replaces it. A provider key in its path or query is masked by `config show`.',
     schema: httpUrl,
     default: 'https://api.jup.ag',
     kind: 'string',
     env: 'STRATD_API_BASE_URL',
+    urlMayHoldSecrets: true,
     format: 'an http(s) URL',
   }),
   liteBaseUrl: key({
-    doc: 'Base URL for the three operations also served keyless (decrease, decrease-with-fee, trades). "" means the main base.',
+    doc: 'Base URL for the three operations also served keyless (decrease, decrease-with-fee, trades). "" means the main base. A provider key in its path or query is masked by `config show`.',
     schema: optionalHttpUrl,
     default: '',
     kind: 'string',
     env: 'STRATD_API_LITE_BASE_URL',
+    urlMayHoldSecrets: true,
     format: 'an http(s) URL or ""',
   }),
   useLiteBase: key({

@@ -1,3 +1,4 @@
+import { maskUrlSecretsIn } from '../../config/mask-url.ts';
 import { discordRequest } from './discord.ts';
 import type { NotifyEvent } from './event.ts';
 import type { OutgoingRequest } from './outgoing.ts';
@@ -8,15 +9,20 @@ import { webhookRequest } from './webhook.ts';
 
 export type DeliveryErrorKind = 'timeout' | 'unreachable' | 'http_status' | 'refused_by_target';
 
-/** A target did not take the message. Its text names the target, never its URL or token. */
+/**
+ * A target did not take the message. Its text names the target, never its URL or token: it goes
+ * to the log and, as the failed job's reason and stack, into Redis. Whatever fetch or the
+ * target's answer says about the URL is masked.
+ */
 export class DeliveryError extends Error {
   override readonly name = 'DeliveryError';
   constructor(
     readonly kind: DeliveryErrorKind,
     readonly target: string,
     message: string,
+    url: string,
   ) {
-    super(`notify target "${target}": ${message}`);
+    super(maskUrlSecretsIn(`notify target "${target}": ${message}`, url));
   }
 }
 
@@ -42,13 +48,14 @@ export async function deliver(target: NotifyTarget, event: NotifyEvent, timeoutM
     response = await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
   } catch (error) {
     const timedOut = (error as { name?: string }).name === 'TimeoutError';
-    // fetch's own message and cause name the host at most, never the path that holds a token.
-    throw new DeliveryError(timedOut ? 'timeout' : 'unreachable', name, timedOut ? `no answer within ${timeoutMs} ms` : `unreachable (${causeCode(error)})`);
+    throw new DeliveryError(timedOut ? 'timeout' : 'unreachable', name, timedOut ? `no answer within ${timeoutMs} ms` : `unreachable (${causeCode(error)})`, request.url);
   }
   const text = await response.text().catch(() => '');
-  if (!response.ok) throw new DeliveryError('http_status', name, `HTTP ${response.status} ${text.slice(0, 200)}`);
+  // Masked before it is cut short, so a token straddling the cut cannot survive in part.
+  const answer = maskUrlSecretsIn(text, request.url).slice(0, 200);
+  if (!response.ok) throw new DeliveryError('http_status', name, `HTTP ${response.status} ${answer}`, request.url);
   // Telegram answers 200 {"ok":false,...} for some refusals.
-  if (target.type === 'telegram' && /"ok"\s*:\s*false/.test(text)) throw new DeliveryError('refused_by_target', name, text.slice(0, 200));
+  if (target.type === 'telegram' && /"ok"\s*:\s*false/.test(text)) throw new DeliveryError('refused_by_target', name, answer, request.url);
 }
 
 function causeCode(error: unknown): string {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NOTIFY_EVENT_KINDS, severity } from './event.ts';
+import { hasUrlCredentials } from './url-credentials.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 
@@ -26,7 +27,10 @@ export const webhookTarget = z.strictObject({
   type: z.literal('webhook'),
   ...common,
   url: httpUrl,
-  /** Extra request headers (an Authorization header, say); masked in `config show`. */
+  /**
+   * Extra request headers (an Authorization header, say); masked in `config show`. A
+   * `user:password@` in `url` is sent as Authorization: Basic instead.
+   */
   headers: z.record(z.string(), z.string()).default({}),
 });
 
@@ -39,6 +43,10 @@ export const notifyTargets = z.array(notifyTarget).superRefine((targets, ctx) =>
     const name = targetName(t);
     if (seen.has(name)) ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `two targets are named "${name}"; give each its own name` });
     seen.add(name);
+    // Two Authorization headers for one request: which one the operator meant is a guess, so refuse.
+    if (t.type === 'webhook' && hasUrlCredentials(t.url) && Object.keys(t.headers).some((h) => h.toLowerCase() === 'authorization')) {
+      ctx.addIssue({ code: 'custom', path: [index, 'url'], message: `target "${name}" has both user:password in its url and an Authorization header; keep one` });
+    }
   });
 });
 
