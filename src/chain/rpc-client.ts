@@ -1,6 +1,8 @@
 import { Connection, type Commitment } from '@solana/web3.js';
 import { z } from 'zod';
 import type { AccountReader, ChainAccount } from './policy/chain-facts.ts';
+import type { BlockhashReader } from './policy/check-blockhash.ts';
+import { BlockhashStandingCache } from './blockhash-standing-cache.ts';
 import { JsonRpc, JsonRpcError } from './json-rpc.ts';
 import { observedFetch, type RpcObserver } from './rpc-observer.ts';
 import { rpcFetch } from './rpc-transport.ts';
@@ -51,6 +53,7 @@ export class ChainClient {
     // fetch would parse the request and the reply a second time).
     this.rpc = new JsonRpc(url, timed, observer);
     this.statuses = new SignatureStatusBatch(this.rpc);
+    this.blockhashes = new BlockhashStandingCache(this.rpc, heightMaxAgeMs);
   }
 
   /**
@@ -60,6 +63,8 @@ export class ChainClient {
   private readonly rpc: JsonRpc;
   /** Status lookups of one event-loop turn share one getSignatureStatuses request. */
   private readonly statuses: SignatureStatusBatch;
+  /** Lookups of one blockhash in flight share a request; a valid answer serves one slot. */
+  private readonly blockhashes: BlockhashStandingCache;
 
   async sendRaw(raw: Uint8Array): Promise<SendResult> {
     try {
@@ -117,6 +122,12 @@ export class ChainClient {
     }
     return answers;
   };
+
+  /**
+   * Whether our node knows `blockhash` as valid, and its slot when it said so (the policy's
+   * stale_blockhash rule; the executor records the slot as the build's).
+   */
+  readonly blockhashStanding: BlockhashReader = (blockhash) => this.blockhashes.standing(blockhash);
 
   async isBlockhashValid(blockhash: string): Promise<boolean> {
     const { value } = await this.connection.isBlockhashValid(blockhash);

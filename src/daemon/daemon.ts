@@ -387,6 +387,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       priorityFeeCapLamports: BigInt(config.execution.priorityFeeCapLamports),
       resolveLookupTable: rpcLookupTableResolver(chain.connection),
       readAccounts: chain.readAccounts,
+      readBlockhash: chain.blockhashStanding,
       slippageBps: config.execution.slippageBps,
       markPrice: markPriceFromSnapshots(snapshots, { wallet: signer.publicKey.toBase58(), maxAgeMs: config.execution.markPriceMaxAgeMs }),
       priceDriftBps: config.execution.priceDriftBps,

@@ -8,6 +8,7 @@ import { VenueClock, type VenueClockOptions } from './clock.ts';
 import { applyFaultPatch } from './http/control.ts';
 import { ExecuteDesk } from './http/execute-desk.ts';
 import { FaultPlan, faultPatchSchema, type FaultPatch } from './http/faults.ts';
+import { LandedBuildReplay } from './http/landed-build-replay.ts';
 import { SlidingWindowLimiter, type RateTier } from './http/rate-limit.ts';
 import { createVenueApp } from './http/server.ts';
 import type { VenueServices } from './http/services.ts';
@@ -138,6 +139,7 @@ export async function startVenue(opts: VenueOptions): Promise<Venue> {
     issuer: new TxIssuer(opts.seed, chain, requests),
     desk: new ExecuteDesk(chain, requests),
     faults: new FaultPlan(opts.seed),
+    builds: new LandedBuildReplay(chain),
     rpcFaults: new RpcFaults(opts.seed),
     limiter: new SlidingWindowLimiter(),
     settings: {

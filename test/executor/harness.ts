@@ -70,7 +70,8 @@ export class ChainHarness {
     },
   };
 
-  readonly inspector: TransactionInspector = new PolicyInspector({ wallet: this.wallet.publicKey, priorityFeeCapLamports: 5_000_000n });
+  /** The daemon's policy, asking the venue chain's RPC about each build's blockhash (started by start()). */
+  readonly inspector: TransactionInspector = new PolicyInspector({ wallet: this.wallet.publicKey, priorityFeeCapLamports: 5_000_000n, readBlockhash: (blockhash) => this.chainClient.blockhashStanding(blockhash) });
 
   /**
    * The policy inspector, except that its first inspection fails as an RPC outage would: the

@@ -1,6 +1,7 @@
 import type { PublicKey } from '@solana/web3.js';
 import type { OperationId } from '../../api/registry.ts';
 import type { ChainFacts } from './chain-facts.ts';
+import type { BlockhashStanding } from './check-blockhash.ts';
 
 /** What the operation asked for; the transaction may not move more from the wallet. */
 export interface PolicyIntent {
@@ -63,6 +64,11 @@ export interface PolicyContext {
   readonly transactionType?: 'legacy' | 'instant';
   /** The blockhash the service reported; the transaction must carry the same one. */
   readonly txMetadata?: { readonly blockhash: string } | null;
+  /**
+   * What our own RPC says of the transaction's blockhash (check-blockhash.ts). Absent: not
+   * checked (no RPC to ask).
+   */
+  readonly recentBlockhash?: BlockhashStanding;
   /** The most the transaction may pay as priority fee, in lamports. */
   readonly priorityFeeCapLamports: bigint;
   readonly intent?: PolicyIntent;

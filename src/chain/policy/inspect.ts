@@ -1,5 +1,6 @@
 import type { VersionedTransaction } from '@solana/web3.js';
 import { decodeTransaction, readWireTransaction, TransactionDecodeError, type DecodedTransaction, type LookupTableResolver, type WireTransaction } from '../decode.ts';
+import { checkBlockhash } from './check-blockhash.ts';
 import { checkIntent } from './check-intent.ts';
 import { checkNonce } from './check-nonce.ts';
 import { checkLookupTables } from './check-lookup-tables.ts';
@@ -24,6 +25,7 @@ export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyConte
   const product = checkProductInstructions(decoded, ctx);
   const violations: Violation[] = [
     ...checkStructure(decoded, ctx),
+    ...checkBlockhash(decoded, ctx),
     ...checkNonce(decoded),
     ...checkSigners(decoded, ctx),
     ...checkPrograms(decoded, ctx),
@@ -35,7 +37,8 @@ export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyConte
     ...checkTriggerOrders(ctx),
     ...checkLookupTables(decoded, walletAccounts),
   ];
-  return { ok: violations.length === 0, violations, messageSha256: decoded.messageSha256 };
+  const freshAtSlot = ctx.recentBlockhash?.valid ? { freshAtSlot: ctx.recentBlockhash.slot } : {};
+  return { ok: violations.length === 0, violations, messageSha256: decoded.messageSha256, ...freshAtSlot };
 }
 
 export interface Inspection {

@@ -9,6 +9,7 @@ export const POLICY_RULES = [
   'account_close',
   'priority_fee_cap',
   'blockhash_mismatch',
+  'stale_blockhash',
   'durable_nonce',
   'account_ownership',
   'intent_exceeded',
@@ -35,4 +36,9 @@ export interface Verdict {
   readonly ok: boolean;
   readonly violations: readonly Violation[];
   readonly messageSha256: string;
+  /**
+   * The slot at which our own RPC found the blockhash valid (absent when it was not asked). These
+   * bytes are signed after it, so no landing of them in an earlier slot can be of this signing.
+   */
+  readonly freshAtSlot?: number;
 }

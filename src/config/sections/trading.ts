@@ -145,7 +145,7 @@ export const executionSection = {
     format: `one of ${receiveToken.options.join(', ')}`,
   }),
   retentionMs: key({
-    doc: 'How long a finished action stays in Redis: its record expires this long after it was settled, and finished action jobs are removed after it too.',
+    doc: 'How long a finished action stays in Redis: its record expires this long after it was settled, finished action jobs are removed after it too, and the claim of the signature of a signed action (one signature, one action) lasts this long from its signing.',
     schema: positiveInt,
     default: 604_800_000,
     kind: 'int',

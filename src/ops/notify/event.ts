@@ -6,6 +6,8 @@ export const NOTIFY_EVENT_KINDS = [
   'action_rejected',
   'action_expired',
   'policy_violation',
+  /** The API answered a build with the bytes of an earlier transaction: the action did not happen. */
+  'replayed_transaction',
   /** Any trading-state change: CLI, control endpoint, circuit breaker, loss stop. */
   'trading_state',
   /** /healthz turned red, or back to green. */

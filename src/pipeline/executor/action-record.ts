@@ -99,6 +99,12 @@ export const actionRecord = z.object({
   // signed
   signature: z.string().optional(),
   signedTx: z.string().optional(),
+  /**
+   * The slot at which our own RPC found the build's blockhash valid, right before the signature
+   * (the verdict's freshAtSlot). A landing of these bytes in an earlier slot happened before this
+   * action signed them: replayed bytes of an earlier transaction, never this action's landing.
+   */
+  builtSlot: z.number().int().nonnegative().optional(),
   // submitted
   submitStartedAtMs: z.number().optional(),
   sendCount: z.number().default(0),

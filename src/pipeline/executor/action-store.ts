@@ -14,6 +14,24 @@ export class StaleActionWrite extends Error {
 }
 
 /**
+ * The signature of a `signed` write already belongs to another action: the API answered with the
+ * bytes of an earlier transaction (Ed25519 is deterministic, so signing them again made the same
+ * signature). Nothing was written; that signature's landing is the other action's, never this one's.
+ */
+export class SignatureClaimed extends Error {
+  override readonly name = 'SignatureClaimed';
+  readonly kind = 'signature_claimed';
+  constructor(
+    readonly actionId: string,
+    readonly signature: string,
+    /** The action the signature belongs to. */
+    readonly owner: string,
+  ) {
+    super(`signature ${signature} already belongs to action ${owner}: the API answered with replayed bytes`);
+  }
+}
+
+/**
  * Every executor transition is this one script, so a crash can never split its writes:
  * compare-and-set of the record on its version, the ledger entry of the state change (XADD MAXLEN
  * ~), and the indexes. A final record releases its strategy's intent lock in the same step (the
@@ -26,7 +44,11 @@ export class StaleActionWrite extends Error {
  * under the same lease, frees it; until then no other process's sweeper starts the bookkeeping too).
  * A create also takes the action out of the decision outbox (strategy-runtime/intent-lock.ts):
  * from then on its record is the durable copy.
- *   KEYS: record, open set, ledger stream, intent lock, lease, outbox hash, outbox index
+ * A `signed` write also claims its signature for the action (key 8, kept for the retention): a
+ * signature another action claimed first is refused before anything is written, so two actions
+ * can never share one landing. The same action claiming it again (a retry) is fine.
+ *   KEYS: record, open set, ledger stream, intent lock, lease, outbox hash, outbox index, and for
+ *         a `signed` write the signature's claim
  *   ARGV: [1] expected version, [2] new version, [3] record JSON, [4] mode (open|final|settled),
  *         [5] action id, [6] open-set score, [7] ledger entry ('' for none), [8] ledger max length,
  *         [9] retention seconds, [10] lease owner to take the lease for ('' for none: only a create
@@ -36,13 +58,19 @@ export class StaleActionWrite extends Error {
  *         then [14…] any further ledger entries, in order (a step that passes a state without
  *         storing it, such as `inspected` on the way to `signed`, still leaves that state in the
  *         audit trail)
- *   Returns 0 when the compare-and-set failed (nothing written, nothing freed), 2 when the write
- *   also freed the lease, 3 when it was asked to keep the intent lock and the action no longer
- *   holds it, 1 otherwise.
+ *   Returns 0 when the compare-and-set failed (nothing written, nothing freed), {4, owner} when
+ *   the signature belongs to another action (nothing written), 2 when the write also freed the
+ *   lease, 3 when it was asked to keep the intent lock and the action no longer holds it, 1
+ *   otherwise.
  */
 const TRANSITION = new RedisScript(`
 local v = redis.call('HGET', KEYS[1], 'v')
 if (v or '0') ~= ARGV[1] then return 0 end
+if KEYS[8] then
+  local owner = redis.call('GET', KEYS[8])
+  if owner and owner ~= ARGV[5] then return {4, owner} end
+  redis.call('SET', KEYS[8], ARGV[5], 'EX', ARGV[9])
+end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'json', ARGV[3])
 if ARGV[1] == '0' then
   redis.call('HDEL', KEYS[6], ARGV[5])
@@ -90,6 +118,11 @@ export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 /** The Redis key of an action's record (a hash: the JSON record and its version). */
 export function actionRecordKey(prefix: string, actionId: string): string {
   return `${prefix}action:${actionId}`;
+}
+
+/** Which action a signature belongs to (claimed by the action's `signed` write). */
+export function signatureClaimKey(prefix: string, signature: string): string {
+  return `${prefix}sig:${signature}`;
 }
 
 /** The decision outbox: actions decided (their intent keys claimed) that no record holds yet. */
@@ -152,19 +185,23 @@ export class ActionStore {
    * the action's lease if `leaseOwner` still holds it (answered `leaseFreed`); any other write
    * leaves the lease alone. With `keepIntentMs` the write also keeps the action's intent lock
    * for that long while the action holds it, and answers `intentLost` when it does not.
+   * A `signed` record claims its signature in the same write; one another action claimed first
+   * throws SignatureClaimed, with nothing written.
    */
   async save(record: ActionRecord, version: number, ledgerEntries?: string | readonly string[], leaseOwner?: string, keepIntentMs?: number): Promise<StoredAction> {
     const result = await this.cas(record, version, ledgerEntries, undefined, leaseOwner, keepIntentMs);
+    if (typeof result === 'object') throw new SignatureClaimed(record.actionId, record.signature ?? '', result.owner);
     if (result === 0) throw new StaleActionWrite(record.actionId);
     if (result === 2) return { record, version: version + 1, leaseFreed: true };
     return result === 3 ? { record, version: version + 1, intentLost: true } : { record, version: version + 1 };
   }
 
-  private async cas(record: ActionRecord, version: number, ledgerEntries: string | readonly string[] = '', lease?: { readonly owner: string; readonly ttlMs: number }, freeLeaseOf?: string, keepIntentMs?: number): Promise<0 | 1 | 2 | 3> {
+  private async cas(record: ActionRecord, version: number, ledgerEntries: string | readonly string[] = '', lease?: { readonly owner: string; readonly ttlMs: number }, freeLeaseOf?: string, keepIntentMs?: number): Promise<0 | 1 | 2 | 3 | { readonly owner: string }> {
     const [ledgerEntry = '', ...moreEntries] = typeof ledgerEntries === 'string' ? [ledgerEntries] : ledgerEntries;
     const mode = !isFinalRecord(record) ? 'open' : record.finalSettled ? 'settled' : 'final';
     const outbox = decisionOutboxKeys(this.prefix);
     const keys = [this.key(record.actionId), this.openKey, ledgerStreamKey(this.prefix), intentLockKey(this.prefix, record.strategy, record.intent.key), this.leaseKey(record.actionId), outbox.hashKey, outbox.indexKey];
+    if (record.state === 'signed' && record.signature !== undefined) keys.push(signatureClaimKey(this.prefix, record.signature));
     const result = await TRANSITION.run(this.redis, keys, [
       String(version),
       String(version + 1),
@@ -181,6 +218,7 @@ export class ActionStore {
       keepIntentMs === undefined ? '' : String(keepIntentMs),
       ...moreEntries,
     ]);
+    if (Array.isArray(result) && result[0] === 4) return { owner: String(result[1]) };
     return result === 1 || result === 2 || result === 3 ? result : 0;
   }
 

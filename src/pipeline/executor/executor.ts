@@ -15,7 +15,8 @@ import { SubmittedWatch } from './submitted-watch.ts';
 import { errorForLog, isTransient, provablyNotProcessed } from './api-error-evidence.ts';
 import { encodeLedgerEntry } from '../ledger.ts';
 import type { RedisOutageLog } from '../redis-outage.ts';
-import { ActionStore, StaleActionWrite, type StoredAction } from './action-store.ts';
+import { ActionStore, SignatureClaimed, StaleActionWrite, type StoredAction } from './action-store.ts';
+import { isReplayRejection, landedBeforeBuild, REPLAY_REASONS } from './replayed-bytes.ts';
 import type { ActionBuilder, ActionLedger, BuiltTransaction, KeeperWatch, RequestValidity, RiskGate, ActionSettler, TransactionInspector, TransactionSigner } from './ports.ts';
 import { allowAllRisk } from './ports.ts';
 import { PreparationTurn, type PreparationSlot, type PreparationSlots } from './preparation-slots.ts';
@@ -109,6 +110,8 @@ class Refusal extends Error {
  * - nothing is signed that the policy did not pass in this record's build-to-signed step, for
  *   exactly these message bytes, with the risk gate asked right before the signature;
  * - the signed bytes are stored before the first send, and they are the only bytes ever sent;
+ * - a signature belongs to one action (the `signed` write claims it), and a landing of it in a
+ *   slot before the action was built is not the action's: replayed bytes end it rejected;
  * - an ambiguous action (submitted) is never rebuilt or re-signed; only a seen signature, a
  *   chain error, or proven expiry (block height past lastValidBlockHeight, or a perps request
  *   older than maxRequestExecutionSec) ends it.
@@ -458,6 +461,8 @@ export class Executor {
       await this.bookOutcome(record);
       record = { ...record, finalSettled: true };
     }
+    // Told before the write, as a policy refusal is: a retry after a failed write tells it again.
+    if (changed && isReplayRejection(record)) await this.alertReplayed(record);
     const entries = changed ? [...passed, record].map((r) => this.entryFor(r)) : undefined;
     // The write that makes the action ambiguous also keeps its intent key: the first keep, with no
     // round trip of its own (the confirmation polls keep it from then on).
@@ -504,6 +509,18 @@ export class Executor {
   private async settleFinal(stored: StoredAction): Promise<StoredAction> {
     await this.bookOutcome(stored.record);
     return this.o.store.save({ ...stored.record, finalSettled: true }, stored.version, undefined, this.owner);
+  }
+
+  /** An operator alert: the API answered with replayed bytes (a protective action may not have happened). */
+  private async alertReplayed(r: ActionRecord): Promise<void> {
+    this.logger.error({ actionId: r.actionId, strategy: r.strategy, reason: r.reason, detail: r.detail }, 'ALERT: the API answered with the bytes of an earlier transaction; the action did not happen');
+    await this.o.ledger.append({
+      at: this.now(),
+      type: 'alert',
+      actionId: r.actionId,
+      strategy: r.strategy,
+      detail: { event: 'replayed_transaction', operationId: r.operationId, reason: r.reason, detail: r.detail },
+    });
   }
 
   /** One ledger entry per state change (the audit trail `stratd actions` prints), encoded for the transition script. */
@@ -674,7 +691,7 @@ export class Executor {
       if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
       const signed = await this.signVerified(tx, verdict);
       await this.o.onSigned?.(r);
-      return await this.transition(from, { state: 'signed', ...inspected, ...signed, ...UNSIGNED_DROPPED }, [...passed, passedInspection]);
+      return await this.storeSigned(from, { state: 'signed', ...inspected, ...signed, builtSlot: verdict.freshAtSlot, ...UNSIGNED_DROPPED }, [...passed, passedInspection]);
     } catch (error) {
       // Refused after the inspection passed (a halt, a signer that cannot sign): the states passed stay in the audit trail.
       if (error instanceof Refusal) return this.transition(from, { state: 'rejected', reason: error.reason, detail: error.detail }, [...passed, passedInspection]);
@@ -692,7 +709,21 @@ export class Executor {
     if (expired) return this.transition(stored, { ...clearedBuild(), state: 'accepted' });
     const tx = storedTransaction(r);
     const verdict = await this.passingVerdict(tx, r);
-    return this.transition(stored, { state: 'signed', ...(await this.signVerified(tx, verdict)), ...UNSIGNED_DROPPED });
+    return this.storeSigned(stored, { state: 'signed', ...(await this.signVerified(tx, verdict)), builtSlot: verdict.freshAtSlot, ...UNSIGNED_DROPPED });
+  }
+
+  /**
+   * The `signed` write, which claims the signature for this action (ActionStore). A signature
+   * another action claimed first means the API answered with the bytes of that action's
+   * transaction: this one is refused, nothing sent.
+   */
+  private async storeSigned(from: StoredAction, patch: Partial<ActionRecord> & { state: 'signed' }, passed: readonly ActionRecord[] = []): Promise<StoredAction> {
+    try {
+      return await this.transition(from, patch, passed);
+    } catch (error) {
+      if (error instanceof SignatureClaimed) throw new Refusal(REPLAY_REASONS.signatureClaimed, error.message);
+      throw error;
+    }
   }
 
   /** Signs bytes the policy passed; the signature and the signed bytes, stored before the first send. */
@@ -732,13 +763,21 @@ export class Executor {
   private async submit(stored: StoredAction): Promise<StoredAction> {
     const r = stored.record;
     const raw = Buffer.from(r.signedTx!, 'base64');
+    // Looked up alongside the send, not before it (no round trip added on the way to the chain):
+    // bytes that already landed cannot land again, so sending them changes nothing, and the
+    // action ends here instead of becoming ambiguous (which would commit the strategy's state).
+    const earlier = this.earlierLanding(r);
     if (r.route === 'rpc') {
       const sent = await this.o.chain.sendRaw(raw);
       await this.o.onSent?.(r);
+      const replayed = await earlier;
+      if (replayed) throw new Refusal(REPLAY_REASONS.landedBeforeBuild, replayed);
       if (!sent.ok && sent.refusal === 'signature_invalid') throw new Refusal('chain:signature_invalid', sent.message);
       return this.transition(stored, { state: 'submitted', submitStartedAtMs: this.now(), lastSentAtMs: this.now(), sendCount: r.sendCount + 1 });
     }
     if (r.submitStartedAtMs !== undefined) {
+      const replayed = await earlier;
+      if (replayed) throw new Refusal(REPLAY_REASONS.landedBeforeBuild, replayed);
       // A previous process may have posted these bytes; the product does not document a repeat as
       // safe, so the action is ambiguous and is settled on the chain.
       return this.transition(stored, { state: 'submitted' });
@@ -754,6 +793,8 @@ export class Executor {
         if (result.status !== 'Success') detail = `execute answered Failed: ${`${result.code ?? ''} ${result.error ?? ''}`.trim()}`;
       }
     } catch (error) {
+      const replayed = await earlier;
+      if (replayed) return this.transition(marked, { state: 'rejected', reason: REPLAY_REASONS.landedBeforeBuild, detail: replayed });
       if (error instanceof ApiError && provablyNotProcessed(error)) {
         // Refused before processing (a 4xx, or never sent): nothing can land.
         return this.transition(marked, { state: 'rejected', reason: `execute:${error.kind}`, detail: error.message });
@@ -762,7 +803,22 @@ export class Executor {
       detail = 'execute reply lost';
     }
     await this.o.onSent?.(r);
+    const replayed = await earlier;
+    if (replayed) return this.transition(marked, { state: 'rejected', reason: REPLAY_REASONS.landedBeforeBuild, detail: replayed });
     return this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail });
+  }
+
+  /**
+   * Why the chain's landing of the action's signature is not its own (it landed before the build),
+   * or undefined. Never rejects: an RPC that does not answer leaves it to the confirmation polls,
+   * which make the same check on every status they read.
+   */
+  private earlierLanding(r: ActionRecord): Promise<string | undefined> {
+    if (r.builtSlot === undefined || r.signature === undefined) return Promise.resolve(undefined);
+    return this.o.chain.signatureStatus(r.signature).then(
+      (seen) => landedBeforeBuild(r, seen),
+      () => undefined,
+    );
   }
 
   // ------------------------------------------------------------------ submitted → landed | rejected | expired

@@ -1,6 +1,6 @@
 import type { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { decodeTransaction, LookupTableUnavailable, TransactionDecodeError, type DecodedTransaction, type LookupTableResolver, type WireTransaction } from '../../chain/decode.ts';
-import { ChainFactsReader, inspectTransaction, type AccountReader, type PerpsIntentBounds, type PolicyIntent, type Verdict } from '../../chain/policy/index.ts';
+import { ChainFactsReader, inspectTransaction, type AccountReader, type BlockhashReader, type PerpsIntentBounds, type PolicyIntent, type Verdict } from '../../chain/policy/index.ts';
 import { toBigInt } from '../../api/amounts.ts';
 import { MINTS } from '../../api/mints.ts';
 import type { Intent } from '../../sdk/intent.ts';
@@ -15,6 +15,12 @@ export interface PolicyInspectorOptions {
   readonly resolveLookupTable?: LookupTableResolver;
   /** Reads mints and token accounts from the chain; without it no mint's program is known (strictest). */
   readonly readAccounts?: AccountReader;
+  /**
+   * Asks our own RPC whether the build's blockhash is valid (rule stale_blockhash), and at which
+   * slot: the verdict carries it (freshAtSlot). Without it the blockhash is taken on txMetadata's
+   * word alone; the daemon always passes it.
+   */
+  readonly readBlockhash?: BlockhashReader;
   readonly slippageBps?: number;
   /**
    * The freshest mark price (USD × 10^6) of a position that the daemon read itself, or undefined
@@ -86,11 +92,12 @@ export class PolicyInspector implements TransactionInspector {
       return { decoded: null, verdict: { ok: false, violations: [{ rule: 'malformed', detail }], messageSha256: '' } };
     }
     const slippageBps = this.options.slippageBps ?? 0;
-    // The mark, the current TP/SL and the chain facts are independent reads: all at once.
-    const [markPriceUsd, currentTpsl, chain] = await Promise.all([
+    // The mark, the current TP/SL, the chain facts and the blockhash's standing are independent reads: all at once.
+    const [markPriceUsd, currentTpsl, chain, recentBlockhash] = await Promise.all([
       isDecrease(intent) && this.options.markPrice ? this.options.markPrice(intent.positionPubkey) : undefined,
       intent?.type === 'tpsl-update' && this.options.currentTpsl ? this.options.currentTpsl(intent.tpslPubkey) : undefined,
       this.#facts ? this.#facts.factsFor(decoded, Object.keys(intentBounds(intent, slippageBps).maxMoveTokens ?? {})) : undefined,
+      this.options.readBlockhash?.(decoded.recentBlockhash),
     ]);
     // A configured mark source that knows no fresh mark: no verdict yet (transient), not a violation.
     if (isDecrease(intent) && this.options.markPrice && markPriceUsd === undefined) throw new MarkPriceUnavailable(intent.positionPubkey);
@@ -100,6 +107,7 @@ export class PolicyInspector implements TransactionInspector {
       operationId: built.operationId,
       transactionType: built.route === 'perps-execute' ? 'instant' : 'legacy',
       txMetadata: built.txMetadata ?? undefined,
+      recentBlockhash,
       priorityFeeCapLamports: this.options.priorityFeeCapLamports,
       intent: bounds,
       knownAccounts: [...knownAccounts(intent, built), ...extraKnownAccounts],

@@ -3,6 +3,7 @@ import type { Logger } from '../../ops/logger.ts';
 import type { ActionRecord, ActionState } from './action-record.ts';
 import type { StoredAction } from './action-store.ts';
 import type { KeeperWatch } from './ports.ts';
+import { landedBeforeBuild, REPLAY_REASONS } from './replayed-bytes.ts';
 
 export interface SubmittedWatchOptions {
   readonly chain: ChainClient;
@@ -28,7 +29,7 @@ export type Transition = (from: StoredAction, patch: Partial<ActionRecord> & { s
 /**
  * The ambiguous phase: an action was sent and its fate is unknown. One `step` reads the chain (and
  * for legacy perps requests the keeper's trades) and either ends the action — landed, failed on
- * chain, or proven expired — or rebroadcasts the same bytes and asks to be called again. Nothing
+ * chain, proven expired, or landed before it was built (replayed bytes: not its landing) — or rebroadcasts the same bytes and asks to be called again. Nothing
  * here can rebuild or re-sign.
  */
 export class SubmittedWatch {
@@ -100,6 +101,12 @@ export class SubmittedWatch {
       return { final: false };
     }
     if (seen) {
+      const replayed = landedBeforeBuild(r, seen);
+      if (replayed) {
+        // The bytes of an earlier transaction: they cannot land again, and that landing is not ours.
+        await transition(stored, { state: 'rejected', reason: REPLAY_REASONS.landedBeforeBuild, detail: replayed });
+        return this.ended(r);
+      }
       if (seen.err) {
         await transition(stored, { state: 'rejected', reason: 'chain:failed', detail: JSON.stringify(seen.err), landedSlot: seen.slot });
         return this.ended(r);

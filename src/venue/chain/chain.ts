@@ -152,6 +152,15 @@ export class VenueChain {
     return { blockhash: info.blockhash, lastValidBlockHeight: info.lastValidBlockHeight };
   }
 
+  /**
+   * A blockhash this chain issued for the slot just too old to use: known, and its last valid
+   * height one block behind the current height (the venue's `staleBlockhash: 'expired'` fault).
+   */
+  expiredBlockhash(): string {
+    const elapsed = this.elapsedSlots() - this.blockhashValidBlocks - 1;
+    return this.blockhashes.issue(this.firstSlot + elapsed, this.firstBlockHeight + elapsed).blockhash;
+  }
+
   /** Known (issued by this chain) and the block height not yet past its last valid height. */
   isBlockhashValid(blockhash: string): boolean {
     const info = this.blockhashes.lookup(blockhash);

@@ -41,6 +41,17 @@ export const operationFaultsSchema = z.strictObject({
   hostile: z.enum(HOSTILE_KINDS).nullable().optional(),
   /** With `hostile`: only the next N builds are hostile, then the venue builds honestly again. */
   hostileNext: count.optional(),
+  /**
+   * Write operations only: answer a build with the answer to this wallet's latest earlier build of
+   * the same operation whose transaction landed (the same bytes: signed again, they make the
+   * signature the chain already shows landed). Without such a build the answer is honest.
+   */
+  replayLanded: z.boolean().optional(),
+  /**
+   * Write operations only: build on a blockhash the chain has expired ('expired') or never issued
+   * ('never_issued'), while txMetadata names it with the lastValidBlockHeight of a fresh one.
+   */
+  staleBlockhash: z.enum(['expired', 'never_issued']).nullable().optional(),
 });
 export type OperationFaults = z.infer<typeof operationFaultsSchema>;
 
@@ -93,9 +104,10 @@ export interface FaultDecision {
   readonly malformedStatus: number;
   readonly hangMs: number;
   readonly frozen: boolean;
+  readonly replayLanded: boolean;
 }
 
-const NONE: FaultDecision = { latencyMs: 0, outcome: 'ok', errorStatus: 503, malformedStatus: 200, hangMs: 120_000, frozen: false };
+const NONE: FaultDecision = { latencyMs: 0, outcome: 'ok', errorStatus: 503, malformedStatus: 200, hangMs: 120_000, frozen: false, replayLanded: false };
 const NEXT_COUNTERS = ['errorNext', 'rateLimitNext', 'hangNext', 'malformedNext', 'resetNext', 'replyLostNext', 'hostileNext'] as const;
 type NextCounter = (typeof NEXT_COUNTERS)[number];
 /** Most frozen answers kept: a freeze replays, it must not grow without bound. */
@@ -164,6 +176,11 @@ export class FaultPlan {
     return this.take(key, 'hostileNext') ? kind : undefined;
   }
 
+  /** The stale blockhash a build of the operation carries, if that fault is set (its own entry, else "*"). */
+  staleBlockhashFor(operationId: string): 'expired' | 'never_issued' | undefined {
+    return this.operations.get(operationId)?.staleBlockhash ?? this.operations.get('*')?.staleBlockhash ?? undefined;
+  }
+
   snapshot(): Record<string, OperationFaults> {
     return Object.fromEntries(this.operations);
   }
@@ -190,6 +207,7 @@ export class FaultPlan {
       malformedStatus: f.malformedStatus ?? 200,
       hangMs: f.hangMs ?? 120_000,
       frozen: f.frozen ?? false,
+      replayLanded: f.replayLanded ?? false,
     };
   }
 

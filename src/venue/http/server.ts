@@ -131,6 +131,10 @@ async function serve(services: VenueServices, id: OperationId, op: OperationDef,
       }
     }
     if (frozenKey !== undefined) services.faults.recordFrozenAnswer(frozenKey, body);
+    services.builds.remember(id, body);
+    // A hostile API replaying an earlier, landed build (this honest one is simply not answered).
+    const replayed = fault.replayLanded ? services.builds.replayFor(id, body) : undefined;
+    if (replayed !== undefined) return reply.status(200).headers(rateHeaders).send(replayed);
     // Processed (a write has applied), but the answer never reaches the caller.
     if (fault.outcome === 'reply_lost') return resetConnection(request, reply);
     return reply.status(200).headers(rateHeaders).send(body);

@@ -9,6 +9,7 @@ import type { Prng } from '../market/prng.ts';
 import type { RequestBook } from '../tx/request-book.ts';
 import type { ExecuteDesk } from './execute-desk.ts';
 import type { FaultPlan } from './faults.ts';
+import type { LandedBuildReplay } from './landed-build-replay.ts';
 import type { RateTier, SlidingWindowLimiter } from './rate-limit.ts';
 import type { TxIssuer } from './tx-issuer.ts';
 
@@ -35,6 +36,8 @@ export interface VenueServices {
   readonly issuer: TxIssuer;
   readonly desk: ExecuteDesk;
   readonly faults: FaultPlan;
+  /** Write answers remembered for the `replayLanded` fault. */
+  readonly builds: LandedBuildReplay;
   /** Faults of the JSON-RPC endpoint. */
   readonly rpcFaults: RpcFaults;
   readonly limiter: SlidingWindowLimiter;

@@ -4,6 +4,7 @@ import { LAMPORTS_PER_SIGNATURE } from '../chain/compute-budget.ts';
 import type { VenueChain } from '../chain/chain.ts';
 import type { VenueAction } from '../market/market.ts';
 import { derivedRequestId } from '../market/keys.ts';
+import { derivedBase58 } from '../chain/blockhashes.ts';
 import { buildRequestTransaction, DEFAULT_COMPUTE_UNIT_LIMIT, DEFAULT_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS, toBase64, type HostileKind } from '../tx/builder.ts';
 import type { RequestBook } from '../tx/request-book.ts';
 
@@ -29,6 +30,8 @@ export interface IssueRequest {
   /** Rent of the accounts the request creates (position request, order account...). */
   readonly accountRentLamports?: bigint;
   readonly hostile?: HostileKind;
+  /** Build on a blockhash the chain has expired or never issued (txMetadata still claims a fresh one's lastValidBlockHeight). */
+  readonly staleBlockhash?: 'expired' | 'never_issued';
   /** The product program's own instructions (perps); without them a request-id instruction. */
   readonly instructions?: readonly TransactionInstruction[];
   readonly nowMs: number;
@@ -84,7 +87,10 @@ export class TxIssuer {
 
   issue(req: IssueRequest): IssuedTransaction {
     const requestId = req.requestId ?? this.nextRequestId();
-    const { blockhash, lastValidBlockHeight } = this.chain.latestBlockhash();
+    const latest = this.chain.latestBlockhash();
+    const { lastValidBlockHeight } = latest;
+    const blockhash =
+      req.staleBlockhash === 'expired' ? this.chain.expiredBlockhash() : req.staleBlockhash === 'never_issued' ? derivedBase58(`stratd-venue:never-issued:${requestId}`) : latest.blockhash;
     const unitPrice = req.priorityFeeMicroLamports ?? DEFAULT_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS;
     const transaction = buildRequestTransaction({
       payer: key(req.wallet),

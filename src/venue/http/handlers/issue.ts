@@ -22,6 +22,7 @@ export function issueFor(ctx: HandlerContext, product: Exclude<Product, 'tokens'
     operationId: ctx.operationId,
     product,
     hostile: ctx.services.faults.hostileFor(ctx.operationId),
+    staleBlockhash: ctx.services.faults.staleBlockhashFor(ctx.operationId),
     nowMs: ctx.nowMs,
   });
 }
