@@ -29,6 +29,8 @@ export interface IssueRequest {
   /** Rent of the accounts the request creates (position request, order account...). */
   readonly accountRentLamports?: bigint;
   readonly hostile?: HostileKind;
+  /** The discriminator (hex) of the program instruction the operation performs (BuildRequestOptions). */
+  readonly discriminator?: string;
   /** The product program's own instructions (perps); without them a request-id instruction. */
   readonly instructions?: readonly TransactionInstruction[];
   readonly nowMs: number;
@@ -95,6 +97,7 @@ export class TxIssuer {
       accounts: (req.accounts ?? []).map(key),
       keeperSigner: req.transactionType === 'instant' ? this.keeper : undefined,
       hostile: req.hostile,
+      discriminator: req.discriminator,
       instructions: req.instructions,
     });
     this.requests.register(transaction, {
