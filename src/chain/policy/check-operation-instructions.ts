@@ -6,6 +6,10 @@ import { GATED_PROGRAMS, OPERATION_INSTRUCTIONS, type GatedProgram } from './ope
 import type { Violation } from './verdict.ts';
 
 const PROGRAM_OF_ID: ReadonlyMap<string, GatedProgram> = new Map(Object.entries(GATED_PROGRAMS).map(([program, p]) => [p.id, program as GatedProgram]));
+/** Per program, instruction name by discriminator (built once: the policy runs right before every signature). */
+const NAME_OF: ReadonlyMap<GatedProgram, ReadonlyMap<string, string>> = new Map(
+  Object.entries(GATED_PROGRAMS).map(([program, p]) => [program as GatedProgram, new Map(Object.entries<string>(p.instructions).map(([name, disc]) => [disc, name]))]),
+);
 
 /**
  * Rule product_instruction, the per-operation instruction gate: a transaction is judged by what
@@ -26,7 +30,7 @@ export function checkOperationInstructions(decoded: DecodedTransaction, ctx: Pol
   const program = GATED_PROGRAMS[gate.program];
   const required: ReadonlySet<string> = new Set(gate.required);
   const allowed: ReadonlySet<string> = new Set([...gate.required, ...(gate.allowed ?? [])]);
-  const names = new Map(Object.entries<string>(program.instructions).map(([name, disc]) => [disc, name]));
+  const names = NAME_OF.get(gate.program) ?? new Map<string, string>();
   const list = [...allowed].join(', ');
   const violations: Violation[] = [];
   let doing = 0;
