@@ -15,19 +15,24 @@ import type { ChainFacts, PolicyContext } from '../../src/chain/policy/index.ts'
 import { associatedTokenAddress } from '../../src/chain/policy/index.ts';
 import { perpsPositionAddress, perpsPositionRequestAddress } from '../../src/chain/programs/perps/addresses.ts';
 import { PERPS_ACCOUNTS, PROGRAMS } from '../../src/chain/programs.ts';
+import { AGGREGATOR_INSTRUCTIONS } from '../../src/chain/programs/aggregator/instructions.ts';
+import { DBC_INSTRUCTIONS } from '../../src/chain/programs/dbc/instructions.ts';
+import { DCA_INSTRUCTIONS } from '../../src/chain/programs/dca/instructions.ts';
+import { LIMIT_ORDER_INSTRUCTIONS } from '../../src/chain/programs/limit-order/instructions.ts';
+import { PERPS_INSTRUCTIONS } from '../../src/chain/programs/perps/instructions.ts';
 import { createTpslInstruction, increaseInstruction } from '../../src/venue/tx/perps-instructions.ts';
 
 export const TOKEN = new PublicKey(PROGRAMS.token);
 export const TOKEN_2022 = new PublicKey(PROGRAMS.token2022);
 
-/** One write operation per product, with the product's program. */
+/** One write operation per product, with the product's program and the discriminator of the instruction it performs. */
 export const PRODUCT_OPERATIONS = [
-  { product: 'perps', operationId: 'perps.increase', program: PROGRAMS.perps },
-  { product: 'trigger', operationId: 'trigger.createOrder', program: PROGRAMS.trigger },
-  { product: 'recurring', operationId: 'recurring.createOrder', program: PROGRAMS.recurring },
-  { product: 'ultra', operationId: 'ultra.order', program: PROGRAMS.aggregator },
-  { product: 'studio', operationId: 'studio.claimFee', program: PROGRAMS.dbc },
-] as const satisfies ReadonlyArray<{ product: string; operationId: OperationId; program: string }>;
+  { product: 'perps', operationId: 'perps.increase', program: PROGRAMS.perps, discriminator: PERPS_INSTRUCTIONS.createIncreasePositionMarketRequest.discriminator },
+  { product: 'trigger', operationId: 'trigger.createOrder', program: PROGRAMS.trigger, discriminator: LIMIT_ORDER_INSTRUCTIONS.initialize_order },
+  { product: 'recurring', operationId: 'recurring.createOrder', program: PROGRAMS.recurring, discriminator: DCA_INSTRUCTIONS.open_dca_v2 },
+  { product: 'ultra', operationId: 'ultra.order', program: PROGRAMS.aggregator, discriminator: AGGREGATOR_INSTRUCTIONS.route },
+  { product: 'studio', operationId: 'studio.claimFee', program: PROGRAMS.dbc, discriminator: DBC_INSTRUCTIONS.claim_creator_trading_fee },
+] as const satisfies ReadonlyArray<{ product: string; operationId: OperationId; program: string; discriminator: string }>;
 
 export function randomKey(): PublicKey {
   return Keypair.generate().publicKey;
@@ -90,7 +95,10 @@ export const spl = {
 /**
  * An instruction of a product's program, signed by the wallet (and a keeper slot for instant).
  * For perps, a real benign instruction of the wallet's SOL long: an increase request (legacy) or,
- * with a keeper, an instant TP/SL (allowed for perps.increase and perps.createTpsl).
+ * with a keeper, an instant TP/SL (allowed for perps.increase and perps.createTpsl). For the other
+ * product programs, data that starts with the discriminator of the instruction the product's
+ * operation of PRODUCT_OPERATIONS performs (initialize_order for the trigger program...); for any
+ * other program, arbitrary data.
  */
 export function productInstruction(program: string, wallet: PublicKey, extraSigners: PublicKey[] = [], extraAccounts: PublicKey[] = []): TransactionInstruction {
   if (program === PROGRAMS.perps) {
@@ -101,7 +109,7 @@ export function productInstruction(program: string, wallet: PublicKey, extraSign
   return new TransactionInstruction({
     programId: new PublicKey(program),
     keys: [{ pubkey: wallet, isSigner: true, isWritable: true }, ...extraSigners.map(s), ...extraAccounts.map(w)],
-    data: Buffer.from([0xa1, 0xb2, 0xc3, 0xd4, 0, 1, 2, 3]),
+    data: Buffer.concat([Buffer.from(PRODUCT_OPERATIONS.find((p) => p.program === program)?.discriminator ?? 'a1b2c3d4', 'hex'), Buffer.from([0, 1, 2, 3])]),
   });
 }
 

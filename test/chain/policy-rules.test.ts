@@ -24,6 +24,9 @@ async function verdictFor(
   return inspectTransaction(decoded, contextFor(wallet, 'perps.increase', ctx));
 }
 
+/** perps(keeper) is an instant TP/SL: the operation it performs. */
+const INSTANT_TPSL = { operationId: 'perps.createTpsl' } as const;
+
 function rulesOf(verdict: Verdict): PolicyRule[] {
   return verdict.violations.map((v) => v.rule);
 }
@@ -157,16 +160,16 @@ describe('signer slots', () => {
   it('allows one empty keeper slot for instant transactions only', async () => {
     const keeper = randomKey();
     const instructions = [...computeBudget(), perps(keeper)];
-    expect(await verdictFor(instructions, 0, { transactionType: 'instant' })).toMatchObject({ ok: true });
-    expect(rulesOf(await verdictFor(instructions, 0, { transactionType: 'legacy' }))).toEqual(['unexpected_signer']);
-    expect(rulesOf(await verdictFor(instructions, 0))).toEqual(['unexpected_signer']);
+    expect(await verdictFor(instructions, 0, { ...INSTANT_TPSL, transactionType: 'instant' })).toMatchObject({ ok: true });
+    expect(rulesOf(await verdictFor(instructions, 0, { ...INSTANT_TPSL, transactionType: 'legacy' }))).toEqual(['unexpected_signer']);
+    expect(rulesOf(await verdictFor(instructions, 0, INSTANT_TPSL))).toEqual(['unexpected_signer']);
   });
 
   it('rejects a keeper slot that already carries a signature', async () => {
     const keeper = Keypair.generate();
     const tx = buildTx({ payer: wallet, version: 0, instructions: [...computeBudget(), perps(keeper.publicKey)] });
     tx.sign([keeper]);
-    const verdict = inspectTransaction(await decodeTransaction(tx), contextFor(wallet, 'perps.increase', { transactionType: 'instant' }));
+    const verdict = inspectTransaction(await decodeTransaction(tx), contextFor(wallet, 'perps.createTpsl', { transactionType: 'instant' }));
     expect(verdict.violations).toEqual([{ rule: 'unexpected_signer', detail: expect.stringContaining('already carries a signature') }]);
   });
 });
@@ -219,7 +222,7 @@ describe('what the value rules let through', () => {
   it('a rent-sized account creation and an ATA for the wallet are fine; an ATA for a stranger is not', async () => {
     const fresh = randomKey();
     const rentSized = SystemProgram.createAccount({ fromPubkey: wallet, newAccountPubkey: fresh, lamports: (128 + 165) * 6960, space: 165, programId: new PublicKey(PROGRAMS.token) });
-    const own = await verdictFor([perps(fresh), rentSized, spl.createAta(wallet, wallet, usdc, false)], 0, { transactionType: 'instant' });
+    const own = await verdictFor([perps(fresh), rentSized, spl.createAta(wallet, wallet, usdc, false)], 0, { ...INSTANT_TPSL, transactionType: 'instant' });
     expect(own).toMatchObject({ ok: true });
     const stranger = await verdictFor([perps(), spl.createAta(wallet, thief, usdc)], 0);
     expect(rulesOf(stranger)).toEqual(['value_transfer']);
@@ -227,7 +230,7 @@ describe('what the value rules let through', () => {
 
   it('does not judge transfers that do not touch the wallet', async () => {
     const other = randomKey();
-    const verdict = await verdictFor([perps(other), SystemProgram.transfer({ fromPubkey: other, toPubkey: thief, lamports: 5n })], 0, { transactionType: 'instant' });
+    const verdict = await verdictFor([perps(other), SystemProgram.transfer({ fromPubkey: other, toPubkey: thief, lamports: 5n })], 0, { ...INSTANT_TPSL, transactionType: 'instant' });
     expect(verdict).toMatchObject({ ok: true });
   });
 

@@ -23,7 +23,7 @@ const EXPECTED_RULE: Record<Exclude<HostileKind, 'price_slippage'>, PolicyRule> 
 };
 
 describe('transactions of the simulated venue', () => {
-  for (const { product, operationId } of PRODUCT_OPERATIONS) {
+  for (const { product, operationId, discriminator } of PRODUCT_OPERATIONS) {
     // Perps transactions carry the program's real instructions, built by the venue's handlers:
     // test/chain/policy-perps-venue.test.ts accepts each operation's and refuses their hostile variants.
     for (const transactionType of product === 'perps' ? [] : (['legacy', 'instant'] as const)) {
@@ -34,6 +34,7 @@ describe('transactions of the simulated venue', () => {
           requestId: `req-${product}-${transactionType}`,
           blockhash: BLOCKHASH,
           accounts: [randomKey(), randomKey()],
+          discriminator,
           ...(transactionType === 'instant' ? { keeperSigner: keeper } : {}),
         });
         const decoded = await decodeTransaction(toBase64(tx));

@@ -86,7 +86,7 @@ describe('LocalKeypairSigner', () => {
     const bad = buildTx({
       payer: keypair.publicKey,
       version: 0,
-      instructions: [...computeBudget(), SystemProgram.transfer({ fromPubkey: keypair.publicKey, toPubkey: randomKey(), lamports: 1n })],
+      instructions: [...computeBudget(), productInstruction(PROGRAMS.perps, keypair.publicKey), SystemProgram.transfer({ fromPubkey: keypair.publicKey, toPubkey: randomKey(), lamports: 1n })],
     });
     const rejected = inspectTransaction(await decodeTransaction(bad), contextFor(keypair.publicKey, 'perps.increase'));
     await expect(signInspected(signer, readWireTransaction(bad.serialize()), rejected)).rejects.toBeInstanceOf(PolicyViolation);

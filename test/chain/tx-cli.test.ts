@@ -66,6 +66,23 @@ describe('stratd tx inspect', () => {
     expect(allowed.code, allowed.stderr).toBe(0);
   });
 
+  it('judges the bytes, not the operation named: a trigger order under a cancel, nothing under a decrease (exit 3)', async () => {
+    const nothing = buildTx({ payer: wallet, version: 0, instructions: computeBudget() });
+    const [underCancel, underDecrease] = await Promise.all([
+      stratd(['tx', 'inspect', '--wallet', wallet.toBase58(), '--operation', 'trigger.cancelOrder', '--set', 'mode=live', toBase64(clean)]),
+      stratd(['tx', 'inspect', '--wallet', wallet.toBase58(), '--operation', 'perps.decrease', toBase64(nothing)]),
+    ]);
+    expect(underCancel.code, underCancel.stderr).toBe(3);
+    expect((JSON.parse(underCancel.stdout) as { violations: unknown[] }).violations).toEqual([
+      { rule: 'product_instruction', detail: 'instruction 2: trigger.cancelOrder carries initialize_order of the limit-order program; allowed: cancel_order' },
+      { rule: 'product_instruction', detail: expect.stringContaining('carries no cancel_order instruction') },
+    ]);
+    expect(underDecrease.code, underDecrease.stderr).toBe(3);
+    expect((JSON.parse(underDecrease.stdout) as { violations: unknown[] }).violations).toEqual([
+      { rule: 'product_instruction', detail: expect.stringContaining('perps.decrease carries no createDecreasePositionMarketRequest or instantDecreasePosition instruction') },
+    ]);
+  });
+
   it('applies --priority-fee-cap, --blockhash and --transaction-type', async () => {
     const base = ['tx', 'inspect', '--wallet', wallet.toBase58(), '--operation', 'trigger.createOrder'];
     const keeper = randomKey();

@@ -14,6 +14,7 @@ import { Ledger } from '../../src/pipeline/ledger.ts';
 import { VenueChain } from '../../src/venue/chain/chain.ts';
 import { startRpcServer, type RpcServer } from '../../src/venue/chain/rpc-server.ts';
 import { VenueClock } from '../../src/venue/clock.ts';
+import { LIMIT_ORDER_INSTRUCTIONS } from '../../src/chain/programs/limit-order/instructions.ts';
 import { buildRequestTransaction, toBase64 } from '../../src/venue/tx/builder.ts';
 import { RequestBook } from '../../src/venue/tx/request-book.ts';
 
@@ -58,7 +59,14 @@ export class ChainHarness {
   readonly builder: ActionBuilder = {
     build: async (record: ActionRecord) => {
       const { blockhash, lastValidBlockHeight } = this.chain.latestBlockhash();
-      const tx = buildRequestTransaction({ payer: this.wallet.publicKey, product: 'trigger', requestId: `${record.actionId}-${Date.now()}`, blockhash, accounts: [new PublicKey('5BUwFW4nRbftYTDMbgxykoFWqWHPzahFSNAaaaJtVKsq')] });
+      const tx = buildRequestTransaction({
+        payer: this.wallet.publicKey,
+        product: 'trigger',
+        requestId: `${record.actionId}-${Date.now()}`,
+        blockhash,
+        accounts: [new PublicKey('5BUwFW4nRbftYTDMbgxykoFWqWHPzahFSNAaaaJtVKsq')],
+        discriminator: LIMIT_ORDER_INSTRUCTIONS.initialize_order,
+      });
       this.requests.register(tx, { requestId: record.actionId, operationId: 'trigger.createOrder', wallet: this.wallet.publicKey.toBase58(), createdAtMs: this.clock.now(), transactionType: 'legacy', payload: {} });
       return {
         operationId: 'trigger.createOrder',

@@ -41,13 +41,15 @@ function forwardable(headers: IncomingHttpHeaders): Record<string, string> {
 }
 
 /**
- * A real HTTP relay in front of the venue's API: it counts what the executor posts, and can lose
- * a reply after the venue processed the request (the connection is cut once the venue answered),
- * which the venue's own fault model cannot do (its faults act before processing).
+ * A real HTTP relay in front of the venue's API: it counts what the executor posts, can lose a
+ * reply after the venue processed the request (the connection is cut once the venue answered),
+ * which the venue's own fault model cannot do (its faults act before processing), and can answer
+ * one operation with another's build.
  */
 export class ApiRelay {
   readonly requests: RelayedRequest[] = [];
   private readonly toLose = new Map<string, number>();
+  private readonly substitutes = new Map<string, (body: unknown) => Promise<unknown>>();
   private server?: Server;
 
   constructor(private readonly upstream: string) {}
@@ -66,6 +68,20 @@ export class ApiRelay {
           body = text;
         }
         this.requests.push({ method: req.method ?? '', path, body });
+        const substitute = this.substitutes.get(path);
+        if (substitute) {
+          substitute(body).then(
+            (answer) => {
+              res.writeHead(200, { 'content-type': 'application/json' });
+              res.end(JSON.stringify(answer));
+            },
+            (error: unknown) => {
+              res.writeHead(502, { 'content-type': 'application/json' });
+              res.end(JSON.stringify({ code: 502, message: `relay: ${(error as Error).message}` }));
+            },
+          );
+          return;
+        }
         const forward = async () => {
           const reply = await request(`${this.upstream}${req.url ?? '/'}`, {
             method: (req.method ?? 'GET') as 'GET',
@@ -96,6 +112,14 @@ export class ApiRelay {
   /** The next `n` requests to `path` reach the venue, but their replies are lost. */
   loseRepliesAfterProcessing(path: string, n = 1): void {
     this.toLose.set(path, n);
+  }
+
+  /**
+   * A hostile or broken API: requests to `path` are answered with what `answer` makes of their
+   * body (it may call the venue itself) instead of the venue's own answer.
+   */
+  answerInstead(path: string, answer: (body: unknown) => Promise<unknown>): void {
+    this.substitutes.set(path, answer);
   }
 
   /** Requests relayed to `path` (POST bodies parsed). */

@@ -3,15 +3,16 @@ import type { DecodedInstruction, DecodedTransaction, PerpsInstruction } from '.
 import { CUSTODY_MINT, PERPS_MINT_TOKEN_PROGRAM, perpsPositionAddress, isPerpsPositionRequestAddress, type PerpsSide } from '../programs/perps/addresses.ts';
 import { PROGRAMS } from '../programs.ts';
 import type { PerpsIntentBounds, PolicyContext } from './context.ts';
-import { CUSTODY_ROLES, FIXED_ROLES, INCREASE_REQUESTS, MINT_ROLES, PAID_IN_ARGUMENT, PERPS_OPERATION_INSTRUCTIONS, walletTokenRoles } from './perps-operations.ts';
+import { CUSTODY_ROLES, FIXED_ROLES, INCREASE_REQUESTS, MINT_ROLES, PAID_IN_ARGUMENT, walletTokenRoles } from './perps-operations.ts';
+import { perpsInstructionsOf } from './operation-instructions.ts';
 import type { Outflow } from './check-value-flows.ts';
 import type { Violation } from './verdict.ts';
 import { associatedTokenAccountOf, isAssociatedTokenAccountOf } from './wallet-accounts.ts';
 
 /**
- * Rules product_instruction, product_account and (for argument amounts) intent_exceeded, on the
- * perps program's instructions decoded from its IDL layouts:
- * - product_instruction: every perps instruction is one the operation's allow-list names.
+ * Rules product_account and (for argument amounts) intent_exceeded, on the perps instructions the
+ * operation may carry (which ones, and that one is there at all, is the instruction gate's:
+ * check-operation-instructions.ts), decoded from their IDL layouts:
  * - product_account: `owner` is the wallet; the wallet's token accounts are its associated token
  *   accounts of the right mint under that mint's token program; the position and request PDAs
  *   derive from the wallet; pool, custodies, programs and mints are the deployment's own; no
@@ -21,37 +22,24 @@ import { associatedTokenAccountOf, isAssociatedTokenAccountOf } from './wallet-a
  * Pure: derivations only, no chain reads.
  */
 export function checkProductInstructions(decoded: DecodedTransaction, ctx: PolicyContext): ProductReport {
-  const allowed = new Set(PERPS_OPERATION_INSTRUCTIONS[ctx.operationId] ?? []);
+  const allowed = perpsInstructionsOf(ctx.operationId);
   const violations: Violation[] = [];
   const payments: Outflow[] = [];
   let acting = 0;
   for (const ix of decoded.instructions) {
     // An account that did not resolve is already unresolved_lookup: nothing to judge by role.
     if (ix.programId !== PROGRAMS.perps || ix.accounts.some((a) => a.pubkey === null)) continue;
+    // Undecodable data of a known instruction is already `malformed`; an unknown or unlisted one
+    // is the instruction gate's.
     const parsed = ix.parsed?.program === 'perps' ? ix.parsed : undefined;
-    if (!parsed) {
-      // Undecodable data of a known instruction is already `malformed`.
-      if (ix.parseError === undefined) {
-        const disc = Buffer.from(ix.dataBase64, 'base64').subarray(0, 8).toString('hex');
-        violations.push({ rule: 'product_instruction', detail: `instruction ${ix.index}: perps instruction with discriminator ${disc || '(none)'} is none stratd may sign` });
-      }
-      continue;
-    }
-    if (!allowed.has(parsed.type)) {
-      violations.push({ rule: 'product_instruction', detail: `instruction ${ix.index}: perps ${parsed.type} is not allowed for ${ctx.operationId} (allowed: ${[...allowed].join(', ') || 'none'})` });
-      continue;
-    }
+    if (!parsed || !allowed.has(parsed.type)) continue;
     acting++;
     violations.push(...checkInstruction(ix, parsed, ctx, payments));
   }
-  // An intent asks for one request: bounds checked per instruction would let two of them (or
-  // none, for an action that then "lands") through.
-  if (ctx.intent?.perps !== undefined && allowed.size > 0 && acting !== 1) {
-    violations.push(
-      acting === 0
-        ? { rule: 'product_instruction', detail: `the transaction carries no ${[...allowed].join(' or ')} instruction: it does nothing the intent asked for` }
-        : { rule: 'intent_exceeded', detail: `${acting} perps instructions of ${ctx.operationId}; the intent asks for one` },
-    );
+  // An intent asks for one request: bounds checked per instruction would let two of them through
+  // (none at all is refused by the gate, intent or not).
+  if (ctx.intent?.perps !== undefined && acting > 1) {
+    violations.push({ rule: 'intent_exceeded', detail: `${acting} perps instructions of ${ctx.operationId}; the intent asks for one` });
   }
   return { violations, payments };
 }

@@ -7,3 +7,4 @@ export { rentExemptMinimum, type Outflow } from './check-value-flows.ts';
 export { associatedTokenAddress, WalletAccounts } from './wallet-accounts.ts';
 export { ChainFactsReader, NO_CHAIN_FACTS, mintAccountData, rpcAccountReader, staticAccountReader, type AccountReader, type ChainAccount, type ChainFacts } from './chain-facts.ts';
 export { checkBlockhash, type BlockhashReader, type BlockhashStanding } from './check-blockhash.ts';
+export { OPERATION_INSTRUCTIONS, GATED_PROGRAMS, type OperationInstructions, type GatedProgram } from './operation-instructions.ts';

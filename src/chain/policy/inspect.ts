@@ -4,6 +4,7 @@ import { checkBlockhash } from './check-blockhash.ts';
 import { checkIntent } from './check-intent.ts';
 import { checkNonce } from './check-nonce.ts';
 import { checkLookupTables } from './check-lookup-tables.ts';
+import { checkOperationInstructions } from './check-operation-instructions.ts';
 import { checkPriorityFee } from './check-priority-fee.ts';
 import { checkProductInstructions } from './check-product-instructions.ts';
 import { checkPrograms } from './check-programs.ts';
@@ -33,6 +34,8 @@ export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyConte
     ...checkPriorityFee(decoded, ctx),
     // What the perps program takes by argument counts with every other outflow of its mint.
     ...checkIntent([...flows.outflows, ...product.payments], ctx),
+    // What the instructions do, whatever the operation is called: the right one, nothing else of its program.
+    ...checkOperationInstructions(decoded, ctx),
     ...product.violations,
     ...checkTriggerOrders(ctx),
     ...checkLookupTables(decoded, walletAccounts),

@@ -1,28 +1,11 @@
 import { MINTS } from '../../api/mints.ts';
-import type { OperationId } from '../../api/registry.ts';
 import type { PerpsInstruction } from '../decode/perps.ts';
 import type { PerpsInstructionName } from '../programs/perps/instructions.ts';
 import { CUSTODY_MINT } from '../programs/perps/addresses.ts';
 import { PERPS_ACCOUNTS, PROGRAMS } from '../programs.ts';
 
-/**
- * Which perps instructions each operation's transaction may carry (legacy request and instant
- * variant), and what every account role of those instructions must be.
- */
-export const PERPS_OPERATION_INSTRUCTIONS: Readonly<Partial<Record<OperationId, readonly PerpsInstructionName[]>>> = {
-  // An increase may carry the TP/SL requests of its tpsl[] member.
-  'perps.increase': ['createIncreasePositionMarketRequest', 'instantIncreasePosition', 'instantCreateTpsl'],
-  'perps.decrease': ['createDecreasePositionMarketRequest', 'instantDecreasePosition'],
-  'perps.decreaseWithFee': ['createDecreasePositionMarketRequest', 'instantDecreasePosition'],
-  'perps.createTpsl': ['createDecreasePositionRequest2', 'instantCreateTpsl'],
-  'perps.updateTpslWithFee': ['updateDecreasePositionRequest2', 'instantUpdateTpsl'],
-  'perps.updateTpsl': ['updateDecreasePositionRequest2', 'instantUpdateTpsl'],
-  'perps.createTpslWithFee': ['createDecreasePositionRequest2', 'instantCreateTpsl'],
-  'perps.cancelTpsl': ['closePositionRequest'],
-  'perps.cancelTpslWithFee': ['closePositionRequest'],
-  'perps.lpMint': ['addLiquidity2'],
-  'perps.depositBorrow': ['depositCollateralForBorrows', 'borrowFromCustody'],
-};
+// What every account role of the perps instructions must be. Which instructions an operation may
+// carry is the instruction gate's table (operation-instructions.ts).
 
 /** Roles whose address is fixed by the program and the live deployment. */
 export const FIXED_ROLES: Readonly<Record<string, string>> = {

@@ -63,7 +63,7 @@ export const strategiesSection = {
 
 export const executionSection = {
   allowUncheckedTriggerOrders: key({
-    doc: "Live and dry-run modes: sign trigger orders (trigger.createOrder) although the policy cannot check their amounts. The trigger program takes the escrow by CPI and its instruction layout is not published, so neither the amount escrowed nor the limit price is compared with the intent: a hostile or broken build could escrow the wallet's whole balance of the input token. Off: such builds are refused (policy product_instruction). Paper mode signs them either way (no money). See docs/safety.md.",
+    doc: "Live and dry-run modes: sign trigger orders (trigger.createOrder) although the policy cannot check their amounts. The trigger program takes the escrow by CPI and stratd does not decode its instruction's arguments yet, so neither the amount escrowed nor the limit price is compared with the intent: a hostile or broken build could escrow the wallet's whole balance of the input token. Off: such builds are refused (policy product_instruction). Paper mode signs them either way (no money). See docs/safety.md.",
     schema: z.boolean(),
     default: false,
     kind: 'boolean',

@@ -32,6 +32,8 @@ export interface IssueRequest {
   readonly hostile?: HostileKind;
   /** Build on a blockhash the chain has expired or never issued (txMetadata still claims a fresh one's lastValidBlockHeight). */
   readonly staleBlockhash?: 'expired' | 'never_issued';
+  /** The discriminator (hex) of the program instruction the operation performs (BuildRequestOptions). */
+  readonly discriminator?: string;
   /** The product program's own instructions (perps); without them a request-id instruction. */
   readonly instructions?: readonly TransactionInstruction[];
   readonly nowMs: number;
@@ -101,6 +103,7 @@ export class TxIssuer {
       accounts: (req.accounts ?? []).map(key),
       keeperSigner: req.transactionType === 'instant' ? this.keeper : undefined,
       hostile: req.hostile,
+      discriminator: req.discriminator,
       instructions: req.instructions,
     });
     this.requests.register(transaction, {

@@ -54,6 +54,11 @@ export interface BuildRequestOptions {
   /** Instant transactions: the keeper must co-sign (a second required signer). */
   readonly keeperSigner?: PublicKey;
   /**
+   * The discriminator (hex) of the program instruction the operation performs, which starts the
+   * request-id instruction's data: the policy judges a build by it. Default: the venue's own tag.
+   */
+  readonly discriminator?: string;
+  /**
    * The product program's own instructions (perps: built from the IDL layouts). When given they
    * replace the request-id instruction; the request book still finds the request by message bytes.
    */
@@ -66,7 +71,8 @@ export interface BuildRequestOptions {
 
 /**
  * An unsigned v0 transaction shaped like the service's: compute budget, then one instruction
- * of the product's live program whose data identifies the request. Signature slots are empty.
+ * of the product's live program (the discriminator of the instruction the operation performs,
+ * then the request id). Signature slots are empty.
  */
 export function buildRequestTransaction(opts: BuildRequestOptions): VersionedTransaction {
   if (opts.product === 'tokens') throw new TransactionBuildError('the tokens product builds no transactions');
@@ -82,7 +88,7 @@ export function buildRequestTransaction(opts: BuildRequestOptions): VersionedTra
   const instructions: TransactionInstruction[] = [
     setComputeUnitLimit(opts.computeUnitLimit ?? DEFAULT_COMPUTE_UNIT_LIMIT),
     setComputeUnitPrice(opts.computeUnitPriceMicroLamports ?? DEFAULT_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS),
-    ...(opts.instructions ?? [new TransactionInstruction({ programId, keys, data: requestInstructionData(opts.requestId) })]),
+    ...(opts.instructions ?? [new TransactionInstruction({ programId, keys, data: requestInstructionData(opts.requestId, opts.discriminator) })]),
   ];
   const foreign = opts.foreign ?? foreignAccountFor(opts.requestId);
   const extra = opts.hostile ? hostileInstruction(opts.hostile, opts.payer, foreign, hostileNonceAccountFor(opts.requestId)) : undefined;

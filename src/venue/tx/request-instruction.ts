@@ -12,20 +12,25 @@ export const PRODUCT_PROGRAM: Readonly<Record<Exclude<Product, 'tokens'>, string
   studio: PROGRAMS.dbc,
 };
 
-/** Anchor-style 8-byte discriminator that marks a venue request instruction. */
+/** Anchor-style 8-byte discriminator that marks a venue request instruction of no named kind. */
 export const REQUEST_TAG = createHash('sha256').update('global:venue_request').digest().subarray(0, 8);
 /** Keeps the instruction (and the transaction) well under the 1232-byte packet limit. */
 export const MAX_REQUEST_ID_BYTES = 128;
 
-/** Instruction data that identifies a request: the tag, then the request id in UTF-8. */
-export function requestInstructionData(requestId: string): Buffer {
-  return Buffer.concat([REQUEST_TAG, Buffer.from(requestId, 'utf8')]);
+/**
+ * Instruction data that identifies a request: an 8-byte discriminator (the program instruction the
+ * operation performs, hex, so the signing policy sees the live program's instruction; else the
+ * venue's own tag), then the request id in UTF-8.
+ */
+export function requestInstructionData(requestId: string, discriminator?: string): Buffer {
+  const head = discriminator === undefined ? REQUEST_TAG : Buffer.from(discriminator, 'hex');
+  if (head.length !== REQUEST_TAG.length) throw new TypeError(`a discriminator is 8 bytes (16 hex characters), got ${JSON.stringify(discriminator)}`);
+  return Buffer.concat([head, Buffer.from(requestId, 'utf8')]);
 }
 
-/** The request id carried by instruction data, or undefined when it is not a venue request. */
+/** The request id carried by instruction data after its discriminator, or undefined when there is none. */
 export function decodeRequestInstructionData(data: Uint8Array): string | undefined {
   if (data.length <= REQUEST_TAG.length) return undefined;
-  if (!Buffer.from(data.subarray(0, REQUEST_TAG.length)).equals(REQUEST_TAG)) return undefined;
   return Buffer.from(data.subarray(REQUEST_TAG.length)).toString('utf8');
 }
 

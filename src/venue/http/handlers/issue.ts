@@ -12,6 +12,7 @@ export interface IssueArgs {
   readonly accountRentLamports?: bigint;
   readonly priorityFeeMicroLamports?: bigint;
   readonly requestId?: string;
+  readonly discriminator?: IssueRequest['discriminator'];
   readonly instructions?: IssueRequest['instructions'];
 }
 

@@ -1,10 +1,18 @@
 import { toBigInt } from '../../../api/amounts.ts';
+import { DBC_INSTRUCTIONS } from '../../../chain/programs/dbc/instructions.ts';
+import { DCA_INSTRUCTIONS } from '../../../chain/programs/dca/instructions.ts';
+import { LIMIT_ORDER_INSTRUCTIONS } from '../../../chain/programs/limit-order/instructions.ts';
 import { invalidArgument } from '../../market/errors.ts';
 import type { TriggerAction } from '../../market/trigger-orders.ts';
 import type { Handler } from '../services.ts';
 import { issueFor } from './issue.ts';
 
-/** Trigger (limit) and recurring (DCA) order builds and lists (spec 4.8, 4.9, 4.14, 4.17; api-facts 2.3, 2.4). */
+/**
+ * Trigger (limit) and recurring (DCA) order builds and lists (spec 4.8, 4.9, 4.14, 4.17; api-facts
+ * 2.3, 2.4). Each build's instruction starts with the discriminator of the program instruction the
+ * live service puts there (initialize_order, cancel_order, open_dca_v2, close_dca, deposit,
+ * claim_creator_trading_fee).
+ */
 
 const ORDERS_PER_CANCEL_TX = 5;
 const ORDER_RENT = 2_039_280n;
@@ -27,6 +35,7 @@ export const triggerCreateOrder: Handler<'trigger.createOrder'> = (req, ctx) => 
     transactionType: 'legacy',
     action,
     accounts: [orderKey, req.maker],
+    discriminator: LIMIT_ORDER_INSTRUCTIONS.initialize_order,
     accountRentLamports: ORDER_RENT,
     priorityFeeMicroLamports: priorityFee(req.computeUnitPrice),
   });
@@ -35,7 +44,14 @@ export const triggerCreateOrder: Handler<'trigger.createOrder'> = (req, ctx) => 
 
 export const triggerCancelOrder: Handler<'trigger.cancelOrder'> = (req, ctx) => {
   const action = ctx.services.market.triggers.planCancel(req.maker, [req.order]);
-  const issued = issueFor(ctx, 'trigger', { wallet: req.maker, transactionType: 'legacy', action, accounts: [req.order], priorityFeeMicroLamports: priorityFee(req.computeUnitPrice) });
+  const issued = issueFor(ctx, 'trigger', {
+    wallet: req.maker,
+    transactionType: 'legacy',
+    action,
+    accounts: [req.order],
+    discriminator: LIMIT_ORDER_INSTRUCTIONS.cancel_order,
+    priorityFeeMicroLamports: priorityFee(req.computeUnitPrice),
+  });
   return { requestId: issued.requestId, transaction: issued.base64 };
 };
 
@@ -52,6 +68,7 @@ export const triggerCancelOrders: Handler<'trigger.cancelOrders'> = (req, ctx) =
       transactionType: 'legacy',
       action: { kind: 'trigger.cancel', maker: req.maker, orderKeys },
       accounts: orderKeys,
+      discriminator: LIMIT_ORDER_INSTRUCTIONS.cancel_order,
       requestId: `${group}/${String(transactions.length)}`,
       priorityFeeMicroLamports: priorityFee(req.computeUnitPrice),
     });
@@ -85,19 +102,26 @@ export const recurringCreateOrder: Handler<'recurring.createOrder'> = (req, ctx)
         startAtSec: req.params.price.startAt ?? null,
       });
   const orderKey = action.kind === 'recurring.create' ? action.orderKey : '';
-  const issued = issueFor(ctx, 'recurring', { wallet: req.user, transactionType: 'legacy', action, accounts: [orderKey], accountRentLamports: ORDER_RENT });
+  const issued = issueFor(ctx, 'recurring', {
+    wallet: req.user,
+    transactionType: 'legacy',
+    action,
+    accounts: [orderKey],
+    discriminator: DCA_INSTRUCTIONS.open_dca_v2,
+    accountRentLamports: ORDER_RENT,
+  });
   return { requestId: issued.requestId, transaction: issued.base64 };
 };
 
 export const recurringCancelOrder: Handler<'recurring.cancelOrder'> = (req, ctx) => {
   const action = ctx.services.market.recurring.planCancel(req.user, req.order, req.recurringType);
-  const issued = issueFor(ctx, 'recurring', { wallet: req.user, transactionType: 'legacy', action, accounts: [req.order] });
+  const issued = issueFor(ctx, 'recurring', { wallet: req.user, transactionType: 'legacy', action, accounts: [req.order], discriminator: DCA_INSTRUCTIONS.close_dca });
   return { requestId: issued.requestId, transaction: issued.base64 };
 };
 
 export const recurringPriceDeposit: Handler<'recurring.priceDeposit'> = (req, ctx) => {
   const action = ctx.services.market.recurring.planPriceDeposit(req.user, req.order, BigInt(req.amount));
-  const issued = issueFor(ctx, 'recurring', { wallet: req.user, transactionType: 'legacy', action, accounts: [req.order] });
+  const issued = issueFor(ctx, 'recurring', { wallet: req.user, transactionType: 'legacy', action, accounts: [req.order], discriminator: DCA_INSTRUCTIONS.deposit });
   return { requestId: issued.requestId, transaction: issued.base64 };
 };
 
@@ -108,7 +132,13 @@ export const studioClaimFee: Handler<'studio.claimFee'> = (req, ctx) => {
   if (!Number.isFinite(req.maxQuoteAmount)) throw invalidArgument('maxQuoteAmount must be a finite number');
   const max = BigInt(Math.floor(Math.min(req.maxQuoteAmount, Number.MAX_SAFE_INTEGER)));
   const action = ctx.services.market.studio.planClaim(req.ownerWallet, req.poolAddress, max);
-  const issued = issueFor(ctx, 'studio', { wallet: req.ownerWallet, transactionType: 'legacy', action, accounts: [req.poolAddress] });
+  const issued = issueFor(ctx, 'studio', {
+    wallet: req.ownerWallet,
+    transactionType: 'legacy',
+    action,
+    accounts: [req.poolAddress],
+    discriminator: DBC_INSTRUCTIONS.claim_creator_trading_fee,
+  });
   return { transaction: issued.base64 };
 };
 

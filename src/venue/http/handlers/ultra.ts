@@ -1,4 +1,5 @@
 import { displayFloat, formatScaled, toBigInt, USD_DECIMALS } from '../../../api/amounts.ts';
+import { AGGREGATOR_INSTRUCTIONS } from '../../../chain/programs/aggregator/instructions.ts';
 import { PROGRAMS } from '../../../chain/programs.ts';
 import { derivedAddress } from '../../market/keys.ts';
 import { HttpFailure, productErrorBody } from '../error-bodies.ts';
@@ -22,6 +23,8 @@ export const ultraOrder: Handler<'ultra.order'> = (req, ctx) => {
       requestId,
       action: { kind: 'ultra.swap', requestId, taker: req.taker, inputMint: req.inputMint, outputMint: req.outputMint, inAmount: amount, outAmount: quote.outAmount },
       accounts: [req.taker, req.receiver ?? req.taker],
+      // The aggregator's route, as the live service's Metis swaps carry it.
+      discriminator: AGGREGATOR_INSTRUCTIONS.route,
     });
     transaction = issued.base64;
   }
