@@ -19,6 +19,8 @@ export interface StrategyBacktest {
   readonly maxDrawdownUsd: bigint;
   readonly startEquityUsd: bigint;
   readonly endEquityUsd: bigint;
+  /** Size of the positions still open at the end (what a strategy that closes left open). */
+  readonly endOpenSizeUsd: bigint;
   /** Recorded time during which some open position was closer to liquidation than the threshold. */
   readonly msUnderLiquidationDistance: number;
   readonly spanMs: number;
@@ -114,7 +116,8 @@ async function backtestOne(loaded: LoadedStrategy, options: BacktestOptions): Pr
     const endMs = options.snapshots.at(-1)!.receivedAtMs;
     const { realisedPnlUsd, feesUsd } = await venue.fills(seededSeq);
     if (underSince !== undefined) msUnder += endMs - underSince;
-    return { strategy: loaded.strategy.name, actions, landed, notLanded, failures, realisedPnlUsd, feesUsd, maxDrawdownUsd, startEquityUsd, endEquityUsd: equity, msUnderLiquidationDistance: msUnder, spanMs: endMs - startMs };
+    const endOpenSizeUsd = views(await venue.positionsLike(first)).reduce((sum, v) => sum + v.sizeUsd, 0n);
+    return { strategy: loaded.strategy.name, actions, landed, notLanded, failures, realisedPnlUsd, feesUsd, maxDrawdownUsd, startEquityUsd, endEquityUsd: equity, endOpenSizeUsd, msUnderLiquidationDistance: msUnder, spanMs: endMs - startMs };
   } finally {
     await venue.close();
   }
