@@ -46,6 +46,7 @@ import { RedisRiskGate } from '../risk/risk-gate.ts';
 import { TradingSwitch } from '../risk/trading-switch.ts';
 import { tpslFromSnapshots } from '../risk/tpsl-lookup.ts';
 import { loadStrategies, StrategyLoadError } from '../pipeline/strategy-runtime/loader.ts';
+import { noteOutcomeForBackoff } from '../pipeline/strategy-runtime/refusal-backoff.ts';
 import { settleAction } from '../pipeline/strategy-runtime/settle.ts';
 import type { Venue } from '../venue/venue.ts';
 import { ensurePaperWallet } from './paper-wallet.ts';
@@ -414,6 +415,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     intentKeeper: intentKeeper({ redis, prefix, ttlMs: config.strategies.intentLockMs, ledger: o.ledger, logger }),
     keepIntentEveryMs: Math.floor(config.strategies.intentLockMs / 3),
     settle: async (record, outcome) => {
+      await noteOutcomeForBackoff(redis, prefix, record, outcome, Date.now(), { baseMs: config.strategies.refusalBackoffMs, maxMs: config.strategies.refusalBackoffMaxMs });
       // A landed action's state was committed when it became ambiguous (stateCommitted), with the
       // same stateAfter: a second commit would be an empty round trip.
       if (outcome === 'landed' && record.stateCommitted) return;
