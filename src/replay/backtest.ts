@@ -87,7 +87,12 @@ async function backtestOne(loaded: LoadedStrategy, options: BacktestOptions): Pr
       prepare: async (recorded) => {
         await venue.advanceTo(recorded.receivedAtMs);
         if (recorded.kind === 'collateralLimits') return []; // keyed by the recorded wallet's positions; re-read below
-        if (recorded.kind === 'rankedTokens') venue.tokensFrom(recorded);
+        // The recorded wallet's orders are not the paper wallet's: the strategy sees its own, read before each ranking.
+        if (recorded.kind === 'triggerOrders') return [];
+        if (recorded.kind === 'rankedTokens') {
+          venue.tokensFrom(recorded);
+          return [await venue.triggerOrdersAt(recorded), recorded];
+        }
         if (recorded.kind !== 'positions') return [recorded];
         await venue.pricesFrom(recorded);
         latestPositions = await venue.positionsLike(recorded);
