@@ -5,7 +5,7 @@ import type { Config } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { claimIntents } from './strategy-runtime/intent-lock.ts';
-import { readBackoffs } from './strategy-runtime/refusal-backoff.ts';
+import { readBackoffs, requestShape } from './strategy-runtime/refusal-backoff.ts';
 import { actionRecordKey, decisionOutboxKeys } from './executor/action-store.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
@@ -222,7 +222,7 @@ async function recordFailure(run: Extract<StrategyRun, { status: 'failed' }>, sn
 async function withoutBackedOff(decided: readonly ActionJob[], deps: HandlerDeps, now: () => number): Promise<ActionJob[]> {
   if (decided.length === 0) return [];
   const at = now();
-  const backoffs = await readBackoffs(deps.redis, deps.prefix, decided.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key })), at);
+  const backoffs = await readBackoffs(deps.redis, deps.prefix, decided.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, shape: requestShape(a.intent) })), at);
   const notes: LedgerEntryInput[] = [];
   const kept = decided.filter((action, i) => {
     const backoff = backoffs[i];

@@ -116,7 +116,7 @@ describe('backoff after a business refusal', () => {
 });
 
 describe('what backs off', () => {
-  const action = (actionId: string, reason?: string) => ({ actionId, strategy: 'unit', intent: { key: 'k:1' }, reason });
+  const action = (actionId: string, reason?: string) => ({ actionId, strategy: 'unit', intent: { key: 'k:1', type: 'decrease' }, reason });
   const settings = { baseMs: 1_000, maxMs: 4_000 };
 
   it('only refusals of the request itself; transient failures, policy and risk rejections and expiries do not', () => {
@@ -125,7 +125,7 @@ describe('what backs off', () => {
   });
 
   it('grows per refusal in a row up to the cap, counts a settlement run twice once, and is forgotten when an action of the key lands', async () => {
-    const key = { strategy: 'unit', intentKey: 'k:1' };
+    const key = { strategy: 'unit', intentKey: 'k:1', shape: 'decrease' };
     await noteOutcomeForBackoff(scope.redis, scope.prefix, action('a1', 'api:business'), 'rejected', 10_000, settings);
     await noteOutcomeForBackoff(scope.redis, scope.prefix, action('a1', 'api:business'), 'rejected', 10_000, settings);
     expect((await readBackoffs(scope.redis, scope.prefix, [key], 10_500))[0]).toMatchObject({ untilMs: 11_000, attempts: 1, first: true });
@@ -135,6 +135,8 @@ describe('what backs off', () => {
     await noteOutcomeForBackoff(scope.redis, scope.prefix, action('a3', 'api:http'), 'rejected', 13_000, settings);
     await noteOutcomeForBackoff(scope.redis, scope.prefix, action('a4', 'api:http'), 'rejected', 17_000, settings);
     expect((await readBackoffs(scope.redis, scope.prefix, [key], 17_000))[0]).toMatchObject({ untilMs: 21_000, attempts: 4, first: true });
+    // Another kind of request for the key (a close after refused partial decreases) is not held back.
+    expect((await readBackoffs(scope.redis, scope.prefix, [{ ...key, shape: 'decrease:entire' }], 17_500))[0]).toBeUndefined();
     await noteOutcomeForBackoff(scope.redis, scope.prefix, action('a5', 'execute:network'), 'rejected', 21_000, settings);
     expect(await scope.redis.hget(refusalBackoffKey(scope.prefix, 'unit', 'k:1'), 'attempts')).toBe('4');
     await noteOutcomeForBackoff(scope.redis, scope.prefix, action('a6'), 'landed', 21_000, settings);

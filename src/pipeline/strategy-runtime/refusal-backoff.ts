@@ -9,8 +9,10 @@ import { RedisScript } from '../redis-script.ts';
  * strategy's intent key is not decided again until a backoff expires: exponential per key
  * (base × 2^(refusals − 1), capped), forgotten when an action of the key lands, or after a quiet
  * spell as long as the cap. A transient failure (network, timeout, rate limit, 5xx) never backs
- * off: it is retried by the executor and proves nothing about the request.
- *   <prefix>strategy:<name>:backoff:<intent key> = hash { attempts, untilMs, reason, actionId, noted }
+ * off: it is retried by the executor and proves nothing about the request. A decision of another
+ * kind of request for the key (a close after a refused partial decrease: requestShape) is not held
+ * back: it is not the request that was refused, and a protective strategy must be able to escalate.
+ *   <prefix>strategy:<name>:backoff:<intent key> = hash { attempts, untilMs, reason, actionId, shape, noted }
  */
 
 /** How long a refused intent key waits: base × 2^(refusals − 1), at most max (ms). */
@@ -42,11 +44,16 @@ export function isBusinessRefusal(reason: string | undefined): boolean {
   return reason !== undefined && BUSINESS_REFUSALS.has(reason);
 }
 
+/** The kind of request an intent asks for, amounts aside: what a backoff holds back. */
+export function requestShape(intent: { readonly type: string; readonly entirePosition?: boolean }): string {
+  return intent.entirePosition === true ? `${intent.type}:entire` : intent.type;
+}
+
 export function refusalBackoffKey(prefix: string, strategy: string, intentKey: string): string {
   return `${prefix}strategy:${strategy}:backoff:${intentKey}`;
 }
 
-// KEYS[1] the key's hash; ARGV: now, base, max, action id, reason. The same action refused twice
+// KEYS[1] the key's hash; ARGV: now, base, max, action id, reason, shape. The same action refused twice
 // (its settlement ran again after a crash) counts once. Answers { attempts, untilMs }.
 const RECORD = new RedisScript(`
 if redis.call('HGET', KEYS[1], 'actionId') == ARGV[4] then
@@ -55,18 +62,19 @@ end
 local attempts = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
 local delay = math.min(tonumber(ARGV[2]) * 2 ^ math.min(attempts - 1, 40), tonumber(ARGV[3]))
 local untilMs = tonumber(ARGV[1]) + delay
-redis.call('HSET', KEYS[1], 'untilMs', string.format('%d', untilMs), 'reason', ARGV[5], 'actionId', ARGV[4], 'noted', '0')
+redis.call('HSET', KEYS[1], 'untilMs', string.format('%d', untilMs), 'reason', ARGV[5], 'actionId', ARGV[4], 'shape', ARGV[6], 'noted', '0')
 redis.call('PEXPIRE', KEYS[1], string.format('%d', delay + tonumber(ARGV[3])))
 return {attempts, untilMs}
 `);
 
-// KEYS: the keys' hashes; ARGV[1] now. Per key: untilMs ('' when not backing off), attempts,
-// action, reason, and '1' for the first skip since the refusal (marked noted in the same step).
+// KEYS: the keys' hashes; ARGV[1] now, then each key's request shape. Per key: untilMs ('' when
+// not backing off, or when the decision asks for another shape of request), attempts, action,
+// reason, and '1' for the first skip since the refusal (marked noted in the same step).
 const READ = new RedisScript(`
 local out = {}
 for i, key in ipairs(KEYS) do
-  local v = redis.call('HMGET', key, 'untilMs', 'attempts', 'actionId', 'reason', 'noted')
-  if v[1] and tonumber(v[1]) > tonumber(ARGV[1]) then
+  local v = redis.call('HMGET', key, 'untilMs', 'attempts', 'actionId', 'reason', 'noted', 'shape')
+  if v[1] and tonumber(v[1]) > tonumber(ARGV[1]) and (not v[6] or v[6] == ARGV[i + 1]) then
     local first = '0'
     if v[5] ~= '1' then
       redis.call('HSET', key, 'noted', '1')
@@ -84,11 +92,11 @@ return out
 export async function recordRefusal(
   redis: Redis,
   prefix: string,
-  refused: { readonly strategy: string; readonly intentKey: string; readonly actionId: string; readonly reason: string },
+  refused: { readonly strategy: string; readonly intentKey: string; readonly actionId: string; readonly reason: string; readonly shape: string },
   nowMs: number,
   settings: RefusalBackoffSettings,
 ): Promise<{ attempts: number; untilMs: number }> {
-  const [attempts, untilMs] = (await RECORD.run(redis, [refusalBackoffKey(prefix, refused.strategy, refused.intentKey)], [nowMs, settings.baseMs, settings.maxMs, refused.actionId, refused.reason])) as [number, number];
+  const [attempts, untilMs] = (await RECORD.run(redis, [refusalBackoffKey(prefix, refused.strategy, refused.intentKey)], [nowMs, settings.baseMs, settings.maxMs, refused.actionId, refused.reason, refused.shape])) as [number, number];
   return { attempts, untilMs };
 }
 
@@ -98,9 +106,9 @@ export async function clearRefusals(redis: Redis, prefix: string, strategy: stri
 }
 
 /** For each (strategy, intent key), its backoff if it is backing off at `nowMs`; one round trip. */
-export async function readBackoffs(redis: Redis, prefix: string, keys: ReadonlyArray<{ readonly strategy: string; readonly intentKey: string }>, nowMs: number): Promise<Array<Backoff | undefined>> {
+export async function readBackoffs(redis: Redis, prefix: string, keys: ReadonlyArray<{ readonly strategy: string; readonly intentKey: string; readonly shape: string }>, nowMs: number): Promise<Array<Backoff | undefined>> {
   if (keys.length === 0) return [];
-  const flat = (await READ.run(redis, keys.map((k) => refusalBackoffKey(prefix, k.strategy, k.intentKey)), [nowMs])) as string[];
+  const flat = (await READ.run(redis, keys.map((k) => refusalBackoffKey(prefix, k.strategy, k.intentKey)), [nowMs, ...keys.map((k) => k.shape)])) as string[];
   return keys.map((_, i) => {
     const [untilMs, attempts, refusedAction, reason, first] = flat.slice(i * 5, i * 5 + 5) as [string, string, string, string, string];
     return untilMs === '' ? undefined : { untilMs: Number(untilMs), attempts: Number(attempts), refusedAction, reason, first: first === '1' };
@@ -115,7 +123,7 @@ export async function readBackoffs(redis: Redis, prefix: string, keys: ReadonlyA
 export async function noteOutcomeForBackoff(
   redis: Redis,
   prefix: string,
-  action: { readonly actionId: string; readonly strategy: string; readonly intent: { readonly key: string }; readonly reason?: string; readonly detail?: string },
+  action: { readonly actionId: string; readonly strategy: string; readonly intent: { readonly key: string; readonly type: string; readonly entirePosition?: boolean }; readonly reason?: string; readonly detail?: string },
   outcome: 'landed' | 'ambiguous' | 'rejected' | 'expired',
   nowMs: number,
   settings: RefusalBackoffSettings,
@@ -123,6 +131,6 @@ export async function noteOutcomeForBackoff(
   if (outcome === 'landed') return clearRefusals(redis, prefix, action.strategy, action.intent.key);
   if (outcome === 'rejected' && isBusinessRefusal(action.reason)) {
     const reason = action.detail ? `${action.reason!}: ${action.detail}`.slice(0, 300) : action.reason!;
-    await recordRefusal(redis, prefix, { strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId, reason }, nowMs, settings);
+    await recordRefusal(redis, prefix, { strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId, reason, shape: requestShape(action.intent) }, nowMs, settings);
   }
 }
