@@ -46,6 +46,7 @@ import { TradingSwitch } from '../risk/trading-switch.ts';
 import { tpslFromSnapshots } from '../risk/tpsl-lookup.ts';
 import { withStopArbitration } from '../risk/stop-arbitration.ts';
 import { loadStrategies, StrategyLoadError } from '../pipeline/strategy-runtime/loader.ts';
+import { noteOutcomeForBackoff } from '../pipeline/strategy-runtime/refusal-backoff.ts';
 import { settleAction } from '../pipeline/strategy-runtime/settle.ts';
 import type { Venue } from '../venue/venue.ts';
 import { ensurePaperWallet } from './paper-wallet.ts';
@@ -417,6 +418,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     intentKeeper: intentKeeper({ redis, prefix, ttlMs: config.strategies.intentLockMs, ledger: o.ledger, logger }),
     keepIntentEveryMs: Math.floor(config.strategies.intentLockMs / 3),
     settle: async (record, outcome) => {
+      await noteOutcomeForBackoff(redis, prefix, record, outcome, Date.now(), { baseMs: config.strategies.refusalBackoffMs, maxMs: config.strategies.refusalBackoffMaxMs });
       // A landed action's state was committed when it became ambiguous (stateCommitted), with the
       // same changes: a second commit would be an empty round trip. A landed TP/SL action is still
       // booked (only a landing is). The final write frees the intent key (ActionStore's transition script).

@@ -15,6 +15,8 @@ export const LEDGER_ENTRY_TYPES = [
   'decision',
   /** A decision was dropped: an action for the same intent key is still unfinished. */
   'decision_suppressed',
+  /** A decision was dropped: the service refused its intent key's last action for what it asked, and the key backs off. */
+  'decision_backed_off',
   /** An action moved to a new executor state (accepted, built, ..., landed, rejected, expired). */
   'action_state',
   /** A strategy threw, timed out or returned something that is not valid output. */

@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { claimIntents } from './strategy-runtime/intent-lock.ts';
+import { readBackoffs, requestShape } from './strategy-runtime/refusal-backoff.ts';
 import { actionRecordKey, decisionOutboxKeys } from './executor/action-store.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
@@ -223,8 +224,38 @@ async function recordFailure(run: Extract<StrategyRun, { status: 'failed' }>, sn
   });
 }
 
-async function enqueueActions(actions: readonly ActionJob[], deps: HandlerDeps, now: () => number, suppressed: NotedOnce): Promise<string[]> {
+/**
+ * Drops the decisions whose intent key backs off after a business refusal (refusal-backoff.ts),
+ * noting in the ledger the first one dropped after each refusal: why it is skipped, and until when.
+ */
+async function withoutBackedOff(decided: readonly ActionJob[], deps: HandlerDeps, now: () => number): Promise<ActionJob[]> {
+  if (decided.length === 0) return [];
+  const at = now();
+  const backoffs = await readBackoffs(deps.redis, deps.prefix, decided.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, shape: requestShape(a.intent) })), at);
+  const notes: LedgerEntryInput[] = [];
+  const kept = decided.filter((action, i) => {
+    const backoff = backoffs[i];
+    if (!backoff) return true;
+    if (backoff.first) {
+      deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, untilMs: backoff.untilMs, refusedAction: backoff.refusedAction }, 'decision backed off: the service refused this intent key\'s last action');
+      notes.push({
+        at,
+        type: 'decision_backed_off',
+        actionId: action.actionId,
+        strategy: action.strategy,
+        detail: { intentKey: action.intent.key, window: action.window, untilMs: backoff.untilMs, refusals: backoff.attempts, refusedAction: backoff.refusedAction, reason: backoff.reason },
+      });
+    }
+    return false;
+  });
+  await deps.ledger.appendAll(notes);
+  return kept;
+}
+
+async function enqueueActions(decisions: readonly ActionJob[], deps: HandlerDeps, now: () => number, suppressed: NotedOnce): Promise<string[]> {
   const out: string[] = [];
+  const actions = await withoutBackedOff(decisions, deps, now);
+  if (actions.length === 0) return out;
   // Every intent key claimed at once (one round trip), each claim also asking whether its action
   // already exists (its job, or its record): most ticks decide nothing new.
   // Each decision goes to the ledger in the claim that takes its key, so a claimed key always has

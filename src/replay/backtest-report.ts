@@ -19,6 +19,7 @@ export function backtestJson(results: readonly StrategyBacktest[], meta: { seed:
         maxDrawdownUsd: r.maxDrawdownUsd.toString(),
         startEquityUsd: r.startEquityUsd.toString(),
         endEquityUsd: r.endEquityUsd.toString(),
+        endOpenSizeUsd: r.endOpenSizeUsd.toString(),
         msUnderLiquidationDistance: r.msUnderLiquidationDistance,
         spanMs: r.spanMs,
       })),

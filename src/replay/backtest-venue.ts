@@ -145,6 +145,17 @@ export class BacktestVenue {
     return { ...recorded, key: this.wallet, wallet: this.wallet, positions };
   }
 
+  /** The paper wallet's active trigger orders (every page), as the poller reads them, at the time of `at`. */
+  async triggerOrdersAt(at: { readonly tickMs: number; readonly receivedAtMs: number }): Promise<SnapshotOf<'triggerOrders'>> {
+    const orders = [];
+    for (let page = 1; ; page++) {
+      const res = await this.client.call('trigger.getTriggerOrders', { user: this.wallet, orderStatus: 'active', page });
+      orders.push(...res.orders);
+      if (page >= res.totalPages) break;
+    }
+    return { kind: 'triggerOrders', source: 'trigger.getTriggerOrders', key: this.wallet, tickMs: at.tickMs, receivedAtMs: at.receivedAtMs, wallet: this.wallet, orders };
+  }
+
   /** Collateral limits of each listed position, as the poller reads them. */
   async collateralLimitsOf(snapshot: SnapshotOf<'positions'>): Promise<Snapshot[]> {
     const out: Snapshot[] = [];

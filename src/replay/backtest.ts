@@ -20,6 +20,8 @@ export interface StrategyBacktest {
   readonly maxDrawdownUsd: bigint;
   readonly startEquityUsd: bigint;
   readonly endEquityUsd: bigint;
+  /** Size of the positions still open at the end (what a strategy that closes left open). */
+  readonly endOpenSizeUsd: bigint;
   /** Recorded time during which some open position was closer to liquidation than the threshold. */
   readonly msUnderLiquidationDistance: number;
   readonly spanMs: number;
@@ -89,7 +91,12 @@ async function backtestOne(loaded: LoadedStrategy, options: BacktestOptions): Pr
       prepare: async (recorded) => {
         await venue.advanceTo(recorded.receivedAtMs);
         if (recorded.kind === 'collateralLimits') return []; // keyed by the recorded wallet's positions; re-read below
-        if (recorded.kind === 'rankedTokens') venue.tokensFrom(recorded);
+        // The recorded wallet's orders are not the paper wallet's: the strategy sees its own, read before each ranking.
+        if (recorded.kind === 'triggerOrders') return [];
+        if (recorded.kind === 'rankedTokens') {
+          venue.tokensFrom(recorded);
+          return [await venue.triggerOrdersAt(recorded), recorded];
+        }
         if (recorded.kind !== 'positions') return [recorded];
         await venue.pricesFrom(recorded);
         latestPositions = await venue.positionsLike(recorded);
@@ -122,7 +129,8 @@ async function backtestOne(loaded: LoadedStrategy, options: BacktestOptions): Pr
     const endMs = options.snapshots.at(-1)!.receivedAtMs;
     const { realisedPnlUsd, feesUsd } = await venue.fills(seededSeq);
     if (underSince !== undefined) msUnder += endMs - underSince;
-    return { strategy: loaded.strategy.name, actions, landed, notLanded, failures, realisedPnlUsd, feesUsd, maxDrawdownUsd, startEquityUsd, endEquityUsd: equity, msUnderLiquidationDistance: msUnder, spanMs: endMs - startMs };
+    const endOpenSizeUsd = views(await venue.positionsLike(first)).reduce((sum, v) => sum + v.sizeUsd, 0n);
+    return { strategy: loaded.strategy.name, actions, landed, notLanded, failures, realisedPnlUsd, feesUsd, maxDrawdownUsd, startEquityUsd, endEquityUsd: equity, endOpenSizeUsd, msUnderLiquidationDistance: msUnder, spanMs: endMs - startMs };
   } finally {
     await venue.close();
   }

@@ -2,9 +2,11 @@ import { tryBigInt, type CollateralLimits, type PoolInfo, type PositionView } fr
 
 /** How the liquidation guard sizes a decrease (./index.ts). */
 export interface GuardSizingSettings {
-  /** 'fraction' decreases fractionBps of the size; 'entire' closes. */
-  readonly action: 'fraction' | 'entire';
+  /** 'target' cuts what restores targetDistanceBps; 'fraction' decreases fractionBps of the size; 'entire' closes. */
+  readonly action: 'target' | 'fraction' | 'entire';
   readonly fractionBps: number;
+  /** For 'target': the liquidation distance (bps of the mark) one cut restores. */
+  readonly targetDistanceBps: number;
   /** USD × 10^6: a partial decrease may not leave less size than this. */
   readonly minRemainingSizeUsd: bigint;
   /** USD × 10^6: a partial decrease may not leave less margin than this. */
@@ -38,8 +40,9 @@ export function sizeGuardDecrease(position: PositionView, settings: GuardSizingS
   const liquidity = pool ? tryBigInt(position.side === 'long' ? pool.longAvailableLiquidity : pool.shortAvailableLiquidity) : undefined;
   const closeFits = liquidity === undefined || margin <= liquidity;
 
-  const partial = (size * BigInt(settings.fractionBps)) / 10_000n;
+  const partial = settings.action === 'target' ? targetCutUsd(position, settings.targetDistanceBps, margin) : (size * BigInt(settings.fractionBps)) / 10_000n;
   const delta = partial > 0n ? partial : 1n;
+  const what = settings.action === 'target' ? `cut ${delta} to restore ${settings.targetDistanceBps} bps from liquidation` : `decrease ${settings.fractionBps} bps of the size`;
   if (settings.action === 'entire' || delta >= size) {
     if (closeFits) return { kind: 'entire', why: 'configured to close' };
     return { kind: 'partial', sizeUsdDelta: delta >= size ? size / 2n : delta, why: `a close would pay out ${margin} but only ${liquidity} is available` };
@@ -53,9 +56,34 @@ export function sizeGuardDecrease(position: PositionView, settings: GuardSizingS
   let reason: string | undefined;
   if (remaining < settings.minRemainingSizeUsd) reason = `the remainder ${remaining} would be below the minimum size ${settings.minRemainingSizeUsd}`;
   else if (margin < minMargin) reason = `the margin ${margin} would be below the minimum collateral ${minMargin}`;
-  if (reason === undefined) return { kind: 'partial', sizeUsdDelta: delta, why: `decrease ${settings.fractionBps} bps of the size` };
+  if (reason === undefined) return { kind: 'partial', sizeUsdDelta: delta, why: what };
   if (closeFits) return { kind: 'entire', why: reason };
   return { kind: 'partial', sizeUsdDelta: delta, why: `${reason}, but a close would pay out ${margin} and only ${liquidity} is available` };
+}
+
+/**
+ * The size cut (USD × 10^6) after which the liquidation price is `targetBps` of the mark away,
+ * from the position's own numbers; the size itself when no partial cut gets there.
+ *
+ * The liquidation price is L = E·(1 − C/S + k) for a long (E entry, C collateral, S size, k the
+ * maintenance share: maxLoss/S), mirrored for a short; k follows from the L the venue reports. A
+ * cut of Δ keeping the collateral pays its share of the loss from it: C' = C − loss·Δ/S. Asking
+ * for L' at the target, with X how far L is past it (long: L − M·(1 − t)), gives
+ *   Δ = X·S² / (E·(C − loss) + X·S),
+ * rounded up. (A cut of a fixed fraction can land exactly on the trigger and be cut again.)
+ */
+export function targetCutUsd(position: PositionView, targetBps: number, margin: bigint): bigint {
+  const { sizeUsd: size, markPriceUsd: mark, liquidationPriceUsd: liq, entryPriceUsd: entry } = position;
+  if (size <= 0n || mark <= 0n || entry <= 0n) return size;
+  const t = BigInt(targetBps);
+  // X × 10^4, in USD × 10^6 of price.
+  const excess = position.side === 'long' ? liq * 10_000n - mark * (10_000n - t) : mark * (10_000n + t) - liq * 10_000n;
+  if (excess <= 0n) return 0n;
+  const denominator = entry * margin * 10_000n + excess * size;
+  if (denominator <= 0n) return size;
+  const numerator = excess * size * size;
+  const delta = (numerator + denominator - 1n) / denominator;
+  return delta < size ? delta : size;
 }
 
 function toUsd(text: string): bigint {

@@ -15,37 +15,48 @@ import { sizeGuardDecrease } from './guard-sizing.ts';
 
 /**
  * Liquidation guard: when a position's mark price comes within `distanceBps` (of the mark)
- * of its liquidation price, decrease it — by `fractionBps` of its size, or entirely — sized
- * with the latest collateral-limits and pool-info snapshots (./guard-sizing.ts).
+ * of its liquidation price, decrease it — by the cut that puts the liquidation price
+ * `targetDistanceBps` away (default twice the trigger), by `fractionBps` of its size, or
+ * entirely — sized with the latest collateral-limits and pool-info snapshots (./guard-sizing.ts).
  * One intent per position per window; after acting on a position it waits `cooldownMs`
  * (counted in snapshot ticks) so a positions snapshot read before the decrease landed does
- * not trigger a second one.
+ * not trigger a second one. Hysteresis: a position it cut is cut again only once it was seen
+ * more than `hysteresisBps` beyond the trigger (re-armed), or when it comes `hysteresisBps`
+ * closer than the trigger.
  */
 
 const usdAmount = z.union([uintString, z.int().nonnegative().max(Number.MAX_SAFE_INTEGER)]).transform((v) => BigInt(v));
 
-const settings = z.strictObject({
-  /** Act when the mark is within this many basis points (of the mark) of the liquidation price. */
-  distanceBps: z.int().min(1).max(10_000).default(500),
-  /** 'fraction': decrease fractionBps of the size; 'entire': close. */
-  action: z.enum(['fraction', 'entire']).default('fraction'),
-  fractionBps: z.int().min(1).max(10_000).default(5_000),
-  receiveToken: receiveToken.default('USDC'),
-  /** Slippage of the decrease; default: the executor's execution.slippageBps. */
-  maxSlippageBps: z.int().min(0).max(10_000).optional(),
-  /** USD × 10^6: a partial decrease never leaves a smaller position (it closes instead). */
-  minRemainingSizeUsd: usdAmount.default(10_000_000n),
-  /** USD × 10^6: nor less margin than this. */
-  minRemainingCollateralUsd: usdAmount.default(10_000_000n),
-  /** After acting on a position, ignore it for this long (ms of snapshot ticks). */
-  cooldownMs: z.int().min(0).default(20_000),
-  /** Markets to guard (default: all). */
-  markets: z.array(marketMint).min(1).default([...MARKET_MINTS]),
-});
+const settings = z
+  .strictObject({
+    /** Act when the mark is within this many basis points (of the mark) of the liquidation price. */
+    distanceBps: z.int().min(1).max(10_000).default(500),
+    /** 'target': cut what restores targetDistanceBps; 'fraction': decrease fractionBps of the size; 'entire': close. */
+    action: z.enum(['target', 'fraction', 'entire']).default('target'),
+    /** The distance (bps of the mark) a 'target' cut restores; default twice distanceBps. Must lie beyond distanceBps. */
+    targetDistanceBps: z.int().min(1).max(10_000).optional(),
+    /** After a cut, how far beyond the trigger the position must be seen before the trigger re-arms (and how much closer it acts anyway). */
+    hysteresisBps: z.int().min(0).max(5_000).default(100),
+    fractionBps: z.int().min(1).max(10_000).default(5_000),
+    receiveToken: receiveToken.default('USDC'),
+    /** Slippage of the decrease; default: the executor's execution.slippageBps. */
+    maxSlippageBps: z.int().min(0).max(10_000).optional(),
+    /** USD × 10^6: a partial decrease never leaves a smaller position (it closes instead). */
+    minRemainingSizeUsd: usdAmount.default(10_000_000n),
+    /** USD × 10^6: nor less margin than this. */
+    minRemainingCollateralUsd: usdAmount.default(10_000_000n),
+    /** After acting on a position, ignore it for this long (ms of snapshot ticks). */
+    cooldownMs: z.int().min(0).default(20_000),
+    /** Markets to guard (default: all). */
+    markets: z.array(marketMint).min(1).default([...MARKET_MINTS]),
+  })
+  .refine((s) => s.targetDistanceBps === undefined || s.targetDistanceBps > s.distanceBps, { message: 'targetDistanceBps must be above distanceBps', path: ['targetDistanceBps'] });
 
 const state = z.strictObject({
   /** Position → tick (ms) of the snapshot the guard last acted on. */
   acted: z.record(z.string(), z.int().nonnegative()),
+  /** Positions cut and not yet seen beyond the trigger plus the hysteresis (not re-armed). */
+  disarmed: z.array(z.string()).optional(),
 });
 type GuardState = z.infer<typeof state>;
 
@@ -64,19 +75,26 @@ export default defineStrategy({
       if (snapshot.tickMs < tickMs + cfg.cooldownMs) acted[pubkey] = tickMs;
     }
 
+    const targetDistanceBps = cfg.targetDistanceBps ?? Math.min(cfg.distanceBps * 2, 10_000);
+    const open = new Set<string>();
+    const disarmed = new Set(previous.disarmed ?? []);
     const intents: Intent[] = [];
     for (const item of snapshot.positions) {
       const position = positionView(item);
       if (!position || position.sizeUsd === 0n || !cfg.markets.includes(position.marketMint)) continue;
+      open.add(position.positionPubkey);
       const distance = liquidationDistanceBps(position);
-      if (distance === undefined || distance > BigInt(cfg.distanceBps)) continue;
+      if (distance === undefined) continue;
+      if (distance > BigInt(cfg.distanceBps + cfg.hysteresisBps)) disarmed.delete(position.positionPubkey);
+      const trigger = disarmed.has(position.positionPubkey) ? cfg.distanceBps - cfg.hysteresisBps : cfg.distanceBps;
+      if (distance > BigInt(trigger)) continue;
       if (acted[position.positionPubkey] !== undefined) {
         ctx.logger.debug({ position: position.positionPubkey }, 'within distance, cooling down after the last decrease');
         continue;
       }
       const limits = ctx.latest('collateralLimits', position.positionPubkey);
       const pool = ctx.latest('poolInfo', position.marketMint);
-      const decision = sizeGuardDecrease(position, cfg, limits?.limits, pool?.info);
+      const decision = sizeGuardDecrease(position, { ...cfg, targetDistanceBps }, limits?.limits, pool?.info);
       const usd = (v: bigint) => `$${formatScaled(v, USD_DECIMALS)}`;
       const reason = `mark ${usd(position.markPriceUsd)} is ${distance} bps from liquidation ${usd(position.liquidationPriceUsd)} (limit ${cfg.distanceBps}): ${decision.why}`;
       const common = {
@@ -95,8 +113,14 @@ export default defineStrategy({
           : { ...common, notionalUsd: decision.sizeUsdDelta.toString(), sizeUsdDelta: decision.sizeUsdDelta.toString(), collateralUsdDelta: '0' },
       );
       acted[position.positionPubkey] = snapshot.tickMs;
+      disarmed.add(position.positionPubkey);
     }
+    // Closed positions are forgotten.
+    for (const pubkey of disarmed) if (!open.has(pubkey)) disarmed.delete(pubkey);
+    const next = { acted, disarmed: [...disarmed].sort() };
     // The new state travels with the intents and is committed only when a decrease lands.
-    return intents.length > 0 ? { intents, state: { acted } } : [];
+    if (intents.length > 0) return { intents, state: next };
+    const before = [...(previous.disarmed ?? [])].sort();
+    return JSON.stringify(before) !== JSON.stringify(next.disarmed) ? { intents: [], state: next } : [];
   },
 });

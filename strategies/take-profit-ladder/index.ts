@@ -3,9 +3,11 @@ import { nextRung } from './steps.ts';
 
 /**
  * take-profit-ladder: partial decreases at PnL steps. Each rung (`steps`, in rising order)
- * decreases `fractionBps` of the position's size once its PnL after fees reaches `pnlBps` of its
- * collateral (./steps.ts). Rungs are taken in order, one per decision; which were taken is
- * remembered (committed when the decrease lands) and forgotten when the position closes.
+ * decreases `fractionBps` of the position's size *at the first rung* once its PnL after fees
+ * reaches `pnlBps` of its collateral (./steps.ts); the last rung closes what is left, and so does
+ * a rung that would leave less than the minimums. Rungs are taken in order, one per decision;
+ * which were taken, and the size at the first, are remembered (committed when the decrease lands)
+ * and forgotten when the position closes.
  */
 
 const step = z.strictObject({ pnlBps: z.int().min(1), fractionBps: z.int().min(1).max(10_000) });
@@ -22,45 +24,63 @@ const settings = z.strictObject({
     .refine((s) => s.every((x, i) => i === 0 || x.pnlBps > s[i - 1]!.pnlBps), { message: 'steps must rise in pnlBps' }),
   /** USD × 10^6: leave positions smaller than this alone. */
   minSizeUsd: uintString.default('20000000'),
+  /** USD × 10^6: a rung that would leave a smaller position closes it instead. */
+  minRemainingSizeUsd: uintString.default('10000000'),
+  /** USD × 10^6: nor less collateral than this (the venue's minimum is $10). */
+  minRemainingCollateralUsd: uintString.default('10000000'),
   receiveToken: receiveToken.default('USDC'),
   markets: z.array(marketMint).min(1).default([...MARKET_MINTS]),
 });
 
-const state = z.strictObject({ taken: z.record(z.string(), z.int().nonnegative()) });
+const state = z.strictObject({
+  taken: z.record(z.string(), z.int().nonnegative()),
+  /** Position → its size (USD × 10^6) when the first rung was taken: what the fractions are of. */
+  baseSizeUsd: z.record(z.string(), uintString).optional(),
+});
 
 export default defineStrategy({
   name: 'take-profit-ladder',
-  description: 'Takes profit in steps: partial decreases as PnL crosses configured levels.',
+  description: 'Takes profit in steps: partial decreases as PnL crosses configured levels, the last one closing the position.',
   config: settings,
   state,
   subscribes: ['positions'],
   onSnapshot(ctx, snapshot) {
+    const cfg = ctx.config;
     const intents: Intent[] = [];
     const taken: Record<string, number> = {};
+    const baseSizeUsd: Record<string, string> = {};
+    const minimums = { minRemainingSizeUsd: BigInt(cfg.minRemainingSizeUsd), minRemainingCollateralUsd: BigInt(cfg.minRemainingCollateralUsd) };
     for (const item of snapshot.positions) {
       const p = positionView(item);
       if (!p || p.sizeUsd === 0n) continue;
       const done = ctx.state?.taken[p.positionPubkey] ?? 0;
+      // A state from before the base was remembered: the current size is the best guess.
+      const base = ctx.state?.baseSizeUsd?.[p.positionPubkey] ?? (done > 0 ? p.sizeUsd.toString() : undefined);
       if (done > 0) taken[p.positionPubkey] = done;
-      if (!ctx.config.markets.includes(p.marketMint) || p.sizeUsd < BigInt(ctx.config.minSizeUsd)) continue;
-      const rung = nextRung(p, ctx.config.steps, done);
+      if (base !== undefined) baseSizeUsd[p.positionPubkey] = base;
+      if (!cfg.markets.includes(p.marketMint) || (done === 0 && p.sizeUsd < BigInt(cfg.minSizeUsd))) continue;
+      const rung = nextRung(p, cfg.steps, done, BigInt(base ?? p.sizeUsd), minimums);
       if (!rung) continue;
-      const s = ctx.config.steps[rung.index]!;
-      intents.push({
-        type: 'decrease',
+      const s = cfg.steps[rung.index]!;
+      const common = {
+        type: 'decrease' as const,
         key: `ladder:${p.positionPubkey}:${rung.index}`,
-        reason: `PnL ${p.pnlAfterFeesUsd} reached ${s.pnlBps} bps of collateral ${p.collateralUsd}: rung ${rung.index + 1} takes ${s.fractionBps} bps of the size`,
-        notionalUsd: rung.sizeUsdDelta.toString(),
+        reason: `PnL ${p.pnlAfterFeesUsd} reached ${s.pnlBps} bps of collateral ${p.collateralUsd}: rung ${rung.index + 1} of ${cfg.steps.length}, ${rung.why}`,
         positionPubkey: p.positionPubkey,
         marketMint: p.marketMint,
         side: p.side,
-        receiveToken: ctx.config.receiveToken,
-        sizeUsdDelta: rung.sizeUsdDelta.toString(),
-      });
+        receiveToken: cfg.receiveToken,
+      };
+      intents.push(
+        rung.kind === 'entire'
+          ? { ...common, notionalUsd: p.sizeUsd.toString(), entirePosition: true }
+          : { ...common, notionalUsd: rung.sizeUsdDelta.toString(), sizeUsdDelta: rung.sizeUsdDelta.toString() },
+      );
       taken[p.positionPubkey] = rung.index + 1;
+      baseSizeUsd[p.positionPubkey] = base ?? p.sizeUsd.toString();
     }
-    if (intents.length > 0) return { intents, state: { taken } };
+    if (intents.length > 0) return { intents, state: { taken, baseSizeUsd } };
     // Closed positions drop out (a reopened position starts at the bottom rung).
-    return Object.keys(taken).length !== Object.keys(ctx.state?.taken ?? {}).length ? { intents: [], state: { taken } } : [];
+    return Object.keys(taken).length !== Object.keys(ctx.state?.taken ?? {}).length ? { intents: [], state: { taken, baseSizeUsd } } : [];
   },
 });

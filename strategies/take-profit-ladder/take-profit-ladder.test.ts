@@ -6,19 +6,41 @@ const USD = 1_000_000n;
 const at = (pnl: bigint, tick: number, sizeUsd = 1_000n * USD) => samples.positions([samples.position({ sizeUsd, collateralUsd: 100n * USD, pnlAfterFeesUsd: pnl * USD })], samples.SAMPLE_TICK + tick);
 
 describe('take-profit-ladder', () => {
-  it('takes each rung once, in order, as PnL climbs', async () => {
-    const out = await runStrategy(ladder, [at(10n, 0), at(30n, 5_000), at(35n, 10_000), at(60n, 15_000, 750n * USD)]);
-    expect(out.intents.map((i) => [i.key, i.type === 'decrease' && i.sizeUsdDelta])).toEqual([
+  it('takes each rung once, in order, as PnL climbs: fractions of the size at the first rung, the last rung closes', async () => {
+    const out = await runStrategy(ladder, [at(10n, 0), at(30n, 5_000), at(35n, 10_000), at(60n, 15_000, 750n * USD), at(120n, 20_000, 420n * USD)]);
+    expect(out.intents.map((i) => [i.key, i.type === 'decrease' && (i.sizeUsdDelta ?? (i.entirePosition && 'entire'))])).toEqual([
       [`ladder:${samples.SAMPLE_POSITION}:0`, '250000000'],
-      [`ladder:${samples.SAMPLE_POSITION}:1`, '247500000'],
+      // 33 % of the $1,000 it had at the first rung, not of the $750 left.
+      [`ladder:${samples.SAMPLE_POSITION}:1`, '330000000'],
+      [`ladder:${samples.SAMPLE_POSITION}:2`, 'entire'],
     ]);
-    expect(out.state).toEqual({ taken: { [samples.SAMPLE_POSITION]: 2 } });
+    expect(out.state).toEqual({ taken: { [samples.SAMPLE_POSITION]: 3 }, baseSizeUsd: { [samples.SAMPLE_POSITION]: '1000000000' } });
+  });
+
+  it('the last rung closes what is left, whatever its fraction', async () => {
+    const steps = [
+      { pnlBps: 2_500, fractionBps: 2_000 },
+      { pnlBps: 5_000, fractionBps: 2_000 },
+    ];
+    const out = await runStrategy(ladder, [at(30n, 0), at(60n, 5_000, 800n * USD)], { config: { steps } });
+    expect(out.intents).toMatchObject([{ sizeUsdDelta: '200000000' }, { entirePosition: true, notionalUsd: '800000000' }]);
+    expect(out.intents[1]).not.toHaveProperty('sizeUsdDelta');
+  });
+
+  it('closes at a rung that would leave less than the minimum size or collateral, and keeps climbing below minSizeUsd', async () => {
+    // $40 size, $10.40 collateral... a quarter off would leave $7.80 of collateral: under $10, so it closes.
+    const small = (pnl: bigint, tick: number) => samples.positions([samples.position({ sizeUsd: 40n * USD, collateralUsd: 10_400_000n, pnlAfterFeesUsd: pnl * USD })], samples.SAMPLE_TICK + tick);
+    const closes = await runStrategy(ladder, [small(3n, 0)]);
+    expect(closes.intents).toMatchObject([{ entirePosition: true, notionalUsd: '40000000' }]);
+    // A position that shrank under minSizeUsd ($20) after its first rung still gets its later rungs.
+    const shrunk = await runStrategy(ladder, [at(60n, 0, 15n * USD)], { state: { taken: { [samples.SAMPLE_POSITION]: 1 }, baseSizeUsd: { [samples.SAMPLE_POSITION]: '60000000' } }, config: { minRemainingSizeUsd: '1000000', minRemainingCollateralUsd: '1000000' } });
+    expect(shrunk.intents).toMatchObject([{ key: `ladder:${samples.SAMPLE_POSITION}:1`, entirePosition: true }]);
   });
 
   it('does not advance when the decrease was rejected, and forgets a closed position', async () => {
     const rejected = await runStrategy(ladder, [at(30n, 0), at(30n, 5_000)], { outcome: 'rejected' });
     expect(rejected.intents.map((i) => i.key)).toEqual([`ladder:${samples.SAMPLE_POSITION}:0`, `ladder:${samples.SAMPLE_POSITION}:0`]);
     const closed = await runStrategy(ladder, [samples.positions([])], { state: { taken: { [samples.SAMPLE_POSITION]: 2 } } });
-    expect(closed.state).toEqual({ taken: {} });
+    expect(closed.state).toEqual({ taken: {}, baseSizeUsd: {} });
   });
 });

@@ -1,15 +1,24 @@
-import { defineStrategy, MINTS, uintString, z, type Intent } from 'stratd/strategy';
+import { defineStrategy, MINTS, uintString, z, type Intent, type TriggerOrder } from 'stratd/strategy';
+import { scaledPrice, shifted, stopReached, usdcValue } from './exits.ts';
 import { screenFailure, takingAmountFor } from './screen.ts';
 
 /**
  * token-momentum: bids for the top tokens of one ranking (`ranking` = "<category>.<interval>")
- * that pass an audit screen (./screen.ts: not suspicious, mint and freeze authority disabled, an
- * allowed organic-score label, holders not too concentrated, enough liquidity) with trigger
- * orders — `orderUsd` of USDC each, `discountBps` under the price, within a total `budgetUsd` of
- * open orders. An order is cancelled when its token leaves the screened top of the ranking or
- * after `ttlMs` (it also carries that expiry); once gone, a token still in the screened ranking
- * gets a fresh bid at the current price. The orders it placed are remembered by output mint
- * and found in the wallet's trigger-orders snapshot.
+ * that pass an audit screen (./screen.ts) with trigger orders — `orderUsd` of USDC each,
+ * `discountBps` under the price — and manages what they buy until it is sold.
+ *
+ * - Budget: a spend limit. Open bids plus bids that filled within `budgetWindowMs` never exceed
+ *   `budgetUsd`; a fill does not free its budget (it was spent).
+ * - A token the wallet holds (bought and not yet sold), or filled within `cooldownMs`, is not bid.
+ * - Every fill gets an exit: a take-profit sell order (`takeProfitBps` above its cost) at once;
+ *   when the token's ranked price shows a loss of `stopLossBps`, the take-profit is cancelled and
+ *   a stop sell placed `exitSlippageBps` under that price (re-placed lower after `ttlMs` unfilled).
+ * - A bid is cancelled when its token leaves the screened top of the ranking or after `ttlMs`.
+ *
+ * What happened to an order is read from the wallet's active trigger orders: a bid that leaves
+ * the list without a cancel of this strategy filled (in full; a cancelled one filled what it had
+ * used); an exit that leaves it sold. A decision returns one intent at most, exits first, so the
+ * state it carries says exactly what that one intent did (it is committed only when it lands).
  */
 
 const settings = z.strictObject({
@@ -20,22 +29,74 @@ const settings = z.strictObject({
   minLiquidityUsd: z.number().min(0).default(100_000),
   /** USDC smallest unit per order (the API's minimum is $5). */
   orderUsd: uintString.refine((v) => BigInt(v) >= 5_000_000n, { message: 'at least 5000000 ($5)' }).default('10000000'),
-  /** USDC smallest unit: most that open orders of this strategy may hold. */
+  /** USDC smallest unit: most that open bids plus bids filled within budgetWindowMs may spend. */
   budgetUsd: uintString.default('50000000'),
+  /** The window (ms) fills count against the budget. */
+  budgetWindowMs: z.int().min(60_000).default(86_400_000),
+  /** After a fill of a token, do not bid it again for this long (ms). */
+  cooldownMs: z.int().min(0).default(86_400_000),
   discountBps: z.int().min(0).max(5_000).default(200),
+  /** The take-profit sell asks this much above what the tokens cost. */
+  takeProfitBps: z.int().min(1).max(100_000).default(2_000),
+  /** The stop: a loss this large (of the cost, at the ranked price) replaces the take-profit with a sell at the price. */
+  stopLossBps: z.int().min(1).max(9_999).default(1_000),
+  /** The stop sell asks this much under the price it was seen at, so that it fills. */
+  exitSlippageBps: z.int().min(0).max(5_000).default(300),
+  /** What the trigger service keeps of a fill (from the tokens bought); the exits sell the rest. */
+  fillFeeBps: z.int().min(0).max(1_000).default(10),
+  /** USDC smallest unit: the service's smallest order; a stop worth less keeps the take-profit. */
+  minOrderUsd: uintString.default('5000000'),
   ttlMs: z.int().min(60_000).default(3_600_000),
   /** A placed order not yet in the trigger-orders snapshot counts as open this long. */
   settleMs: z.int().min(0).default(120_000),
 });
+type Settings = z.infer<typeof settings>;
+
+const bid = z.strictObject({
+  /** Tick (ms) of the decision that placed it. */
+  at: z.int().nonnegative(),
+  making: uintString,
+  taking: uintString,
+  decimals: z.int().min(0).max(30),
+  orderKey: z.string().optional(),
+  /** Making amount left, as last seen. */
+  remaining: uintString.optional(),
+  /** This strategy's cancel landed. */
+  cancelled: z.literal(true).optional(),
+});
+
+const holding = z.strictObject({
+  /** Tick (ms) the fill was seen. */
+  at: z.int().nonnegative(),
+  /** Token smallest unit to sell. */
+  amount: uintString,
+  /** USDC smallest unit it cost. */
+  costUsd: uintString,
+  decimals: z.int().min(0).max(30),
+  /** new: no exit yet; tp: take-profit placed; stopping: take-profit cancelled; stop: stop sell placed. */
+  stage: z.enum(['new', 'tp', 'stopping', 'stop']),
+  stageAt: z.int().nonnegative(),
+  /** The exit order, once seen. */
+  orderKey: z.string().optional(),
+});
 
 const state = z.strictObject({
-  /** Output mint → tick (ms) of the decision that placed its order. */
-  placed: z.record(z.string(), z.int().nonnegative()),
+  bids: z.record(z.string(), bid).optional(),
+  /** Fills counted against the budget: when seen, USDC spent. */
+  spent: z.array(z.strictObject({ at: z.int().nonnegative(), usd: uintString })).optional(),
+  holdings: z.record(z.string(), holding).optional(),
+  /** Token → tick of its last fill (the cooldown). */
+  filledAt: z.record(z.string(), z.int().nonnegative()).optional(),
+  /** Before 0.x: output mint → tick of a bid whose fate is unknown; counted as spent. */
+  placed: z.record(z.string(), z.int().nonnegative()).optional(),
 });
+type Bid = z.infer<typeof bid>;
+type Holding = z.infer<typeof holding>;
+type State = z.infer<typeof state>;
 
 export default defineStrategy({
   name: 'token-momentum',
-  description: 'Places trigger orders for screened top-ranked tokens within a budget; cancels them when they drop out or expire.',
+  description: 'Bids for screened top-ranked tokens within a spend budget, then exits each fill with a take-profit or a stop.',
   config: settings,
   state,
   subscribes: ['rankedTokens'],
@@ -44,46 +105,173 @@ export default defineStrategy({
     const cfg = ctx.config;
     if (snapshot.key !== cfg.ranking) return [];
     const now = snapshot.tickMs;
-    const placed = { ...(ctx.state?.placed ?? {}) };
+    const before: State = ctx.state ?? {};
+    const orders = ctx.latest('triggerOrders')?.orders ?? [];
+    // Prices of every ranking read: a held token may have left this one.
+    const prices = new Map<string, number>();
+    for (const ranked of ctx.latestAll('rankedTokens')) for (const t of ranked.tokens) if (typeof t.usdPrice === 'number') prices.set(t.id, t.usdPrice);
+    for (const t of snapshot.tokens) if (typeof t.usdPrice === 'number') prices.set(t.id, t.usdPrice);
+
+    const book = reconcile(before, orders, now, cfg);
+    const next = (): State => ({ bids: book.bids, spent: book.spent, holdings: book.holdings, filledAt: book.filledAt });
+    const one = (intent: Intent): { intents: Intent[]; state: State } => ({ intents: [intent], state: next() });
+
+    // 1. Exits: every holding gets one, and the stop replaces the take-profit on a loss.
+    for (const [mint, h] of Object.entries(book.holdings)) {
+      const amount = BigInt(h.amount);
+      const cost = BigInt(h.costUsd);
+      const price = scaledPrice(prices.get(mint));
+      const value = price === undefined ? undefined : usdcValue(amount, h.decimals, price);
+      const order = sellOrderOf(orders, mint, h.orderKey);
+      const stop = value !== undefined && stopReached(cost, value, cfg.stopLossBps) && value >= BigInt(cfg.minOrderUsd);
+      if (h.stage === 'new' || (h.stage === 'stopping' && !order)) {
+        const stopSell = h.stage === 'stopping' || stop;
+        const taking = stopSell ? shifted(value ?? shifted(cost, -cfg.stopLossBps), -cfg.exitSlippageBps) : shifted(cost, cfg.takeProfitBps);
+        // The exit to come is a new order: the key of the one before is dropped (state is JSON: no undefined members).
+        const { orderKey: _previous, ...rest } = h;
+        book.holdings[mint] = { ...rest, stage: stopSell ? 'stop' : 'tp', stageAt: now };
+        return one({
+          type: 'trigger-create',
+          key: `momentum-exit:${mint}`,
+          reason: stopSell ? `stop: ${mint} bought for ${cost} is worth ${value ?? 'an unknown amount'}; sell it at ${taking}` : `take-profit for ${mint} bought for ${cost}: sell it at ${taking} (+${cfg.takeProfitBps} bps)`,
+          notionalUsd: h.costUsd,
+          inputMint: mint,
+          outputMint: MINTS.USDC,
+          makingAmount: h.amount,
+          takingAmount: taking > 0n ? taking.toString() : '1',
+        });
+      }
+      if (!order) continue;
+      // A stop sell that did not fill within ttlMs, or a take-profit whose stop is reached: cancel it (the next decision places the stop).
+      const staleStop = h.stage === 'stop' && now - h.stageAt >= cfg.ttlMs;
+      if ((h.stage === 'tp' && stop) || staleStop) {
+        book.holdings[mint] = { ...h, stage: 'stopping', stageAt: now, orderKey: order.orderKey };
+        return one({
+          type: 'trigger-cancel',
+          key: `momentum-stop:${order.orderKey}`,
+          reason: staleStop ? `the stop sell of ${mint} did not fill within ${cfg.ttlMs} ms: place it again at the price` : `stop: ${mint} bought for ${cost} is worth ${value}: cancel its take-profit to sell it`,
+          notionalUsd: h.costUsd,
+          order: order.orderKey,
+        });
+      }
+    }
+
+    // 2. Bids that left the screened ranking or outlived their TTL are cancelled.
     const top = snapshot.tokens.slice(0, cfg.topN);
     const passing = new Map(top.filter((t) => screenFailure(t, cfg) === undefined).map((t) => [t.id, t]));
-    const orders = (ctx.latest('triggerOrders')?.orders ?? []).filter((o) => o.inputMint === MINTS.USDC && placed[o.outputMint] !== undefined);
-    const intents: Intent[] = [];
-
-    // Cancel what left the screened ranking or outlived its TTL.
-    const visible = new Set<string>();
-    for (const order of orders) {
-      visible.add(order.outputMint);
-      const age = now - placed[order.outputMint]!;
-      const why = !passing.has(order.outputMint) ? 'the token left the screened ranking' : age >= cfg.ttlMs ? `open for ${age} ms (TTL ${cfg.ttlMs})` : undefined;
+    for (const [mint, b] of Object.entries(book.bids)) {
+      const order = buyOrderOf(orders, mint, b.orderKey);
+      if (!order || b.cancelled) continue;
+      const age = now - b.at;
+      const why = !passing.has(mint) ? 'the token left the screened ranking' : age >= cfg.ttlMs ? `open for ${age} ms (TTL ${cfg.ttlMs})` : undefined;
       if (!why) continue;
-      // It stays in `placed` (and in the budget) until the snapshot no longer lists it.
-      intents.push({ type: 'trigger-cancel', key: `momentum-cancel:${order.orderKey}`, reason: `${why}: cancel the bid for ${order.outputMint}`, notionalUsd: order.rawRemainingMakingAmount ?? order.rawMakingAmount ?? cfg.orderUsd, order: order.orderKey });
+      book.bids[mint] = { ...b, cancelled: true };
+      return one({ type: 'trigger-cancel', key: `momentum-cancel:${order.orderKey}`, reason: `${why}: cancel the bid for ${mint}`, notionalUsd: order.rawRemainingMakingAmount ?? b.making, order: order.orderKey });
     }
-    // Orders gone from the snapshot (filled, expired, cancelled) free their budget once settled.
-    for (const [mint, at] of Object.entries(placed)) if (!visible.has(mint) && now - at > cfg.settleMs) delete placed[mint];
 
-    let committed = BigInt(Object.keys(placed).length) * BigInt(cfg.orderUsd);
-    for (const token of passing.values()) {
-      if (placed[token.id] !== undefined) continue;
-      if (committed + BigInt(cfg.orderUsd) > BigInt(cfg.budgetUsd)) break;
-      const taking = takingAmountFor(token, BigInt(cfg.orderUsd), cfg.discountBps);
-      if (taking === undefined) continue;
-      intents.push({
-        type: 'trigger-create',
-        key: `momentum:${token.id}`,
-        reason: `${token.symbol} ranks in the top ${cfg.topN} of ${cfg.ranking} and passes the screen: bid ${cfg.discountBps} bps under ${token.usdPrice}`,
-        notionalUsd: cfg.orderUsd,
-        inputMint: MINTS.USDC,
-        outputMint: token.id,
-        makingAmount: cfg.orderUsd,
-        takingAmount: taking.toString(),
-        expiredAt: String(Math.floor((now + cfg.ttlMs) / 1000)),
-      });
-      placed[token.id] = now;
-      committed += BigInt(cfg.orderUsd);
+    // 3. A new bid, within the budget, for a token the wallet neither holds nor bought lately.
+    const committed = book.spent.reduce((sum, s) => sum + BigInt(s.usd), 0n) + Object.values(book.bids).reduce((sum, b) => sum + BigInt(b.making), 0n);
+    const orderUsd = BigInt(cfg.orderUsd);
+    if (committed + orderUsd <= BigInt(cfg.budgetUsd)) {
+      for (const token of passing.values()) {
+        const mint = token.id;
+        if (book.bids[mint] || book.holdings[mint] || orders.some((o) => o.inputMint === mint)) continue;
+        const lastFill = book.filledAt[mint];
+        if (lastFill !== undefined && now - lastFill < cfg.cooldownMs) continue;
+        const taking = takingAmountFor(token, orderUsd, cfg.discountBps);
+        if (taking === undefined) continue;
+        book.bids[mint] = { at: now, making: cfg.orderUsd, taking: taking.toString(), decimals: token.decimals };
+        return one({
+          type: 'trigger-create',
+          key: `momentum:${mint}`,
+          reason: `${token.symbol} ranks in the top ${cfg.topN} of ${cfg.ranking} and passes the screen: bid ${cfg.discountBps} bps under ${token.usdPrice} (${committed} of the ${cfg.budgetUsd} budget committed)`,
+          notionalUsd: cfg.orderUsd,
+          inputMint: MINTS.USDC,
+          outputMint: mint,
+          makingAmount: cfg.orderUsd,
+          takingAmount: taking.toString(),
+          // The strategy cancels at ttlMs; the order's own expiry is a backstop after that.
+          expiredAt: String(Math.floor((now + cfg.ttlMs + 2 * cfg.settleMs) / 1000)),
+        });
+      }
     }
-    if (intents.length > 0) return { intents, state: { placed } };
-    return JSON.stringify(placed) !== JSON.stringify(ctx.state?.placed ?? {}) ? { intents: [], state: { placed } } : [];
+    // Nothing to ask for: what the snapshot told (fills, sales) is committed at once.
+    const after = next();
+    return JSON.stringify(after) !== JSON.stringify(normalised(before)) ? { intents: [], state: after } : [];
   },
 });
+
+interface Book {
+  bids: Record<string, Bid>;
+  spent: Array<{ at: number; usd: string }>;
+  holdings: Record<string, Holding>;
+  filledAt: Record<string, number>;
+}
+
+function normalised(s: State): State {
+  return { bids: s.bids ?? {}, spent: s.spent ?? [], holdings: s.holdings ?? {}, filledAt: s.filledAt ?? {} };
+}
+
+/**
+ * What the wallet's active orders say happened since the last decision: a bid gone from the list
+ * filled (what a cancel of ours left unused was refunded), an exit gone from it sold. Fills older
+ * than the budget window, and cooldowns that ended, are forgotten.
+ */
+function reconcile(before: State, orders: readonly TriggerOrder[], now: number, cfg: Settings): Book {
+  const book: Book = { bids: {}, spent: [], holdings: { ...(before.holdings ?? {}) }, filledAt: {} };
+  for (const s of before.spent ?? []) if (now - s.at < cfg.budgetWindowMs) book.spent.push(s);
+  for (const [mint, at] of Object.entries(before.filledAt ?? {})) if (now - at < cfg.cooldownMs) book.filledAt[mint] = at;
+  // A bid of an older state: its fate is unknown, so it counts as spent.
+  for (const at of Object.values(before.placed ?? {})) if (now - at < cfg.budgetWindowMs) book.spent.push({ at, usd: cfg.orderUsd });
+
+  for (const [mint, b] of Object.entries(before.bids ?? {})) {
+    const order = buyOrderOf(orders, mint, b.orderKey);
+    if (order) {
+      book.bids[mint] = { ...b, orderKey: order.orderKey, remaining: order.rawRemainingMakingAmount ?? b.remaining ?? b.making };
+      continue;
+    }
+    // Landed (its state is committed) but not listed yet.
+    if (b.orderKey === undefined && now - b.at <= cfg.settleMs) {
+      book.bids[mint] = b;
+      continue;
+    }
+    const making = BigInt(b.making);
+    const used = b.cancelled ? making - BigInt(b.remaining ?? b.making) : making;
+    if (used <= 0n) continue;
+    const bought = (BigInt(b.taking) * used) / making;
+    const amount = (bought * BigInt(10_000 - cfg.fillFeeBps)) / 10_000n;
+    book.spent.push({ at: now, usd: used.toString() });
+    book.filledAt[mint] = now;
+    if (amount > 0n) book.holdings[mint] = { at: now, amount: amount.toString(), costUsd: used.toString(), decimals: b.decimals, stage: 'new', stageAt: now };
+  }
+
+  for (const [mint, h] of Object.entries(book.holdings)) {
+    if (h.stage === 'new') {
+      // An exit refused for a whole TTL: the wallet does not hold what the strategy thought it bought.
+      if (now - h.stageAt >= cfg.ttlMs) delete book.holdings[mint];
+      continue;
+    }
+    if (h.stage === 'stopping') continue;
+    const order = sellOrderOf(orders, mint, h.orderKey);
+    if (order) {
+      book.holdings[mint] = { ...h, orderKey: order.orderKey };
+      continue;
+    }
+    // Sold — unless the exit is too new to be listed.
+    if (h.orderKey === undefined && now - h.stageAt <= cfg.settleMs) continue;
+    delete book.holdings[mint];
+  }
+  return book;
+}
+
+/** The wallet's active bid (USDC → mint), the known one if it is still listed. */
+function buyOrderOf(orders: readonly TriggerOrder[], mint: string, orderKey: string | undefined): TriggerOrder | undefined {
+  const buys = orders.filter((o) => o.inputMint === MINTS.USDC && o.outputMint === mint);
+  return orderKey === undefined ? buys[0] : buys.find((o) => o.orderKey === orderKey);
+}
+
+/** The wallet's active exit (mint → USDC), the known one if it is still listed. */
+function sellOrderOf(orders: readonly TriggerOrder[], mint: string, orderKey: string | undefined): TriggerOrder | undefined {
+  const sells = orders.filter((o) => o.inputMint === mint && o.outputMint === MINTS.USDC);
+  return orderKey === undefined ? sells[0] : sells.find((o) => o.orderKey === orderKey);
+}

@@ -1,4 +1,5 @@
-import { decimalTextOfNumber, decimalToScaled, type Token } from 'stratd/strategy';
+import type { Token } from 'stratd/strategy';
+import { scaledPrice } from './exits.ts';
 
 /** The audit a token must pass before the strategy bids for it. */
 export interface ScreenSettings {
@@ -26,21 +27,16 @@ export function screenFailure(t: Token, s: ScreenSettings): string | undefined {
   return undefined;
 }
 
-const PRICE_DECIMALS = 12;
-
 /**
  * The token amount (smallest unit) a buy of `makingUsdc` (USDC smallest unit) asks for at
  * `discountBps` below the token's price: a limit order under the market. Exact: the price is the
- * API's number read as decimal text, scaled to 10^12. Undefined without a usable price.
+ * API's number read as decimal text, scaled to 10^12 (./exits.ts). Undefined without a usable price.
  */
 export function takingAmountFor(t: Token, makingUsdc: bigint, discountBps: number): bigint | undefined {
-  const text = typeof t.usdPrice === 'number' ? decimalTextOfNumber(t.usdPrice) : undefined;
-  if (text === undefined) return undefined;
-  const [whole, fraction = ''] = text.split('.');
-  const price = decimalToScaled(fraction.length > PRICE_DECIMALS ? `${whole}.${fraction.slice(0, PRICE_DECIMALS)}` : text, PRICE_DECIMALS);
-  if (price <= 0n) return undefined;
+  const price = scaledPrice(t.usdPrice);
+  if (price === undefined) return undefined;
   // tokens = (making / 10^6) / (price × (1 − discount)); smallest units × 10^decimals.
-  const numerator = makingUsdc * 10n ** BigInt(t.decimals) * 10n ** BigInt(PRICE_DECIMALS) * 10_000n;
+  const numerator = makingUsdc * 10n ** BigInt(t.decimals) * 10n ** 12n * 10_000n;
   const denominator = 1_000_000n * price * BigInt(10_000 - discountBps);
   const taking = numerator / denominator;
   return taking > 0n ? taking : undefined;

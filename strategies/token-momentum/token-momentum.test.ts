@@ -1,18 +1,29 @@
 import { describe, expect, it } from 'vitest';
+import { MINTS } from 'stratd/strategy';
 import { runStrategy, samples } from 'stratd/testing';
 import momentum from './index.ts';
 
 const [A, B, C] = samples.SAMPLE_TOKENS;
 const TICK = samples.SAMPLE_TICK;
+const MIN = 60_000;
+const DAY = 86_400_000;
 const ranked = (tokens: ReturnType<typeof samples.token>[], tick = 0) => samples.rankedTokens(tokens, 'toptrending', '1h', TICK + tick);
 const good = (id: string, usdPrice = 0.0012) => samples.token({ id, usdPrice, decimals: 6 });
+const bidOf = (mint: string, orderKey = samples.SAMPLE_ORDER) => samples.triggerOrder({ orderKey, outputMint: mint, makingAmount: '10000000', takingAmount: '8503401360' });
+const sellOf = (mint: string, orderKey: string, making: string) => ({ ...samples.triggerOrder({ orderKey, makingAmount: making, takingAmount: '12000000' }), inputMint: mint, outputMint: MINTS.USDC });
+const orders = (list: ReturnType<typeof samples.triggerOrder>[], tick: number) => samples.triggerOrders(list, TICK + tick);
+const SELL = 'QEYQof4fWHmN7xto9XB7KrpVH31jc8GXxHnRbXxgk1r';
+/** $10 at 0.0012 × 0.98 → 8,503.401360 tokens; the service keeps 10 bps of the fill. */
+const BOUGHT = ((8_503_401_360n * 9_990n) / 10_000n).toString();
 
 describe('token-momentum', () => {
-  it('bids for screened top tokens within the budget, at a discount, with a TTL', async () => {
-    const out = await runStrategy(momentum, [ranked([good(A), good(B), good(C)])], { config: { budgetUsd: '20000000', orderUsd: '10000000', discountBps: 200 } });
-    // $10 at 0.0012 × 0.98 → 8,503.401360 tokens (6 decimals), floor.
+  it('bids for screened top tokens one decision at a time, at a discount, with a TTL, within the budget', async () => {
+    const out = await runStrategy(momentum, [ranked([good(A), good(B), good(C)]), ranked([good(A), good(B), good(C)], 1_000), ranked([good(A), good(B), good(C)], 2_000)], {
+      config: { budgetUsd: '20000000', orderUsd: '10000000', discountBps: 200 },
+    });
+    // $10 at 0.0012 × 0.98 → 8,503.401360 tokens (6 decimals), floor. The order expires on its own a little after the TTL at which the strategy cancels it.
     expect(out.intents).toMatchObject([
-      { type: 'trigger-create', key: `momentum:${A}`, makingAmount: '10000000', takingAmount: '8503401360', expiredAt: String(Math.floor((TICK + 3_600_000) / 1000)) },
+      { type: 'trigger-create', key: `momentum:${A}`, makingAmount: '10000000', takingAmount: '8503401360', expiredAt: String(Math.floor((TICK + 3_600_000 + 240_000) / 1000)) },
       { type: 'trigger-create', key: `momentum:${B}` },
     ]);
   });
@@ -29,12 +40,89 @@ describe('token-momentum', () => {
     for (const t of bad) expect((await runStrategy(momentum, [ranked([t])])).intents, t.id).toEqual([]);
   });
 
-  it('cancels an order whose token left the ranking, and one past its TTL', async () => {
-    const placed = await runStrategy(momentum, [ranked([good(A), good(B)])]);
-    const orders = samples.triggerOrders([samples.triggerOrder({ orderKey: samples.SAMPLE_ORDER, outputMint: A }), samples.triggerOrder({ orderKey: 'QEYQof4fWHmN7xto9XB7KrpVH31jc8GXxHnRbXxgk1r', outputMint: B })], TICK + 30_000);
-    const left = await runStrategy(momentum, [orders, ranked([good(B)], 60_000)], { state: placed.state });
-    expect(left.intents).toMatchObject([{ type: 'trigger-cancel', order: samples.SAMPLE_ORDER }]);
-    const expired = await runStrategy(momentum, [orders, ranked([good(A), good(B)], 3_600_000)], { state: placed.state });
+  it('cancels a bid whose token left the ranking, and one past its TTL', async () => {
+    const placed = await runStrategy(momentum, [ranked([good(A), good(B)]), ranked([good(A), good(B)], 1_000)]);
+    const open = orders([bidOf(A), bidOf(B, SELL)], 30_000);
+    const left = await runStrategy(momentum, [open, ranked([good(B)], MIN)], { state: placed.state });
+    expect(left.intents).toMatchObject([{ type: 'trigger-cancel', key: `momentum-cancel:${samples.SAMPLE_ORDER}`, order: samples.SAMPLE_ORDER }]);
+    const expired = await runStrategy(momentum, [open, ranked([good(A), good(B)], 3_600_000), ranked([good(A), good(B)], 3_601_000)], { state: placed.state });
     expect(expired.intents.map((i) => i.type)).toEqual(['trigger-cancel', 'trigger-cancel']);
+    // What a cancelled bid left unused is not spent: nothing filled, no exit, the budget is free again.
+    const gone = await runStrategy(momentum, [orders([], 3_700_000), ranked([good(C)], 3_700_000)], { state: expired.state });
+    expect(gone.intents).toMatchObject([{ type: 'trigger-create', key: `momentum:${C}` }]);
+  });
+
+  it('a fill is spent, not freed: its token gets a take-profit exit, is not bid again within the cooldown, and the budget holds for its window', async () => {
+    const out = await runStrategy(
+      momentum,
+      [
+        ranked([good(A), good(B)]), // bid A: the $10 budget is committed
+        orders([bidOf(A)], 30_000),
+        ranked([good(A), good(B)], MIN), // A open: nothing
+        orders([], 5 * MIN), // A's bid left the list without a cancel: it filled
+        ranked([good(A), good(B)], 5 * MIN), // the exit: a take-profit sell of what was bought
+        ranked([good(A), good(B)], 6 * MIN), // spent: no bid for B
+        orders([sellOf(A, SELL, BOUGHT)], 7 * MIN),
+        ranked([good(A), good(B)], 8 * MIN),
+        orders([], 9 * MIN), // the take-profit filled: sold
+        ranked([good(A), good(B)], 10 * MIN), // A in its cooldown, the $10 still spent: nothing
+        ranked([good(A), good(B)], 5 * MIN + DAY), // a day after the fill: budget and cooldown free
+      ],
+      { config: { budgetUsd: '10000000' } },
+    );
+    expect(out.intents).toMatchObject([
+      { type: 'trigger-create', key: `momentum:${A}`, inputMint: MINTS.USDC, outputMint: A },
+      { type: 'trigger-create', key: `momentum-exit:${A}`, inputMint: A, outputMint: MINTS.USDC, makingAmount: BOUGHT, takingAmount: '12000000' },
+      { type: 'trigger-create', key: `momentum:${A}` },
+    ]);
+    const after = out.steps.at(-2)!.state as { spent: unknown[]; holdings: object; filledAt: object };
+    expect(after).toMatchObject({ spent: [{ at: TICK + 5 * MIN, usd: '10000000' }], holdings: {}, filledAt: { [A]: TICK + 5 * MIN } });
+  });
+
+  it('does not bid a token again within cooldownMs of its fill, even with budget to spare', async () => {
+    const out = await runStrategy(
+      momentum,
+      [
+        ranked([good(A)]),
+        orders([bidOf(A)], 30_000),
+        ranked([good(A)], MIN),
+        orders([], 2 * MIN), // filled
+        ranked([good(A)], 2 * MIN), // its take-profit
+        orders([sellOf(A, SELL, BOUGHT)], 3 * MIN),
+        ranked([good(A)], 3 * MIN),
+        orders([], 4 * MIN), // sold
+        ranked([good(A), good(B)], 4 * MIN), // A cools down: B
+      ],
+      { config: { budgetUsd: '100000000', cooldownMs: 3_600_000 } },
+    );
+    expect(out.intents.map((i) => i.key), JSON.stringify(out.steps.map((s) => [s.trigger.tickMs - TICK, s.intents.map((i) => i.key)]))).toEqual([`momentum:${A}`, `momentum-exit:${A}`, `momentum:${B}`]);
+  });
+
+  it('never bids a token the wallet holds (an exit order sells it)', async () => {
+    const held = await runStrategy(momentum, [orders([sellOf(A, SELL, '1000')], 0), ranked([good(A)], 1_000)]);
+    expect(held.intents).toEqual([]);
+  });
+
+  it('the stop: on a loss of stopLossBps at the ranked price the take-profit is cancelled and a sell at the price placed', async () => {
+    const state = { holdings: { [A]: { at: TICK, amount: BOUGHT, costUsd: '10000000', decimals: 6, stage: 'tp', stageAt: TICK, orderKey: SELL } } };
+    const tp = orders([sellOf(A, SELL, BOUGHT)], MIN);
+    // 0.0012 × 0.98 × 0.95 → worth 5 % less than it cost: above the 10 % stop, nothing.
+    expect((await runStrategy(momentum, [tp, ranked([good(A, 0.0012 * 0.98 * 0.95)], MIN)], { state })).intents).toEqual([]);
+    // 15 % down: cancel the take-profit, then (once it is gone) sell 300 bps under the price.
+    const price = 0.0012 * 0.98 * 0.85;
+    const out = await runStrategy(momentum, [tp, ranked([good(A, price)], 2 * MIN), orders([], 3 * MIN), ranked([good(A, price)], 3 * MIN)], { state });
+    expect(out.intents).toMatchObject([
+      { type: 'trigger-cancel', key: `momentum-stop:${SELL}`, order: SELL },
+      { type: 'trigger-create', key: `momentum-exit:${A}`, inputMint: A, outputMint: MINTS.USDC, makingAmount: BOUGHT },
+    ]);
+    const taking = BigInt((out.intents[1] as { takingAmount: string }).takingAmount);
+    // Worth ≈ $8.49 (8,494.9 tokens at 0.00099960): the sell asks 97 % of that.
+    expect(taking).toBeGreaterThan(8_200_000n);
+    expect(taking).toBeLessThan(8_260_000n);
+  });
+
+  it('keeps the budget of bids whose fate an older state did not record', async () => {
+    const out = await runStrategy(momentum, [ranked([good(A), good(B)], MIN)], { state: { placed: { [C]: TICK } }, config: { budgetUsd: '10000000' } });
+    expect(out.intents).toEqual([]);
   });
 });

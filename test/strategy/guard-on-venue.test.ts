@@ -98,8 +98,9 @@ describe('liquidation guard on the venue', () => {
     expect(jobs[0]!.id).toBe(action.actionId);
     expect(action.intent).toMatchObject({ type: 'decrease', positionPubkey: sol.positionPubkey, marketMint: MINTS.SOL, side: 'long', collateralUsdDelta: '0' });
     const size = BigInt((sol as { sizeUsd: string }).sizeUsd);
-    expect(action.intent.type === 'decrease' && action.intent.sizeUsdDelta).toBe((size / 2n).toString());
-    expect(action.stateAfter).toEqual({ acted: { [sol.positionPubkey]: at } });
+    const cut = BigInt(action.intent.type === 'decrease' ? action.intent.sizeUsdDelta ?? '0' : '0');
+    expect(cut > 0n && cut < size, `cut ${cut} of ${size}`).toBe(true);
+    expect(action.stateAfter).toEqual({ acted: { [sol.positionPubkey]: at }, disarmed: [sol.positionPubkey] });
     expect((await ledger.read()).find((e) => e.type === 'decision')?.actionId).toBe(action.actionId);
 
     // The intent is a request the venue builds a transaction for.
@@ -107,6 +108,13 @@ describe('liquidation guard on the venue', () => {
     const { positionPubkey, receiveToken, sizeUsdDelta, collateralUsdDelta } = action.intent;
     const built = await client.call('perps.decrease', { positionPubkey, receiveToken, sizeUsdDelta, collateralUsdDelta });
     expect(built.serializedTxBase64.length).toBeGreaterThan(100);
+    // The venue's quote of that cut: the liquidation price ends up the target distance (twice the
+    // 500 bps trigger) from the mark, not back on the trigger.
+    const mark = BigInt((sol as { markPriceUsd: string }).markPriceUsd);
+    const after = BigInt(built.quote.liquidationPriceUsd);
+    const distanceAfter = ((mark - after) * 10_000n) / mark;
+    expect(distanceAfter, `distance after the cut: ${distanceAfter} bps`).toBeGreaterThanOrEqual(980n);
+    expect(distanceAfter).toBeLessThanOrEqual(1_050n);
 
     // The next positions tick, with the action unfinished, decides nothing new.
     await pollers.tickNow('positions', { at: at + 5_000 });

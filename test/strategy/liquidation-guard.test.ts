@@ -9,7 +9,7 @@ import type { Intent } from '../../src/sdk/intent.ts';
 import { formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, TICK, WALLET, type PositionNumbers } from './samples.ts';
 
 type GuardConfig = ReturnType<typeof guard.config.parse>;
-type GuardState = { acted: Record<string, number> };
+type GuardState = { acted: Record<string, number>; disarmed?: string[] };
 
 const USD = 1_000_000n;
 /** A $1,000 SOL long with $100 collateral, mark $150; liquidation price set per test. */
@@ -90,7 +90,7 @@ describe('liquidation guard: when it acts', () => {
     const near = rawPosition({ ...base, liquidationPriceUsd: 145n * USD });
     const first = await decide([near, rawPosition({ ...base, pubkey: POSITION_2, liquidationPriceUsd: 145n * USD })]);
     expect(first.intents.map((i) => i.key)).toEqual([`decrease:${POSITION}`, `decrease:${POSITION_2}`]);
-    expect(first.state).toEqual({ acted: { [POSITION]: TICK, [POSITION_2]: TICK } });
+    expect(first.state).toEqual({ acted: { [POSITION]: TICK, [POSITION_2]: TICK }, disarmed: [POSITION, POSITION_2].sort() });
     // The next ticks (a snapshot read before the decrease landed) are ignored for cooldownMs.
     expect((await decide([near], { state: first.state, tickMs: TICK + 10_000 })).intents).toEqual([]);
     expect((await decide([near], { state: first.state, tickMs: TICK + 20_000 })).intents).toHaveLength(1);
@@ -99,9 +99,40 @@ describe('liquidation guard: when it acts', () => {
 
 describe('liquidation guard: sizing', () => {
   const near: PositionNumbers = { ...base, liquidationPriceUsd: 145n * USD };
+  const fraction = { action: 'fraction' };
+
+  it('cuts what puts the liquidation price at the target distance (default twice the trigger), keeping the collateral', async () => {
+    // 333 bps from liquidation. k = L/E − 1 + C/S = 145/150 − 1 + 0.1; a cut Δ keeping the $100
+    // collateral less the loss's share (60·Δ/1000) gives L' = E·(1 − C'/S' + k) = $135 = 1000 bps
+    // under the $150 mark for Δ = X·S² / (E·margin + X·S) = $625.
+    const { intents } = await decide([rawPosition(near)]);
+    expect(intents[0]).toMatchObject({ sizeUsdDelta: '625000000', collateralUsdDelta: '0', notionalUsd: '625000000' });
+    expect(intents[0]!.reason).toContain('restore 1000 bps');
+    // A nearer target asks for less.
+    const nearer = await decide([rawPosition(near)], { settings: { targetDistanceBps: 600 } });
+    expect(BigInt((nearer.intents[0] as { sizeUsdDelta: string }).sizeUsdDelta)).toBeLessThan(625_000_000n);
+    // Margin that no partial cut can restore: close.
+    const hopeless = await decide([rawPosition({ ...near, pnlAfterFeesUsd: -99n * USD })]);
+    expect(hopeless.intents[0]).toMatchObject({ entirePosition: true });
+  });
+
+  it('hysteresis: a position it cut is cut again only after re-arming beyond the trigger, or once it comes closer still', async () => {
+    const at = (bps: bigint) => rawPosition({ ...base, liquidationPriceUsd: (150n * USD * (10_000n - bps)) / 10_000n });
+    const cut = await decide([at(333n)]);
+    expect(cut.state?.disarmed).toEqual([POSITION]);
+    const later = TICK + 60_000; // past the cooldown
+    // 450 bps: inside the 500 bps trigger, but not 100 bps inside it: left alone.
+    expect((await decide([at(450n)], { state: cut.state, tickMs: later })).intents).toEqual([]);
+    // 390 bps: closer than the trigger by more than the hysteresis: cut again.
+    expect((await decide([at(390n)], { state: cut.state, tickMs: later })).intents).toHaveLength(1);
+    // Seen at 650 bps (beyond 500 + 100) it re-arms (committed at once), and 450 bps cuts again.
+    const rearmed = await decide([at(650n)], { state: cut.state, tickMs: later });
+    expect(rearmed).toEqual({ intents: [], state: { acted: {}, disarmed: [] } });
+    expect((await decide([at(450n)], { state: rearmed.state, tickMs: later })).intents).toHaveLength(1);
+  });
 
   it('decreases the configured fraction of the size and keeps the collateral', async () => {
-    const { intents } = await decide([rawPosition(near)], { settings: { fractionBps: 2_500, maxSlippageBps: 150 } });
+    const { intents } = await decide([rawPosition(near)], { settings: { action: 'fraction', fractionBps: 2_500, maxSlippageBps: 150 } });
     expect(intents[0]).toEqual({
       type: 'decrease',
       key: `decrease:${POSITION}`,
@@ -125,23 +156,23 @@ describe('liquidation guard: sizing', () => {
 
   it('closes instead of leaving a remainder below the minimum size', async () => {
     const small = { ...near, sizeUsd: 18n * USD, collateralUsd: 50n * USD, pnlAfterFeesUsd: 0n }; // half leaves $9 < $10
-    expect((await decide([rawPosition(small)])).intents[0]).toMatchObject({ entirePosition: true, notionalUsd: '18000000' });
-    expect((await decide([rawPosition(small)], { settings: { minRemainingSizeUsd: '5000000' } })).intents[0]).toMatchObject({ sizeUsdDelta: '9000000' });
+    expect((await decide([rawPosition(small)], { settings: fraction })).intents[0]).toMatchObject({ entirePosition: true, notionalUsd: '18000000' });
+    expect((await decide([rawPosition(small)], { settings: { ...fraction, minRemainingSizeUsd: '5000000' } })).intents[0]).toMatchObject({ sizeUsdDelta: '9000000' });
   });
 
   it('closes when the margin left would be below the minimum collateral, using the collateral limits', async () => {
     // margin = 100 - 60 = $40. Alone, above the $10 floor: a partial decrease.
-    expect((await decide([rawPosition(near)])).intents[0]).toMatchObject({ sizeUsdDelta: '500000000' });
+    expect((await decide([rawPosition(near)], { settings: fraction })).intents[0]).toMatchObject({ sizeUsdDelta: '500000000' });
     // Collateral limits say only $1 of it may leave: the requirement now is $39, after halving $19.5 < $40: still partial.
-    expect((await decide([rawPosition(near)], { latest: [limits(1n * USD)] })).intents[0]).toMatchObject({ sizeUsdDelta: '500000000' });
+    expect((await decide([rawPosition(near)], { settings: fraction, latest: [limits(1n * USD)] })).intents[0]).toMatchObject({ sizeUsdDelta: '500000000' });
     // With a $45 floor the $40 margin cannot back any remainder: close.
-    expect((await decide([rawPosition(near)], { settings: { minRemainingCollateralUsd: 45_000_000 } })).intents[0]).toMatchObject({ entirePosition: true });
+    expect((await decide([rawPosition(near)], { settings: { ...fraction, minRemainingCollateralUsd: 45_000_000 } })).intents[0]).toMatchObject({ entirePosition: true });
   });
 
   it('respects the available liquidity: no close whose payout the pool cannot cover', async () => {
     const thin = { ...near, sizeUsd: 18n * USD, collateralUsd: 50n * USD, pnlAfterFeesUsd: 0n }; // would close, paying out $50
-    expect((await decide([rawPosition(thin)], { latest: [pool(1_000n * USD)] })).intents[0]).toMatchObject({ entirePosition: true });
-    const capped = (await decide([rawPosition(thin)], { latest: [pool(20n * USD)] })).intents[0]!;
+    expect((await decide([rawPosition(thin)], { settings: fraction, latest: [pool(1_000n * USD)] })).intents[0]).toMatchObject({ entirePosition: true });
+    const capped = (await decide([rawPosition(thin)], { settings: fraction, latest: [pool(20n * USD)] })).intents[0]!;
     expect(capped).toMatchObject({ sizeUsdDelta: '9000000', collateralUsdDelta: '0' });
     expect(capped.reason).toContain('only 20000000 is available');
   });
@@ -150,8 +181,10 @@ describe('liquidation guard: sizing', () => {
 describe('liquidation guard: both position shapes', () => {
   it('decides exactly the same from the raw and the formatted item', async () => {
     const numbers: PositionNumbers = { sizeUsd: 1_234_567_891n, collateralUsd: 123_456_789n, markPriceUsd: 150_123_456n, liquidationPriceUsd: 144_000_001n, pnlAfterFeesUsd: -20_000_001n };
-    const raw = await decide([rawPosition(numbers)], { settings: { fractionBps: 3_333 } });
-    const formatted = await decide([formattedPosition(numbers)], { settings: { fractionBps: 3_333 } });
+    const raw = await decide([rawPosition(numbers)], { settings: { action: 'fraction', fractionBps: 3_333 } });
+    const formatted = await decide([formattedPosition(numbers)], { settings: { action: 'fraction', fractionBps: 3_333 } });
+    const target = await decide([rawPosition(numbers)]);
+    expect(await decide([formattedPosition(numbers)])).toEqual(target);
     expect(raw.intents).toHaveLength(1);
     expect(formatted.intents).toEqual(raw.intents);
     expect(raw.intents[0]).toMatchObject({ sizeUsdDelta: ((1_234_567_891n * 3_333n) / 10_000n).toString() });
@@ -167,7 +200,9 @@ describe('liquidation guard: both position shapes', () => {
 
 describe('liquidation guard: settings', () => {
   it('has working defaults and refuses unknown or invalid settings', () => {
-    expect(guard.config.parse({})).toMatchObject({ distanceBps: 500, action: 'fraction', fractionBps: 5_000, receiveToken: 'USDC' });
+    expect(guard.config.parse({})).toMatchObject({ distanceBps: 500, action: 'target', hysteresisBps: 100, fractionBps: 5_000, receiveToken: 'USDC' });
+    expect(guard.config.parse({}).targetDistanceBps).toBeUndefined(); // twice distanceBps
+    expect(guard.config.safeParse({ distanceBps: 500, targetDistanceBps: 500 }).success).toBe(false);
     expect(guard.config.safeParse({ distanceBsp: 300 }).success).toBe(false);
     expect(guard.config.safeParse({ fractionBps: 0 }).success).toBe(false);
     expect(guard.subscribes).toEqual(['positions']);

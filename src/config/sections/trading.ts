@@ -59,6 +59,20 @@ export const strategiesSection = {
     kind: 'int',
     format: 'a positive integer (ms)',
   }),
+  refusalBackoffMs: key({
+    doc: 'After the service refuses an action for what it asks (a business rule such as a minimum size, a position already closed; any 4xx), the strategy\'s intent key is not decided again for this long, doubled on each refusal in a row up to strategies.refusalBackoffMaxMs; a landing resets it. Transient failures never back off.',
+    schema: positiveInt,
+    default: 30_000,
+    kind: 'int',
+    format: 'a positive integer (ms)',
+  }),
+  refusalBackoffMaxMs: key({
+    doc: 'The longest backoff after refusals in a row (see strategies.refusalBackoffMs); the count of refusals is forgotten after a quiet spell this long.',
+    schema: positiveInt,
+    default: 900_000,
+    kind: 'int',
+    format: 'a positive integer (ms)',
+  }),
 };
 
 export const executionSection = {
