@@ -77,7 +77,7 @@ describe('paper mode across a restart', () => {
     expect(before.lamports).toBe('11000000000');
     await first.stop();
     const saved = JSON.parse(await readFile(paperStatePath(join(varDir, 'paper-wallet.json')), 'utf8')) as { version: number; wallet: string };
-    expect(saved).toMatchObject({ version: 1, wallet: first.wallet });
+    expect(saved).toMatchObject({ version: 2, wallet: first.wallet });
 
     const second = await start();
     try {
