@@ -75,6 +75,7 @@ describe('paper mode across a restart', () => {
     const before = walletView(first);
     expect(before.positions).toHaveLength(2);
     expect(before.lamports).toBe('11000000000');
+    const lastSlot = first.venue!.chain.slot();
     await first.stop();
     const saved = JSON.parse(await readFile(paperStatePath(join(varDir, 'paper-wallet.json')), 'utf8')) as { version: number; wallet: string };
     expect(saved).toMatchObject({ version: 2, wallet: first.wallet });
@@ -83,6 +84,8 @@ describe('paper mode across a restart', () => {
     try {
       expect(second.wallet).toBe(first.wallet);
       expect(walletView(second)).toEqual(before);
+      // The chain goes on past the saved session: no blockhash of it is handed out again.
+      expect(second.venue!.chain.slot()).toBeGreaterThan(lastSlot);
     } finally {
       await second.stop();
     }
