@@ -4,7 +4,7 @@ import { ApiClient } from '../../src/api/client.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import { captureVenueState, restoreVenueState, venueStateSchema } from '../../src/venue/venue-state.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
-import { control, fundedWallet, sign, START_MS, testVenue, type FundedPosition } from './venue-fixture.ts';
+import { control, fundedWallet, sign, testVenue, type FundedPosition } from './venue-fixture.ts';
 
 // A paper venue saved and resumed on a fresh venue (as a restarted daemon does): everything the
 // wallet had on the first one — stops at their level, orders with their progress, the keeper's
@@ -15,10 +15,10 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-/** A second venue, `laterMs` after the first one's start, resumed from `saved` (through JSON, as from the file). */
+/** A second venue, `laterMs` after the save, resumed from `saved` (through JSON, as from the file). */
 async function resumed(saved: unknown, laterMs: number): Promise<{ venue: Venue; client: ApiClient }> {
   const state = venueStateSchema.parse(JSON.parse(JSON.stringify(saved)));
-  const venue = await startVenue({ seed: 42, clock: { startMs: START_MS + laterMs, speed: 0 }, tickMs: 0, volatility: 0, chainStart: { slot: state.chain.slot + 1, blockHeight: state.chain.blockHeight + 1 } });
+  const venue = await startVenue({ seed: 42, clock: { startMs: state.venueMs + laterMs, speed: 0 }, tickMs: 0, volatility: 0, chainStart: { slot: state.chain.slot + 1, blockHeight: state.chain.blockHeight + 1 } });
   const client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0, timeoutMs: 5_000 });
   closers.push(async () => {
     await client.close();
@@ -35,6 +35,8 @@ describe('the venue state across a restart', () => {
     const { client, venue } = first;
     const { wallet, address, positions } = await fundedWallet(venue, { positions: [{ market: 'SOL', side: 'long', leverage: '3', collateralUsd: '300000000' }, { market: 'ETH', side: 'long', leverage: '2', collateralUsd: '200000000' }] });
     const [sol, eth] = positions as [FundedPosition, FundedPosition];
+    venue.advance(1_800_000); // borrow interest accrues for half an hour
+    await control(venue, 'price', { market: 'ETH', priceUsd: '2950000000' });
 
     // A stop-loss at 120, then tightened to 135 (the move a restart used to undo).
     const created = await client.call('perps.createTpsl', { owner: address, positionPubkey: sol.positionPubkey, tpsl: [{ desiredMint: MINTS.USDC, sizeUsdDelta: '0', entirePosition: true, triggerPrice: '120000000', requestType: 'sl' }] });
@@ -57,6 +59,7 @@ describe('the venue state across a restart', () => {
 
     const before = {
       positions: (await client.call('perps.positions', { walletAddress: address })).dataList,
+      trades: await client.call('perps.trades', { walletAddress: address }),
       limitOrders: await client.call('perps.limitOrders', { walletAddress: address }),
       triggers: await client.call('trigger.getTriggerOrders', { user: address, orderStatus: 'active' }),
       recurring: await client.call('recurring.getRecurringOrders', { user: address, orderStatus: 'active', recurringType: 'all', includeFailedTx: false }),
@@ -71,15 +74,24 @@ describe('the venue state across a restart', () => {
     const second = await resumed(saved, 10_000);
     const after = {
       positions: (await second.client.call('perps.positions', { walletAddress: address })).dataList,
+      trades: await second.client.call('perps.trades', { walletAddress: address }),
       limitOrders: await second.client.call('perps.limitOrders', { walletAddress: address }),
       triggers: await second.client.call('trigger.getTriggerOrders', { user: address, orderStatus: 'active' }),
       recurring: await second.client.call('recurring.getRecurringOrders', { user: address, orderStatus: 'active', recurringType: 'all', includeFailedTx: false }),
     };
     const stopsOf = (list: typeof before.positions) => list.find((p) => p.positionPubkey === sol.positionPubkey)?.tpslRequests;
     expect(stopsOf(after.positions)).toEqual(stopsOf(before.positions));
+    expect(after.trades).toEqual(before.trades);
+    expect(before.trades.count).toBeGreaterThan(0);
     expect(after.limitOrders).toEqual(before.limitOrders);
     expect(after.triggers).toEqual(before.triggers);
     expect(after.recurring).toEqual(before.recurring);
+    expect(second.venue.market.oracle.snapshot()).toEqual(venue.market.oracle.snapshot());
+    expect(second.venue.market.oracle.price('ETH')).toBe(2_950_000_000n);
+    const book = (v: Venue) => [...v.market.perps.positions.values()].map((p) => [p.pubkey, p.sizeUsd, p.collateralUsd, p.entryPrice, p.lockedTokens, p.interestSnapshot]);
+    expect(book(second.venue)).toEqual(book(venue));
+    const pools = (v: Venue) => [...v.market.custodies.values()].map((c) => [c.symbol, c.owned, c.locked, c.cumulativeInterestRate]);
+    expect(pools(second.venue)).toEqual(pools(venue));
     expect(second.venue.chain.getBalance(address)).toBe(venue.chain.getBalance(address));
     expect(second.venue.chain.tokenBalances(address)).toEqual(venue.chain.tokenBalances(address));
 
