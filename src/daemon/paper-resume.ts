@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../ops/logger.ts';
-import { restoreVenueState } from '../venue/venue-state.ts';
+import { restoreVenueState, VenueStateError } from '../venue/venue-state.ts';
 import type { Venue } from '../venue/venue.ts';
 import { restoreWalletStateV1 } from '../venue/wallet-state.ts';
 import { PaperSetupError } from './paper-setup-error.ts';
@@ -47,7 +47,12 @@ export async function openPaperVenue(o: { wallet: string; config: Config; logger
   const venue = await startPaperVenue(config, logger, saved ? chainStartAfter(saved, config.venue.slotMs) : undefined);
   try {
     if (saved?.version === 2) {
-      restoreVenueState(venue, saved.venue);
+      try {
+        restoreVenueState(venue, saved.venue);
+      } catch (error) {
+        if (!(error instanceof VenueStateError)) throw error;
+        throw new PaperSetupError(`the paper state ${path} does not fit this venue (${error.message}); move it away to keep it, or run "stratd paper reset" to delete it and start over`);
+      }
       const stops = [...venue.market.perps.tpsl.values()].length;
       logger.info({ path, positions: saved.venue.positions.filter((p) => p.sizeUsd > 0n).length, tpsl: stops, savedAt: new Date(saved.savedAtMs).toISOString() }, `paper mode: resumed the saved venue state (positions, ${String(stops)} TP/SL requests, orders); not funded again`);
     } else if (saved) {

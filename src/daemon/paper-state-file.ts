@@ -91,8 +91,6 @@ export async function savePaperState(path: string, state: SavedPaperState): Prom
 export interface PaperPersistence {
   /** Files written so far (the first one at start included). */
   readonly writes: number;
-  /** Writes now what changed and is not written yet. */
-  flush(): Promise<void>;
   /** Stops listening and writes the state a last time. */
   stop(): Promise<void>;
 }
@@ -104,11 +102,9 @@ export interface PaperPersistence {
  */
 export async function startPaperPersistence(o: { venue: Venue; wallet: string; path: string; delayMs: number; logger: Logger }): Promise<PaperPersistence> {
   let writes = 0;
-  let pending = false;
   let timer: NodeJS.Timeout | undefined;
   let writing = Promise.resolve();
   const write = async () => {
-    pending = false;
     await savePaperState(o.path, { version: 2, savedAtMs: Date.now(), wallet: o.wallet, venue: captureVenueState(o.venue) });
     writes++;
   };
@@ -119,17 +115,11 @@ export async function startPaperPersistence(o: { venue: Venue; wallet: string; p
   };
   await write();
   const unsubscribe = o.venue.onChange(() => {
-    pending = true;
     timer ??= setTimeout(writeQueued, o.delayMs);
   });
   return {
     get writes() {
       return writes;
-    },
-    async flush() {
-      clearTimeout(timer);
-      if (pending) await writeQueued();
-      else await writing;
     },
     async stop() {
       unsubscribe();

@@ -26,6 +26,8 @@ const signedAmount = intString.transform(BigInt);
 const ms = z.int().nonnegative();
 const count = z.int().nonnegative();
 const address = z.string().min(32).max(44);
+/** Keys of balance maps: whatever the chain credited (the control API's wallets included), never refused on reading back. */
+const owner = z.string().min(1);
 const symbol = z.enum(['SOL', 'ETH', 'BTC']);
 const side = z.enum(['long', 'short']);
 /** A Solana TransactionError as JSON-RPC reports it ("BlockhashNotFound" or { InstructionError: … }). */
@@ -196,12 +198,12 @@ export const venueStateSchema = z.strictObject({
   chain: z.strictObject({
     slot: count,
     blockHeight: count,
-    lamports: z.record(address, amount),
-    tokens: z.record(address, z.record(address, amount)),
+    lamports: z.record(owner, amount),
+    tokens: z.record(owner, z.record(owner, amount)),
     landings: z.array(z.strictObject({ signature: z.string().min(64).max(90), slot: count, landedAtMs: ms, err: transactionError.nullable() })),
   }),
   prices: z.strictObject({ SOL: amount, ETH: amount, BTC: amount }),
-  custodies: z.record(address, z.strictObject({ owned: amount, locked: amount, cumulativeInterestRate: amount })),
+  custodies: z.record(owner, z.strictObject({ owned: amount, locked: amount, cumulativeInterestRate: amount })),
   positions: z.array(positionSchema),
   tpsl: z.array(tpslSchema),
   keeper: z.strictObject({ seq: count, requestCounter: count, pending: z.array(pendingSchema) }),
