@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,5 +42,29 @@ describe('the paper folder lock', () => {
     expect(lines.some((line) => line.includes('taking over the lock') && line.includes(String(gone)))).toBe(true);
     expect((JSON.parse(await readFile(paperLockPath(keyFile()), 'utf8')) as { pid: number }).pid).toBe(process.pid);
     await lock.release();
+  });
+
+  it('tells a reused pid from the holder: a process that started after the lock was taken does not hold it', async () => {
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => other.once('spawn', resolve));
+      const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+      const { logger } = capturedLogger();
+      // The pid runs, but the process behind it is younger than the lock: taken over.
+      await writeFile(paperLockPath(keyFile()), JSON.stringify({ pid: other.pid, startedAt: hourAgo }));
+      const lock = await lockPaperFolder({ paperKeyFile: keyFile(), logger });
+      await lock.release();
+      // This process's own pid in a lock it does not hold (a restarted container gets the pid of the one before).
+      await writeFile(paperLockPath(keyFile()), JSON.stringify({ pid: process.pid, startedAt: hourAgo }));
+      const mine = await lockPaperFolder({ paperKeyFile: keyFile(), logger });
+      await mine.release();
+      // The same process, the lock taken after it started: its holder, refused.
+      await writeFile(paperLockPath(keyFile()), JSON.stringify({ pid: other.pid, startedAt: new Date(Date.now() + 5_000).toISOString() }));
+      const refused = await lockPaperFolder({ paperKeyFile: keyFile(), logger }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(PaperLockedError);
+      expect((refused as PaperLockedError).holderPid).toBe(other.pid);
+    } finally {
+      other.kill('SIGKILL');
+    }
   });
 });
