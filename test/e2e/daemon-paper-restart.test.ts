@@ -56,7 +56,8 @@ describe('paper mode across a daemon restart (in-process venue)', () => {
     trigger: (await api.call('trigger.getTriggerOrders', { user: deployment.walletAddress, orderStatus: 'active' })).orders.map((o) => ({ key: o.orderKey, making: o.rawRemainingMakingAmount })),
     recurring: ((await api.call('recurring.getRecurringOrders', { user: deployment.walletAddress, orderStatus: 'active', recurringType: 'all', includeFailedTx: false })).all as { orderKey: string; rawInUsed: string; trades: unknown[] }[]).map((o) => ({ key: o.orderKey, used: o.rawInUsed, fills: o.trades.length })),
   });
-  const coverageCreates = async () => (await deployment.ledger()).filter((e) => e.type === 'decision' && e.strategy === 'tpsl-coverage' && (e.detail as { intentType?: string }).intentType === 'tpsl-create').length;
+  /** tpsl-coverage's decisions to create a stop-loss for this position. */
+  const stopCreates = async (positionPubkey: string) => (await deployment.ledger()).filter((e) => e.type === 'decision' && e.strategy === 'tpsl-coverage' && (e.detail as { intentKey?: string }).intentKey === `sl:${positionPubkey}`).length;
   const ticksAfter = (sinceMs: number, ticks: number, daemon: DaemonProcess) =>
     waitUntil(async () => {
       const latest = await readLatestSnapshot(deployment.redis, deployment.prefix, 'positions', deployment.walletAddress);
@@ -82,7 +83,8 @@ describe('paper mode across a daemon restart (in-process venue)', () => {
       const stops = await stopsOf(api, MINTS.ETH);
       return stops.length > 0 ? stops : undefined;
     }, { what: 'tpsl-coverage placed the ETH stop', timeoutMs: 60_000, context: () => first.logTail() });
-    const mark = (await positionsOf(api)).find((p) => p.marketMint === MINTS.ETH)!.markPriceUsd;
+    const ethLong = (await positionsOf(api)).find((p) => p.marketMint === MINTS.ETH)!;
+    const mark = ethLong.markPriceUsd;
     const tightened = placed!.triggerPriceUsd + (mark - placed!.triggerPriceUsd) / 2n;
     const update = await api.call('perps.updateTpsl', { positionRequestPubkey: placed!.pubkey, triggerPrice: tightened.toString() });
     await api.call('perps.execute', { action: 'update-tpsl', serializedTxBase64: sign(update.serializedTxBase64, deployment.wallet) });
@@ -97,7 +99,7 @@ describe('paper mode across a daemon restart (in-process venue)', () => {
     expect((await api.call('recurring.execute', { requestId: recurring.requestId!, signedTransaction: sign(recurring.transaction, deployment.wallet) })).status).toBe('Success');
     const orders = await ordersOf(api);
     expect([orders.limit.length, orders.trigger.length, orders.recurring.map((r) => r.fills)]).toEqual([1, 1, [1]]);
-    const createsBefore = await coverageCreates();
+    expect(await stopCreates(ethLong.positionPubkey)).toBe(1);
     await stopDaemon(first);
 
     const second = fleet.start({ name: 'restarted daemon', sets });
@@ -108,7 +110,7 @@ describe('paper mode across a daemon restart (in-process venue)', () => {
     // Past tpsl-coverage's settle time: it saw the stop and created none.
     await ticksAfter(restartedAtMs, 4, second);
     expect((await stopsOf(api2, MINTS.ETH)).map((s) => [s.pubkey, s.triggerPriceUsd])).toEqual([[placed!.pubkey, tightened]]);
-    expect(await coverageCreates()).toBe(createsBefore);
+    expect(await stopCreates(ethLong.positionPubkey)).toBe(1);
     await stopDaemon(second);
   });
 
