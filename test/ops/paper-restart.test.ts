@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,5 +105,21 @@ describe('paper mode across a restart', () => {
     } finally {
       await again.stop();
     }
+  }, 60_000);
+
+  it('reads a version 1 paper state of an earlier release (balances, positions, prices) and writes version 2', async () => {
+    const path = paperStatePath(join(varDir, 'paper-wallet.json'));
+    const { wallet } = JSON.parse(await readFile(path, 'utf8')) as { wallet: string };
+    const v1 = { version: 1, savedAtMs: Date.now(), wallet, lamports: '7000000000', tokens: {}, positions: [], prices: { SOL: '140000000', ETH: '3000000000', BTC: '60000000000' } };
+    await writeFile(path, JSON.stringify(v1));
+    const resumed = await start();
+    try {
+      const view = walletView(resumed);
+      expect(view.lamports).toBe('7000000000');
+      expect(view.positions).toHaveLength(0);
+    } finally {
+      await resumed.stop();
+    }
+    expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ version: 2, wallet });
   }, 60_000);
 });
