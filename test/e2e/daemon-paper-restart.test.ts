@@ -114,6 +114,27 @@ describe('paper mode across a daemon restart (in-process venue)', () => {
     await stopDaemon(second);
   });
 
+  it('a daemon killed with SIGKILL loses no stop placed before it died: written on the change, its lock taken over', { timeout: 120_000 }, async () => {
+    const sets = deployment.sets({ 'strategies.enabled': 'tpsl-coverage' });
+    const first = fleet.start({ name: 'daemon to be killed', sets, roles: ['pollers'] });
+    const { api } = await venueOf(first);
+    const ethLong = (await positionsOf(api)).find((p) => p.marketMint === MINTS.ETH)!;
+    const trigger = (ethLong.markPriceUsd * 95n) / 100n;
+    const created = await api.call('perps.createTpsl', { owner: deployment.walletAddress, positionPubkey: ethLong.positionPubkey, tpsl: [{ desiredMint: MINTS.USDC, sizeUsdDelta: '0', entirePosition: true, triggerPrice: trigger.toString(), requestType: 'sl' }] });
+    await api.call('perps.execute', { action: 'create-tpsl', serializedTxBase64: sign(created.serializedTxBase64, deployment.wallet) });
+    const stop = created.tpslPubkeys[0]!;
+    // Written within venue.saveDelayMs of the landing, long before any shutdown.
+    await waitUntil(async () => ((await readFile(statePath(), 'utf8')).includes(stop) ? true : undefined), { what: 'the stop in the state file', timeoutMs: 5_000, context: () => first.logTail() });
+    first.signal('SIGKILL');
+    await first.exited;
+
+    const second = fleet.start({ name: 'daemon after the kill', sets, roles: ['pollers'] });
+    const { api: api2 } = await venueOf(second);
+    expect((await stopsOf(api2, MINTS.ETH)).map((s) => [s.pubkey, s.triggerPriceUsd])).toEqual([[stop, trigger]]);
+    expect(second.output().some((line) => line.includes('taking over the lock') && line.includes(String(first.pid)))).toBe(true);
+    await stopDaemon(second);
+  });
+
   it('a second daemon in the same folder refuses to start and leaves the first one\'s state alone', { timeout: 120_000 }, async () => {
     const sets = deployment.sets({ 'strategies.enabled': 'tpsl-coverage' });
     const first = fleet.start({ name: 'first daemon', sets, roles: ['pollers'] });
