@@ -113,10 +113,18 @@ export async function startPaperPersistence(o: { venue: Venue; wallet: string; p
     writing = writing.then(write).catch((err: unknown) => o.logger.error({ err, path: o.path }, 'paper state not written; trying again with the next change'));
     return writing;
   };
-  await write();
+  // Listening before the first write: a change while it is being written is written next.
   const unsubscribe = o.venue.onChange(() => {
     timer ??= setTimeout(writeQueued, o.delayMs);
   });
+  writing = write();
+  try {
+    await writing;
+  } catch (error) {
+    unsubscribe();
+    clearTimeout(timer);
+    throw error;
+  }
   return {
     get writes() {
       return writes;

@@ -13,9 +13,10 @@ import { waitUntil } from './support/wait-until.ts';
 /**
  * Acceptance (paper mode, `stratd run` as its own process with its venue in-process): what the
  * venue holds survives a restart — a stop tightened by hand is back at its level and
- * tpsl-coverage creates no second one; limit, trigger and recurring orders are still open — a
- * second daemon in the same folder refuses to start and leaves the first one's state alone, and a
- * state file that does not parse stops the start with the field named, the file kept.
+ * tpsl-coverage creates no second one; limit, trigger and recurring orders are still open; a stop
+ * placed just before a SIGKILL is there too — a second daemon in the same folder refuses to start
+ * and leaves the first one's state alone, and a state file that does not parse stops the start
+ * with the field named, the file kept.
  */
 
 const TICK_MS = 1_000; // pollers.positions.cron below: every second
