@@ -49,6 +49,7 @@ import { loadStrategies, StrategyLoadError } from '../pipeline/strategy-runtime/
 import { noteOutcomeForBackoff } from '../pipeline/strategy-runtime/refusal-backoff.ts';
 import { settleAction } from '../pipeline/strategy-runtime/settle.ts';
 import type { Venue } from '../venue/venue.ts';
+import { lockPaperFolder } from './paper-lock.ts';
 import { ensurePaperWallet } from './paper-wallet.ts';
 import { RecordingWriter } from '../replay/recording.ts';
 import { versionLine } from '../ops/runtime.ts';
@@ -122,21 +123,27 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     let venue: Venue | undefined;
     let signer: LocalKeypairSigner;
     if (config.mode === 'paper') {
-      if (rpcUrl === '') {
-        // Loaded only here: a live daemon, or a paper daemon on an external venue, never carries
-        // the simulated venue's code in memory (about 10 MB of RSS).
-        const { startPaperVenue } = await import('./paper-venue.ts');
-        venue = await startPaperVenue(config, logger);
-        closers.push(() => venue!.close());
-        apiBaseUrl = venue.apiUrl;
-        rpcUrl = venue.rpcUrl;
+      const inProcessVenue = rpcUrl === '';
+      if (inProcessVenue && config.venue.persist) {
+        // First of all: a second daemon in the same folder would resume the same state and
+        // overwrite the first one's. Released last.
+        const lock = await lockPaperFolder({ paperKeyFile: config.wallet.paperKeyFile, logger });
+        closers.push(() => lock.release());
       }
       await ensurePaperWallet(config.wallet.paperKeyFile, logger);
       signer = await LocalKeypairSigner.load({ mode: 'paper', keyFile: config.wallet.paperKeyFile, env });
-      if (venue) {
-        const { preparePaperVenue } = await import('./paper-resume.ts');
-        const persistence = await preparePaperVenue({ venue, wallet: signer.publicKey.toBase58(), config, logger });
+      if (inProcessVenue) {
+        // Loaded only here: a live daemon, or a paper daemon on an external venue, never carries
+        // the simulated venue's code in memory (about 10 MB of RSS).
+        const { openPaperVenue } = await import('./paper-resume.ts');
+        const paper = await openPaperVenue({ wallet: signer.publicKey.toBase58(), config, logger });
+        venue = paper.venue;
+        closers.push(() => paper.venue.close());
+        // Closers run in reverse: the last write happens before the venue closes.
+        const persistence = paper.persistence;
         if (persistence) closers.push(() => persistence.stop());
+        apiBaseUrl = venue.apiUrl;
+        rpcUrl = venue.rpcUrl;
       }
     } else {
       signer = await LocalKeypairSigner.load({ mode: config.mode, keyFile: config.wallet.keyFile || undefined, keyEnv: config.wallet.keyEnv, env });

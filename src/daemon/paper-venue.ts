@@ -1,21 +1,17 @@
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../ops/logger.ts';
-import { startVenue, type Venue } from '../venue/venue.ts';
-
-/** The in-process venue could not be prepared for paper trading. */
-export class PaperSetupError extends Error {
-  override readonly name = 'PaperSetupError';
-  readonly kind = 'paper_setup';
-}
+import { startVenue, type Venue, type VenueOptions } from '../venue/venue.ts';
+import { PaperSetupError } from './paper-setup-error.ts';
 
 /**
  * Paper mode out of the box: the venue runs in this process, the paper wallet is a key file
  * under ./var (made on first start, mode 0600), and the wallet is funded on the venue with one
  * position per market — the SOL long close to its liquidation price, so the liquidation guard has
- * work within the first minute.
+ * work within the first minute. A resumed venue's chain goes on from `chainStart`.
  */
-export async function startPaperVenue(config: Config, logger: Logger): Promise<Venue> {
+export async function startPaperVenue(config: Config, logger: Logger, chainStart?: VenueOptions['chainStart']): Promise<Venue> {
   const venue = await startVenue({
+    chainStart,
     seed: config.venue.seed,
     host: config.venue.host,
     port: config.venue.port,

@@ -30,6 +30,8 @@ export interface VenueOptions {
   /** Venue clock: start time and speed (0 freezes it; then only advance() moves time). */
   readonly clock?: VenueClockOptions;
   readonly slotMs?: number;
+  /** Slot and block height to start at (a resumed paper venue goes on from its saved chain); default 1000 / 900. */
+  readonly chainStart?: { readonly slot: number; readonly blockHeight: number };
   readonly blockhashValidBlocks?: number;
   /** Transaction fees: 'none' (default) or 'charge' (5000 lamports per signature + priority). */
   readonly fees?: 'none' | 'charge';
@@ -67,6 +69,12 @@ export interface Venue {
   /** Moves venue time and lets the market catch up (keeper, triggers, liquidations). */
   advance(ms: number): void;
   applyFaults(patch: FaultPatch): void;
+  /**
+   * Calls `listener` after each change worth keeping: a balance moved, a transaction landed, a
+   * fill was recorded (TP/SL, limit and trigger orders, recurring cycles, the keeper all move one
+   * of these). Not on price steps alone. Returns an unsubscribe.
+   */
+  onChange(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -118,7 +126,7 @@ export async function startVenue(opts: VenueOptions): Promise<Venue> {
   const logger = opts.logger ?? silentLogger;
   const clock = new TickingClock(opts.clock ?? {});
   const requests = new RequestBook();
-  const chain = new VenueChain({ clock, seed: opts.seed, slotMs: opts.slotMs, blockhashValidBlocks: opts.blockhashValidBlocks, requests, fees: opts.fees, logger });
+  const chain = new VenueChain({ clock, seed: opts.seed, slotMs: opts.slotMs, firstSlot: opts.chainStart?.slot, firstBlockHeight: opts.chainStart?.blockHeight, blockhashValidBlocks: opts.blockhashValidBlocks, requests, fees: opts.fees, logger });
   const market = new Market({
     seed: opts.seed,
     startMs: clock.now(),
@@ -194,6 +202,14 @@ export async function startVenue(opts: VenueOptions): Promise<Venue> {
     services,
     advance: (ms) => clock.advance(ms),
     applyFaults: (patch) => applyFaultPatch(services, faultPatchSchema.parse(patch)),
+    onChange(listener) {
+      const offChain = chain.onChange(listener);
+      const offTrades = market.trades.onRecord(listener);
+      return () => {
+        offChain();
+        offTrades();
+      };
+    },
     async close() {
       if (timer) clearInterval(timer);
       clock.onAdvance = undefined;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { uintString } from '../api/amounts.ts';
 import { marketBySymbol } from './market/assets.ts';
-import { isOpen } from './market/positions.ts';
 import type { Venue } from './venue.ts';
 
 const intString = z.string().regex(/^-?\d+$/, 'expected an integer string');
@@ -22,11 +21,11 @@ const savedPosition = z.strictObject({
 });
 
 /**
- * What paper trading must keep across a restart: the paper wallet's SOL, token balances and open
- * positions, and the oracle prices they were valued at. Versioned: a future format change reads
- * version 1 or says why it cannot.
+ * Version 1 of the paper state (before TP/SL requests and orders were kept): the paper wallet's
+ * SOL, token balances and open positions, and the oracle prices they were valued at. Still read,
+ * so an upgrade resumes the positions; the next save writes version 2 (src/venue/venue-state.ts).
  */
-export const paperStateSchema = z.strictObject({
+export const walletStateV1Schema = z.strictObject({
   version: z.literal(1),
   savedAtMs: z.int().nonnegative(),
   wallet: z.string().min(32),
@@ -35,37 +34,7 @@ export const paperStateSchema = z.strictObject({
   positions: z.array(savedPosition),
   prices: z.record(z.enum(['SOL', 'ETH', 'BTC']), uintString),
 });
-export type PaperState = z.infer<typeof paperStateSchema>;
-
-/** The wallet's state on the venue now. */
-export function capturePaperState(venue: Venue, wallet: string): PaperState {
-  const { market, chain } = venue;
-  market.advanceTo(venue.clock.now());
-  const prices: Record<string, string> = {};
-  for (const symbol of ['SOL', 'ETH', 'BTC'] as const) prices[symbol] = market.oracle.price(symbol).toString();
-  return {
-    version: 1,
-    savedAtMs: Date.now(),
-    wallet,
-    lamports: chain.getBalance(wallet).toString(),
-    tokens: Object.fromEntries([...chain.tokenBalances(wallet)].filter(([, amount]) => amount > 0n).map(([mint, amount]) => [mint, amount.toString()])),
-    positions: market.perps.positionsOf(wallet, false).filter(isOpen).map((p) => ({
-      market: p.market.symbol as 'SOL' | 'ETH' | 'BTC',
-      side: p.side,
-      collateralMint: p.collateralMint,
-      sizeUsd: p.sizeUsd.toString(),
-      collateralUsd: p.collateralUsd.toString(),
-      entryPrice: p.entryPrice.toString(),
-      lockedTokens: p.lockedTokens.toString(),
-      openFeesUsd: p.openFeesUsd.toString(),
-      borrowFeesPaidUsd: p.borrowFeesPaidUsd.toString(),
-      realisedPnlUsd: p.realisedPnlUsd.toString(),
-      openedMs: p.openedMs,
-      updatedMs: p.updatedMs,
-    })),
-    prices: prices as PaperState['prices'],
-  };
-}
+export type WalletStateV1 = z.infer<typeof walletStateV1Schema>;
 
 /**
  * Puts a saved wallet back on a fresh venue: prices first (so nothing is valued at the seed's
@@ -73,7 +42,7 @@ export function capturePaperState(venue: Venue, wallet: string): PaperState {
  * custody again; borrow interest accrues from the restore on (interest accrued but not yet
  * settled before the save is not charged).
  */
-export function restorePaperState(venue: Venue, state: PaperState): void {
+export function restoreWalletStateV1(venue: Venue, state: WalletStateV1): void {
   const { market, chain } = venue;
   market.advanceTo(venue.clock.now());
   for (const [symbol, price] of Object.entries(state.prices)) market.setPrice(symbol as 'SOL' | 'ETH' | 'BTC', BigInt(price));

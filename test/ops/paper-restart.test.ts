@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,14 +75,17 @@ describe('paper mode across a restart', () => {
     const before = walletView(first);
     expect(before.positions).toHaveLength(2);
     expect(before.lamports).toBe('11000000000');
+    const lastSlot = first.venue!.chain.slot();
     await first.stop();
     const saved = JSON.parse(await readFile(paperStatePath(join(varDir, 'paper-wallet.json')), 'utf8')) as { version: number; wallet: string };
-    expect(saved).toMatchObject({ version: 1, wallet: first.wallet });
+    expect(saved).toMatchObject({ version: 2, wallet: first.wallet });
 
     const second = await start();
     try {
       expect(second.wallet).toBe(first.wallet);
       expect(walletView(second)).toEqual(before);
+      // The chain goes on past the saved session: no blockhash of it is handed out again.
+      expect(second.venue!.chain.slot()).toBeGreaterThan(lastSlot);
     } finally {
       await second.stop();
     }
@@ -102,5 +105,21 @@ describe('paper mode across a restart', () => {
     } finally {
       await again.stop();
     }
+  }, 60_000);
+
+  it('reads a version 1 paper state of an earlier release (balances, positions, prices) and writes version 2', async () => {
+    const path = paperStatePath(join(varDir, 'paper-wallet.json'));
+    const { wallet } = JSON.parse(await readFile(path, 'utf8')) as { wallet: string };
+    const v1 = { version: 1, savedAtMs: Date.now(), wallet, lamports: '7000000000', tokens: {}, positions: [], prices: { SOL: '140000000', ETH: '3000000000', BTC: '60000000000' } };
+    await writeFile(path, JSON.stringify(v1));
+    const resumed = await start();
+    try {
+      const view = walletView(resumed);
+      expect(view.lamports).toBe('7000000000');
+      expect(view.positions).toHaveLength(0);
+    } finally {
+      await resumed.stop();
+    }
+    expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ version: 2, wallet });
   }, 60_000);
 });

@@ -1,14 +1,16 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { formatProblems, isConfigError, loadConfig } from '../../config/index.ts';
-import { paperOwnerPath, paperStateDir } from '../../daemon/paper-state-file.ts';
+import { lockPaperFolder, PaperLockedError } from '../../daemon/paper-lock.ts';
+import { paperStateDir } from '../../daemon/paper-state-file.ts';
+import { createLogger } from '../../ops/logger.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 
 const USAGE = `usage: stratd paper reset [--config <file>] [--set key=value]
   Starts paper trading over: deletes the saved venue state under ./var/venue (next to
-  wallet.paperKeyFile: the paper wallet's
-  balances and positions, the prices). The paper wallet key file is kept, so the next
-  "stratd run" funds the same wallet again on a fresh venue. Stop the daemon first.
+  wallet.paperKeyFile: the paper wallet's balances, positions, TP/SL requests and orders, the
+  prices). The paper wallet key file is kept, so the next "stratd run" funds the same wallet
+  again on a fresh venue. Refused while a daemon runs in that folder (./var/stratd.lock).
 `;
 
 export const paperCommand: Command = {
@@ -30,17 +32,24 @@ export const paperCommand: Command = {
       return EXIT.failed;
     }
     const keyFile = config.wallet.paperKeyFile;
-    const owner = paperOwnerPath(keyFile);
-    if (existsSync(owner)) {
-      const pid = Number(readFileSync(owner, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
-        process.stderr.write(`stratd paper: the daemon (pid ${pid}) is running on this paper state and would save it again on exit; stop it first\n`);
-        return EXIT.failed;
-      }
-    }
     const dir = paperStateDir(keyFile);
     const had = existsSync(dir);
-    await rm(dir, { recursive: true, force: true });
+    if (had) {
+      // The daemon's own lock: while one runs here it would write the state again on exit.
+      let lock;
+      try {
+        lock = await lockPaperFolder({ paperKeyFile: keyFile, logger: createLogger({ level: config.log.level, format: config.log.format }) });
+      } catch (error) {
+        if (!(error instanceof PaperLockedError)) throw error;
+        process.stderr.write(`stratd paper: ${error.message}\n`);
+        return EXIT.failed;
+      }
+      try {
+        await rm(dir, { recursive: true, force: true });
+      } finally {
+        await lock.release();
+      }
+    }
     process.stdout.write(
       had
         ? `paper state deleted (${dir}); the next "stratd run" starts a fresh venue and funds the paper wallet (${config.wallet.paperKeyFile}, kept) again\n`
@@ -49,12 +58,3 @@ export const paperCommand: Command = {
     return EXIT.ok;
   },
 };
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
-  }
-}

@@ -3,6 +3,8 @@ import { formatProblems, isConfigError, loadConfig } from '../../config/index.ts
 import { maskUrlSecrets } from '../../config/mask-url.ts';
 import { startDaemon, ROLES, type Daemon, type Role } from '../../daemon/daemon.ts';
 import { failpointsFromEnv } from '../../daemon/failpoint.ts';
+import { PaperLockedError } from '../../daemon/paper-lock.ts';
+import { PaperSetupError } from '../../daemon/paper-setup-error.ts';
 import { OpsServerError } from '../../ops/http-server.ts';
 import { RedisUnavailable } from '../../ops/local-redis.ts';
 import { createLogger } from '../../ops/logger.ts';
@@ -76,7 +78,7 @@ export const runCommand: Command = {
     try {
       daemon = await startDaemon({ config, roles: roles.length ? (roles as Role[]) : [...ROLES], logger, readConfig, recordPath: values.record, ...failpointsFromEnv(process.env) });
     } catch (error) {
-      if (error instanceof RedisUnavailable || error instanceof OpsServerError || error instanceof KeyFileError || error instanceof StrategyLoadError || isConfigError(error)) {
+      if (error instanceof RedisUnavailable || error instanceof OpsServerError || error instanceof KeyFileError || error instanceof StrategyLoadError || error instanceof PaperSetupError || error instanceof PaperLockedError || isConfigError(error)) {
         logger.fatal({ kind: (error as { kind?: string }).kind }, error.message);
         process.stderr.write(`stratd: ${error.message}\n`);
         return EXIT.failed;

@@ -199,19 +199,19 @@ export const venueSection = {
     format: 'true or false',
   }),
   persist: key({
-    doc: 'Paper mode: keep the paper wallet\'s balances, positions and prices in venue/state.json next to wallet.paperKeyFile (./var/venue/ by default; every venue.saveEveryMs and on shutdown) and resume them on the next start. `stratd paper reset` starts over.',
+    doc: 'Paper mode: keep the in-process venue\'s state (balances, positions, TP/SL requests, limit, trigger and recurring orders, prices) in venue/state.json next to wallet.paperKeyFile (./var/venue/ by default; written venue.saveDelayMs after each change and on shutdown, the folder locked by stratd.lock) and resume it on the next start. `stratd paper reset` starts over.',
     schema: z.boolean(),
     default: true,
     kind: 'boolean',
     env: 'STRATD_VENUE_PERSIST',
     format: 'true or false',
   }),
-  saveEveryMs: key({
-    doc: 'Paper mode: how often the paper state is saved (it is also saved on shutdown).',
-    schema: z.int().min(1_000),
-    default: 15_000,
+  saveDelayMs: key({
+    doc: 'Paper mode: the paper state is written this long after a change of the venue state; the changes of that time are written together (it is also written on shutdown).',
+    schema: z.int().min(0).max(10_000),
+    default: 200,
     kind: 'int',
-    format: 'an integer of at least 1000 (ms)',
+    format: 'an integer 0-10000 (ms)',
   }),
   slotMs: key({
     doc: 'Paper mode: milliseconds per slot of the simulated chain.',

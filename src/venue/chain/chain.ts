@@ -72,6 +72,14 @@ export interface ChainState {
   readonly tokens: Record<string, Record<string, string>>;
 }
 
+/** What a resumed chain remembers of a transaction landed before the restart. */
+export interface EarlierLanding {
+  readonly signature: string;
+  readonly slot: number;
+  readonly landedAtMs: number;
+  readonly err: TransactionErrorValue | null;
+}
+
 interface MutableLanded extends Omit<LandedTransaction, 'err'> {
   err: TransactionErrorValue | null;
 }
@@ -104,6 +112,9 @@ export class VenueChain {
   private readonly landedList: MutableLanded[] = [];
   private readonly landedBySignature = new Map<string, MutableLanded>();
   private readonly handlers: LandingHandler[] = [];
+  /** Statuses of transactions landed before a restart (no bytes kept): still landed, never again. */
+  private readonly landedEarlier = new Map<string, EarlierLanding>();
+  private readonly changeListeners: Array<() => void> = [];
   private dropRate = 0;
   private dropAll = false;
 
@@ -180,6 +191,7 @@ export class VenueChain {
   credit(pubkey: string, lamports: bigint): void {
     if (lamports < 0n) throw new ChainArgumentError(`credit: lamports must be >= 0, got ${lamports.toString()}`);
     this.lamports.set(pubkey, this.getBalance(pubkey) + lamports);
+    this.changed();
   }
 
   /** Takes lamports away; throws ChainRejection('insufficient_funds') (inside a landing handler it fails the tx). */
@@ -190,6 +202,7 @@ export class VenueChain {
       throw new ChainRejection('insufficient_funds', `${pubkey} has ${balance.toString()} lamports, needs ${lamports.toString()}`);
     }
     this.lamports.set(pubkey, balance - lamports);
+    this.changed();
   }
 
   getTokenBalance(owner: string, mint: string): bigint {
@@ -198,15 +211,33 @@ export class VenueChain {
 
   creditToken(owner: string, mint: string, amount: bigint): void {
     this.tokens.credit(owner, mint, amount);
+    this.changed();
   }
 
   debitToken(owner: string, mint: string, amount: bigint): void {
     this.tokens.debit(owner, mint, amount);
+    this.changed();
   }
 
   /** Every non-zero token balance of `owner`, by mint. */
   tokenBalances(owner: string): ReadonlyMap<string, bigint> {
     return this.tokens.balancesOf(owner);
+  }
+
+  /**
+   * Calls `listener` after every change of a balance and after every landing (paper mode saves
+   * the venue state on it); returns an unsubscribe.
+   */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.push(listener);
+    return () => {
+      const index = this.changeListeners.indexOf(listener);
+      if (index >= 0) this.changeListeners.splice(index, 1);
+    };
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) listener();
   }
 
   // ---- faults
@@ -270,7 +301,7 @@ export class VenueChain {
   private admitAndLand(decoded: DecodedTransaction, signature: string, via: SubmitVia): SubmitOutcome {
     if (via === 'execute') this.coSignAsKeeper(decoded);
     verifySignatures(decoded);
-    const previous = this.landedBySignature.get(signature);
+    const previous = this.landedBySignature.get(signature) ?? this.landedEarlier.get(signature);
     if (previous) return { signature, duplicate: true, landed: true, err: previous.err };
     checkBlockhash(decoded, this.blockhashes.lookup(decoded.transaction.message.recentBlockhash), this.blockHeight());
     checkPrograms(decoded, this.programs);
@@ -295,7 +326,8 @@ export class VenueChain {
     try {
       if (opts.replaceRecentBlockhash) replacementBlockhash = this.latestBlockhash();
       else checkBlockhash(decoded, this.blockhashes.lookup(decoded.transaction.message.recentBlockhash), this.blockHeight());
-      if (this.landedBySignature.has(transactionSignature(decoded))) return fail('AlreadyProcessed');
+      const signature = transactionSignature(decoded);
+      if (this.landedBySignature.has(signature) || this.landedEarlier.has(signature)) return fail('AlreadyProcessed');
       checkPrograms(decoded, this.programs);
       this.chargeableFee(decoded);
     } catch (error) {
@@ -306,7 +338,7 @@ export class VenueChain {
   }
 
   getSignatureStatus(signature: string, opts: { searchTransactionHistory?: boolean } = {}): SignatureStatus | null {
-    const landed = this.landedBySignature.get(signature);
+    const landed = this.landedBySignature.get(signature) ?? this.landedEarlier.get(signature);
     if (!landed) return null;
     const age = this.slot() - landed.slot;
     if (opts.searchTransactionHistory === false && age > STATUS_CACHE_SLOTS) return null;
@@ -325,6 +357,23 @@ export class VenueChain {
 
   landedTransaction(signature: string): LandedTransaction | undefined {
     return this.landedBySignature.get(signature);
+  }
+
+  /**
+   * The statuses of the latest `limit` landings (earlier sessions' first): what a resumed chain
+   * must still answer for, since an executor that restarts asks for the signatures it sent.
+   */
+  recentLandings(limit: number): EarlierLanding[] {
+    const all: EarlierLanding[] = [
+      ...this.landedEarlier.values(),
+      ...this.landedList.map((l) => ({ signature: l.signature, slot: l.slot, landedAtMs: l.landedAtMs, err: l.err })),
+    ];
+    return all.slice(-limit);
+  }
+
+  /** Remembers landings of an earlier session: reported landed, and never landed a second time. */
+  rememberLandings(landings: readonly EarlierLanding[]): void {
+    for (const l of landings) this.landedEarlier.set(l.signature, l);
   }
 
   // ---- internals
@@ -376,6 +425,7 @@ export class VenueChain {
         this.logger.warn({ signature, err: error }, 'venue chain: landing handler failed; the transaction landed with an error');
       }
     }
+    this.changed();
     return landed;
   }
 }

@@ -41,6 +41,13 @@ export interface PendingMarketRequest {
   readonly feeLamports: bigint;
 }
 
+/** What the keeper has queued and how many requests it numbered (request addresses derive from the count). */
+export interface KeeperState {
+  readonly seq: number;
+  readonly requestCounter: number;
+  readonly pending: readonly PendingMarketRequest[];
+}
+
 export interface RequestOutcome {
   readonly requestPubkey: string;
   readonly kind: PerpsAction['kind'];
@@ -66,6 +73,17 @@ export class PerpsBook {
 
   pendingRequests(): readonly PendingMarketRequest[] {
     return this.pending;
+  }
+
+  /** The keeper queue and the id counters: a resumed venue (src/venue/venue-state.ts) carries them on. */
+  keeperState(): KeeperState {
+    return { seq: this.seq, requestCounter: this.requestCounter, pending: [...this.pending] };
+  }
+
+  resumeKeeper(state: KeeperState): void {
+    this.seq = Math.max(this.seq, state.seq);
+    this.requestCounter = Math.max(this.requestCounter, state.requestCounter);
+    this.pending = [...this.pending, ...state.pending];
   }
 
   /** The stored position, or a fresh empty one (not stored until something fills). */

@@ -76,6 +76,15 @@ export class RecurringOrderBook {
     private readonly ledger: BalanceLedger,
   ) {}
 
+  /** Keys handed out so far; a resumed venue (src/venue/venue-state.ts) continues after them, so none is issued twice. */
+  get issued(): number {
+    return this.counter;
+  }
+
+  continueAfter(issued: number): void {
+    this.counter = Math.max(this.counter, issued);
+  }
+
   planCreateTime(p: { user: string; inputMint: string; outputMint: string; inAmount: bigint; numberOfOrders: number; intervalSec: number; startAtSec: number | null }): RecurringAction {
     const inUsd = this.usdOf(p.inputMint, p.inAmount);
     this.checkPair(p.inputMint, p.outputMint);

@@ -27,6 +27,15 @@ export class StudioPools {
 
   constructor(private readonly ledger: BalanceLedger) {}
 
+  /** Keys handed out so far; a resumed venue (src/venue/venue-state.ts) continues after them, so none is issued twice. */
+  get issued(): number {
+    return this.counter;
+  }
+
+  continueAfter(issued: number): void {
+    this.counter = Math.max(this.counter, issued);
+  }
+
   create(owner: string, unclaimed: bigint, quoteMint: string = MINTS.USDC): DbcPool {
     this.counter++;
     const pool: DbcPool = { poolAddress: derivedAddress('dbc-pool', PROGRAMS.dbc, owner, this.counter), owner, quoteMint, unclaimed, claimed: 0n };

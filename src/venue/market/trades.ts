@@ -76,6 +76,16 @@ interface WalletTrades {
 export class TradeLog {
   private readonly entries: TradeEntry[] = [];
   private readonly byWallet = new Map<string, WalletTrades>();
+  private readonly listeners: Array<() => void> = [];
+
+  /** Calls `listener` after every recorded fill (paper mode saves the venue state on it); returns an unsubscribe. */
+  onRecord(listener: () => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const index = this.listeners.indexOf(listener);
+      if (index >= 0) this.listeners.splice(index, 1);
+    };
+  }
 
   record(entry: Omit<TradeEntry, 'seq'>): TradeEntry {
     const full = { ...entry, seq: this.entries.length };
@@ -85,6 +95,7 @@ export class TradeLog {
     const last = wallet.entries.at(-1);
     if (last && full.createdMs < last.createdMs) wallet.inTimeOrder = false;
     wallet.entries.push(full);
+    for (const listener of this.listeners) listener();
     return full;
   }
 

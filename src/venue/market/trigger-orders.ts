@@ -66,6 +66,15 @@ export class TriggerOrderBook {
     private readonly ledger: BalanceLedger,
   ) {}
 
+  /** Keys handed out so far; a resumed venue (src/venue/venue-state.ts) continues after them, so none is issued twice. */
+  get issued(): number {
+    return this.counter;
+  }
+
+  continueAfter(issued: number): void {
+    this.counter = Math.max(this.counter, issued);
+  }
+
   planCreate(p: { maker: string; inputMint: string; outputMint: string; makingAmount: bigint; takingAmount: bigint; expiredAtSec: number | null; slippageBps: number }, nowMs: number): TriggerAction {
     if (p.inputMint === p.outputMint) throw invalidArgument('inputMint and outputMint must differ');
     const inPrice = this.pricing.priceOf(p.inputMint);

@@ -30,6 +30,15 @@ export class UltraOrders {
     private readonly ledger: BalanceLedger,
   ) {}
 
+  /** Keys handed out so far; a resumed venue (src/venue/venue-state.ts) continues after them, so none is issued twice. */
+  get issued(): number {
+    return this.counter;
+  }
+
+  continueAfter(issued: number): void {
+    this.counter = Math.max(this.counter, issued);
+  }
+
   quote(inputMint: string, outputMint: string, amount: bigint, taker: string | undefined): UltraQuote | undefined {
     if (inputMint === outputMint) throw invalidArgument('inputMint and outputMint must differ');
     if (amount <= 0n) throw invalidArgument('amount must be above zero');
