@@ -180,4 +180,49 @@ describe('stop arbitration: several strategies on one stop, the tightest wins', 
     expect(await act(executor, 'tpsl-coverage', move(pubkey, back, { stopArbitration: 'off' }))).toMatchObject({ state: 'landed' });
     expect((await solLong(w)).tpslRequests).toMatchObject([{ pubkey, triggerPriceUsd: back }]);
   });
+
+  it('keeps every other strategy\'s trigger as a floor: a strategy that tightened a stop may not then loosen it past the trigger another set, nor cancel it', async () => {
+    const w = await h.fundedWallet();
+    const executor = bookingExecutor(w, { risk: withStopArbitration(allowAllRisk, { redis: scope.redis, prefix: scope.prefix, ledger: h.ledger }) });
+    const p = await solLong(w);
+    const created = p.liquidationPriceUsd + (p.markPriceUsd - p.liquidationPriceUsd) / 2n;
+    expect(await act(executor, 'tpsl-coverage', {
+      type: 'tpsl-create', key: `sl:${p.positionPubkey}`, reason: 'cover', notionalUsd: '0', positionPubkey: p.positionPubkey,
+      marketMint: MINTS.SOL, side: 'long', requestType: 'sl', triggerPrice: created.toString(), receiveToken: 'USDC',
+    })).toMatchObject({ state: 'landed' });
+    const [stop] = (await solLong(w)).tpslRequests;
+    const pubkey = stop!.pubkey;
+
+    // Another strategy tightens it: it set the trigger last.
+    const tightened = created + (p.markPriceUsd - created) / 2n;
+    expect(await act(executor, 'other-stop', move(pubkey, tightened))).toMatchObject({ state: 'landed' });
+    // Back down, but not past coverage's trigger: its own move, allowed.
+    const between = created + (tightened - created) / 2n;
+    expect(await act(executor, 'other-stop', move(pubkey, between))).toMatchObject({ state: 'landed' });
+    // Past coverage's trigger: a loosening of what coverage set, whoever set it last.
+    const signatures = w.signatures();
+    const below = created - (created - p.liquidationPriceUsd) / 2n;
+    const refused = await act(executor, 'other-stop', move(pubkey, below));
+    expect(refused).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    expect(refused!.detail).toContain('would loosen it');
+    // Nor may it remove the stop coverage created.
+    expect(await act(executor, 'other-stop', { type: 'tpsl-cancel', key: `cancel:${pubkey}`, reason: 'mine now', notionalUsd: '0', tpslPubkey: pubkey })).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    expect(w.signatures()).toBe(signatures);
+    expect((await solLong(w)).tpslRequests).toMatchObject([{ pubkey, triggerPriceUsd: between }]);
+    const [cancelEntry, moveEntry] = await arbitrationEntries();
+    expect(moveEntry).toMatchObject({ strategy: 'other-stop', detail: { tpslPubkey: pubkey, owner: 'tpsl-coverage', setBy: 'tpsl-coverage', setTriggerPrice: created.toString(), requested: below.toString() } });
+    expect(cancelEntry).toMatchObject({ strategy: 'other-stop', detail: { requested: 'cancel', setBy: 'tpsl-coverage', setTriggerPrice: created.toString() } });
+
+    // Coverage in turn is held to the trigger the other strategy last set, though it created the stop lower.
+    expect(await act(executor, 'tpsl-coverage', move(pubkey, created))).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    // A third strategy is held to the tightest trigger set (other-stop's), not merely to the owner's.
+    const third = created + (between - created) / 2n;
+    const thirdMove = await act(executor, 'third-stop', move(pubkey, third));
+    expect(thirdMove).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    expect(thirdMove!.detail).toContain(`other-stop set it at ${between}`);
+    expect((await solLong(w)).tpslRequests).toMatchObject([{ pubkey, triggerPriceUsd: between }]);
+    expect((await readTpslBook(scope.redis, scope.prefix)).entries.get(pubkey)).toMatchObject({
+      owner: 'tpsl-coverage', setBy: 'other-stop', triggerPrice: between.toString(), triggers: { 'tpsl-coverage': created.toString(), 'other-stop': between.toString() },
+    });
+  });
 });
