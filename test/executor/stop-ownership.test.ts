@@ -181,6 +181,39 @@ describe('stop arbitration: several strategies on one stop, the tightest wins', 
     expect((await solLong(w)).tpslRequests).toMatchObject([{ pubkey, triggerPriceUsd: back }]);
   });
 
+  it("judges the direction by side and type: a short's stop-loss loosens upwards, a take-profit loosens away from the mark", async () => {
+    const w = await h.fundedWallet();
+    await h.control('fund', { wallet: w.address, positions: [{ market: 'SOL', side: 'short', collateralUsd: '100000000', leverage: '3' }] });
+    const executor = bookingExecutor(w, { risk: withStopArbitration(allowAllRisk, { redis: scope.redis, prefix: scope.prefix, ledger: h.ledger }) });
+    const long = await solLong(w);
+    const short = (await h.positions(w)).map(positionView).find((v) => v?.side === 'short' && v.marketMint === MINTS.SOL)!;
+    const create = (p: typeof long, requestType: 'tp' | 'sl', trigger: bigint): Intent => ({
+      type: 'tpsl-create', key: `${requestType}:${p.positionPubkey}`, reason: 'protect', notionalUsd: '0', positionPubkey: p.positionPubkey,
+      marketMint: MINTS.SOL, side: p.side, requestType, triggerPrice: trigger.toString(), receiveToken: 'USDC',
+    });
+    const requestOf = async (positionPubkey: string, requestType: 'tp' | 'sl') =>
+      (await h.positions(w)).map(positionView).find((v) => v?.positionPubkey === positionPubkey)!.tpslRequests.find((r) => r.requestType === requestType)!;
+
+    // A short's stop-loss sits above the mark: up (towards its liquidation) loosens, down tightens.
+    const shortStop = short.markPriceUsd + (short.liquidationPriceUsd - short.markPriceUsd) / 2n;
+    expect(await act(executor, 'tpsl-coverage', create(short, 'sl', shortStop))).toMatchObject({ state: 'landed' });
+    const sl = await requestOf(short.positionPubkey, 'sl');
+    const higher = shortStop + (short.liquidationPriceUsd - shortStop) / 2n;
+    expect(await act(executor, 'other-stop', move(sl.pubkey, higher))).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    const lower = shortStop - (shortStop - short.markPriceUsd) / 2n;
+    expect(await act(executor, 'other-stop', move(sl.pubkey, lower))).toMatchObject({ state: 'landed' });
+    expect((await requestOf(short.positionPubkey, 'sl')).triggerPriceUsd).toBe(lower);
+
+    // A long's take-profit sits above the mark: further up keeps the exposure longer (loosens), nearer ends it sooner.
+    const target = long.markPriceUsd + long.markPriceUsd / 5n;
+    expect(await act(executor, 'take-profit-ladder', create(long, 'tp', target))).toMatchObject({ state: 'landed' });
+    const tp = await requestOf(long.positionPubkey, 'tp');
+    expect(await act(executor, 'other-stop', move(tp.pubkey, target + long.markPriceUsd / 10n))).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    const nearer = target - long.markPriceUsd / 10n;
+    expect(await act(executor, 'other-stop', move(tp.pubkey, nearer))).toMatchObject({ state: 'landed' });
+    expect((await requestOf(long.positionPubkey, 'tp')).triggerPriceUsd).toBe(nearer);
+  });
+
   it('keeps every other strategy\'s trigger as a floor: a strategy that tightened a stop may not then loosen it past the trigger another set, nor cancel it', async () => {
     const w = await h.fundedWallet();
     const executor = bookingExecutor(w, { risk: withStopArbitration(allowAllRisk, { redis: scope.redis, prefix: scope.prefix, ledger: h.ledger }) });
