@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ActionRecord } from '../pipeline/executor/action-record.ts';
+import type { UnbookedTpslAction } from '../pipeline/executor/unbooked-tpsl.ts';
 import type { RiskGate } from '../pipeline/executor/ports.ts';
 import type { Ledger } from '../pipeline/ledger.ts';
 import { isTightening, type CurrentTpsl } from './reducing.ts';
@@ -14,9 +15,11 @@ import { readTpslBook, triggersSet, type TpslBookEntry } from './tpsl-book.ts';
  * used, and again right before it is signed (another strategy's tighter move may have landed in
  * between). A take-profit counts as tighter when nearer the mark: it ends the exposure sooner,
  * and a protective system errs towards less exposure, as the REDUCING state does (reducing.ts).
- * Who set which trigger comes from the TP/SL book (tpsl-book.ts), written when actions land; a
- * request no strategy of ours has set (placed by hand) is not arbitrated. A strategy opts out per
- * intent with `stopArbitration: 'off'`.
+ * Who set which trigger comes from the TP/SL book (tpsl-book.ts), written when the executor sees
+ * an action land, and from our TP/SL actions that may have landed but are not booked yet (a
+ * positions snapshot can show their request or trigger first); a request no strategy of ours has
+ * set (placed by hand) is not arbitrated. A strategy opts out per intent with
+ * `stopArbitration: 'off'`.
  *
  * The refusal is the risk rule `stop_arbitration` (the action ends `rejected`,
  * `risk:stop_arbitration`, which never counts toward a circuit breaker) with a `risk` ledger entry
@@ -31,6 +34,8 @@ export interface StopArbitrationOptions {
   readonly prefix: string;
   /** The request as the latest positions snapshot shows it: its type and side when the book does not know them. */
   readonly findTpsl?: (tpslPubkey: string) => Promise<CurrentTpsl | undefined>;
+  /** Our TP/SL actions on the request that may have landed but are not booked yet (unbooked-tpsl.ts). */
+  readonly unbooked?: (tpslPubkey: string) => Promise<readonly UnbookedTpslAction[]>;
   /** Where each refusal is recorded. */
   readonly ledger?: Pick<Ledger, 'append'>;
   readonly now?: () => number;
@@ -66,19 +71,22 @@ export async function stopArbitration(record: ActionRecord, options: StopArbitra
   const intent = record.intent;
   if (intent.type !== 'tpsl-update' && intent.type !== 'tpsl-cancel') return undefined;
   if (intent.stopArbitration === 'off') return undefined;
-  const entry = (await readTpslBook(options.redis, options.prefix, [intent.tpslPubkey])).entries.get(intent.tpslPubkey);
-  if (!entry) return undefined;
+  const [book, unbooked] = await Promise.all([readTpslBook(options.redis, options.prefix, [intent.tpslPubkey]), options.unbooked?.(intent.tpslPubkey) ?? []]);
+  const entry = book.entries.get(intent.tpslPubkey);
+  if (!entry && unbooked.length === 0) return undefined;
   // Every other strategy's trigger counts, not only the last one set: a strategy that tightened
   // another's stop may move it back, but not past what the other set.
-  const others = Object.entries(triggersSet(entry))
-    .filter(([strategy]) => strategy !== record.strategy)
-    .map(([strategy, trigger]) => ({ strategy, trigger: BigInt(trigger) }));
+  const others = [
+    ...Object.entries(entry ? triggersSet(entry) : {}).map(([strategy, trigger]) => ({ strategy, trigger: BigInt(trigger) })),
+    ...unbooked.map((a) => ({ strategy: a.strategy, trigger: BigInt(a.triggerPrice) })),
+  ].filter((o) => o.strategy !== record.strategy);
   if (others.length === 0) return undefined;
-  const current = await known(entry, intent.tpslPubkey, options);
-  const held = current ? tightestOf(others, current) : (others.find((o) => o.strategy === entry.setBy) ?? others[0]!);
+  const creation = unbooked.find((a) => a.created);
+  const current = await known(entry ?? creation ?? {}, intent.tpslPubkey, options);
+  const held = current ? tightestOf(others, current) : (others.find((o) => o.strategy === entry?.setBy) ?? others[0]!);
   const facts = {
     tpslPubkey: intent.tpslPubkey,
-    owner: entry.owner ?? 'nobody (placed by hand)',
+    owner: entry?.owner ?? creation?.strategy ?? 'nobody (placed by hand)',
     setBy: held.strategy,
     setTriggerPrice: held.trigger.toString(),
     requested: intent.type === 'tpsl-cancel' ? 'cancel' : intent.triggerPrice,
@@ -93,14 +101,14 @@ export async function stopArbitration(record: ActionRecord, options: StopArbitra
   const next = BigInt(intent.triggerPrice);
   if (next === held.trigger || isTightening({ ...current, triggerPrice: held.trigger }, next)) return undefined;
   const kind = current.requestType === 'sl' ? 'stop-loss' : 'take-profit';
-  return { detail: `${record.strategy}'s move of the ${current.side}'s ${kind} ${intent.tpslPubkey} from ${entry.triggerPrice} to ${intent.triggerPrice} would loosen it past the trigger another strategy set (${who}); the tightest stop wins`, facts };
+  return { detail: `${record.strategy}'s move of the ${current.side}'s ${kind} ${intent.tpslPubkey} to ${intent.triggerPrice} would loosen it past the trigger another strategy set (${who}); the tightest stop wins`, facts };
 }
 
-/** The request's type and side: the book's, else the latest positions'. */
-async function known(entry: TpslBookEntry, tpslPubkey: string, options: StopArbitrationOptions): Promise<Pick<CurrentTpsl, 'requestType' | 'side'> | undefined> {
-  const seen = entry.requestType && entry.side ? undefined : await options.findTpsl?.(tpslPubkey);
-  const requestType = entry.requestType ?? seen?.requestType;
-  const side = entry.side ?? seen?.side;
+/** The request's type and side: the book's (or its unbooked create's), else the latest positions'. */
+async function known(told: Partial<Pick<TpslBookEntry, 'requestType' | 'side'>>, tpslPubkey: string, options: StopArbitrationOptions): Promise<Pick<CurrentTpsl, 'requestType' | 'side'> | undefined> {
+  const seen = told.requestType && told.side ? undefined : await options.findTpsl?.(tpslPubkey);
+  const requestType = told.requestType ?? seen?.requestType;
+  const side = told.side ?? seen?.side;
   if (!requestType || !side) return undefined;
   return { requestType, side };
 }

@@ -17,6 +17,8 @@ import { settleAction, startStrategyWorker, type StrategyWorker } from '../../sr
 import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { allowAllRisk } from '../../src/pipeline/executor/ports.ts';
 import { withStopArbitration } from '../../src/risk/stop-arbitration.ts';
+import { unbookedTpslActions } from '../../src/pipeline/executor/unbooked-tpsl.ts';
+import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import { readTpslBook } from '../../src/risk/tpsl-book.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
@@ -179,6 +181,40 @@ describe('stop arbitration: several strategies on one stop, the tightest wins', 
     // An explicit opt-out on the intent: the move lands.
     expect(await act(executor, 'tpsl-coverage', move(pubkey, back, { stopArbitration: 'off' }))).toMatchObject({ state: 'landed' });
     expect((await solLong(w)).tpslRequests).toMatchObject([{ pubkey, triggerPriceUsd: back }]);
+  });
+
+  it('counts a move that is on the venue but not yet seen landing (so not booked) as set', async () => {
+    const w = await h.fundedWallet();
+    const unbooked = unbookedTpslActions(new ActionStore(scope.redis, scope.prefix));
+    const executor = bookingExecutor(w, { risk: withStopArbitration(allowAllRisk, { redis: scope.redis, prefix: scope.prefix, ledger: h.ledger, unbooked }) });
+    const p = await solLong(w);
+    const created = p.liquidationPriceUsd + (p.markPriceUsd - p.liquidationPriceUsd) / 2n;
+    expect(await act(executor, 'tpsl-coverage', {
+      type: 'tpsl-create', key: `sl:${p.positionPubkey}`, reason: 'cover', notionalUsd: '0', positionPubkey: p.positionPubkey,
+      marketMint: MINTS.SOL, side: 'long', requestType: 'sl', triggerPrice: created.toString(), receiveToken: 'USDC',
+    })).toMatchObject({ state: 'landed' });
+    const [stop] = (await solLong(w)).tpslRequests;
+    const pubkey = stop!.pubkey;
+
+    // The trailing stop's tighter move lands on the venue; its executor stops at `submitted` before it looks.
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const trailer = bookingExecutor(w, { onTransition: async (r) => void (r.state === 'submitted' ? await held : undefined) });
+    const trailed = created + (p.markPriceUsd - created) / 2n;
+    const trailing = act(trailer, 'trailing-stop', move(pubkey, trailed));
+    try {
+      await expect.poll(async () => (await solLong(w)).tpslRequests[0]?.triggerPriceUsd, { timeout: 15_000 }).toBe(trailed);
+      expect((await readTpslBook(scope.redis, scope.prefix)).entries.get(pubkey)).toMatchObject({ setBy: 'tpsl-coverage', triggerPrice: created.toString() });
+      // Coverage, which the book still says set it last, moves it back: refused all the same.
+      const loosened = created + (trailed - created) / 2n;
+      const refused = await act(executor, 'tpsl-coverage', move(pubkey, loosened));
+      expect(refused).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+      expect(refused!.detail).toContain(`trailing-stop set it at ${trailed}`);
+    } finally {
+      letGo();
+    }
+    expect(await trailing).toMatchObject({ state: 'landed' });
+    expect((await solLong(w)).tpslRequests).toMatchObject([{ pubkey, triggerPriceUsd: trailed }]);
   });
 
   it("judges the direction by side and type: a short's stop-loss loosens upwards, a take-profit loosens away from the mark", async () => {
