@@ -7,6 +7,7 @@ import { ApiClient } from '../../src/api/client.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
+import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import { Ledger } from '../../src/pipeline/ledger.ts';
 import { readTpslBook } from '../../src/risk/tpsl-book.ts';
@@ -22,7 +23,9 @@ import { VenueControl } from '../support/venue-control.ts';
  * process, as `stratd run` composes them) runs two strategies on one long, configured as an
  * operator configures them. stop-setter places a stop-loss 5 % below the mark; stop-loosener
  * wants it 20 % below and moves it down. The daemon's executor refuses the move
- * (`risk:stop_arbitration`, with its ledger entry) and the venue's stop keeps the tighter trigger.
+ * (`risk:stop_arbitration`, with its ledger entry) and the venue's stop keeps the tighter trigger:
+ * first while the create has landed on the venue but the executor has not yet seen it (held at
+ * `submitted` through the daemon's transition hook, so nothing is booked), then once it is booked.
  * Without stop arbitration in the daemon's executor the move lands, and this test fails.
  */
 
@@ -34,6 +37,9 @@ let venue: Venue;
 let api: ApiClient;
 let varDir: string;
 let daemon: Daemon | undefined;
+// stop-setter's create waits at `submitted` until the test lets it go: on the venue, not yet booked.
+let letCreateGo!: () => void;
+const createHeld = new Promise<void>((resolve) => (letCreateGo = resolve));
 
 beforeAll(async () => {
   await scope.clean();
@@ -53,10 +59,14 @@ beforeAll(async () => {
       'strategies.settings': { 'stop-setter': { stopBps: 500 }, 'stop-loosener': { stopBps: 2_000 } },
     },
   });
-  daemon = await startDaemon({ config, roles: ['pollers', 'strategies', 'executor'], logger: silentLogger, env: { REDIS_URL: redisUrl }, varDir });
+  const onTransition = async (record: ActionRecord) => {
+    if (record.strategy === 'stop-setter' && record.state === 'submitted') await createHeld;
+  };
+  daemon = await startDaemon({ config, roles: ['pollers', 'strategies', 'executor'], logger: silentLogger, env: { REDIS_URL: redisUrl }, varDir, onTransition });
 });
 
 afterAll(async () => {
+  letCreateGo();
   await daemon?.stop();
   await api?.close();
   await venue?.close();
@@ -82,27 +92,37 @@ describe('stop arbitration in the daemon', () => {
     const [stop] = await waitUntil(async () => ((await stops()).length > 0 ? stops() : undefined), { what: "stop-setter's stop-loss on the venue", timeoutMs: 30_000 });
     expect(stop!.triggerPriceUsd).toBe(14_250n * (USD / 100n));
 
-    // stop-loosener's move to $120 ends one way or the other: refused, or (without arbitration) landed.
+    // stop-loosener's moves to $120 end one way or the other: refused, or (without arbitration) landed.
     const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 100_000 });
     const store = new ActionStore(scope.redis, scope.prefix);
-    const ended = await waitUntil(
-      async () => {
-        const entries = await ledger.read({ limit: 10_000, reverse: false });
-        const moves = entries.filter((e) => e.type === 'action_state' && e.strategy === 'stop-loosener' && (e.state === 'rejected' || e.state === 'landed'));
-        return moves.length > 0 ? { move: moves[0]!, entries } : undefined;
-      },
-      { what: "stop-loosener's move to end", timeoutMs: 30_000 },
-    );
-    const record = (await store.load(ended.move.actionId!))?.record;
-    expect(record).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration', intent: { type: 'tpsl-update', tpslPubkey: stop!.pubkey, triggerPrice: (120n * USD).toString() } });
-    const arbitration = ended.entries.find((e) => e.type === 'risk' && e.actionId === ended.move.actionId);
-    expect(arbitration).toMatchObject({
-      strategy: 'stop-loosener',
-      detail: { event: 'stop_arbitration', stage: 'accept', tpslPubkey: stop!.pubkey, owner: 'stop-setter', setBy: 'stop-setter', setTriggerPrice: stop!.triggerPriceUsd.toString(), requested: (120n * USD).toString() },
-    });
+    /** The first of stop-loosener's moves that ended, of those whose arbitration (if any) was asked after `afterMs`. */
+    const looseningEnded = (afterMs = 0) =>
+      waitUntil(
+        async () => {
+          const entries = await ledger.read({ limit: 10_000, reverse: false });
+          const askedBefore = new Set(entries.filter((e) => e.type === 'risk' && e.at <= afterMs).map((e) => e.actionId));
+          const move = entries.find((e) => e.type === 'action_state' && e.strategy === 'stop-loosener' && (e.state === 'rejected' || e.state === 'landed') && e.at > afterMs && !askedBefore.has(e.actionId));
+          return move ? { move, entries } : undefined;
+        },
+        { what: `a move of stop-loosener's to end after ${afterMs}`, timeoutMs: 30_000 },
+      );
+    const expectRefused = async ({ move, entries }: Awaited<ReturnType<typeof looseningEnded>>) => {
+      expect((await store.load(move.actionId!))?.record).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration', intent: { type: 'tpsl-update', tpslPubkey: stop!.pubkey, triggerPrice: (120n * USD).toString() } });
+      expect(entries.find((e) => e.type === 'risk' && e.actionId === move.actionId)).toMatchObject({
+        strategy: 'stop-loosener',
+        detail: { event: 'stop_arbitration', stage: 'accept', tpslPubkey: stop!.pubkey, owner: 'stop-setter', setBy: 'stop-setter', setTriggerPrice: stop!.triggerPriceUsd.toString(), requested: (120n * USD).toString() },
+      });
+      expect((await stops()).map((s) => [s.pubkey, s.triggerPriceUsd])).toEqual([[stop!.pubkey, stop!.triggerPriceUsd]]);
+    };
 
-    // The venue's stop is stop-setter's, at its trigger; the book still says stop-setter set it.
-    expect((await stops()).map((s) => [s.pubkey, s.triggerPriceUsd])).toEqual([[stop!.pubkey, stop!.triggerPriceUsd]]);
-    expect((await readTpslBook(scope.redis, scope.prefix)).entries.get(stop!.pubkey)).toMatchObject({ owner: 'stop-setter', setBy: 'stop-setter', triggerPrice: stop!.triggerPriceUsd.toString() });
+    // The create is on the venue, but its landing is not seen yet: the book does not know the stop.
+    await expectRefused(await looseningEnded());
+    expect((await readTpslBook(scope.redis, scope.prefix)).entries.has(stop!.pubkey)).toBe(false);
+
+    // Its landing seen and booked: refused again, now by the book.
+    letCreateGo();
+    const entry = await waitUntil(async () => (await readTpslBook(scope.redis, scope.prefix)).entries.get(stop!.pubkey), { what: "stop-setter's stop booked", timeoutMs: 30_000 });
+    expect(entry).toMatchObject({ owner: 'stop-setter', setBy: 'stop-setter', triggerPrice: stop!.triggerPriceUsd.toString() });
+    await expectRefused(await looseningEnded(entry.atMs));
   });
 });
