@@ -30,6 +30,7 @@ import { startExecutorWorker, type ExecutorWorker } from '../pipeline/executor/e
 import { Executor } from '../pipeline/executor/executor.ts';
 import { keepExecutorPathWarm } from '../pipeline/executor/rehearsal.ts';
 import { TradeHistoryKeeperWatch } from '../pipeline/executor/keeper-watch.ts';
+import { unbookedTpslActions } from '../pipeline/executor/unbooked-tpsl.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
 import { Ledger } from '../pipeline/ledger.ts';
 import { intentKeeper } from '../pipeline/executor/intent-keeper.ts';
@@ -380,13 +381,15 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     findTpsl,
     tradingSwitch: o.tradingSwitch,
   });
-  // Several strategies on one stop: a move or cancel that loosens a trigger another strategy set is refused, at accept and before signing.
-  const risk = withStopArbitration(gate, { redis, prefix, findTpsl, ledger: o.ledger });
+  const store = new ActionStore(redis, prefix, { ledgerMaxLen: config.ledger.maxLen, retentionMs: config.execution.retentionMs });
+  // Several strategies on one stop: a move or cancel that loosens a trigger another strategy set
+  // (booked, or on an action that may have landed unseen) is refused, at accept and before signing.
+  const risk = withStopArbitration(gate, { redis, prefix, findTpsl, unbooked: unbookedTpslActions(store), ledger: o.ledger });
   // Parsed once per tick, not once per build: pool-info for request validity, positions for the mark price.
   const snapshots = new SnapshotCache(redis, prefix, o.local);
   const validityRead = new Map<string, { readonly seconds: number; readonly atMs: number }>();
   return new Executor({
-    store: new ActionStore(redis, prefix, { ledgerMaxLen: config.ledger.maxLen, retentionMs: config.execution.retentionMs }),
+    store,
     client,
     chain,
     builder: new ApiActionBuilder({ client, wallet: signer.publicKey, slippageBps: config.execution.slippageBps }),

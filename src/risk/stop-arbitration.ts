@@ -1,23 +1,30 @@
 import type { Redis } from 'ioredis';
 import type { ActionRecord } from '../pipeline/executor/action-record.ts';
+import type { UnbookedTpslAction } from '../pipeline/executor/unbooked-tpsl.ts';
 import type { RiskGate } from '../pipeline/executor/ports.ts';
 import type { Ledger } from '../pipeline/ledger.ts';
 import { isTightening, type CurrentTpsl } from './reducing.ts';
-import { readTpslBook, type TpslBookEntry } from './tpsl-book.ts';
+import { readTpslBook, triggersSet, type TpslBookEntry } from './tpsl-book.ts';
 
 /**
  * Stop arbitration: several strategies on one TP/SL request. Whatever order their actions land
- * in, the tightest stop wins: a `tpsl-update` that would loosen a trigger another strategy set
- * (for a long's stop-loss a lower trigger, for a short's a higher one; a take-profit moved further
- * away), or a `tpsl-cancel` of a request whose trigger another strategy set, is refused — when the
- * action is accepted, before its build is used, and again right before it is signed (another
- * strategy's tighter move may have landed in between). Who set a trigger comes from the TP/SL book
- * (tpsl-book.ts), written when actions land; a request no strategy of ours has set (placed by
- * hand) is not arbitrated. A strategy opts out per intent with `stopArbitration: 'off'`.
+ * in, the tightest stop wins: a `tpsl-update` that would move the trigger looser than the tightest
+ * trigger any other strategy set on it (for a long's stop-loss lower, for a short's higher; a
+ * take-profit further from the mark), or a `tpsl-cancel` of a request another strategy set a
+ * trigger on (its create included), is refused — when the action is accepted, before its build is
+ * used, and again right before it is signed (another strategy's tighter move may have landed in
+ * between). A take-profit counts as tighter when nearer the mark: it ends the exposure sooner,
+ * and a protective system errs towards less exposure, as the REDUCING state does (reducing.ts).
+ * Who set which trigger comes from the TP/SL book (tpsl-book.ts), written when the executor sees
+ * an action land, and from our TP/SL actions that may have landed but are not booked yet (a
+ * positions snapshot can show their request or trigger first); a request no strategy of ours has
+ * set (placed by hand) is not arbitrated. A strategy opts out per intent with
+ * `stopArbitration: 'off'`.
  *
  * The refusal is the risk rule `stop_arbitration` (the action ends `rejected`,
  * `risk:stop_arbitration`, which never counts toward a circuit breaker) with a `risk` ledger entry
- * naming the request, its owner, who set it and both prices.
+ * naming the request, its owner, the strategy whose trigger it would loosen or remove (`setBy`)
+ * with that trigger, and what was asked.
  */
 
 export const STOP_ARBITRATION_RULE = 'stop_arbitration';
@@ -27,6 +34,8 @@ export interface StopArbitrationOptions {
   readonly prefix: string;
   /** The request as the latest positions snapshot shows it: its type and side when the book does not know them. */
   readonly findTpsl?: (tpslPubkey: string) => Promise<CurrentTpsl | undefined>;
+  /** Our TP/SL actions on the request that may have landed but are not booked yet (unbooked-tpsl.ts). */
+  readonly unbooked?: (tpslPubkey: string) => Promise<readonly UnbookedTpslAction[]>;
   /** Where each refusal is recorded. */
   readonly ledger?: Pick<Ledger, 'append'>;
   readonly now?: () => number;
@@ -62,34 +71,49 @@ export async function stopArbitration(record: ActionRecord, options: StopArbitra
   const intent = record.intent;
   if (intent.type !== 'tpsl-update' && intent.type !== 'tpsl-cancel') return undefined;
   if (intent.stopArbitration === 'off') return undefined;
-  const entry = (await readTpslBook(options.redis, options.prefix, [intent.tpslPubkey])).entries.get(intent.tpslPubkey);
-  if (!entry || entry.setBy === record.strategy) return undefined;
+  const [book, unbooked] = await Promise.all([readTpslBook(options.redis, options.prefix, [intent.tpslPubkey]), options.unbooked?.(intent.tpslPubkey) ?? []]);
+  const entry = book.entries.get(intent.tpslPubkey);
+  if (!entry && unbooked.length === 0) return undefined;
+  // Every other strategy's trigger counts, not only the last one set: a strategy that tightened
+  // another's stop may move it back, but not past what the other set.
+  const others = [
+    ...Object.entries(entry ? triggersSet(entry) : {}).map(([strategy, trigger]) => ({ strategy, trigger: BigInt(trigger) })),
+    ...unbooked.map((a) => ({ strategy: a.strategy, trigger: BigInt(a.triggerPrice) })),
+  ].filter((o) => o.strategy !== record.strategy);
+  if (others.length === 0) return undefined;
+  const creation = unbooked.find((a) => a.created);
+  const current = await known(entry ?? creation ?? {}, intent.tpslPubkey, options);
+  const held = current ? tightestOf(others, current) : (others.find((o) => o.strategy === entry?.setBy) ?? others[0]!);
   const facts = {
     tpslPubkey: intent.tpslPubkey,
-    owner: entry.owner ?? 'nobody (placed by hand)',
-    setBy: entry.setBy,
-    setTriggerPrice: entry.triggerPrice,
+    owner: entry?.owner ?? creation?.strategy ?? 'nobody (placed by hand)',
+    setBy: held.strategy,
+    setTriggerPrice: held.trigger.toString(),
     requested: intent.type === 'tpsl-cancel' ? 'cancel' : intent.triggerPrice,
   };
-  const who = `${entry.setBy} set it at ${entry.triggerPrice}; owner ${facts.owner}`;
+  const who = `${held.strategy} set it at ${held.trigger}; owner ${facts.owner}`;
   if (intent.type === 'tpsl-cancel') {
     return { detail: `${record.strategy}'s cancel of TP/SL request ${intent.tpslPubkey} would remove a trigger another strategy set (${who})`, facts };
   }
-  const current = await known(entry, intent.tpslPubkey, options);
   if (!current) {
     return { detail: `${record.strategy}'s move of TP/SL request ${intent.tpslPubkey} to ${intent.triggerPrice}: neither the book nor the latest positions tell its side and type, so it cannot be shown not to loosen it (${who})`, facts };
   }
   const next = BigInt(intent.triggerPrice);
-  if (next === current.triggerPrice || isTightening(current, next)) return undefined;
+  if (next === held.trigger || isTightening({ ...current, triggerPrice: held.trigger }, next)) return undefined;
   const kind = current.requestType === 'sl' ? 'stop-loss' : 'take-profit';
-  return { detail: `${record.strategy}'s move of the ${current.side}'s ${kind} ${intent.tpslPubkey} from ${entry.triggerPrice} to ${intent.triggerPrice} would loosen it (${who}); the tightest stop wins`, facts };
+  return { detail: `${record.strategy}'s move of the ${current.side}'s ${kind} ${intent.tpslPubkey} to ${intent.triggerPrice} would loosen it past the trigger another strategy set (${who}); the tightest stop wins`, facts };
 }
 
-/** The request's type and side (the book's, else the latest positions'), at the trigger the book holds. */
-async function known(entry: TpslBookEntry, tpslPubkey: string, options: StopArbitrationOptions): Promise<CurrentTpsl | undefined> {
-  const seen = entry.requestType && entry.side ? undefined : await options.findTpsl?.(tpslPubkey);
-  const requestType = entry.requestType ?? seen?.requestType;
-  const side = entry.side ?? seen?.side;
+/** The request's type and side: the book's (or its unbooked create's), else the latest positions'. */
+async function known(told: Partial<Pick<TpslBookEntry, 'requestType' | 'side'>>, tpslPubkey: string, options: StopArbitrationOptions): Promise<Pick<CurrentTpsl, 'requestType' | 'side'> | undefined> {
+  const seen = told.requestType && told.side ? undefined : await options.findTpsl?.(tpslPubkey);
+  const requestType = told.requestType ?? seen?.requestType;
+  const side = told.side ?? seen?.side;
   if (!requestType || !side) return undefined;
-  return { requestType, side, triggerPrice: BigInt(entry.triggerPrice) };
+  return { requestType, side };
+}
+
+/** The tightest of the triggers set: the one a move must not loosen. */
+function tightestOf<T extends { readonly trigger: bigint }>(set: readonly T[], request: Pick<CurrentTpsl, 'requestType' | 'side'>): T {
+  return set.reduce((tightest, candidate) => (isTightening({ ...request, triggerPrice: tightest.trigger }, candidate.trigger) ? candidate : tightest));
 }

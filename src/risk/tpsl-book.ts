@@ -8,8 +8,9 @@ import type { Intent } from '../sdk/intent.ts';
 import { strategyName } from '../sdk/name.ts';
 
 /**
- * The TP/SL book: which strategy created each TP/SL request and which one last set its trigger,
- * as far as this deployment's own actions did, written when their actions land:
+ * The TP/SL book: which strategy created each TP/SL request, which one last set its trigger and
+ * the trigger each of them last set, as far as this deployment's own actions did, written when
+ * their actions land:
  *   <prefix>tpsl:book    hash, request pubkey → entry (JSON)
  *   <prefix>tpsl:book:at sorted set, request pubkey → when its entry was last written (ms)
  * A cancel that lands removes its entry; an entry untouched for BOOK_RETENTION_MS is dropped by
@@ -30,6 +31,13 @@ export const tpslBookEntry = z.strictObject({
   setBy: strategyName,
   /** The trigger it set, USD × 10^6. */
   triggerPrice: uintString,
+  /**
+   * Strategy → the trigger it last set on this request (the owner's create included). Stop
+   * arbitration holds each as a floor for the others: remembering only the last setter would let
+   * a strategy tighten another's stop and then loosen it past the trigger the other had set.
+   * Absent in an entry written before it was kept: then only `setBy`'s is known.
+   */
+  triggers: z.record(strategyName, uintString).optional(),
   /** Known from a create; an update does not say. */
   requestType: z.enum(['tp', 'sl']).optional(),
   side: side.optional(),
@@ -87,17 +95,23 @@ export async function bookTpslLanding(redis: Redis, prefix: string, action: Land
   const writes: Array<[string, string]> = [];
   if (intent.type === 'tpsl-create') {
     for (const pubkey of action.createdTpslPubkeys ?? []) {
-      writes.push([pubkey, entryText({ owner: action.strategy, ownerIntentKey: intent.key, setBy: action.strategy, triggerPrice: intent.triggerPrice, requestType: intent.requestType, side: intent.side, atMs: nowMs })]);
+      writes.push([pubkey, entryText({ owner: action.strategy, ownerIntentKey: intent.key, setBy: action.strategy, triggerPrice: intent.triggerPrice, triggers: { [action.strategy]: intent.triggerPrice }, requestType: intent.requestType, side: intent.side, atMs: nowMs })]);
     }
   } else if (intent.type === 'tpsl-update') {
     const known = (await readTpslBook(redis, prefix, [intent.tpslPubkey])).entries.get(intent.tpslPubkey);
-    writes.push([intent.tpslPubkey, entryText({ ...known, setBy: action.strategy, triggerPrice: intent.triggerPrice, atMs: nowMs })]);
+    const triggers = { ...(known ? triggersSet(known) : {}), [action.strategy]: intent.triggerPrice };
+    writes.push([intent.tpslPubkey, entryText({ ...known, setBy: action.strategy, triggerPrice: intent.triggerPrice, triggers, atMs: nowMs })]);
   } else if (intent.type === 'tpsl-cancel') {
     writes.push([intent.tpslPubkey, '']);
   }
   if (writes.length === 0) return;
   const { hash, index } = tpslBookKeys(prefix);
   await WRITE.run(redis, [hash, index], [String(nowMs - BOOK_RETENTION_MS), ...writes.flatMap(([pubkey, text]) => [pubkey, text, String(nowMs)])]);
+}
+
+/** Strategy → the trigger it last set on the request (an entry written before `triggers` was kept: its last setter's). */
+export function triggersSet(entry: TpslBookEntry): Readonly<Record<string, string>> {
+  return entry.triggers ?? { [entry.setBy]: entry.triggerPrice };
 }
 
 function entryText(entry: TpslBookEntry): string {

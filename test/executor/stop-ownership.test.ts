@@ -17,6 +17,8 @@ import { settleAction, startStrategyWorker, type StrategyWorker } from '../../sr
 import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { allowAllRisk } from '../../src/pipeline/executor/ports.ts';
 import { withStopArbitration } from '../../src/risk/stop-arbitration.ts';
+import { unbookedTpslActions } from '../../src/pipeline/executor/unbooked-tpsl.ts';
+import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import { readTpslBook } from '../../src/risk/tpsl-book.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
@@ -179,5 +181,117 @@ describe('stop arbitration: several strategies on one stop, the tightest wins', 
     // An explicit opt-out on the intent: the move lands.
     expect(await act(executor, 'tpsl-coverage', move(pubkey, back, { stopArbitration: 'off' }))).toMatchObject({ state: 'landed' });
     expect((await solLong(w)).tpslRequests).toMatchObject([{ pubkey, triggerPriceUsd: back }]);
+  });
+
+  it('counts a move that is on the venue but not yet seen landing (so not booked) as set', async () => {
+    const w = await h.fundedWallet();
+    const unbooked = unbookedTpslActions(new ActionStore(scope.redis, scope.prefix));
+    const executor = bookingExecutor(w, { risk: withStopArbitration(allowAllRisk, { redis: scope.redis, prefix: scope.prefix, ledger: h.ledger, unbooked }) });
+    const p = await solLong(w);
+    const created = p.liquidationPriceUsd + (p.markPriceUsd - p.liquidationPriceUsd) / 2n;
+    expect(await act(executor, 'tpsl-coverage', {
+      type: 'tpsl-create', key: `sl:${p.positionPubkey}`, reason: 'cover', notionalUsd: '0', positionPubkey: p.positionPubkey,
+      marketMint: MINTS.SOL, side: 'long', requestType: 'sl', triggerPrice: created.toString(), receiveToken: 'USDC',
+    })).toMatchObject({ state: 'landed' });
+    const [stop] = (await solLong(w)).tpslRequests;
+    const pubkey = stop!.pubkey;
+
+    // The trailing stop's tighter move lands on the venue; its executor stops at `submitted` before it looks.
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const trailer = bookingExecutor(w, { onTransition: async (r) => void (r.state === 'submitted' ? await held : undefined) });
+    const trailed = created + (p.markPriceUsd - created) / 2n;
+    const trailing = act(trailer, 'trailing-stop', move(pubkey, trailed));
+    try {
+      await expect.poll(async () => (await solLong(w)).tpslRequests[0]?.triggerPriceUsd, { timeout: 15_000 }).toBe(trailed);
+      expect((await readTpslBook(scope.redis, scope.prefix)).entries.get(pubkey)).toMatchObject({ setBy: 'tpsl-coverage', triggerPrice: created.toString() });
+      // Coverage, which the book still says set it last, moves it back: refused all the same.
+      const loosened = created + (trailed - created) / 2n;
+      const refused = await act(executor, 'tpsl-coverage', move(pubkey, loosened));
+      expect(refused).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+      expect(refused!.detail).toContain(`trailing-stop set it at ${trailed}`);
+    } finally {
+      letGo();
+    }
+    expect(await trailing).toMatchObject({ state: 'landed' });
+    expect((await solLong(w)).tpslRequests).toMatchObject([{ pubkey, triggerPriceUsd: trailed }]);
+  });
+
+  it("judges the direction by side and type: a short's stop-loss loosens upwards, a take-profit loosens away from the mark", async () => {
+    const w = await h.fundedWallet();
+    await h.control('fund', { wallet: w.address, positions: [{ market: 'SOL', side: 'short', collateralUsd: '100000000', leverage: '3' }] });
+    const executor = bookingExecutor(w, { risk: withStopArbitration(allowAllRisk, { redis: scope.redis, prefix: scope.prefix, ledger: h.ledger }) });
+    const long = await solLong(w);
+    const short = (await h.positions(w)).map(positionView).find((v) => v?.side === 'short' && v.marketMint === MINTS.SOL)!;
+    const create = (p: typeof long, requestType: 'tp' | 'sl', trigger: bigint): Intent => ({
+      type: 'tpsl-create', key: `${requestType}:${p.positionPubkey}`, reason: 'protect', notionalUsd: '0', positionPubkey: p.positionPubkey,
+      marketMint: MINTS.SOL, side: p.side, requestType, triggerPrice: trigger.toString(), receiveToken: 'USDC',
+    });
+    const requestOf = async (positionPubkey: string, requestType: 'tp' | 'sl') =>
+      (await h.positions(w)).map(positionView).find((v) => v?.positionPubkey === positionPubkey)!.tpslRequests.find((r) => r.requestType === requestType)!;
+
+    // A short's stop-loss sits above the mark: up (towards its liquidation) loosens, down tightens.
+    const shortStop = short.markPriceUsd + (short.liquidationPriceUsd - short.markPriceUsd) / 2n;
+    expect(await act(executor, 'tpsl-coverage', create(short, 'sl', shortStop))).toMatchObject({ state: 'landed' });
+    const sl = await requestOf(short.positionPubkey, 'sl');
+    const higher = shortStop + (short.liquidationPriceUsd - shortStop) / 2n;
+    expect(await act(executor, 'other-stop', move(sl.pubkey, higher))).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    const lower = shortStop - (shortStop - short.markPriceUsd) / 2n;
+    expect(await act(executor, 'other-stop', move(sl.pubkey, lower))).toMatchObject({ state: 'landed' });
+    expect((await requestOf(short.positionPubkey, 'sl')).triggerPriceUsd).toBe(lower);
+
+    // A long's take-profit sits above the mark: further up keeps the exposure longer (loosens), nearer ends it sooner.
+    const target = long.markPriceUsd + long.markPriceUsd / 5n;
+    expect(await act(executor, 'take-profit-ladder', create(long, 'tp', target))).toMatchObject({ state: 'landed' });
+    const tp = await requestOf(long.positionPubkey, 'tp');
+    expect(await act(executor, 'other-stop', move(tp.pubkey, target + long.markPriceUsd / 10n))).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    const nearer = target - long.markPriceUsd / 10n;
+    expect(await act(executor, 'other-stop', move(tp.pubkey, nearer))).toMatchObject({ state: 'landed' });
+    expect((await requestOf(long.positionPubkey, 'tp')).triggerPriceUsd).toBe(nearer);
+  });
+
+  it('keeps every other strategy\'s trigger as a floor: a strategy that tightened a stop may not then loosen it past the trigger another set, nor cancel it', async () => {
+    const w = await h.fundedWallet();
+    const executor = bookingExecutor(w, { risk: withStopArbitration(allowAllRisk, { redis: scope.redis, prefix: scope.prefix, ledger: h.ledger }) });
+    const p = await solLong(w);
+    const created = p.liquidationPriceUsd + (p.markPriceUsd - p.liquidationPriceUsd) / 2n;
+    expect(await act(executor, 'tpsl-coverage', {
+      type: 'tpsl-create', key: `sl:${p.positionPubkey}`, reason: 'cover', notionalUsd: '0', positionPubkey: p.positionPubkey,
+      marketMint: MINTS.SOL, side: 'long', requestType: 'sl', triggerPrice: created.toString(), receiveToken: 'USDC',
+    })).toMatchObject({ state: 'landed' });
+    const [stop] = (await solLong(w)).tpslRequests;
+    const pubkey = stop!.pubkey;
+
+    // Another strategy tightens it: it set the trigger last.
+    const tightened = created + (p.markPriceUsd - created) / 2n;
+    expect(await act(executor, 'other-stop', move(pubkey, tightened))).toMatchObject({ state: 'landed' });
+    // Back down, but not past coverage's trigger: its own move, allowed.
+    const between = created + (tightened - created) / 2n;
+    expect(await act(executor, 'other-stop', move(pubkey, between))).toMatchObject({ state: 'landed' });
+    // Past coverage's trigger: a loosening of what coverage set, whoever set it last.
+    const signatures = w.signatures();
+    const below = created - (created - p.liquidationPriceUsd) / 2n;
+    const refused = await act(executor, 'other-stop', move(pubkey, below));
+    expect(refused).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    expect(refused!.detail).toContain('would loosen it');
+    // Nor may it remove the stop coverage created.
+    expect(await act(executor, 'other-stop', { type: 'tpsl-cancel', key: `cancel:${pubkey}`, reason: 'mine now', notionalUsd: '0', tpslPubkey: pubkey })).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    expect(w.signatures()).toBe(signatures);
+    expect((await solLong(w)).tpslRequests).toMatchObject([{ pubkey, triggerPriceUsd: between }]);
+    const [cancelEntry, moveEntry] = await arbitrationEntries();
+    expect(moveEntry).toMatchObject({ strategy: 'other-stop', detail: { tpslPubkey: pubkey, owner: 'tpsl-coverage', setBy: 'tpsl-coverage', setTriggerPrice: created.toString(), requested: below.toString() } });
+    expect(cancelEntry).toMatchObject({ strategy: 'other-stop', detail: { requested: 'cancel', setBy: 'tpsl-coverage', setTriggerPrice: created.toString() } });
+
+    // Coverage in turn is held to the trigger the other strategy last set, though it created the stop lower.
+    expect(await act(executor, 'tpsl-coverage', move(pubkey, created))).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    // A third strategy is held to the tightest trigger set (other-stop's), not merely to the owner's.
+    const third = created + (between - created) / 2n;
+    const thirdMove = await act(executor, 'third-stop', move(pubkey, third));
+    expect(thirdMove).toMatchObject({ state: 'rejected', reason: 'risk:stop_arbitration' });
+    expect(thirdMove!.detail).toContain(`other-stop set it at ${between}`);
+    expect((await solLong(w)).tpslRequests).toMatchObject([{ pubkey, triggerPriceUsd: between }]);
+    expect((await readTpslBook(scope.redis, scope.prefix)).entries.get(pubkey)).toMatchObject({
+      owner: 'tpsl-coverage', setBy: 'other-stop', triggerPrice: between.toString(), triggers: { 'tpsl-coverage': created.toString(), 'other-stop': between.toString() },
+    });
   });
 });
