@@ -3,6 +3,24 @@ import { fieldIssues } from '../api/issues.ts';
 import type { ConfigProblem } from './errors.ts';
 import type { KeyEntry } from './key.ts';
 import { scrubKeyMaterial } from '../chain/keys/key-material.ts';
+import { editDistance, nameMintOptions, PUBLIC_MINT_ADDRESSES } from './suggest.ts';
+
+// A public mint address standing alone (not part of a longer base58 run, which could be a key).
+const PUBLIC_MINT = new RegExp(`(?<![1-9A-HJ-NP-Za-km-z])(?:${PUBLIC_MINT_ADDRESSES.join('|')})(?![1-9A-HJ-NP-Za-km-z])`, 'g');
+
+/**
+ * scrubKeyMaterial, except for the public mint addresses: they decode to 32 bytes like a seed, but
+ * they are the live service's token addresses, and a wrong mint needs them listed to be fixed.
+ */
+function scrubExceptPublicMints(text: string): string {
+  let out = '';
+  let last = 0;
+  for (const match of text.matchAll(PUBLIC_MINT)) {
+    out += scrubKeyMaterial(text.slice(last, match.index)) + match[0];
+    last = match.index + match[0].length;
+  }
+  return out + scrubKeyMaterial(text.slice(last));
+}
 
 /** Turns what went wrong into problems that name the key and say how to fix it. */
 export class ProblemList {
@@ -19,13 +37,13 @@ export class ProblemList {
 
   /** Every problem passes through here: a key pasted where a path or name belongs is never echoed. */
   add(problem: ConfigProblem): void {
-    this.items.push({ path: scrubKeyMaterial(problem.path), message: scrubKeyMaterial(problem.message), fix: scrubKeyMaterial(problem.fix) });
+    this.items.push({ path: scrubKeyMaterial(problem.path), message: scrubExceptPublicMints(problem.message), fix: scrubExceptPublicMints(problem.fix) });
   }
 
   /** A bad value of a key (or of a member of an object key). */
   invalidValue(path: string, message: string): void {
     const entry = this.entryFor(path);
-    const safeMessage = entry?.key.sensitive ? message.replace(/"[^"]*"/g, '"[redacted]"') : message;
+    const safeMessage = entry?.key.sensitive ? message.replace(/"[^"]*"/g, '"[redacted]"') : nameMintOptions(message);
     this.add({ path, message: safeMessage, fix: entry ? fixFor(entry) : `correct or remove "${path}"` });
   }
 
@@ -99,18 +117,4 @@ export function fixFor(entry: KeyEntry): string {
   const where = [`"${path}" in a config file`, `--set ${path}=…`, ...(key.env ? [`env ${key.env}`] : [])].join(', ');
   const dflt = key.sensitive ? '' : `; default ${JSON.stringify(key.default)}`;
   return `set it to ${key.format} (${where})${dflt}`;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length]!;
 }

@@ -73,6 +73,8 @@ export interface ReadOptions {
   readonly reverse?: boolean;
   /** Only entries of these types. Filtering happens after the limit is read from Redis. */
   readonly types?: readonly LedgerEntryType[];
+  /** Newest first only: entries strictly older than this stream id (the next page back). */
+  readonly before?: string;
 }
 
 export class Ledger {
@@ -117,7 +119,7 @@ export class Ledger {
     const limit = Math.max(1, Math.min(options.limit ?? 50, 10_000));
     const rows = options.reverse === false
       ? await this.redis.xrange(this.streamKey, '-', '+', 'COUNT', limit)
-      : await this.redis.xrevrange(this.streamKey, '+', '-', 'COUNT', limit);
+      : await this.redis.xrevrange(this.streamKey, options.before === undefined ? '+' : `(${options.before}`, '-', 'COUNT', limit);
     const records = rows.map(([id, fields]) => parseRow(id, fields));
     return options.types ? records.filter((r) => options.types!.includes(r.type)) : records;
   }

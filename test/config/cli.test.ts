@@ -1,7 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import bs58 from 'bs58';
+import { MINTS } from '../../src/api/mints.ts';
+import { KEY_MATERIAL_REDACTED } from '../../src/chain/keys/key-material.ts';
+import { ProblemList } from '../../src/config/problems.ts';
 import { runCli } from '../support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'stratd-config-cli-'));
@@ -81,5 +86,37 @@ describe('stratd config', () => {
     const result = await runCli(['config', 'docs'], { env });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('| `execution.priorityFeeCapLamports` |');
+  });
+});
+
+describe('stratd config check names what a wrong value should be', () => {
+  const mints = 'SOL So11111111111111111111111111111111111111112, ETH 7vfCXTUXx5WJV5JADk17DUJ4ksgau7utNKj4b963voxs, BTC 3NZ9JMVBmGAqocybic2c7LQCJScmgsAZ6vQqTDzcqmJh';
+
+  it('a wrong mint lists the valid public mints by name and address (they are not key material), in the config and in strategy settings', async () => {
+    const result = await runCli(
+      ['config', 'check', '--set', 'pollers.markets=So1111', '--set', 'strategies.enabled=trailing-stop', '--set', 'strategies.settings.trailing-stop.markets=["So1111"]'],
+      { env },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`  pollers.markets.0: not a valid mint: expected one of ${mints}\n`);
+    expect(result.stderr).toContain(`  strategies.settings.trailing-stop.markets.0: not a valid mint: expected one of ${mints}\n`);
+    expect(result.stderr).not.toContain('redacted');
+  });
+
+  it('key material next to a mint in a problem is still redacted; the mint is kept', () => {
+    const seed = bs58.encode(randomBytes(32));
+    const problems = new ProblemList([]);
+    problems.add({ path: 'pollers.markets.0', message: `"${seed}" is not ${MINTS.SOL} nor ${MINTS.SOL}${seed}`, fix: `not ${seed}` });
+    const [problem] = problems.items;
+    expect(JSON.stringify(problem)).not.toContain(seed);
+    expect(problem!.message).toBe(`"${KEY_MATERIAL_REDACTED}" is not ${MINTS.SOL} nor ${KEY_MATERIAL_REDACTED}`);
+    expect(problem!.fix).toBe(`not ${KEY_MATERIAL_REDACTED}`);
+  });
+
+  it('a mistyped strategy setting gets "did you mean" and the list of valid keys', async () => {
+    const result = await runCli(['config', 'check', '--set', 'strategies.enabled=trailing-stop', '--set', 'strategies.settings.trailing-stop.trailBsp=5'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('  strategies.settings.trailing-stop.trailBsp: unknown setting\n');
+    expect(result.stderr).toContain('fix: remove or rename it: did you mean "trailBps"? Valid keys: trailBps, minStepBps, markets.');
   });
 });

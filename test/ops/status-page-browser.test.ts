@@ -13,6 +13,9 @@ import { loadConfig } from '../../src/config/index.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { formatUsd } from '../../src/ops/status/human-units.ts';
+import { renderStatusPage } from '../../src/ops/status/status-page.ts';
+import { readStatusView } from '../../src/ops/status/status-view.ts';
+import { Ledger } from '../../src/pipeline/ledger.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
 import { runCli } from '../support/cli.ts';
 import { redisScope } from '../support/redis-scope.ts';
@@ -161,6 +164,20 @@ describe('the status page (Chromium) and stratd status (terminal) of a daemon wi
     const cookies = await context.cookies();
     expect(cookies.map((c) => c.value).join(' ')).not.toContain(TOKEN);
     await context.close();
+  });
+
+  it.skipIf(!haveChromium)('without a control token the page shows no dead buttons, says how to enable them, and its script still runs', async () => {
+    // The same view the daemon serves, rendered as a deployment without ops.controlToken serves it.
+    const view = await readStatusView({ redis: scope.redis, prefix: scope.prefix, mode: 'paper', ledger: new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 }), queues: new Map(), now: Date.now });
+    const page = await browser!.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.setContent(renderStatusPage(view, 'NONCE', { controls: false }));
+    expect(await page.locator('#controls').innerText()).toContain('controls disabled: set STRATD_CONTROL_TOKEN');
+    expect(await page.locator('#controls button, #controls input').count()).toBe(0);
+    expect(await page.locator('#controls-disabled').isVisible()).toBe(true);
+    expect(pageErrors).toEqual([]);
+    await page.close();
   });
 
   it('prints the same view as text with stratd status (one source of truth)', async () => {

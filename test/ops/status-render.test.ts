@@ -30,6 +30,7 @@ function view(): StatusView {
     },
     actions: { open: [{ actionId: 'a1', strategy: HOSTILE, intent: `decrease (${HOSTILE})`, state: 'submitted', reason: `x\u001b[2Jy`, updated: 't' }], recent: [] },
     strategies: [{ name: HOSTILE, lastDecision: HOSTILE, state: HOSTILE }],
+    takeProfitsPlacedBy: ['tpsl-coverage'],
     pollers: [{ kind: 'positions', ageMs: 1, stale: false, text: HOSTILE }],
     queues: { market: { waiting: 1, active: 0, delayed: 0, failed: 0 } },
   };
@@ -37,7 +38,7 @@ function view(): StatusView {
 
 describe('rendering the status view', () => {
   it('escapes every text from Redis on the page: no markup, no attribute break-out', () => {
-    const page = renderStatusPage(view(), 'NONCE');
+    const page = renderStatusPage(view(), 'NONCE', { controls: true });
     expect(page).not.toContain('<img');
     expect(page).not.toContain('onerror="');
     expect(page).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&#39;&#96;&amp;');
@@ -51,6 +52,27 @@ describe('rendering the status view', () => {
     expect(text).not.toContain('\u001b');
     expect(text).toContain('x?[2Jy');
     expect(text).toContain('take profit: none (NO TP)');
+  });
+
+  it('without a control token the page says how to enable the controls instead of showing buttons', () => {
+    const disabled = renderStatusPage(view(), 'NONCE', { controls: false });
+    expect(disabled).toContain('<span id="controls-disabled" class="muted">controls disabled: set STRATD_CONTROL_TOKEN');
+    for (const id of ['token', 'pause', 'reducing', 'resume', 'queues']) expect(disabled).not.toContain(`id="${id}"`);
+    const enabled = renderStatusPage(view(), 'NONCE', { controls: true });
+    expect(enabled).not.toContain('controls disabled');
+    for (const id of ['token', 'pause', 'reducing', 'resume', 'queues']) expect(enabled).toContain(`id="${id}"`);
+  });
+
+  it('a missing take-profit is flagged only when an enabled strategy places them', () => {
+    const tpCell = (page: string) => /<td class="tp ([^"]*)">none<\/td>/.exec(page)?.[1];
+    expect(tpCell(renderStatusPage(view(), 'NONCE', { controls: true }))).toBe('missing');
+    expect(renderStatusText(view())).toContain('take profit: none (NO TP)');
+    const nobody = { ...view(), takeProfitsPlacedBy: [] };
+    expect(tpCell(renderStatusPage(nobody, 'NONCE', { controls: true }))).toBe('');
+    expect(renderStatusText(nobody)).toContain('take profit: none   stop loss');
+    // A missing stop-loss stays a warning either way.
+    const noSl = { ...nobody, positions: { ...nobody.positions, items: nobody.positions.items.map((p) => ({ ...p, hasSl: false, text: { ...p.text, sl: 'none' } })) } };
+    expect(renderStatusPage(noSl, 'NONCE', { controls: true })).toContain('<td class="sl missing">none</td>');
   });
 
   it('formats exact amounts for people without rounding up', () => {

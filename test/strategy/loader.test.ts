@@ -43,7 +43,9 @@ describe('loadStrategies', () => {
   it('reports invalid settings under their config path', async () => {
     const { strategies, problems } = await loadStrategies({ dir: fixtures('good'), enabled: ['noop'], settings: { noop: { level: 0, extra: true } } });
     expect(strategies).toEqual([]);
-    expect(problems.map((p) => p.path).sort()).toEqual(['strategies.settings.noop', 'strategies.settings.noop.level']);
+    // An unknown setting is named at its own path, with the valid keys (see test/config/cli.test.ts).
+    expect(problems.map((p) => p.path).sort()).toEqual(['strategies.settings.noop.extra', 'strategies.settings.noop.level']);
+    expect(problems.find((p) => p.path.endsWith('.extra'))?.fix).toMatch(/^remove or rename it\. Valid keys: level\b/);
   });
 
   it('names a missing directory', async () => {

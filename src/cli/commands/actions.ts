@@ -7,8 +7,18 @@ const USAGE = `usage: stratd actions [--json] [--limit n] [--all] [--follow] [--
   --limit n   how many entries (default 50)
   --all       every entry type (default: decisions, backed-off decisions, action states, risk and alerts)
   --follow    keep printing new entries as they are written (Ctrl-C to stop)
-  --json      one JSON object per line
+  --json      one JSON object per line (the "reading <redis> prefix <prefix>" header goes to stderr)
+  The first line names the Redis (password masked) and the key prefix read: "no entries yet"
+  from the wrong Redis or prefix must not look like an idle daemon.
 `;
+
+/** One page read back from the newest end; pages continue until --limit shown entries are found. */
+const PAGE = 500;
+/**
+ * How far back a search for --limit shown entries reads at most: a ledger of mostly hidden types
+ * (polls, strategy states) must not make one command walk a huge stream.
+ */
+export const ACTIONS_SCAN_BOUND = 50_000;
 
 const DEFAULT_TYPES: readonly LedgerEntryType[] = ['decision', 'decision_backed_off', 'action_state', 'risk', 'alert', 'strategy_error'];
 
@@ -34,12 +44,15 @@ export const actionsCommand: Command = {
     const print = (entry: LedgerRecord) => process.stdout.write(values.json ? `${JSON.stringify(entry)}\n` : `${line(entry)}\n`);
     return withDeploymentRedis('actions', configArgv(values), async (deployment) => {
       const ledger = new Ledger(deployment.redis, { prefix: deployment.prefix, maxLen: deployment.config.ledger.maxLen });
-      const newest = await ledger.read({ limit, reverse: true });
-      const entries = newest.filter((e) => !types || types.includes(e.type)).reverse();
+      // Machine-clean --json: the header is for the operator's eyes, so it goes to stderr there.
+      (values.json ? process.stderr : process.stdout).write(`reading ${deployment.shownUrl} prefix ${deployment.prefix}\n`);
+      const { shown, newestId, scanned, exhausted } = await newestShown(ledger, limit, types);
+      const entries = shown.reverse();
       entries.forEach(print);
+      if (!exhausted && entries.length < limit) process.stderr.write(`(looked back ${scanned} entries, the bound; older ones not searched)\n`);
       if (!values.json && entries.length === 0 && !values.follow) process.stdout.write('no entries yet\n');
       if (!values.follow) return EXIT.ok;
-      let after = newest[0]?.id ?? '0-0';
+      let after = newestId ?? '0-0';
       let stopped = false;
       const stop = () => {
         stopped = true;
@@ -64,6 +77,32 @@ export const actionsCommand: Command = {
     });
   },
 };
+
+/**
+ * The newest `limit` entries of the shown types, newest first: the limit counts what is printed,
+ * so hidden entries make the read go further back, a page at a time, up to ACTIONS_SCAN_BOUND.
+ */
+async function newestShown(ledger: Ledger, limit: number, types: readonly LedgerEntryType[] | undefined): Promise<{ shown: LedgerRecord[]; newestId: string | undefined; scanned: number; exhausted: boolean }> {
+  const shown: LedgerRecord[] = [];
+  const pageSize = Math.min(Math.max(limit, PAGE), 10_000); // Ledger.read answers at most 10 000 a read
+  let newestId: string | undefined;
+  let before: string | undefined;
+  let scanned = 0;
+  while (scanned < ACTIONS_SCAN_BOUND) {
+    const want = Math.min(pageSize, ACTIONS_SCAN_BOUND - scanned);
+    const page = await ledger.read({ limit: want, reverse: true, ...(before === undefined ? {} : { before }) });
+    newestId ??= page[0]?.id;
+    scanned += page.length;
+    for (const entry of page) {
+      if (types && !types.includes(entry.type)) continue;
+      shown.push(entry);
+      if (shown.length === limit) return { shown, newestId, scanned, exhausted: true };
+    }
+    if (page.length < want) return { shown, newestId, scanned, exhausted: true };
+    before = page[page.length - 1]!.id;
+  }
+  return { shown, newestId, scanned, exhausted: false };
+}
 
 function line(e: LedgerRecord): string {
   const when = new Date(e.at).toISOString().replace('T', ' ').slice(0, 23);

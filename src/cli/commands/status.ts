@@ -10,6 +10,7 @@ const USAGE = `usage: stratd status [--wallet <pubkey>] [--config <file>] [--set
   its mark, liquidation price, distance and TP/SL coverage, open and recent actions, strategies,
   pollers and queues.
   --wallet    whose positions (default: the wallet of the latest positions snapshot)
+  The first line names the Redis (password masked) and the key prefix read.
 `;
 
 export const statusCommand: Command = {
@@ -19,7 +20,7 @@ export const statusCommand: Command = {
     const parsed = parseCommandArgs('status', argv, USAGE, { ...CONFIG_OPTIONS, wallet: { type: 'string' } });
     if (typeof parsed === 'number') return parsed;
     const { values } = parsed;
-    return withDeploymentRedis('status', configArgv(values), async ({ redis, prefix, config }) => {
+    return withDeploymentRedis('status', configArgv(values), async ({ redis, prefix, config, shownUrl }) => {
       const queues = new Map([
         [QUEUES.market, openQueue(QUEUES.market, { connection: redis, prefix })],
         [QUEUES.actions, openQueue(QUEUES.actions, { connection: redis, prefix })],
@@ -41,7 +42,8 @@ export const statusCommand: Command = {
           queues,
           now: Date.now,
         });
-        process.stdout.write(renderStatusText(view));
+        // Which Redis and prefix: an empty view from the wrong one must not look like an idle daemon.
+        process.stdout.write(`reading ${shownUrl} prefix ${prefix}\n${renderStatusText(view)}`);
         return EXIT.ok;
       } finally {
         await Promise.all([...queues.values()].map((q) => q.close()));

@@ -20,19 +20,30 @@ th{background:#f0f3f6}.num{text-align:right;font-variant-numeric:tabular-nums}
 #controls{background:#fff;border:1px solid #d0d7de;padding:.6rem;margin:.6rem 0;display:flex;gap:.5rem;flex-wrap:wrap;align-items:center}
 #message{font-weight:600}code{font-size:12px}.muted{color:#57606a}`;
 
-export function renderStatusPage(view: StatusView, nonce: string): string {
+export interface StatusPageOptions {
+  /**
+   * ops.controlToken is set. Without one the control endpoints refuse everything, so the page
+   * says how to enable them instead of showing buttons that can only fail.
+   */
+  readonly controls: boolean;
+}
+
+export function renderStatusPage(view: StatusView, nonce: string, options: StatusPageOptions): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>stratd ${view.trading.state} · ${view.mode}</title>
 <meta name="viewport" content="width=device-width,initial-scale=1"><style nonce="${nonce}">${new SafeHtml(STYLE)}</style></head>
 <body>
 <h1>stratd <span class="muted">${view.mode}</span></h1>
-<section id="controls" aria-label="trading controls">
+<section id="controls" aria-label="trading controls">${options.controls
+    ? html`
   <label>Control token <input id="token" type="password" autocomplete="off" size="24"></label>
   <label>Reason <input id="reason" type="text" size="24" placeholder="why (goes to the ledger)"></label>
   <button id="pause" data-path="/control/pause" data-body='{"reducing":false}'>Pause (halt)</button>
   <button id="reducing" data-path="/control/pause" data-body='{"reducing":true}'>Reducing only</button>
   <button id="resume" data-path="/control/resume" data-body='{}'>Resume</button>
-  <button id="queues">Queue UI</button>
+  <button id="queues">Queue UI</button>`
+    : html`
+  <span id="controls-disabled" class="muted">controls disabled: set STRATD_CONTROL_TOKEN (ops.controlToken) and restart; "stratd pause" / "stratd resume" work without it</span>`}
   <span id="message" role="status"></span>
 </section>
 <div id="live">${renderLive(view)}</div>
@@ -43,6 +54,8 @@ export function renderStatusPage(view: StatusView, nonce: string): string {
 /** The part of the page the script refreshes. */
 export function renderLive(view: StatusView): SafeHtml {
   const t = view.trading;
+  // A missing take-profit is a warning only when some enabled strategy places them.
+  const tpExpected = view.takeProfitsPlacedBy.length > 0;
   return html`
 <p>Trading <span id="trading-state" class="state state-${t.state}" data-state="${t.state}">${t.state.toUpperCase()}</span>
  <span id="trading-reason">${t.reason}</span> <span class="muted">by ${t.by}, ${t.since}</span></p>
@@ -57,7 +70,7 @@ ${view.positions.items.length === 0
 ${view.positions.items.map((p) => html`<tr data-position="${p.positionPubkey}" class="${p.nearLiquidation ? 'near' : ''}">
 <td>${p.market}</td><td>${p.side}</td><td class="num">${p.text.size}</td><td class="num">${p.text.collateral}</td><td class="num">${p.text.mark}</td><td class="num">${p.text.liquidation}</td>
 <td class="num distance">${p.text.distance}${p.nearLiquidation ? ' ⚠' : ''}</td>
-<td class="tp ${p.hasTp ? '' : 'missing'}">${p.text.tp}</td><td class="sl ${p.hasSl ? '' : 'missing'}">${p.text.sl}</td><td class="num">${p.text.pnl}</td></tr>`)}
+<td class="tp ${p.hasTp || !tpExpected ? '' : 'missing'}">${p.text.tp}</td><td class="sl ${p.hasSl ? '' : 'missing'}">${p.text.sl}</td><td class="num">${p.text.pnl}</td></tr>`)}
 </table>`}
 
 <h2>Open actions</h2>${actionsTable('open-actions', view.actions.open)}
@@ -98,7 +111,9 @@ const SCRIPT = `
     if (typed) { sessionStorage.setItem(KEY, typed); $('token').value = ''; $('token').placeholder = 'stored for this tab'; }
     return sessionStorage.getItem(KEY) || '';
   };
-  if (sessionStorage.getItem(KEY)) $('token').placeholder = 'stored for this tab';
+  // Without a control token the page has no controls (only the refresh below runs).
+  const controls = Boolean($('token'));
+  if (controls && sessionStorage.getItem(KEY)) $('token').placeholder = 'stored for this tab';
   async function refresh() {
     try {
       const res = await fetch('/', { headers: { accept: 'text/html' }, cache: 'no-store' });
@@ -114,7 +129,7 @@ const SCRIPT = `
     if (res.status === 401 || res.status === 403) { sessionStorage.removeItem(KEY); $('token').placeholder = ''; }
     return res;
   }
-  for (const id of ['pause', 'reducing', 'resume']) {
+  for (const id of controls ? ['pause', 'reducing', 'resume'] : []) {
     $(id).addEventListener('click', async (event) => {
       const button = event.currentTarget;
       const body = JSON.parse(button.dataset.body);
@@ -127,7 +142,7 @@ const SCRIPT = `
       await refresh();
     });
   }
-  $('queues').addEventListener('click', async () => {
+  if (controls) $('queues').addEventListener('click', async () => {
     const res = await post('/ops/session', {});
     if (res && res.ok) window.location.href = '/queues'; else if (res) say('refused: ' + res.status);
   });

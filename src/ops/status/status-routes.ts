@@ -31,7 +31,7 @@ const QUEUE_UI_CLOSED = html`<!doctype html><title>stratd queues</title><p>The q
 export async function registerStatusRoutes(app: FastifyInstance, options: StatusRoutesOptions): Promise<void> {
   app.get('/', async (_request, reply) => {
     const nonce = randomBytes(16).toString('base64');
-    const page = renderStatusPage(await options.readView(), nonce);
+    const page = renderStatusPage(await options.readView(), nonce, { controls: options.controlToken !== '' });
     return reply
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store')

@@ -12,7 +12,7 @@ export function renderStatusText(view: StatusView): string {
   for (const p of view.positions.items) {
     out.push(`  ${p.market} ${p.side} ${p.text.size} (collateral ${p.text.collateral})  ${p.positionPubkey}${p.nearLiquidation ? '  NEAR LIQUIDATION' : ''}`);
     out.push(`    mark ${p.text.mark}  liquidation ${p.text.liquidation}  distance ${p.text.distance}  pnl ${p.text.pnl}`);
-    out.push(`    take profit: ${p.text.tp}${p.hasTp ? '' : ' (NO TP)'}   stop loss: ${p.text.sl}${p.hasSl ? '' : ' (NO SL)'}`);
+    out.push(`    take profit: ${p.text.tp}${p.hasTp || view.takeProfitsPlacedBy.length === 0 ? '' : ' (NO TP)'}   stop loss: ${p.text.sl}${p.hasSl ? '' : ' (NO SL)'}`);
   }
   out.push('');
   out.push(...actionLines('open actions', view.actions.open), ...actionLines('recent actions', view.actions.recent));

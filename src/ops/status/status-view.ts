@@ -5,6 +5,7 @@ import { ActionStore } from '../../pipeline/executor/action-store.ts';
 import { FINAL_STATES, type ActionRecord, type ActionState } from '../../pipeline/executor/action-record.ts';
 import type { Ledger, LedgerRecord } from '../../pipeline/ledger.ts';
 import { readLatestSnapshot, readLatestSnapshots } from '../../pipeline/snapshot-store.ts';
+import { readTpslBook } from '../../risk/tpsl-book.ts';
 import { TradingStateStore, type TradingStateRecord } from '../../risk/trading-state.ts';
 import { readStrategyState } from '../../pipeline/strategy-runtime/state.ts';
 import { liquidationDistanceBps, positionView } from '../../sdk/position-view.ts';
@@ -65,6 +66,12 @@ export interface StatusView {
   readonly positions: { readonly age: string | undefined; readonly items: readonly PositionLine[] };
   readonly actions: { readonly open: readonly ActionLine[]; readonly recent: readonly ActionLine[] };
   readonly strategies: readonly StrategyLine[];
+  /**
+   * The enabled strategies known to place take-profits: a TP create of theirs is in the TP/SL book
+   * (src/risk/tpsl-book.ts, kept 90 days) or among the actions shown. Empty: no strategy here
+   * places them, so a position without a take-profit is normal, not a warning.
+   */
+  readonly takeProfitsPlacedBy: readonly string[];
   readonly pollers: readonly PollerLine[];
   readonly queues: OpsStatus['queues'];
 }
@@ -94,12 +101,13 @@ const LEDGER_SCAN = 500;
 export async function readStatusView(source: StatusSource): Promise<StatusView> {
   const { redis, prefix, now } = source;
   const store = new ActionStore(redis, prefix);
-  const [trading, openIds, heartbeats, queues, ledger] = await Promise.all([
+  const [trading, openIds, heartbeats, queues, ledger, book] = await Promise.all([
     new TradingStateStore(redis, prefix).get(),
     store.openActionIds(),
     readPollerHeartbeats(redis, prefix),
     readQueueCounts(source.queues),
     source.ledger.read({ limit: LEDGER_SCAN, types: ['decision', 'action_state'] }),
+    readTpslBook(redis, prefix),
   ]);
   const snapshot = source.wallet
     ? await readLatestSnapshot(redis, prefix, 'positions', source.wallet)
@@ -109,6 +117,10 @@ export async function readStatusView(source: StatusSource): Promise<StatusView> 
   const recentIds = recentFinishedIds(ledger, new Set(openIds), source.recentActions ?? 10);
   const records = await Promise.all([...openIds, ...recentIds].map((id) => store.load(id).catch(() => undefined)));
   const lines = records.flatMap((s) => (s ? [actionLine(s.record)] : []));
+  const tpPlacers = new Set<string>();
+  for (const entry of book.entries.values()) if (entry.requestType === 'tp' && entry.owner) tpPlacers.add(entry.owner);
+  for (const r of records) if (r?.record.intent.type === 'tpsl-create' && r.record.intent.requestType === 'tp') tpPlacers.add(r.record.strategy);
+  const enabled = source.strategies && new Set(source.strategies);
 
   return {
     generatedAt: formatTime(now()),
@@ -126,6 +138,7 @@ export async function readStatusView(source: StatusSource): Promise<StatusView> 
     },
     actions: { open: lines.filter((l) => !FINAL_STATES.has(l.state)), recent: lines.filter((l) => FINAL_STATES.has(l.state)) },
     strategies: await strategyLines(source, ledger),
+    takeProfitsPlacedBy: [...tpPlacers].filter((name) => !enabled || enabled.has(name)).sort(),
     pollers: Object.entries(heartbeats).map(([kind, beat]) => {
       if ('unreadable' in beat) return { kind, ageMs: undefined, stale: true, text: beat.unreadable };
       const ageMs = now() - beat.at;
@@ -181,14 +194,20 @@ function recentFinishedIds(ledger: readonly LedgerRecord[], open: ReadonlySet<st
   return ids;
 }
 
+/**
+ * The Reason of a row is why the action is there: the strategy's reason for deciding it, and for
+ * an action that was refused or ran out, why that happened first. (The decision's reason used to
+ * sit in the Intent column, leaving Reason "-" for every action that was not refused.)
+ */
 function actionLine(r: ActionRecord): ActionLine {
-  const why = [r.reason, r.violations?.map((v) => `${v.rule}: ${v.detail}`).join('; '), r.detail].filter((s): s is string => Boolean(s));
+  const outcome = [r.reason, r.violations?.map((v) => `${v.rule}: ${v.detail}`).join('; '), r.detail].filter((s): s is string => Boolean(s)).join(' — ');
+  const decided = r.intent.reason;
   return {
     actionId: r.actionId,
     strategy: r.strategy,
-    intent: `${r.intent.type} (${r.intent.reason})`,
+    intent: r.intent.type,
     state: r.state,
-    reason: why.join(' — ') || '-',
+    reason: outcome && decided ? `${outcome} (decided: ${decided})` : outcome || decided || '-',
     updated: formatTime(r.updatedAtMs),
   };
 }

@@ -2,8 +2,10 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fieldIssues } from '../../api/issues.ts';
+import { z } from 'zod';
+import { fieldIssues, formatPath } from '../../api/issues.ts';
 import type { ConfigProblem } from '../../config/errors.ts';
+import { nameMintOptions, nearestName, objectKeysAt } from '../../config/suggest.ts';
 import { SNAPSHOT_KINDS } from '../../sdk/snapshot.ts';
 import { isStrategy, type Strategy } from '../../sdk/define.ts';
 import { strategyName } from '../../sdk/name.ts';
@@ -137,9 +139,21 @@ export async function loadStrategies(options: LoadStrategiesOptions): Promise<Lo
     }
     const parsed = found.strategy.config.safeParse(options.settings[name] ?? {});
     if (!parsed.success) {
-      for (const issue of fieldIssues(parsed.error)) {
+      // A misspelt setting is named at its own path with the closest valid key and the list of
+      // them: zod's "Unrecognized key" alone leaves the operator to read the strategy's source.
+      for (const issue of parsed.error.issues) {
+        if (issue.code !== 'unrecognized_keys') continue;
+        const valid = objectKeysAt(found.strategy.config, issue.path);
+        for (const key of issue.keys) {
+          const closest = valid && nearestName(key, valid);
+          const list = valid ? ` Valid keys: ${valid.join(', ')}.` : '';
+          problems.push({ path: `strategies.settings.${name}.${formatPath([...issue.path, key])}`, message: 'unknown setting', fix: `remove or rename it${closest ? `: did you mean "${closest}"?` : '.'}${list} The schema is in ${found.file}` });
+        }
+      }
+      const others = parsed.error.issues.filter((issue) => issue.code !== 'unrecognized_keys');
+      for (const issue of fieldIssues(new z.ZodError(others))) {
         const where = issue.path === '(root)' ? '' : `.${issue.path}`;
-        problems.push({ path: `strategies.settings.${name}${where}`, message: issue.message, fix: `correct it; the schema is in ${found.file}` });
+        problems.push({ path: `strategies.settings.${name}${where}`, message: nameMintOptions(issue.message), fix: `correct it; the schema is in ${found.file}` });
       }
       return;
     }
