@@ -6,7 +6,7 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config/index.ts';
-import type { Logger } from '../src/ops/logger.ts';
+import type { Logger } from '../src/kernel/logger.ts';
 import { Ledger } from '../src/pipeline/ledger.ts';
 import { openQueue, QUEUES } from '../src/pipeline/queues.ts';
 import { snapshotHandler } from '../src/pipeline/strategy-worker.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { RedisScript } from '../pipeline/redis-script.ts';
+import { RedisScript } from '../kernel/redis-script.ts';
 
 export interface RequestBudgetOptions {
   /** Requests per second for the whole account; may be fractional (keyless is 0.5). */

@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.ts';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../kernel/logger.ts';
 import { restoreVenueState, VenueStateError } from '../venue/venue-state.ts';
 import type { Venue } from '../venue/venue.ts';
 import { restoreWalletStateV1 } from '../venue/wallet-state.ts';

@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.ts';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../kernel/logger.ts';
 import { startVenue, type Venue, type VenueOptions } from '../venue/venue.ts';
 import { PaperSetupError } from './paper-setup-error.ts';
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../kernel/logger.ts';
 
 /** No Redis answers and none can be started here. */
 export class RedisUnavailable extends Error {

@@ -8,8 +8,8 @@ import { snapshotKind } from '../pipeline/snapshot.ts';
 import { readLatestSnapshot } from '../pipeline/snapshot-store.ts';
 import { tradingStateRecord, TradingStateStore } from '../risk/trading-state.ts';
 import { liquidationDistanceBps, positionView } from '../sdk/position-view.ts';
-import type { Metrics } from './metrics.ts';
-import type { Watchdog } from './watchdog.ts';
+import type { Metrics } from '../pipeline/metrics.ts';
+import type { Watchdog } from '../kernel/watchdog.ts';
 
 /**
  * GET /status: what an operator looks at first. Built only from public facts — the mode, the

@@ -5,7 +5,7 @@ import { SNAPSHOT_KINDS } from '../pipeline/snapshot.ts';
 import { readLatestSnapshot, readSnapshotTicks } from '../pipeline/snapshot-store.ts';
 import { MARKET_SYMBOL } from '../api/mints.ts';
 import { liquidationDistanceBps, positionView } from '../sdk/position-view.ts';
-import type { Metrics } from './metrics.ts';
+import type { Metrics } from '../pipeline/metrics.ts';
 import { readTradingState } from './ops-status.ts';
 import type { WalletBalances } from './wallet-balances.ts';
 

@@ -1,4 +1,4 @@
-import { deepFreeze } from './deep-freeze.ts';
+import { deepFreeze } from '../kernel/deep-freeze.ts';
 import type { Snapshot, SnapshotKind, SnapshotOf } from './snapshot.ts';
 
 /**

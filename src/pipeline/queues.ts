@@ -1,6 +1,6 @@
 import { Queue, type ConnectionOptions, type DefaultJobOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { hashTaggedPrefix } from './redis.ts';
+import { hashTaggedPrefix } from '../kernel/redis.ts';
 
 /**
  * The queues of the data path and how their keys are named.

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { SnapshotKind, SnapshotOf } from './snapshot.ts';
-import { deepFreeze } from './deep-freeze.ts';
+import { deepFreeze } from '../kernel/deep-freeze.ts';
 import type { LocalSnapshots } from './local-snapshots.ts';
 import { dataKey, parseStored, tickKey } from './snapshot-store.ts';
 

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { fieldIssues, describeIssues } from '../api/issues.ts';
 import { snapshotSchema, type Snapshot, type SnapshotKind, type SnapshotOf } from './snapshot.ts';
-import { RedisScript } from './redis-script.ts';
+import { RedisScript } from '../kernel/redis-script.ts';
 
 /**
  * The latest snapshot of each kind+key, kept in Redis for strategies to read:

@@ -12,7 +12,7 @@ import { MARKET_SYMBOL, MINTS } from '../api/mints.ts';
 import { readWireTransaction, TransactionDecodeError, type WireTransaction } from '../chain/decode.ts';
 import { ChainClient } from '../chain/rpc-client.ts';
 import { LocalKeypairSigner, SignerError, signInspected, writeKeyFile } from '../chain/signer.ts';
-import { silentLogger } from '../ops/logger.ts';
+import { silentLogger } from '../kernel/logger.ts';
 import { ApiActionBuilder } from '../pipeline/executor/api-action-builder.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
 import type { Snapshot, SnapshotOf } from '../pipeline/snapshot.ts';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { NotifySink } from '../ops/notify/event.ts';
+import type { NotifySink } from '../kernel/notify-event.ts';
 import type { Ledger } from '../pipeline/ledger.ts';
 
 /**

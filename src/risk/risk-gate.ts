@@ -9,8 +9,8 @@ import { readTradingState, TradingStateStore } from './trading-state.ts';
 import { TradingSwitch } from './trading-switch.ts';
 import { breakersKey, CircuitBreakers, countsTowardBreaker, recordBreakerTrip } from './circuit-breaker.ts';
 import type { Ledger } from '../pipeline/ledger.ts';
-import type { NotifySink } from '../ops/notify/event.ts';
-import { RedisScript } from '../pipeline/redis-script.ts';
+import type { NotifySink } from '../kernel/notify-event.ts';
+import { RedisScript } from '../kernel/redis-script.ts';
 
 export interface RiskLimits {
   /** USD × 10^6. */

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PolicyRule } from '../../src/chain/policy/verdict.ts';
 import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
 import { keyPrefix } from '../../src/pipeline/queues.ts';
-import { connectRedis } from '../../src/pipeline/redis.ts';
+import { connectRedis } from '../../src/kernel/redis.ts';
 import { CircuitBreakers, type BreakerTrip } from '../../src/risk/circuit-breaker.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
 import { HOSTILE_KINDS, type HostileKind } from '../../src/venue/tx/hostile.ts';

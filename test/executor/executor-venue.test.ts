@@ -9,7 +9,7 @@ import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts
 import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
 import { toBigInt } from '../../src/api/amounts.ts';
 import { MINTS } from '../../src/api/mints.ts';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { EXECUTE_PATH, signatureVerifies, TRIGGER_EXECUTE_PATH, until, VenueExecutorHarness, type TestWallet } from './venue-harness.ts';

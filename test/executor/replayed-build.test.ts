@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
 import { signatureClaimKey, SignatureClaimed } from '../../src/pipeline/executor/action-store.ts';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { actionEvents } from '../../src/ops/notify/action-events.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';

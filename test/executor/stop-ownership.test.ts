@@ -8,7 +8,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
 import type { Executor } from '../../src/pipeline/executor/executor.ts';
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';

@@ -11,7 +11,7 @@ import { positionItemRaw } from '../../src/api/schemas/perps.ts';
 import { writeKeyFile } from '../../src/chain/keys/key-file.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { formatUsd } from '../../src/ops/status/human-units.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
 import { runCli } from '../support/cli.ts';

@@ -13,7 +13,7 @@ import { MINTS } from '../../src/api/mints.ts';
 import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { defineStrategy } from '../../src/sdk/define.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import type { ActionJob } from '../../src/pipeline/action.ts';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import { Executor } from '../../src/pipeline/executor/executor.ts';

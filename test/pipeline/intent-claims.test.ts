@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/pipeline/ledger.ts';
-import { RedisScript } from '../../src/pipeline/redis-script.ts';
+import { RedisScript } from '../../src/kernel/redis-script.ts';
 import { claimIntent, claimIntents, intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 import { redisScope } from '../support/redis-scope.ts';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import { loadConfig, type Config } from '../../src/config/index.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { pollerHeartbeatKey, startPollers, type Pollers } from '../../src/pipeline/pollers/pollers.ts';
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
 import { snapshotJobId, snapshotSchema, type Snapshot } from '../../src/pipeline/snapshot.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { LocalSnapshots } from '../../src/pipeline/local-snapshots.ts';
 import { SnapshotCache } from '../../src/pipeline/snapshot-cache.ts';
 import { pruneLatestSnapshots, SnapshotStoreError, storeLatestSnapshot } from '../../src/pipeline/snapshot-store.ts';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiClient } from '../../src/api/client.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { Ledger } from '../../src/pipeline/ledger.ts';
 import { startPollers } from '../../src/pipeline/pollers/pollers.ts';
 import { openQueue, QUEUES } from '../../src/pipeline/queues.ts';

@@ -4,7 +4,7 @@
 // position, and a guard waiting 45 s for a keeper one a second).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import type { ActionJob } from '../../src/pipeline/action.ts';
 import { Ledger } from '../../src/pipeline/ledger.ts';
 import { openQueue, QUEUES } from '../../src/pipeline/queues.ts';

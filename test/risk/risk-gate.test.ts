@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { Ledger } from '../../src/pipeline/ledger.ts';
 import { RedisRiskGate, type RiskLimits } from '../../src/risk/risk-gate.ts';
 import { RollingHourCounter } from '../../src/risk/rolling-counter.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { actionIdFor, actionJobSchema, type ActionJob } from '../../src/pipeline/action.ts';
 import { Ledger } from '../../src/pipeline/ledger.ts';
 import { startPollers, type Pollers } from '../../src/pipeline/pollers/pollers.ts';

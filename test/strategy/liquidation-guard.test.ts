@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import guard from '../../strategies/liquidation-guard/index.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import type { CollateralLimits, PoolInfo } from '../../src/api/schemas/perps.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import type { SnapshotKind, SnapshotOf } from '../../src/pipeline/snapshot.ts';
 import type { StrategyContext } from '../../src/sdk/define.ts';
 import type { Intent } from '../../src/sdk/intent.ts';

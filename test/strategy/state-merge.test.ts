@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import { loadConfig, type Config } from '../../src/config/index.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { actionJobSchema, type ActionJob } from '../../src/pipeline/action.ts';
 import { Ledger } from '../../src/pipeline/ledger.ts';
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import { loadConfig, type Config } from '../../src/config/index.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { actionIdFor, actionJobSchema, type ActionJob } from '../../src/pipeline/action.ts';
 import { Ledger } from '../../src/pipeline/ledger.ts';
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { formatProblems, isConfigError, loadConfig } from '../../config/index.ts';
 import { lockPaperFolder, PaperLockedError } from '../../daemon/paper-lock.ts';
 import { paperStateDir } from '../../daemon/paper-state-file.ts';
-import { createLogger } from '../../ops/logger.ts';
+import { createLogger } from '../../kernel/logger.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 
 const USAGE = `usage: stratd paper reset [--config <file>] [--set key=value]

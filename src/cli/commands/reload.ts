@@ -3,7 +3,7 @@ import { listProcesses } from '../../ops/process-presence.ts';
 import { reloadAckChannel, reloadAckSchema, reloadChannel, type ReloadAck } from '../../daemon/reload.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 import { withDeploymentRedis } from '../deployment-redis.ts';
-import { closeRedis } from '../../pipeline/redis.ts';
+import { closeRedis } from '../../kernel/redis.ts';
 
 /** How long to wait for the processes' answers: each re-reads config and re-imports strategies first. */
 const ACK_WAIT_MS = 15_000;

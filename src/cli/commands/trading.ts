@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../../config/index.ts';
-import { silentLogger } from '../../ops/logger.ts';
+import { silentLogger } from '../../kernel/logger.ts';
 import { acknowledgementSchema, listProcesses, type Acknowledgement, type ProcessInfo } from '../../ops/process-presence.ts';
 import { Ledger } from '../../pipeline/ledger.ts';
 import type { TradingState } from '../../risk/trading-state.ts';
@@ -9,7 +9,7 @@ import { tradingStateAckChannel, TradingSwitch } from '../../risk/trading-switch
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 import { withDeploymentRedis, type DeploymentRedis } from '../deployment-redis.ts';
 import { cliNotifier } from '../cli-notifier.ts';
-import { closeRedis } from '../../pipeline/redis.ts';
+import { closeRedis } from '../../kernel/redis.ts';
 
 /** How long pause/resume wait for the daemon processes to acknowledge. */
 const ACK_WAIT_MS = 2_000;

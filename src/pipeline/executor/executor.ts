@@ -6,11 +6,11 @@ import { readWireTransaction, type WireTransaction } from '../../chain/decode.ts
 import type { ChainClient } from '../../chain/rpc-client.ts';
 import type { Verdict } from '../../chain/policy/verdict.ts';
 import { SignerError, signInspected } from '../../chain/signer.ts';
-import { silentLogger, type Logger } from '../../ops/logger.ts';
+import { silentLogger, type Logger } from '../../kernel/logger.ts';
 import { actionJobSchema, type ActionJob } from '../action.ts';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
 import { clearedBuild, FINAL_STATES, isFinalRecord, type ActionRecord, type ActionState } from './action-record.ts';
-import { abortableSleep } from './abortable-sleep.ts';
+import { abortableSleep } from '../../kernel/abortable-sleep.ts';
 import { SubmittedWatch } from './submitted-watch.ts';
 import { errorForLog, isTransient, provablyNotProcessed } from './api-error-evidence.ts';
 import { encodeLedgerEntry } from '../ledger.ts';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../ops/logger.ts';
+import type { Logger } from '../../kernel/logger.ts';
 import type { Ledger } from '../ledger.ts';
 import { extendIntent } from '../strategy-runtime/intent-lock.ts';
 import type { ActionRecord } from './action-record.ts';

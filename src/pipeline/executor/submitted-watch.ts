@@ -1,5 +1,5 @@
 import type { ChainClient } from '../../chain/rpc-client.ts';
-import type { Logger } from '../../ops/logger.ts';
+import type { Logger } from '../../kernel/logger.ts';
 import type { ActionRecord, ActionState } from './action-record.ts';
 import type { StoredAction } from './action-store.ts';
 import type { KeeperWatch } from './ports.ts';

@@ -3,10 +3,10 @@ import { createTask, parse, type ParsedFields, type ScheduledTask } from 'node-c
 import type { ApiClient } from '../../api/client.ts';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
 import type { Config } from '../../config/schema.ts';
-import { expectedCronIntervalMs } from '../../ops/cron-interval.ts';
-import type { Logger } from '../../ops/logger.ts';
-import type { Metrics } from '../../ops/metrics.ts';
-import type { Watchdog } from '../../ops/watchdog.ts';
+import { expectedCronIntervalMs } from '../../kernel/cron-interval.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import type { Metrics } from '../metrics.ts';
+import type { Watchdog } from '../../kernel/watchdog.ts';
 import { keyPrefix, openQueue, QUEUES } from '../queues.ts';
 import { SNAPSHOT_KINDS, snapshotJobId, snapshotSchema, type Snapshot, type SnapshotKind } from '../snapshot.ts';
 import { storeLatestSnapshot } from '../snapshot-store.ts';

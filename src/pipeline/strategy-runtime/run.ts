@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
-import type { Logger } from '../../ops/logger.ts';
+import type { Logger } from '../../kernel/logger.ts';
 import type { Logger as StrategyLogger } from '../../sdk/logger.ts';
 import { actionIdFor, decisionWindow, type ActionJob } from '../action.ts';
 import type { Snapshot, SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';

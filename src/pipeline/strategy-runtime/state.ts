@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { findKeyMaterial } from '../ledger.ts';
-import { RedisScript } from '../redis-script.ts';
+import { RedisScript } from '../../kernel/redis-script.ts';
 import { applyStateChanges, type ChangeStamps, type StateChange } from './state-changes.ts';
 
 /**

@@ -8,7 +8,7 @@ import type { ActionRecord } from '../../../src/pipeline/executor/action-record.
 import { ActionStore } from '../../../src/pipeline/executor/action-store.ts';
 import { Ledger, type LedgerRecord } from '../../../src/pipeline/ledger.ts';
 import { keyPrefix } from '../../../src/pipeline/queues.ts';
-import { connectRedis, redisUrlFromEnv } from '../../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../../src/kernel/redis.ts';
 
 let serial = 0;
 
