@@ -48,9 +48,9 @@ import { withStopArbitration } from '../risk/stop-arbitration.ts';
 import { loadStrategies, StrategyLoadError } from '../pipeline/strategy-runtime/loader.ts';
 import { noteOutcomeForBackoff } from '../pipeline/strategy-runtime/refusal-backoff.ts';
 import { settleAction } from '../pipeline/strategy-runtime/settle.ts';
-import type { Venue } from '../venue/venue.ts';
-import { lockPaperFolder } from './paper-lock.ts';
-import { ensurePaperWallet } from './paper-wallet.ts';
+import type { Venue } from '../paper/venue.ts';
+import { lockPaperFolder } from '../paper/lock.ts';
+import { ensurePaperWallet } from '../paper/wallet.ts';
 import { RecordingWriter } from '../replay/recording.ts';
 import { versionLine } from '../kernel/runtime.ts';
 import { createReloader, type ReloadOutcome } from './reload.ts';
@@ -135,7 +135,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (inProcessVenue) {
         // Loaded only here: a live daemon, or a paper daemon on an external venue, never carries
         // the simulated venue's code in memory (about 10 MB of RSS).
-        const { openPaperVenue } = await import('./paper-resume.ts');
+        const { openPaperVenue } = await import('../paper/resume.ts');
         const paper = await openPaperVenue({ wallet: signer.publicKey.toBase58(), config, logger });
         venue = paper.venue;
         closers.push(() => paper.venue.close());

@@ -17,14 +17,6 @@ const EXCEPTIONS: Record<string, string> = {};
  * problem fails the test, and so does a problem that is gone but still listed here.
  */
 const PENDING = new Set<string>([
-  'daemon imports the venue: daemon/daemon.ts -> venue/venue.ts',
-  'daemon imports the venue: daemon/paper-resume.ts -> venue/venue-state.ts',
-  'daemon imports the venue: daemon/paper-resume.ts -> venue/venue.ts',
-  'daemon imports the venue: daemon/paper-resume.ts -> venue/wallet-state.ts',
-  'daemon imports the venue: daemon/paper-state-file.ts -> venue/venue-state.ts',
-  'daemon imports the venue: daemon/paper-state-file.ts -> venue/venue.ts',
-  'daemon imports the venue: daemon/paper-state-file.ts -> venue/wallet-state.ts',
-  'daemon imports the venue: daemon/paper-venue.ts -> venue/venue.ts',
   'risk imports pipeline (up the order): risk/circuit-breaker.ts -> pipeline/ledger.ts',
   'risk imports pipeline (up the order): risk/risk-gate.ts -> pipeline/executor/action-record.ts',
   'risk imports pipeline (up the order): risk/risk-gate.ts -> pipeline/executor/ports.ts',

@@ -2,7 +2,7 @@ import { Keypair } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { seedPaperWallet } from '../../src/daemon/paper-venue.ts';
+import { seedPaperWallet } from '../../src/paper/venue.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
 import type { Snapshot } from '../../src/pipeline/snapshot.ts';
 import { loadStrategiesOrThrow } from '../../src/pipeline/strategy-runtime/loader.ts';

@@ -3,8 +3,8 @@ import { formatProblems, isConfigError, loadConfig } from '../../config/index.ts
 import { maskUrlSecrets } from '../../config/mask-url.ts';
 import { startDaemon, ROLES, type Daemon, type Role } from '../../daemon/daemon.ts';
 import { failpointsFromEnv } from '../../daemon/failpoint.ts';
-import { PaperLockedError } from '../../daemon/paper-lock.ts';
-import { PaperSetupError } from '../../daemon/paper-setup-error.ts';
+import { PaperLockedError } from '../../paper/lock.ts';
+import { PaperSetupError } from '../../paper/setup-error.ts';
 import { OpsServerError } from '../../ops/http-server.ts';
 import { RedisUnavailable } from '../../ops/local-redis.ts';
 import { createLogger } from '../../kernel/logger.ts';
