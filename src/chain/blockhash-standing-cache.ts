@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { JsonRpc } from './json-rpc.ts';
-import type { BlockhashStanding } from './policy/check-blockhash.ts';
+import type { BlockhashStanding } from './policy/context.ts';
 
 /** isBlockhashValid as Solana answers it: `{context: {slot}, value: boolean}`. */
 const blockhashValidity = z.looseObject({ context: z.looseObject({ slot: z.number().int().nonnegative() }), value: z.boolean() });

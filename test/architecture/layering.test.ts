@@ -28,9 +28,6 @@ const PENDING = new Set<string>([
   'risk imports pipeline (up the order): risk/trading-switch.ts -> pipeline/ledger.ts',
   'sdk imports pipeline (up the order): sdk/testing.ts -> pipeline/action.ts',
   'sdk imports pipeline (up the order): sdk/testing.ts -> pipeline/strategy-runtime/run.ts',
-  'cycle: chain/policy/check-blockhash.ts, chain/policy/context.ts',
-  'cycle: chain/keys/local-keypair-signer.ts, chain/signer.ts',
-  'cycle: venue/market/token-json.ts, venue/market/token-universe.ts',
 ]);
 
 describe('the floors of src/', () => {
