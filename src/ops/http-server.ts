@@ -3,7 +3,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
-import type { Ledger } from '../pipeline/ledger.ts';
+import type { Ledger } from '../records/ledger.ts';
 import { openQueue, QUEUES } from '../pipeline/queues.ts';
 import type { TradingState } from '../risk/trading-state.ts';
 import { TradingSwitch } from '../risk/trading-switch.ts';

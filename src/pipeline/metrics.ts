@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiCallOutcome, ApiObserver } from '../api/client.ts';
 import type { RpcObserver } from '../chain/rpc-observer.ts';
-import type { ActionRecord } from './executor/action-record.ts';
+import type { ActionRecord } from '../records/action-record.ts';
 
 /**
  * The daemon's metrics, made once and passed to the parts that count (no per-component copies of

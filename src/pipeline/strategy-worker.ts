@@ -12,8 +12,8 @@ import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy
 import { commitStateChanges, readStrategyState } from './strategy-runtime/state.ts';
 import { readTpslBook } from '../risk/tpsl-book.ts';
 import type { TpslOwner } from '../sdk/define.ts';
-import type { ActionJob } from './action.ts';
-import type { Ledger, LedgerEntryInput } from './ledger.ts';
+import type { ActionJob } from '../records/action.ts';
+import type { Ledger, LedgerEntryInput } from '../records/ledger.ts';
 import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
 import type { RedisOutageLog } from './redis-outage.ts';
 import { snapshotSchema, type Snapshot } from './snapshot.ts';

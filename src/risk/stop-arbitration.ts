@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import type { ActionRecord } from '../pipeline/executor/action-record.ts';
-import type { RiskGate } from '../pipeline/executor/ports.ts';
-import type { Ledger } from '../pipeline/ledger.ts';
+import type { ActionRecord } from '../records/action-record.ts';
+import type { RiskGate } from './risk-gate-port.ts';
+import type { Ledger } from '../records/ledger.ts';
 import { isTightening, type CurrentTpsl } from './reducing.ts';
 import { readTpslBook, type TpslBookEntry } from './tpsl-book.ts';
 

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../kernel/logger.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
-import type { Ledger } from '../pipeline/ledger.ts';
+import type { Ledger } from '../records/ledger.ts';
 import { breakersKey } from './circuit-breaker.ts';
 import { TradingStateStore, tradingStateRecord, type TradingState, type TradingStateRecord } from './trading-state.ts';
 import { RedisScript } from '../kernel/redis-script.ts';

@@ -7,7 +7,7 @@ const root = new URL('../../', import.meta.url).pathname;
 export const src = join(root, 'src');
 
 /** Bottom up. A file may import its own floor and any floor before it. */
-export const FLOORS = ['kernel', 'api', 'chain', 'sdk', 'config', 'risk', 'pipeline', 'ops', 'replay', 'paper', 'daemon', 'cli'] as const;
+export const FLOORS = ['kernel', 'api', 'chain', 'sdk', 'config', 'records', 'risk', 'pipeline', 'ops', 'replay', 'paper', 'daemon', 'cli'] as const;
 /** The simulated venue: a product of its own that imports only these floors... */
 const VENUE_IMPORTS = new Set(['venue', 'kernel', 'api', 'chain']);
 /** ...and that only these floors import. */

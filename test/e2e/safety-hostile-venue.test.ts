@@ -11,7 +11,7 @@ import { PublicKey } from '@solana/web3.js';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PolicyRule } from '../../src/chain/policy/verdict.ts';
-import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../../src/records/action-record.ts';
 import { keyPrefix } from '../../src/pipeline/queues.ts';
 import { connectRedis } from '../../src/kernel/redis.ts';
 import { CircuitBreakers, type BreakerTrip } from '../../src/risk/circuit-breaker.ts';

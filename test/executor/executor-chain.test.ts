@@ -2,7 +2,7 @@ import { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import type { ChainClient } from '../../src/chain/rpc-client.ts';
-import type { ActionState } from '../../src/pipeline/executor/action-record.ts';
+import type { ActionState } from '../../src/records/action-record.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { messageSha256 } from '../../src/chain/message-hash.ts';
 import { ChainHarness, newAction } from './harness.ts';

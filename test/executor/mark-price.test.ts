@@ -7,7 +7,7 @@ import { MINTS } from '../../src/api/mints.ts';
 import { markPriceFromSnapshots, MarkPriceUnavailable } from '../../src/pipeline/executor/mark-price.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import { SnapshotCache } from '../../src/pipeline/snapshot-cache.ts';
-import { storeLatestSnapshot } from '../../src/pipeline/snapshot-store.ts';
+import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import type { DecreaseIntent } from '../../src/sdk/intent.ts';
 import { formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, WALLET } from '../strategy/samples.ts';
 import { redisScope } from '../support/redis-scope.ts';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
-import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../../src/records/action-record.ts';
 import type { Executor } from '../../src/pipeline/executor/executor.ts';
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
 import type { Snapshot } from '../../src/pipeline/snapshot.ts';

@@ -9,7 +9,7 @@ import { startOpsServer } from '../../src/ops/http-server.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
 import { Metrics } from '../../src/pipeline/metrics.ts';
 import { Watchdog } from '../../src/kernel/watchdog.ts';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config/index.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
 import { Notifier } from '../../src/ops/notify/notifier.ts';
-import { Ledger, type LedgerRecord } from '../../src/pipeline/ledger.ts';
+import { Ledger, type LedgerRecord } from '../../src/records/ledger.ts';
 import { RecordingServer } from '../support/recording-server.ts';
 import { redisScope } from '../support/redis-scope.ts';
 import { testDaemonOverrides } from '../support/test-daemon-config.ts';

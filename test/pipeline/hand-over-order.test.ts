@@ -14,11 +14,11 @@ import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.
 import { defineStrategy } from '../../src/sdk/define.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
-import type { ActionJob } from '../../src/pipeline/action.ts';
+import type { ActionJob } from '../../src/records/action.ts';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import { Executor } from '../../src/pipeline/executor/executor.ts';
 import type { ExecutorOptions } from '../../src/pipeline/executor/executor.ts';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { openQueue, QUEUES } from '../../src/pipeline/queues.ts';
 import { intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 import { snapshotHandler } from '../../src/pipeline/strategy-worker.ts';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiClient } from '../../src/api/client.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { startPollers } from '../../src/pipeline/pollers/pollers.ts';
 import { startStrategyWorker } from '../../src/pipeline/strategy-worker.ts';
 import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';

@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/kernel/logger.ts';
 import { pollerHeartbeatKey, startPollers, type Pollers } from '../../src/pipeline/pollers/pollers.ts';
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
 import { snapshotJobId, snapshotSchema, type Snapshot } from '../../src/pipeline/snapshot.ts';
-import { readLatestSnapshot, readLatestSnapshots, storeLatestSnapshot } from '../../src/pipeline/snapshot-store.ts';
+import { readLatestSnapshot, readLatestSnapshots, storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { RecordingServer } from '../support/recording-server.ts';
 import { VenueControl } from '../support/venue-control.ts';

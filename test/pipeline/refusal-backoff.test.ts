@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
-import { Ledger, type LedgerRecord } from '../../src/pipeline/ledger.ts';
+import { Ledger, type LedgerRecord } from '../../src/records/ledger.ts';
 import { isBusinessRefusal, noteOutcomeForBackoff, readBackoffs, refusalBackoffKey } from '../../src/pipeline/strategy-runtime/refusal-backoff.ts';
 import { redisScope } from '../support/redis-scope.ts';
 import { testDaemonOverrides } from '../support/test-daemon-config.ts';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ApiClient } from '../../src/api/client.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { startPollers } from '../../src/pipeline/pollers/pollers.ts';
 import { openQueue, QUEUES } from '../../src/pipeline/queues.ts';
 import { startStrategyWorker } from '../../src/pipeline/strategy-worker.ts';

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
-import type { ActionJob } from '../../src/pipeline/action.ts';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import type { ActionJob } from '../../src/records/action.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { openQueue, QUEUES } from '../../src/pipeline/queues.ts';
 import { releaseIntent, snapshotHandler } from '../../src/pipeline/strategy-worker.ts';
 import { intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Config } from '../../config/index.ts';
 import { silentLogger } from '../../kernel/logger.ts';
 import { acknowledgementSchema, listProcesses, type Acknowledgement, type ProcessInfo } from '../../ops/process-presence.ts';
-import { Ledger } from '../../pipeline/ledger.ts';
+import { Ledger } from '../../records/ledger.ts';
 import type { TradingState } from '../../risk/trading-state.ts';
 import { tradingStateAckChannel, TradingSwitch } from '../../risk/trading-switch.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';

@@ -1,4 +1,4 @@
-import type { ActionRecord } from '../../pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../../records/action-record.ts';
 import { isReplayRejection } from '../../pipeline/executor/replayed-bytes.ts';
 import type { NotifyEventInput } from '../../kernel/notify-event.ts';
 

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { Watchdog } from '../../kernel/watchdog.ts';
-import { actionJobSchema, type ActionJob } from '../action.ts';
+import { actionJobSchema, type ActionJob } from '../../records/action.ts';
 import { bullPrefix, QUEUES } from '../queues.ts';
 import type { Executor } from './executor.ts';
 import type { StoredAction } from './action-store.ts';

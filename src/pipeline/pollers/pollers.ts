@@ -9,7 +9,7 @@ import type { Metrics } from '../metrics.ts';
 import type { Watchdog } from '../../kernel/watchdog.ts';
 import { keyPrefix, openQueue, QUEUES } from '../queues.ts';
 import { SNAPSHOT_KINDS, snapshotJobId, snapshotSchema, type Snapshot, type SnapshotKind } from '../snapshot.ts';
-import { storeLatestSnapshot } from '../snapshot-store.ts';
+import { storeLatestSnapshot } from '../../records/snapshot-store.ts';
 import { lastSlotAtOrBefore } from './slot.ts';
 import type { RedisOutageLog } from '../redis-outage.ts';
 import { POLLER_SOURCES, type PollContext, type SourceRead } from './sources.ts';

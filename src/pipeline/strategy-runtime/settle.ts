@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
-import type { ActionJob } from '../action.ts';
+import type { ActionJob } from '../../records/action.ts';
 import { bookTpslLanding } from '../../risk/tpsl-book.ts';
 import { releaseIntent } from './intent-lock.ts';
 import { commitStateChanges, commitStrategyState } from './state.ts';
 
-/** How an action ended, in the executor's words (see `Outcome` in src/pipeline/executor/action-record.ts). */
+/** How an action ended, in the executor's words (see `Outcome` in src/records/action-record.ts). */
 export type ActionOutcome = 'landed' | 'ambiguous' | 'rejected' | 'expired';
 
 export interface SettleResult {

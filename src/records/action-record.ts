@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { txMetadata } from '../../api/schemas/common.ts';
-import { actionJobSchema } from '../action.ts';
+import { txMetadata } from '../api/schemas/common.ts';
+import { actionJobSchema } from './action.ts';
 
 /**
  * The executor's state machine, persisted per action:

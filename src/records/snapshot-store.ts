@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { fieldIssues, describeIssues } from '../api/issues.ts';
-import { snapshotSchema, type Snapshot, type SnapshotKind, type SnapshotOf } from './snapshot.ts';
+import { snapshotSchema, type Snapshot, type SnapshotKind, type SnapshotOf } from '../sdk/snapshot.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
 
 /**
