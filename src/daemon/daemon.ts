@@ -51,7 +51,7 @@ import { settleAction } from '../pipeline/strategy-runtime/settle.ts';
 import type { Venue } from '../paper/venue.ts';
 import { lockPaperFolder } from '../paper/lock.ts';
 import { ensurePaperWallet } from '../paper/wallet.ts';
-import { RecordingWriter } from '../replay/recording.ts';
+import { RecordingWriter } from '../records/recording.ts';
 import { versionLine } from '../kernel/runtime.ts';
 import { createReloader, type ReloadOutcome } from './reload.ts';
 

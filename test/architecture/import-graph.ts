@@ -105,3 +105,47 @@ export function importCycles(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
+
+/**
+ * What a file loads when it runs: static imports and `export … from` that survive compilation
+ * (`import type` and `export type` do not; an import of type specifiers only still loads its
+ * module under verbatimModuleSyntax), and, apart, `import('literal')` that loads on demand.
+ */
+export function runtimeImports(file: string): { readonly static: string[]; readonly dynamic: string[] } {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const statics: string[] = [];
+  const dynamics: string[] = [];
+  const add = (list: string[], spec: string) => {
+    if (!spec.startsWith('.')) return;
+    const target = resolveRelative(file, spec);
+    if (target === undefined) throw new Error(`${rel(file)}: cannot resolve ${spec}`);
+    list.push(target);
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      if (!node.importClause?.isTypeOnly) add(statics, node.moduleSpecifier.text);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+      if (!node.isTypeOnly) add(statics, node.moduleSpecifier.text);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [arg] = node.arguments;
+      if (arg !== undefined && ts.isStringLiteralLike(arg)) add(dynamics, arg.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return { static: [...new Set(statics)], dynamic: [...new Set(dynamics)] };
+}
+
+/** Every file `entry` loads, following static imports only (or dynamic ones too). */
+export function loadedFrom(entry: string, options: { readonly dynamic: boolean }): Set<string> {
+  const seen = new Set<string>();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const imports = runtimeImports(file);
+    queue.push(...imports.static, ...(options.dynamic ? imports.dynamic : []));
+  }
+  return seen;
+}
