@@ -28,7 +28,7 @@ import { loadConfig } from '../src/config/index.ts';
 import { createLogger } from '../src/kernel/logger.ts';
 import { keyPrefix } from '../src/pipeline/queues.ts';
 import { connectRedis } from '../src/kernel/redis.ts';
-import { SNAPSHOT_KINDS } from '../src/pipeline/snapshot.ts';
+import { SNAPSHOT_KINDS } from '../src/sdk/snapshot.ts';
 import { loadStrategiesOrThrow } from '../src/pipeline/strategy-runtime/loader.ts';
 import { actionSamples, actionTimings, STAGES, stageP50, tickToSubmit, type ActionTiming, type LatencySummary } from './action-timings.ts';
 import { startDaemonProcess, type DaemonCounters, type DaemonProcess } from './daemon-process.ts';

@@ -28,7 +28,7 @@ import { ActionStore } from '../pipeline/executor/action-store.ts';
 import { ApiActionBuilder } from '../pipeline/executor/api-action-builder.ts';
 import { startExecutorWorker, type ExecutorWorker } from '../pipeline/executor/executor-worker.ts';
 import { Executor } from '../pipeline/executor/executor.ts';
-import { keepExecutorPathWarm } from '../pipeline/executor/rehearsal.ts';
+import { keepExecutorPathWarm } from '../pipeline/executor/keep-warm.ts';
 import { TradeHistoryKeeperWatch } from '../pipeline/executor/keeper-watch.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
 import { Ledger } from '../records/ledger.ts';

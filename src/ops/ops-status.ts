@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ActionStore } from '../pipeline/executor/action-store.ts';
 import { ledgerEntrySchema, type Ledger } from '../records/ledger.ts';
 import { pollerHeartbeatKey } from '../pipeline/pollers/pollers.ts';
-import { snapshotKind } from '../pipeline/snapshot.ts';
+import { snapshotKind } from '../sdk/snapshot.ts';
 import { readLatestSnapshot } from '../records/snapshot-store.ts';
 import { tradingStateRecord, TradingStateStore } from '../risk/trading-state.ts';
 import { liquidationDistanceBps, positionView } from '../sdk/position-view.ts';

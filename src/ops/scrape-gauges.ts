@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ActionStore } from '../pipeline/executor/action-store.ts';
 import { actionState, FINAL_STATES } from '../records/action-record.ts';
-import { SNAPSHOT_KINDS } from '../pipeline/snapshot.ts';
+import { SNAPSHOT_KINDS } from '../sdk/snapshot.ts';
 import { readLatestSnapshot, readSnapshotTicks } from '../records/snapshot-store.ts';
 import { MARKET_SYMBOL } from '../api/mints.ts';
 import { liquidationDistanceBps, positionView } from '../sdk/position-view.ts';

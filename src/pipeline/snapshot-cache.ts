@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { SnapshotKind, SnapshotOf } from './snapshot.ts';
+import type { SnapshotKind, SnapshotOf } from '../sdk/snapshot.ts';
 import { deepFreeze } from '../kernel/deep-freeze.ts';
 import type { LocalSnapshots } from './local-snapshots.ts';
 import { dataKey, parseStored, tickKey } from '../records/snapshot-store.ts';

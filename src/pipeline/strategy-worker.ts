@@ -16,7 +16,7 @@ import type { ActionJob } from '../records/action.ts';
 import type { Ledger, LedgerEntryInput } from '../records/ledger.ts';
 import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
 import type { RedisOutageLog } from './redis-outage.ts';
-import { snapshotSchema, type Snapshot } from './snapshot.ts';
+import { snapshotSchema, type Snapshot } from '../sdk/snapshot.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 import type { LocalSnapshots } from './local-snapshots.ts';
 

@@ -15,7 +15,7 @@ import { LocalKeypairSigner, SignerError, signInspected, writeKeyFile } from '..
 import { silentLogger } from '../kernel/logger.ts';
 import { ApiActionBuilder } from '../pipeline/executor/api-action-builder.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
-import type { Snapshot, SnapshotOf } from '../pipeline/snapshot.ts';
+import type { Snapshot, SnapshotOf } from '../sdk/snapshot.ts';
 import type { Intent } from '../sdk/intent.ts';
 import { positionView, type PositionView } from '../sdk/position-view.ts';
 import { startVenue, type Venue } from '../venue/venue.ts';

@@ -1,5 +1,5 @@
 import type { Intent } from '../sdk/intent.ts';
-import type { Snapshot } from '../pipeline/snapshot.ts';
+import type { Snapshot } from '../sdk/snapshot.ts';
 import { silentLogger } from '../kernel/logger.ts';
 import type { LoadedStrategy } from '../pipeline/strategy-runtime/loader.ts';
 import { decideOne, type StrategyFailureKind } from '../pipeline/strategy-runtime/run.ts';

@@ -52,7 +52,7 @@ describe('markPriceFromSnapshots', () => {
     const wallet = Keypair.generate();
     const inspector = new PolicyInspector({ wallet: wallet.publicKey, priorityFeeCapLamports: 5_000_000n, markPrice: async () => undefined, priceDriftBps: 300 });
     const intent: DecreaseIntent = { type: 'decrease', key: 'k', reason: 'r', notionalUsd: '1', positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', entirePosition: true };
-    const { Rehearsal } = await import('../../src/pipeline/executor/rehearsal.ts');
+    const { Rehearsal } = await import('../../src/pipeline/executor/keep-warm.ts');
     // Any decrease transaction will do: the mark is asked for before the bytes are judged.
     const tx = VersionedTransaction.deserialize((await new Rehearsal({ priorityFeeCapLamports: 5_000_000n, slippageBps: 200, priceDriftBps: 300, maxAccountSpaceBytes: 165n }).pass()).bytes);
     await expect(inspector.inspect(tx, { intent }, { operationId: 'perps.decrease', route: 'rpc', positionPubkey: POSITION })).rejects.toThrow(MarkPriceUnavailable);

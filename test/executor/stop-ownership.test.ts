@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/kernel/logger.ts';
 import type { ActionRecord } from '../../src/records/action-record.ts';
 import type { Executor } from '../../src/pipeline/executor/executor.ts';
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
-import type { Snapshot } from '../../src/pipeline/snapshot.ts';
+import type { Snapshot } from '../../src/sdk/snapshot.ts';
 import { settleAction, startStrategyWorker, type StrategyWorker } from '../../src/pipeline/strategy-worker.ts';
 import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { allowAllRisk } from '../../src/pipeline/executor/ports.ts';

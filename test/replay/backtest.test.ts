@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import { RecordingWriter } from '../../src/records/recording.ts';
-import type { Snapshot } from '../../src/pipeline/snapshot.ts';
+import type { Snapshot } from '../../src/sdk/snapshot.ts';
 import { startVenue } from '../../src/venue/venue.ts';
 import { runCli } from '../support/cli.ts';
 import { VenueControl } from '../support/venue-control.ts';

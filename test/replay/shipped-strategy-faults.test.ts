@@ -4,7 +4,7 @@ import { ApiClient } from '../../src/api/client.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { seedPaperWallet } from '../../src/paper/venue.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
-import type { Snapshot } from '../../src/pipeline/snapshot.ts';
+import type { Snapshot } from '../../src/sdk/snapshot.ts';
 import { loadStrategiesOrThrow } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { backtest, type StrategyBacktest } from '../../src/replay/backtest.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';

@@ -3,7 +3,7 @@ import guard from '../../strategies/liquidation-guard/index.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import type { CollateralLimits, PoolInfo } from '../../src/api/schemas/perps.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
-import type { SnapshotKind, SnapshotOf } from '../../src/pipeline/snapshot.ts';
+import type { SnapshotKind, SnapshotOf } from '../../src/sdk/snapshot.ts';
 import type { StrategyContext } from '../../src/sdk/define.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, TICK, WALLET, type PositionNumbers } from './samples.ts';

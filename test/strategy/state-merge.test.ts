@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/kernel/logger.ts';
 import { actionJobSchema, type ActionJob } from '../../src/records/action.ts';
 import { Ledger } from '../../src/records/ledger.ts';
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
-import type { Snapshot } from '../../src/pipeline/snapshot.ts';
+import type { Snapshot } from '../../src/sdk/snapshot.ts';
 import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { commitStateChanges, commitStrategyState, readStrategyState, settleAction, startStrategyWorker, type StrategyWorker } from '../../src/pipeline/strategy-worker.ts';
 import { strategyStateKey } from '../../src/pipeline/strategy-runtime/state.ts';

@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/kernel/logger.ts';
 import { actionIdFor, actionJobSchema, type ActionJob } from '../../src/records/action.ts';
 import { Ledger } from '../../src/records/ledger.ts';
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
-import type { Snapshot } from '../../src/pipeline/snapshot.ts';
+import type { Snapshot } from '../../src/sdk/snapshot.ts';
 import { readStrategyState, settleAction, startStrategyWorker, type StrategyWorker } from '../../src/pipeline/strategy-worker.ts';
 import { defineStrategy } from '../../src/sdk/define.ts';
 import { intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';

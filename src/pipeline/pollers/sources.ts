@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { ApiClient } from '../../api/client.ts';
 import type { Config } from '../../config/schema.ts';
-import type { SnapshotKind, SnapshotOf } from '../snapshot.ts';
+import type { SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
 import { pruneLatestSnapshots, readLatestSnapshot } from '../../records/snapshot-store.ts';
 
 /**
