@@ -10,6 +10,7 @@ import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from
 import { withDeploymentRedis, type DeploymentRedis } from '../deployment-redis.ts';
 import { cliNotifier } from '../cli-notifier.ts';
 import { closeRedis } from '../../kernel/redis.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long pause/resume wait for the daemon processes to acknowledge. */
 const ACK_WAIT_MS = 2_000;
@@ -40,7 +41,7 @@ async function changeState(name: string, argv: string[], usage: string, extra: R
       const { previous, current } = await tradingSwitch.set({ state, reason, by: `cli:${process.env.USER ?? 'operator'}@${hostname()}`, cause: 'cli', changeId });
       // Every process with a current heartbeat answered, or the wait is over.
       const deadline = Date.now() + ACK_WAIT_MS;
-      while (Date.now() < deadline && (acks.size === 0 || expected.some((p) => !acks.has(`${p.host}:${p.pid}`)))) await new Promise((r) => setTimeout(r, 50));
+      while (Date.now() < deadline && (acks.size === 0 || expected.some((p) => !acks.has(`${p.host}:${p.pid}`)))) await sleep(50);
       process.stdout.write(`trading ${current.state} (${current.reason}); was ${previous.state}\n`);
       return report(deployment, config, [...acks.values()], expected);
     } finally {
