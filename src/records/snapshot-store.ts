@@ -67,11 +67,6 @@ export async function pruneLatestSnapshots(redis: Redis, prefix: string, kind: S
   return gone;
 }
 
-/** Every Redis key the store uses under a prefix (for cleanup in tests and tools). */
-export function snapshotStoreKeys(prefix: string, kinds: readonly SnapshotKind[]): string[] {
-  return kinds.flatMap((kind) => [dataKey(prefix, kind), tickKey(prefix, kind)]);
-}
-
 /** A stored snapshot's JSON, validated; SnapshotStoreError names what is wrong. */
 export function parseStored<K extends SnapshotKind>(kind: K, text: string): SnapshotOf<K> {
   let value: unknown;
