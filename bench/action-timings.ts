@@ -5,7 +5,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ActionStore } from '../src/pipeline/executor/action-store.ts';
-import { Ledger } from '../src/pipeline/ledger.ts';
+import { Ledger } from '../src/records/ledger.ts';
 
 export interface ActionTiming {
   readonly actionId: string;

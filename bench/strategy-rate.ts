@@ -6,12 +6,12 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config/index.ts';
-import type { Logger } from '../src/ops/logger.ts';
-import { Ledger } from '../src/pipeline/ledger.ts';
+import type { Logger } from '../src/kernel/logger.ts';
+import { Ledger } from '../src/records/ledger.ts';
 import { openQueue, QUEUES } from '../src/pipeline/queues.ts';
 import { snapshotHandler } from '../src/pipeline/strategy-worker.ts';
 import type { LoadedStrategy } from '../src/pipeline/strategy-runtime/loader.ts';
-import type { ActionJob } from '../src/pipeline/action.ts';
+import type { ActionJob } from '../src/records/action.ts';
 
 export interface StrategyRate {
   readonly snapshots: number;

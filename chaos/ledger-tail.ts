@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { ledgerEntrySchema, type LedgerEntry } from '../src/pipeline/ledger.ts';
+import { ledgerEntrySchema, type LedgerEntry } from '../src/records/ledger.ts';
 
 const FINAL = new Set(['landed', 'rejected', 'expired']);
 const SIGNED_OR_LATER = new Set(['signed', 'submitted', 'landed', 'rejected', 'expired']);

@@ -6,6 +6,7 @@ import { parseJsonBody } from './json-body.ts';
 import { locationsOf, pathParams, type OperationDef } from './operation.ts';
 import { operations, type OperationId, type RequestOf, type ResponseOf } from './registry.ts';
 import type { BudgetPriority, RequestBudget } from './request-budget.ts';
+import { abortableSleep } from '../kernel/abortable-sleep.ts';
 
 export interface ApiLogger {
   warn(obj: object, msg: string): void;
@@ -300,14 +301,4 @@ function header(headers: RawReply['headers'], name: string): string | undefined 
 function snippet(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
 }

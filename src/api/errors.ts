@@ -92,7 +92,3 @@ export class ApiError extends Error {
     };
   }
 }
-
-export function isApiError(value: unknown): value is ApiError {
-  return value instanceof ApiError;
-}

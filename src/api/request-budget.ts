@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { RedisScript } from '../pipeline/redis-script.ts';
+import { RedisScript } from '../kernel/redis-script.ts';
+import { abortableSleep } from '../kernel/abortable-sleep.ts';
 
 export interface RequestBudgetOptions {
   /** Requests per second for the whole account; may be fractional (keyless is 0.5). */
@@ -110,25 +111,12 @@ export class RequestBudget {
         if (status === 1) return waitedMs;
         if (status === 0 && priority === 'protective') marked = true;
         const ms = status === -1 ? YIELD_MS : Math.max(5, msBeforeNext);
-        await sleep(ms, signal);
+        await abortableSleep(ms, signal);
+        signal?.throwIfAborted();
         waitedMs += ms;
       }
     } finally {
       if (marked) await this.redis.zrem(this.waitersKey, waiter).catch(() => undefined);
     }
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

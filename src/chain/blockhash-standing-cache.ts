@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { JsonRpc } from './json-rpc.ts';
-import type { BlockhashStanding } from './policy/check-blockhash.ts';
+import type { BlockhashStanding } from './policy/context.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** isBlockhashValid as Solana answers it: `{context: {slot}, value: boolean}`. */
 const blockhashValidity = z.looseObject({ context: z.looseObject({ slot: z.number().int().nonnegative() }), value: z.boolean() });
@@ -47,7 +48,7 @@ export class BlockhashStandingCache {
     let askedAtMs = this.now();
     let standing = await this.#askOnce(blockhash);
     for (let retry = 0; retry < NOT_VALID_RETRIES && !standing.valid; retry++) {
-      await new Promise((resolve) => setTimeout(resolve, this.slotMs));
+      await sleep(this.slotMs);
       askedAtMs = this.now();
       standing = await this.#askOnce(blockhash);
     }

@@ -1,24 +1,14 @@
-import type { PublicKey } from '@solana/web3.js';
 import type { WireTransaction } from './decode/wire-transaction.ts';
 import { SignerError } from './keys/signer-error.ts';
 import { PolicyViolation } from './policy/policy-violation.ts';
 import type { Verdict } from './policy/verdict.ts';
+import type { TransactionSigner } from './keys/transaction-signer.ts';
 
+export type { TransactionSigner } from './keys/transaction-signer.ts';
 export { LocalKeypairSigner, DEFAULT_KEY_ENV, type LoadSignerOptions } from './keys/local-keypair-signer.ts';
 export { KeyFileError, type KeyFileErrorKind } from './keys/key-file-error.ts';
 export { SignerError, type SignerErrorKind } from './keys/signer-error.ts';
 export { readKeyFile, writeKeyFile, type SignerMode } from './keys/key-file.ts';
-
-/**
- * What holds the wallet key: the local key file today, a separate signing process or a KMS later.
- * It signs message bytes handed to it by signInspected and returns the signature; it exposes
- * nothing else.
- */
-export interface TransactionSigner {
-  readonly publicKey: PublicKey;
-  /** The Ed25519 signature (64 bytes) of `message`; call it only through signInspected. */
-  signMessage(message: Uint8Array): Promise<Uint8Array>;
-}
 
 /** A transaction signed by the wallet: the wire bytes to send and the wallet's signature (its id). */
 export interface SignedTransaction {

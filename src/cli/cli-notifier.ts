@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/index.ts';
-import { silentLogger } from '../ops/logger.ts';
+import { silentLogger } from '../kernel/logger.ts';
 import { Notifier } from '../ops/notify/notifier.ts';
 
 /**

@@ -2,9 +2,9 @@ import type { Redis } from 'ioredis';
 import { formatProblems, isConfigError, loadConfig, type Config } from '../config/index.ts';
 import { maskUrlSecrets } from '../config/mask-url.ts';
 import { RedisUnavailable } from '../ops/local-redis.ts';
-import { silentLogger } from '../ops/logger.ts';
+import { silentLogger } from '../kernel/logger.ts';
 import { chooseRedis } from '../ops/redis-choice.ts';
-import { closeRedis, connectRedis, hashTaggedPrefix } from '../pipeline/redis.ts';
+import { closeRedis, connectRedis, hashTaggedPrefix } from '../kernel/redis.ts';
 import { EXIT } from './command.ts';
 
 export interface DeploymentRedis {

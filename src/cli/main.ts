@@ -1,6 +1,6 @@
 import type { Command } from './command.ts';
 import { EXIT } from './command.ts';
-import { versionLine } from '../ops/runtime.ts';
+import { versionLine } from '../kernel/runtime.ts';
 
 interface CommandEntry {
   readonly name: string;

@@ -6,7 +6,7 @@ import { notifySection } from './sections/notify.ts';
 import { pollersSection } from './sections/pollers.ts';
 import { executionSection, riskSection, strategiesSection } from './sections/trading.ts';
 import { createTask } from 'node-cron';
-import { expectedCronIntervalMs } from '../ops/cron-interval.ts';
+import { expectedCronIntervalMs } from '../kernel/cron-interval.ts';
 
 /** Every configuration key, once. docs/config.md, convict's schema and the zod schema come from this tree. */
 export const configKeys = {

@@ -1,4 +1,4 @@
-import type { ActionRecord } from '../pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../records/action-record.ts';
 
 /**
  * Crash injection for the end-to-end tests (never set in production): `STRATD_FAILPOINT`

@@ -2,11 +2,11 @@ import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { formatProblems, isConfigError, type Config } from '../config/index.ts';
-import type { Logger } from '../ops/logger.ts';
-import type { Ledger } from '../pipeline/ledger.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { Ledger } from '../records/ledger.ts';
 import { loadStrategies } from '../pipeline/strategy-runtime/loader.ts';
 import type { StrategyWorker } from '../pipeline/strategy-worker.ts';
-import { closeRedis } from '../pipeline/redis.ts';
+import { closeRedis } from '../kernel/redis.ts';
 
 /**
  * The keys a running process applies without a restart. Everything else (Redis, endpoints,

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { ReadReport } from '../pipeline/pollers/pollers.ts';
-import type { Logger } from './logger.ts';
-import type { NotifySink } from './notify/event.ts';
-import type { Watchdog } from './watchdog.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { NotifySink } from '../kernel/notify-event.ts';
+import type { Watchdog } from '../kernel/watchdog.ts';
 
 /** Ticks in a row whose reads all failed before the API counts as unreachable. */
 const API_FAILED_TICKS = 3;

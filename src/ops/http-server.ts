@@ -3,22 +3,22 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
-import type { Ledger } from '../pipeline/ledger.ts';
+import type { Ledger } from '../records/ledger.ts';
 import { openQueue, QUEUES } from '../pipeline/queues.ts';
 import type { TradingState } from '../risk/trading-state.ts';
 import { TradingSwitch } from '../risk/trading-switch.ts';
 import { checkControlToken, refusalMessage, refusalStatus } from './control-token.ts';
 import { hostAllowed } from './host-check.ts';
-import type { Logger } from './logger.ts';
-import type { Metrics } from './metrics.ts';
-import type { NotifySink } from './notify/event.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { Metrics } from '../pipeline/metrics.ts';
+import type { NotifySink } from '../kernel/notify-event.ts';
 import { readOpsStatus, readTradingState, type OpsIdentity } from './ops-status.ts';
 import { formatAge } from './status/human-units.ts';
 import { registerStatusRoutes } from './status/status-routes.ts';
 import { readStatusView } from './status/status-view.ts';
 import { refreshScrapeGauges } from './scrape-gauges.ts';
 import type { WalletBalances } from './wallet-balances.ts';
-import type { Watchdog } from './watchdog.ts';
+import type { Watchdog } from '../kernel/watchdog.ts';
 
 export interface OpsServerOptions {
   /** ops.host: loopback by default (config refuses another interface without a control token). */

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../kernel/logger.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** No Redis answers and none can be started here. */
 export class RedisUnavailable extends Error {
@@ -71,7 +72,7 @@ export async function startLocalRedis(varDir: string, logger: Logger): Promise<s
   ], { encoding: 'utf8' });
   if (started.status !== 0) throw new RedisUnavailable(`redis-server failed to start: ${started.stderr || started.stdout}`);
   const url = `redis://127.0.0.1:${port}`;
-  for (let i = 0; i < 50 && !(await redisAnswers(url, 200)); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 50 && !(await redisAnswers(url, 200)); i++) await sleep(100);
   if (!(await redisAnswers(url))) throw new RedisUnavailable(`redis-server started but does not answer at ${url}; see ${join(dir, 'redis.log')}`);
   writeFileSync(join(dir, 'url'), `${url}\n`);
   logger.warn({ url, dir }, `stratd started its own Redis at ${url} (data in ${dir}); stop it with: redis-cli -p ${port} shutdown`);

@@ -2,14 +2,14 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { ActionStore } from '../pipeline/executor/action-store.ts';
-import { ledgerEntrySchema, type Ledger } from '../pipeline/ledger.ts';
+import { ledgerEntrySchema, type Ledger } from '../records/ledger.ts';
 import { pollerHeartbeatKey } from '../pipeline/pollers/pollers.ts';
-import { snapshotKind } from '../pipeline/snapshot.ts';
-import { readLatestSnapshot } from '../pipeline/snapshot-store.ts';
+import { snapshotKind } from '../sdk/snapshot.ts';
+import { readLatestSnapshot } from '../records/snapshot-store.ts';
 import { tradingStateRecord, TradingStateStore } from '../risk/trading-state.ts';
 import { liquidationDistanceBps, positionView } from '../sdk/position-view.ts';
-import type { Metrics } from './metrics.ts';
-import type { Watchdog } from './watchdog.ts';
+import type { Metrics } from '../pipeline/metrics.ts';
+import type { Watchdog } from '../kernel/watchdog.ts';
 
 /**
  * GET /status: what an operator looks at first. Built only from public facts — the mode, the

@@ -3,8 +3,8 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { TradingStateStore } from '../risk/trading-state.ts';
 import { tradingStateAckChannel, tradingStateChannel } from '../risk/trading-switch.ts';
-import type { Logger } from './logger.ts';
-import { closeRedis } from '../pipeline/redis.ts';
+import type { Logger } from '../kernel/logger.ts';
+import { closeRedis } from '../kernel/redis.ts';
 
 export const processInfoSchema = z.object({
   host: z.string(),

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { openQueue, type QueueName } from '../pipeline/queues.ts';
-import type { Logger } from './logger.ts';
-import type { Watchdog } from './watchdog.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { Watchdog } from '../kernel/watchdog.ts';
 
 export interface QueueProgressOptions {
   readonly redis: Redis;

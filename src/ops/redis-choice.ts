@@ -1,7 +1,7 @@
 import type { Config } from '../config/index.ts';
 import { maskUrlSecrets } from '../config/mask-url.ts';
 import { knownLocalRedis, redisAnswers, RedisUnavailable, startLocalRedis } from './local-redis.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../kernel/logger.ts';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 

@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
 import { ActionStore } from '../pipeline/executor/action-store.ts';
-import { actionState, FINAL_STATES } from '../pipeline/executor/action-record.ts';
-import { SNAPSHOT_KINDS } from '../pipeline/snapshot.ts';
-import { readLatestSnapshot, readSnapshotTicks } from '../pipeline/snapshot-store.ts';
+import { actionState, FINAL_STATES } from '../records/action-record.ts';
+import { SNAPSHOT_KINDS } from '../sdk/snapshot.ts';
+import { readLatestSnapshot, readSnapshotTicks } from '../records/snapshot-store.ts';
 import { MARKET_SYMBOL } from '../api/mints.ts';
 import { liquidationDistanceBps, positionView } from '../sdk/position-view.ts';
-import type { Metrics } from './metrics.ts';
+import type { Metrics } from '../pipeline/metrics.ts';
 import { readTradingState } from './ops-status.ts';
 import type { WalletBalances } from './wallet-balances.ts';
 

@@ -1,5 +1,5 @@
-import { deepFreeze } from './deep-freeze.ts';
-import type { Snapshot, SnapshotKind, SnapshotOf } from './snapshot.ts';
+import { deepFreeze } from '../kernel/deep-freeze.ts';
+import type { Snapshot, SnapshotKind, SnapshotOf } from '../sdk/snapshot.ts';
 
 /**
  * The snapshots this process's pollers read and validated, the latest of each kind and key, kept

@@ -1,6 +1,7 @@
 import { Queue, type ConnectionOptions, type DefaultJobOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { hashTaggedPrefix } from './redis.ts';
+import { hashTaggedPrefix } from '../kernel/redis.ts';
+import { snapshotKeyText, type SnapshotKind } from '../sdk/snapshot.ts';
 
 /**
  * The queues of the data path and how their keys are named.
@@ -17,6 +18,14 @@ export const QUEUES = {
   actions: 'actions',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/**
+ * The snapshot job id on the market queue: deterministic in (kind, key, tick), so every replica
+ * that ticks the same slot enqueues the same job and BullMQ keeps one. No ':' (BullMQ refuses it in ids).
+ */
+export function snapshotJobId(kind: SnapshotKind, key: string, tickMs: number): string {
+  return `snap.${kind}.${snapshotKeyText.parse(key)}.${tickMs}`;
+}
 
 /** config redis.prefix "stratd" → "{stratd}:", the prefix of every key stratd writes itself. */
 export function keyPrefix(redisPrefix: string): string {

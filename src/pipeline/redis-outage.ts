@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../kernel/logger.ts';
 
 /** What ioredis and BullMQ report while Redis cannot be reached (or is loading its data after a restart). */
 const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|Connection is closed|Stream isn't writeable|Socket closed unexpectedly|connect E|LOADING|MaxRetriesPerRequest/i;

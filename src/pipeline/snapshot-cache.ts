@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import type { SnapshotKind, SnapshotOf } from './snapshot.ts';
-import { deepFreeze } from './deep-freeze.ts';
+import type { SnapshotKind, SnapshotOf } from '../sdk/snapshot.ts';
+import { deepFreeze } from '../kernel/deep-freeze.ts';
 import type { LocalSnapshots } from './local-snapshots.ts';
-import { dataKey, parseStored, tickKey } from './snapshot-store.ts';
+import { dataKey, parseStored, tickKey } from '../records/snapshot-store.ts';
 
 /**
  * The latest snapshots of each kind as Redis holds them, each parsed and validated once. A read

@@ -2,8 +2,8 @@ import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
 import type { Config } from '../config/schema.ts';
-import type { Logger } from '../ops/logger.ts';
-import type { Metrics } from '../ops/metrics.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { Metrics } from './metrics.ts';
 import { claimIntents } from './strategy-runtime/intent-lock.ts';
 import { readBackoffs, requestShape } from './strategy-runtime/refusal-backoff.ts';
 import { actionRecordKey, decisionOutboxKeys } from './executor/action-store.ts';
@@ -12,11 +12,11 @@ import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy
 import { commitStateChanges, readStrategyState } from './strategy-runtime/state.ts';
 import { readTpslBook } from '../risk/tpsl-book.ts';
 import type { TpslOwner } from '../sdk/define.ts';
-import type { ActionJob } from './action.ts';
-import type { Ledger, LedgerEntryInput } from './ledger.ts';
+import type { ActionJob } from '../records/action.ts';
+import type { Ledger, LedgerEntryInput } from '../records/ledger.ts';
 import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
 import type { RedisOutageLog } from './redis-outage.ts';
-import { snapshotSchema, type Snapshot } from './snapshot.ts';
+import { snapshotSchema, type Snapshot } from '../sdk/snapshot.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 import type { LocalSnapshots } from './local-snapshots.ts';
 

@@ -1,4 +1,4 @@
-import type { Snapshot, SnapshotOf } from '../pipeline/snapshot.ts';
+import type { Snapshot, SnapshotOf } from '../sdk/snapshot.ts';
 import type { LoadedStrategy } from '../pipeline/strategy-runtime/loader.ts';
 import { liquidationDistanceBps } from '../sdk/position-view.ts';
 import type { TpslOwner } from '../sdk/define.ts';

@@ -1,6 +1,6 @@
 import type { Intent } from '../sdk/intent.ts';
-import type { Snapshot } from '../pipeline/snapshot.ts';
-import { silentLogger } from '../ops/logger.ts';
+import type { Snapshot } from '../sdk/snapshot.ts';
+import { silentLogger } from '../kernel/logger.ts';
 import type { LoadedStrategy } from '../pipeline/strategy-runtime/loader.ts';
 import { decideOne, type StrategyFailureKind } from '../pipeline/strategy-runtime/run.ts';
 import type { TpslOwner } from '../sdk/define.ts';

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { NotifySink } from '../ops/notify/event.ts';
-import type { Ledger } from '../pipeline/ledger.ts';
+import type { NotifySink } from '../kernel/notify-event.ts';
+import type { Ledger } from '../records/ledger.ts';
 
 /**
  * The circuit breaker, per strategy: N identical rejections in a row that point at a broken

@@ -1,16 +1,16 @@
 import type { Redis } from 'ioredis';
 import { toBigInt } from '../api/amounts.ts';
 import type { Intent } from '../sdk/intent.ts';
-import type { ActionRecord } from '../pipeline/executor/action-record.ts';
-import type { RiskDecision, RiskGate } from '../pipeline/executor/ports.ts';
+import type { ActionRecord } from '../records/action-record.ts';
+import type { RiskDecision, RiskGate } from './risk-gate-port.ts';
 import { isTightening, REDUCING_INTENTS, type CurrentTpsl } from './reducing.ts';
 import { BUCKET_LIFETIME_MS, bucketAt, HOUR_BUCKETS, RollingHourCounter, sumOfBuckets } from './rolling-counter.ts';
 import { readTradingState, TradingStateStore } from './trading-state.ts';
 import { TradingSwitch } from './trading-switch.ts';
 import { breakersKey, CircuitBreakers, countsTowardBreaker, recordBreakerTrip } from './circuit-breaker.ts';
-import type { Ledger } from '../pipeline/ledger.ts';
-import type { NotifySink } from '../ops/notify/event.ts';
-import { RedisScript } from '../pipeline/redis-script.ts';
+import type { Ledger } from '../records/ledger.ts';
+import type { NotifySink } from '../kernel/notify-event.ts';
+import { RedisScript } from '../kernel/redis-script.ts';
 
 export interface RiskLimits {
   /** USD × 10^6. */

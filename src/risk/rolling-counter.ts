@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RedisScript } from '../pipeline/redis-script.ts';
+import { RedisScript } from '../kernel/redis-script.ts';
 
 const BUCKET_MS = 60_000;
 /** Buckets in an hour. */

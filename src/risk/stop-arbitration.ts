@@ -1,10 +1,20 @@
 import type { Redis } from 'ioredis';
-import type { ActionRecord } from '../pipeline/executor/action-record.ts';
-import type { UnbookedTpslAction } from '../pipeline/executor/unbooked-tpsl.ts';
-import type { RiskGate } from '../pipeline/executor/ports.ts';
-import type { Ledger } from '../pipeline/ledger.ts';
+import type { ActionRecord } from '../records/action-record.ts';
+import type { RiskGate } from './risk-gate-port.ts';
+import type { Ledger } from '../records/ledger.ts';
+import type { Side } from '../api/schemas/common.ts';
 import { isTightening, type CurrentTpsl } from './reducing.ts';
 import { readTpslBook, triggersSet, type TpslBookEntry } from './tpsl-book.ts';
+
+/** A TP/SL create or update of ours (found by the executor: pipeline/executor/unbooked-tpsl.ts) that may be on the venue already but is not in the TP/SL book yet. */
+export interface UnbookedTpslAction {
+  readonly strategy: string;
+  readonly triggerPrice: string;
+  /** Whether it created the request (then its type and side are known). */
+  readonly created: boolean;
+  readonly requestType?: 'tp' | 'sl';
+  readonly side?: Side;
+}
 
 /**
  * Stop arbitration: several strategies on one TP/SL request. Whatever order their actions land

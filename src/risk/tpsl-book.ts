@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { uintString } from '../api/amounts.ts';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
 import { side } from '../api/schemas/common.ts';
-import { RedisScript } from '../pipeline/redis-script.ts';
+import { RedisScript } from '../kernel/redis-script.ts';
 import type { Intent } from '../sdk/intent.ts';
 import { strategyName } from '../sdk/name.ts';
 

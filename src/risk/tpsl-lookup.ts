@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { readLatestSnapshots } from '../pipeline/snapshot-store.ts';
+import { readLatestSnapshots } from '../records/snapshot-store.ts';
 import { positionView } from '../sdk/position-view.ts';
 import type { CurrentTpsl } from './reducing.ts';
 

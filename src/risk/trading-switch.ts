@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../ops/logger.ts';
-import type { NotifySink } from '../ops/notify/event.ts';
-import type { Ledger } from '../pipeline/ledger.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { NotifySink } from '../kernel/notify-event.ts';
+import type { Ledger } from '../records/ledger.ts';
 import { breakersKey } from './circuit-breaker.ts';
 import { TradingStateStore, tradingStateRecord, type TradingState, type TradingStateRecord } from './trading-state.ts';
-import { RedisScript } from '../pipeline/redis-script.ts';
+import { RedisScript } from '../kernel/redis-script.ts';
 
 /** Who changed the trading state: the operator (CLI or ops endpoint) or the risk gate. */
 export type TradingStateCause = 'cli' | 'control' | 'breaker' | 'loss_stop';

@@ -9,7 +9,7 @@
  *   expect(out.intents).toEqual([]);
  */
 import { describeIssues, fieldIssues } from '../api/issues.ts';
-import type { ActionJob } from '../pipeline/action.ts';
+import type { ActionJob } from '../records/action.ts';
 import { decideOne, type StrategyFailureKind } from '../pipeline/strategy-runtime/run.ts';
 import type { Strategy } from './define.ts';
 import type { Intent } from './intent.ts';

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { silentLogger, type Logger } from '../ops/logger.ts';
+import { silentLogger, type Logger } from '../kernel/logger.ts';
 import { VenueChain } from './chain/chain.ts';
 import { LandingFailure, type LandedTransaction } from './chain/landed.ts';
 import { RpcFaults } from './chain/rpc-faults.ts';

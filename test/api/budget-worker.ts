@@ -3,7 +3,7 @@
 import { ApiClient } from '../../src/api/client.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import { RequestBudget } from '../../src/api/request-budget.ts';
-import { connectRedis } from '../../src/pipeline/redis.ts';
+import { connectRedis } from '../../src/kernel/redis.ts';
 
 const [baseUrl, prefix, rps, count] = process.argv.slice(2) as [string, string, string, string];
 const redis = connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');

@@ -12,7 +12,7 @@ import { DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, inspectTransaction, OPERATION_INSTRU
 import { AGGREGATOR_INSTRUCTIONS } from '../../src/chain/programs/aggregator/instructions.ts';
 import { DBC_INSTRUCTIONS } from '../../src/chain/programs/dbc/instructions.ts';
 import { DCA_INSTRUCTIONS } from '../../src/chain/programs/dca/instructions.ts';
-import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../../src/records/action-record.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import type { DecreaseIntent } from '../../src/sdk/intent.ts';
 import { buildRequestTransaction, toBase64 } from '../../src/venue/tx/builder.ts';

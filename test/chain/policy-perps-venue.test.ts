@@ -12,7 +12,7 @@ import { perpsPositionAddress } from '../../src/chain/programs/perps/addresses.t
 import { encodePerpsInstructionData } from '../../src/chain/programs/perps/codec.ts';
 import { DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, inspectTransaction, mintAccountData, rpcAccountReader, type ChainAccount, type PolicyRule } from '../../src/chain/policy/index.ts';
 import { PERPS_ACCOUNTS, PROGRAMS } from '../../src/chain/programs.ts';
-import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../../src/records/action-record.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import type { DecreaseIntent } from '../../src/sdk/intent.ts';
 import { perpsInstruction, tokenAccountOf } from '../../src/venue/tx/perps-instructions.ts';

@@ -3,7 +3,7 @@ import { audit, type AuditInput } from '../../chaos/audit.ts';
 import { LedgerTail } from '../../chaos/ledger-tail.ts';
 import { SettlementWatch } from '../../chaos/settlement-watch.ts';
 import type { LandedTx, RequestOutcome, VenueTrade } from '../../chaos/venue.ts';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { intentLockKey } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 import { redisScope } from '../support/redis-scope.ts';
 

@@ -1,7 +1,7 @@
 import { parse } from 'node-cron';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
-import { SNAPSHOT_KINDS } from '../../src/pipeline/snapshot.ts';
+import { SNAPSHOT_KINDS } from '../../src/sdk/snapshot.ts';
 
 describe('default poller schedules', () => {
   const { config } = loadConfig({ env: {}, configDir: '/nonexistent-stratd-config' });

@@ -1,8 +1,8 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config/index.ts';
 import { changedPaths, createReloader } from '../../src/daemon/reload.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope('reload-unit');

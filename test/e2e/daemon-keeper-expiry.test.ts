@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../../src/records/action-record.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { DaemonFleet } from './support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';

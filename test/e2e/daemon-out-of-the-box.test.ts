@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ledgerEntrySchema } from '../../src/pipeline/ledger.ts';
+import { ledgerEntrySchema } from '../../src/records/ledger.ts';
 import { runCli } from '../support/cli.ts';
 import { buildDistIfStale, productionEnv } from '../support/dist-build.ts';
 import { DaemonFleet } from './support/daemon-process.ts';

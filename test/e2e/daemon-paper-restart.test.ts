@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.ts';
 import { MINTS } from '../../src/api/mints.ts';
-import { readLatestSnapshot } from '../../src/pipeline/snapshot-store.ts';
+import { readLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { sign } from '../venue/venue-fixture.ts';
 import { DaemonFleet, type DaemonProcess } from './support/daemon-process.ts';

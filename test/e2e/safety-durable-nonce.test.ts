@@ -5,7 +5,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyPrefix } from '../../src/pipeline/queues.ts';
-import { connectRedis } from '../../src/pipeline/redis.ts';
+import { connectRedis } from '../../src/kernel/redis.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { VenueControl } from '../support/venue-control.ts';

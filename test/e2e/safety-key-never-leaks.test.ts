@@ -13,9 +13,9 @@
 // `stratd actions` and every notification payload received is searched for every secret.
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { keyPrefix } from '../../src/pipeline/queues.ts';
-import { connectRedis } from '../../src/pipeline/redis.ts';
+import { connectRedis } from '../../src/kernel/redis.ts';
 import { runCli, type CliResult } from '../support/cli.ts';
 import { RecordingServer } from '../support/recording-server.ts';
 import { DaemonExited, startDaemonProcess, type DaemonProcess } from './safety-support/daemon-process.ts';

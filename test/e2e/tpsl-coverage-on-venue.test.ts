@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.ts';
-import { readLatestSnapshot } from '../../src/pipeline/snapshot-store.ts';
+import { readLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { VenueControl } from '../support/venue-control.ts';

@@ -1,7 +1,7 @@
 // The in-process hand-over (strategy worker → executor) and the action job can both accept one
 // action, as can two processes: exactly one record is stored, and the risk limits count it once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { RedisRiskGate } from '../../src/risk/risk-gate.ts';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import { ChainHarness, newAction } from './harness.ts';

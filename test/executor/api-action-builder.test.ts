@@ -2,7 +2,7 @@ import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.ts';
 import { MINTS } from '../../src/api/mints.ts';
-import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../../src/records/action-record.ts';
 import { ApiActionBuilder } from '../../src/pipeline/executor/api-action-builder.ts';
 import { RecordingServer } from '../support/recording-server.ts';
 

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import { ChainClient, type SignatureSeen } from '../../src/chain/rpc-client.ts';
-import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import type { ActionRecord } from '../../src/records/action-record.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { VenueExecutorHarness } from './venue-harness.ts';

@@ -2,13 +2,13 @@ import { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import type { ChainClient } from '../../src/chain/rpc-client.ts';
-import type { ActionState } from '../../src/pipeline/executor/action-record.ts';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import type { ActionState } from '../../src/records/action-record.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { messageSha256 } from '../../src/chain/message-hash.ts';
 import { ChainHarness, newAction } from './harness.ts';
 import { claimIntent, intentLockKey } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 import { intentKeeper } from '../../src/pipeline/executor/intent-keeper.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
 const h = new ChainHarness(redis, `stratd-test:{executor-chain-${process.pid}}:`);

@@ -3,7 +3,7 @@ import type { ChainClient } from '../../src/chain/rpc-client.ts';
 import type { RiskGate } from '../../src/pipeline/executor/ports.ts';
 import type { ExecutorOptions } from '../../src/pipeline/executor/executor.ts';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { ChainHarness, newAction } from './harness.ts';
 
 /**

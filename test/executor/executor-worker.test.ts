@@ -3,8 +3,8 @@
 // action already driven here adds nothing: it neither accepts nor reads the action again (issue 10:
 // one action, one accept).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/ops/logger.ts';
-import type { ActionJob } from '../../src/pipeline/action.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
+import type { ActionJob } from '../../src/records/action.ts';
 import { ActionStore, decisionOutboxKeys } from '../../src/pipeline/executor/action-store.ts';
 import { claimIntents } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 import { ExecutorClosing, startExecutorWorker } from '../../src/pipeline/executor/executor-worker.ts';

@@ -3,9 +3,9 @@
 // request waits, and the keeper then refuses ours; the action must not be "landed".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
-import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../../src/records/action-record.ts';
 import { isFillOf, KeeperWatchOverflow, TradeHistoryKeeperWatch } from '../../src/pipeline/executor/keeper-watch.ts';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import type { TradeEntry } from '../../src/venue/market/trades.ts';
 import { positionView } from '../../src/sdk/position-view.ts';

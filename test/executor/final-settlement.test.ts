@@ -6,8 +6,8 @@
 // shows why). A settled record expires after the retention.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
-import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import type { ActionRecord } from '../../src/records/action-record.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { claimIntent, intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 import { ChainHarness, newAction } from './harness.ts';
 import { until } from './venue-harness.ts';

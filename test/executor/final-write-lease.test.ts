@@ -6,10 +6,10 @@
 import { VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageSha256 } from '../../src/chain/message-hash.ts';
-import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../../src/records/action-record.ts';
 import { ActionStore, decisionOutboxKeys, StaleActionWrite, type StoredAction } from '../../src/pipeline/executor/action-store.ts';
 import type { RiskGate } from '../../src/pipeline/executor/ports.ts';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { ChainHarness, newAction } from './harness.ts';
 import { intentLockKey } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 

@@ -2,9 +2,9 @@
 // lapsed, or another action of the same key holds it), a second decision may go out while this
 // one can still land: the keep says so in the log and the ledger instead of passing silently.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActionRecord } from '../../src/pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../../src/records/action-record.ts';
 import { intentKeeper } from '../../src/pipeline/executor/intent-keeper.ts';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { claimIntent, intentLockKey } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 import { capturedLogger } from '../support/captured-logger.ts';
 import { redisScope } from '../support/redis-scope.ts';

@@ -7,7 +7,7 @@ import { MINTS } from '../../src/api/mints.ts';
 import { markPriceFromSnapshots, MarkPriceUnavailable } from '../../src/pipeline/executor/mark-price.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import { SnapshotCache } from '../../src/pipeline/snapshot-cache.ts';
-import { storeLatestSnapshot } from '../../src/pipeline/snapshot-store.ts';
+import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import type { DecreaseIntent } from '../../src/sdk/intent.ts';
 import { formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, WALLET } from '../strategy/samples.ts';
 import { redisScope } from '../support/redis-scope.ts';
@@ -52,7 +52,7 @@ describe('markPriceFromSnapshots', () => {
     const wallet = Keypair.generate();
     const inspector = new PolicyInspector({ wallet: wallet.publicKey, priorityFeeCapLamports: 5_000_000n, markPrice: async () => undefined, priceDriftBps: 300 });
     const intent: DecreaseIntent = { type: 'decrease', key: 'k', reason: 'r', notionalUsd: '1', positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', entirePosition: true };
-    const { Rehearsal } = await import('../../src/pipeline/executor/rehearsal.ts');
+    const { Rehearsal } = await import('../../src/pipeline/executor/keep-warm.ts');
     // Any decrease transaction will do: the mark is asked for before the bytes are judged.
     const tx = VersionedTransaction.deserialize((await new Rehearsal({ priorityFeeCapLamports: 5_000_000n, slippageBps: 200, priceDriftBps: 300, maxAccountSpaceBytes: 165n }).pass()).bytes);
     await expect(inspector.inspect(tx, { intent }, { operationId: 'perps.decrease', route: 'rpc', positionPubkey: POSITION })).rejects.toThrow(MarkPriceUnavailable);

@@ -3,7 +3,7 @@
 // A build signs and sends nothing; a strategy the gate keeps refusing is not built ahead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionBuilder } from '../../src/pipeline/executor/ports.ts';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { RedisRiskGate } from '../../src/risk/risk-gate.ts';
 import { ChainHarness, newAction } from './harness.ts';
 

@@ -6,7 +6,7 @@ import type { ActionBuilder } from '../../src/pipeline/executor/ports.ts';
 import { PreparationSlots } from '../../src/pipeline/executor/preparation-slots.ts';
 import { ApiError } from '../../src/api/errors.ts';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { ChainHarness, newAction } from './harness.ts';
 
 const redis = connectRedis(redisUrlFromEnv());

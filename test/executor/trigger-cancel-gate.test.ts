@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { RedisRiskGate } from '../../src/risk/risk-gate.ts';
 import { sign } from '../venue/venue-fixture.ts';
 import { TRIGGER_EXECUTE_PATH, VenueExecutorHarness } from './venue-harness.ts';

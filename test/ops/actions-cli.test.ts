@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskUrlSecrets } from '../../src/config/mask-url.ts';
-import { Ledger, type LedgerEntryInput } from '../../src/pipeline/ledger.ts';
+import { Ledger, type LedgerEntryInput } from '../../src/records/ledger.ts';
 import { runCli } from '../support/cli.ts';
 import { redisScope } from '../support/redis-scope.ts';
 

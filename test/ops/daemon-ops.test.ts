@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { opsStatusSchema } from '../../src/ops/ops-status.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
 import { redisScope } from '../support/redis-scope.ts';

@@ -6,10 +6,10 @@ import { Keypair } from '@solana/web3.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startOpsServer } from '../../src/ops/http-server.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
-import { Metrics } from '../../src/ops/metrics.ts';
-import { Watchdog } from '../../src/ops/watchdog.ts';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
+import { Metrics } from '../../src/pipeline/metrics.ts';
+import { Watchdog } from '../../src/kernel/watchdog.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');

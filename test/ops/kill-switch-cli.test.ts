@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
 import { runCli } from '../support/cli.ts';
 import { redisScope } from '../support/redis-scope.ts';

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { capturedLogger } from '../support/captured-logger.ts';
 
 describe('logger redaction', () => {
@@ -47,7 +47,7 @@ describe('logger redaction', () => {
 
 describe('log format', () => {
   it('auto is pretty on a terminal and JSON lines otherwise; json and pretty override', async () => {
-    const { wantsPretty } = await import('../../src/ops/logger.ts');
+    const { wantsPretty } = await import('../../src/kernel/logger.ts');
     expect(wantsPretty('auto', true)).toBe(true);
     expect(wantsPretty('auto', false)).toBe(false);
     expect(wantsPretty('json', true)).toBe(false);

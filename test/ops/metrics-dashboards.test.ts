@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../src/config/index.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
 import { redisScope } from '../support/redis-scope.ts';
 import { testDaemonOverrides } from '../support/test-daemon-config.ts';

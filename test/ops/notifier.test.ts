@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import { silentLogger, type Logger } from '../../src/ops/logger.ts';
-import { Metrics } from '../../src/ops/metrics.ts';
-import type { NotifyEventInput } from '../../src/ops/notify/event.ts';
+import { silentLogger, type Logger } from '../../src/kernel/logger.ts';
+import { Metrics } from '../../src/pipeline/metrics.ts';
+import type { NotifyEventInput } from '../../src/kernel/notify-event.ts';
 import { Notifier, notifyQueueName, type NotifierSettings } from '../../src/ops/notify/notifier.ts';
 import { startNotifyWorker, type NotifyWorker } from '../../src/ops/notify/notify-worker.ts';
-import { notifyTargets, type NotifyTarget } from '../../src/ops/notify/target-config.ts';
+import { notifyTargets, type NotifyTarget } from '../../src/config/notify-targets.ts';
 import { bullPrefix } from '../../src/pipeline/queues.ts';
 import { capturedLogger } from '../support/captured-logger.ts';
 import { RecordingServer } from '../support/recording-server.ts';

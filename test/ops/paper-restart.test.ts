@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config/index.ts';
-import { paperStatePath } from '../../src/daemon/paper-state-file.ts';
+import { paperStatePath } from '../../src/paper/state-file.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope(`paper-restart-${process.pid}`);

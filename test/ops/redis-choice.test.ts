@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { redisAnswers } from '../../src/ops/local-redis.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { chooseRedis, DEFAULT_REDIS_URL } from '../../src/ops/redis-choice.ts';
 
 const testRedis = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;

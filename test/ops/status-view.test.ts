@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { readStatusView } from '../../src/ops/status/status-view.ts';
 import { bookTpslLanding, tpslBookKeys } from '../../src/risk/tpsl-book.ts';
 import { commitStrategyState } from '../../src/pipeline/strategy-runtime/state.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { actionIdFor, actionJobSchema, decisionWindow } from '../../src/pipeline/action.ts';
+import { actionIdFor, actionJobSchema, decisionWindow } from '../../src/records/action.ts';
 
 describe('actionIdFor', () => {
   it('is deterministic, fixed-length, colon-free and not an integer', () => {

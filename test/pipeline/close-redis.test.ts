@@ -3,7 +3,7 @@
 import { createServer } from 'node:net';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { closeRedis, connectRedis } from '../../src/pipeline/redis.ts';
+import { closeRedis, connectRedis } from '../../src/kernel/redis.ts';
 
 /** A port nothing listens on (taken, then freed). */
 async function deadPort(): Promise<number> {

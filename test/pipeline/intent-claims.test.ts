@@ -2,8 +2,8 @@
 // answered as claimIntent would answer it alone. Scripts go by SHA1 and fall back to their text.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger } from '../../src/pipeline/ledger.ts';
-import { RedisScript } from '../../src/pipeline/redis-script.ts';
+import { Ledger } from '../../src/records/ledger.ts';
+import { RedisScript } from '../../src/kernel/redis-script.ts';
 import { claimIntent, claimIntents, intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 import { redisScope } from '../support/redis-scope.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { Ledger, LedgerError, findKeyMaterial } from '../../src/pipeline/ledger.ts';
+import { Ledger, LedgerError, findKeyMaterial } from '../../src/records/ledger.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope('ledger');

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/pipeline/redis.ts';
+import { connectRedis } from '../../src/kernel/redis.ts';
 import { RedisOutageLog } from '../../src/pipeline/redis-outage.ts';
 import { capturedLogger } from '../support/captured-logger.ts';
 import { redisServerInstalled } from '../support/redis-server-binary.ts';

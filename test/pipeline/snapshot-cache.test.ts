@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { LocalSnapshots } from '../../src/pipeline/local-snapshots.ts';
 import { SnapshotCache } from '../../src/pipeline/snapshot-cache.ts';
-import { pruneLatestSnapshots, SnapshotStoreError, storeLatestSnapshot } from '../../src/pipeline/snapshot-store.ts';
+import { pruneLatestSnapshots, SnapshotStoreError, storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { runStrategies } from '../../src/pipeline/strategy-runtime/run.ts';
 import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { defineStrategy } from '../../src/sdk/define.ts';

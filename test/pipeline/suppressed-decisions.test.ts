@@ -4,9 +4,9 @@
 // position, and a guard waiting 45 s for a keeper one a second).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
-import type { ActionJob } from '../../src/pipeline/action.ts';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
+import type { ActionJob } from '../../src/records/action.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { openQueue, QUEUES } from '../../src/pipeline/queues.ts';
 import { releaseIntent, snapshotHandler } from '../../src/pipeline/strategy-worker.ts';
 import { intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECORDING_VERSION } from '../../src/replay/recording.ts';
+import { RECORDING_VERSION } from '../../src/records/recording.ts';
 import { runCli } from '../support/cli.ts';
 import { buildDistIfStale, productionEnv } from '../support/dist-build.ts';
 import { DaemonFleet } from '../e2e/support/daemon-process.ts';

@@ -1,8 +1,8 @@
 // Child process of risk-gate.test.ts: another daemon process checking its gate in a loop.
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { startPresence } from '../../src/ops/process-presence.ts';
 import { RedisRiskGate } from '../../src/risk/risk-gate.ts';
-import { connectRedis } from '../../src/pipeline/redis.ts';
+import { connectRedis } from '../../src/kernel/redis.ts';
 import { recordFor } from './records.ts';
 
 const [prefix, durationMs] = process.argv.slice(2) as [string, string];

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { RedisRiskGate, type RiskLimits } from '../../src/risk/risk-gate.ts';
 import { RollingHourCounter } from '../../src/risk/rolling-counter.ts';
 import { runCli } from '../support/cli.ts';

@@ -2,7 +2,7 @@
 // position item's shape: a formatted item's whole-dollar "150" is $150, never $0.00015.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PositionItem } from '../../src/api/schemas/perps.ts';
-import { storeLatestSnapshot } from '../../src/pipeline/snapshot-store.ts';
+import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { isTightening } from '../../src/risk/reducing.ts';
 import { tpslFromSnapshots } from '../../src/risk/tpsl-lookup.ts';
 import { formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition } from '../strategy/samples.ts';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { Notifier } from '../../src/ops/notify/notifier.ts';
 import { startNotifyWorker, type NotifyWorker } from '../../src/ops/notify/notify-worker.ts';
-import { notifyTargets } from '../../src/ops/notify/target-config.ts';
-import { Ledger } from '../../src/pipeline/ledger.ts';
+import { notifyTargets } from '../../src/config/notify-targets.ts';
+import { Ledger } from '../../src/records/ledger.ts';
 import { CircuitBreakers } from '../../src/risk/circuit-breaker.ts';
 import { RedisRiskGate } from '../../src/risk/risk-gate.ts';
 import { TradingSwitch } from '../../src/risk/trading-switch.ts';

@@ -4,7 +4,7 @@
 // read in paper mode.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { samples } from '../../src/sdk/testing.ts';
 import { VenueExecutorHarness, type TestWallet } from '../executor/venue-harness.ts';

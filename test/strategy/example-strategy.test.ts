@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import trim from '../../strategies/examples/trim-winners.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
-import { actionIdFor } from '../../src/pipeline/action.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
+import { actionIdFor } from '../../src/records/action.ts';
 import { loadStrategiesOrThrow } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { decideOnce, formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, TICK } from './samples.ts';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { actionIdFor } from '../../src/pipeline/action.ts';
+import { actionIdFor } from '../../src/records/action.ts';
 import { loadStrategiesOrThrow } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { decideOnce, formattedPosition, POSITION, POSITION_2, positionsSnapshot, rawPosition, TICK } from './samples.ts';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
-import { actionIdFor } from '../../src/pipeline/action.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
+import { actionIdFor } from '../../src/records/action.ts';
 import { runStrategies, type SnapshotReader } from '../../src/pipeline/strategy-worker.ts';
 import { defineStrategy, type Strategy } from '../../src/sdk/define.ts';
 import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';

@@ -1,7 +1,7 @@
 import { MINTS } from '../../src/api/mints.ts';
 import type { PositionItem } from '../../src/api/schemas/perps.ts';
-import type { SnapshotOf } from '../../src/pipeline/snapshot.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import type { SnapshotOf } from '../../src/sdk/snapshot.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { runStrategies, type StrategyRun } from '../../src/pipeline/strategy-worker.ts';
 import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/ops/logger.ts';
+import { createLogger, type Logger } from '../../src/kernel/logger.ts';
 
 /** A real pino logger (redaction and all) whose output lines a test can read. */
 export function capturedLogger(level: 'trace' | 'debug' | 'info' = 'trace'): { readonly lines: string[]; readonly logger: Logger } {

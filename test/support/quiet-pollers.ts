@@ -1,4 +1,4 @@
-import { SNAPSHOT_KINDS } from '../../src/pipeline/snapshot.ts';
+import { SNAPSHOT_KINDS } from '../../src/sdk/snapshot.ts';
 
 /**
  * Config overrides giving every poller source a schedule that fires only on 1 January ("every 5 s"

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { keyPrefix } from '../../src/pipeline/queues.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { inspect } from 'node:util';
 import type { Keypair, PublicKey } from '@solana/web3.js';
-import type { TransactionSigner } from '../signer.ts';
+import type { TransactionSigner } from './transaction-signer.ts';
 import { readKeyFile, type SignerMode } from './key-file.ts';
 import { KeyFileError } from './key-file-error.ts';
 import { keypairFromSecretText } from './secret-key-text.ts';

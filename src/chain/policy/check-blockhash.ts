@@ -1,12 +1,6 @@
 import type { DecodedTransaction } from '../decode.ts';
-import type { PolicyContext } from './context.ts';
+import type { BlockhashStanding, PolicyContext } from './context.ts';
 import type { Violation } from './verdict.ts';
-
-/** What our own RPC says of a blockhash: whether it is still valid, and the slot it answered at. */
-export interface BlockhashStanding {
-  readonly valid: boolean;
-  readonly slot: number;
-}
 
 /** Asks our own RPC about a blockhash (ChainClient.blockhashStanding); RPC failures throw (transient). */
 export type BlockhashReader = (blockhash: string) => Promise<BlockhashStanding>;

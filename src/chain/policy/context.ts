@@ -1,7 +1,12 @@
 import type { PublicKey } from '@solana/web3.js';
 import type { OperationId } from '../../api/registry.ts';
 import type { ChainFacts } from './chain-facts.ts';
-import type { BlockhashStanding } from './check-blockhash.ts';
+
+/** What our own RPC says of a blockhash: whether it is still valid, and the slot it answered at. */
+export interface BlockhashStanding {
+  readonly valid: boolean;
+  readonly slot: number;
+}
 
 /** What the operation asked for; the transaction may not move more from the wallet. */
 export interface PolicyIntent {

@@ -1,4 +1,4 @@
-import { Ledger, type LedgerEntryType, type LedgerRecord } from '../../pipeline/ledger.ts';
+import { Ledger, type LedgerEntryType, type LedgerRecord } from '../../records/ledger.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 import { withDeploymentRedis } from '../deployment-redis.ts';
 

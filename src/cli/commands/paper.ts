@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { formatProblems, isConfigError, loadConfig } from '../../config/index.ts';
-import { lockPaperFolder, PaperLockedError } from '../../daemon/paper-lock.ts';
-import { paperStateDir } from '../../daemon/paper-state-file.ts';
-import { createLogger } from '../../ops/logger.ts';
+import { lockPaperFolder, PaperLockedError } from '../../paper/lock.ts';
+import { paperStateDir } from '../../paper/state-file.ts';
+import { createLogger } from '../../kernel/logger.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 
 const USAGE = `usage: stratd paper reset [--config <file>] [--set key=value]

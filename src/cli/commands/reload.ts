@@ -3,7 +3,8 @@ import { listProcesses } from '../../ops/process-presence.ts';
 import { reloadAckChannel, reloadAckSchema, reloadChannel, type ReloadAck } from '../../daemon/reload.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 import { withDeploymentRedis } from '../deployment-redis.ts';
-import { closeRedis } from '../../pipeline/redis.ts';
+import { closeRedis } from '../../kernel/redis.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long to wait for the processes' answers: each re-reads config and re-imports strategies first. */
 const ACK_WAIT_MS = 15_000;
@@ -41,7 +42,7 @@ export const reloadCommand: Command = {
         const expected = await listProcesses(redis, prefix);
         await redis.publish(reloadChannel(prefix), JSON.stringify({ changeId }));
         const deadline = Date.now() + ACK_WAIT_MS;
-        while (Date.now() < deadline && (acks.size === 0 || expected.some((p) => !acks.has(`${p.host}:${p.pid}`)))) await new Promise((r) => setTimeout(r, 50));
+        while (Date.now() < deadline && (acks.size === 0 || expected.some((p) => !acks.has(`${p.host}:${p.pid}`)))) await sleep(50);
         const where = `${deployment.shownUrl} prefix ${config.redis.prefix}`;
         if (acks.size === 0) {
           process.stderr.write(`stratd: no stratd process answered on ${where} within ${ACK_WAIT_MS / 1000} s. Is this the daemon's Redis and prefix (REDIS_URL, redis.prefix)?\n`);

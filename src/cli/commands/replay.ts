@@ -1,6 +1,6 @@
 import { formatProblems, isConfigError, loadConfig } from '../../config/index.ts';
 import { loadStrategies } from '../../pipeline/strategy-runtime/loader.ts';
-import { readRecording, RecordingError } from '../../replay/recording.ts';
+import { readRecording, RecordingError } from '../../records/recording.ts';
 import { replay } from '../../replay/replay.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 

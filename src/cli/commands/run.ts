@@ -3,12 +3,12 @@ import { formatProblems, isConfigError, loadConfig } from '../../config/index.ts
 import { maskUrlSecrets } from '../../config/mask-url.ts';
 import { startDaemon, ROLES, type Daemon, type Role } from '../../daemon/daemon.ts';
 import { failpointsFromEnv } from '../../daemon/failpoint.ts';
-import { PaperLockedError } from '../../daemon/paper-lock.ts';
-import { PaperSetupError } from '../../daemon/paper-setup-error.ts';
+import { PaperLockedError } from '../../paper/lock.ts';
+import { PaperSetupError } from '../../paper/setup-error.ts';
 import { OpsServerError } from '../../ops/http-server.ts';
 import { RedisUnavailable } from '../../ops/local-redis.ts';
-import { createLogger } from '../../ops/logger.ts';
-import { RUNTIME } from '../../ops/runtime.ts';
+import { createLogger } from '../../kernel/logger.ts';
+import { RUNTIME } from '../../kernel/runtime.ts';
 import { StrategyLoadError } from '../../pipeline/strategy-runtime/loader.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 

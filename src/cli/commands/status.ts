@@ -1,4 +1,4 @@
-import { Ledger } from '../../pipeline/ledger.ts';
+import { Ledger } from '../../records/ledger.ts';
 import { openQueue, QUEUES } from '../../pipeline/queues.ts';
 import { readStatusView } from '../../ops/status/status-view.ts';
 import { renderStatusText } from '../../ops/status/status-text.ts';

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../../config/index.ts';
-import { silentLogger } from '../../ops/logger.ts';
+import { silentLogger } from '../../kernel/logger.ts';
 import { acknowledgementSchema, listProcesses, type Acknowledgement, type ProcessInfo } from '../../ops/process-presence.ts';
-import { Ledger } from '../../pipeline/ledger.ts';
+import { Ledger } from '../../records/ledger.ts';
 import type { TradingState } from '../../risk/trading-state.ts';
 import { tradingStateAckChannel, TradingSwitch } from '../../risk/trading-switch.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 import { withDeploymentRedis, type DeploymentRedis } from '../deployment-redis.ts';
 import { cliNotifier } from '../cli-notifier.ts';
-import { closeRedis } from '../../pipeline/redis.ts';
+import { closeRedis } from '../../kernel/redis.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long pause/resume wait for the daemon processes to acknowledge. */
 const ACK_WAIT_MS = 2_000;
@@ -40,7 +41,7 @@ async function changeState(name: string, argv: string[], usage: string, extra: R
       const { previous, current } = await tradingSwitch.set({ state, reason, by: `cli:${process.env.USER ?? 'operator'}@${hostname()}`, cause: 'cli', changeId });
       // Every process with a current heartbeat answered, or the wait is over.
       const deadline = Date.now() + ACK_WAIT_MS;
-      while (Date.now() < deadline && (acks.size === 0 || expected.some((p) => !acks.has(`${p.host}:${p.pid}`)))) await new Promise((r) => setTimeout(r, 50));
+      while (Date.now() < deadline && (acks.size === 0 || expected.some((p) => !acks.has(`${p.host}:${p.pid}`)))) await sleep(50);
       process.stdout.write(`trading ${current.state} (${current.reason}); was ${previous.state}\n`);
       return report(deployment, config, [...acks.values()], expected);
     } finally {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { fieldIssues, describeIssues } from '../../api/issues.ts';
-import { createLogger } from '../../ops/logger.ts';
+import { createLogger } from '../../kernel/logger.ts';
 import { faultPatchSchema, type FaultPatch } from '../../venue/http/faults.ts';
 import { RATE_TIERS, type RateTier } from '../../venue/http/rate-limit.ts';
 import { startVenue, type VenueOptions } from '../../venue/venue.ts';

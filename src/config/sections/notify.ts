@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { notifyTargets, type NotifyTarget } from '../../ops/notify/target-config.ts';
+import { notifyTargets, type NotifyTarget } from '../notify-targets.ts';
 import { positiveInt } from '../formats.ts';
 import { key } from '../key.ts';
 import { maskUrlSecrets, REDACTED } from '../mask-url.ts';

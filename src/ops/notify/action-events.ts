@@ -1,6 +1,6 @@
-import type { ActionRecord } from '../../pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../../records/action-record.ts';
 import { isReplayRejection } from '../../pipeline/executor/replayed-bytes.ts';
-import type { NotifyEventInput } from './event.ts';
+import type { NotifyEventInput } from '../../kernel/notify-event.ts';
 
 /** The notifications an executor transition raises: its end (landed, rejected, expired), policy refusals and replayed builds. */
 export function actionEvents(record: ActionRecord, atMs: number): NotifyEventInput[] {

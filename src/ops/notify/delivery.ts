@@ -1,9 +1,9 @@
 import { maskUrlSecretsIn } from '../../config/mask-url.ts';
 import { discordRequest } from './discord.ts';
-import type { NotifyEvent } from './event.ts';
+import type { NotifyEvent } from '../../kernel/notify-event.ts';
 import type { OutgoingRequest } from './outgoing.ts';
 import { slackRequest } from './slack.ts';
-import { targetName, type NotifyTarget } from './target-config.ts';
+import { targetName, type NotifyTarget } from '../../config/notify-targets.ts';
 import { telegramRequest } from './telegram.ts';
 import { webhookRequest } from './webhook.ts';
 

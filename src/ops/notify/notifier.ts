@@ -2,11 +2,11 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
 import { bullPrefix, QUEUE_EVENTS_MAX_LEN } from '../../pipeline/queues.ts';
-import type { Logger } from '../logger.ts';
-import type { Metrics } from '../metrics.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import type { Metrics } from '../../pipeline/metrics.ts';
 import { deliver } from './delivery.ts';
-import { notifyEventSchema, severityRank, type NotifyEvent, type NotifyEventInput, type NotifySink } from './event.ts';
-import { targetName, type NotifyTarget } from './target-config.ts';
+import { notifyEventSchema, severityRank, type NotifyEvent, type NotifyEventInput, type NotifySink } from '../../kernel/notify-event.ts';
+import { targetName, type NotifyTarget } from '../../config/notify-targets.ts';
 
 /**
  * One queue per target, so a target that hangs occupies only its own delivery slots and never

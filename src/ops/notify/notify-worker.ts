@@ -1,12 +1,12 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { bullPrefix } from '../../pipeline/queues.ts';
-import type { Logger } from '../logger.ts';
-import type { Metrics } from '../metrics.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import type { Metrics } from '../../pipeline/metrics.ts';
 import { deliver } from './delivery.ts';
-import { notifyEventSchema } from './event.ts';
+import { notifyEventSchema } from '../../kernel/notify-event.ts';
 import { notifyQueueName, type NotifyJob } from './notifier.ts';
-import { targetName, type NotifyTarget } from './target-config.ts';
+import { targetName, type NotifyTarget } from '../../config/notify-targets.ts';
 
 export interface NotifyWorkerOptions {
   readonly redis: Redis;

@@ -1,4 +1,4 @@
-import { splitUrlCredentials } from './url-credentials.ts';
+import { splitUrlCredentials } from '../../config/url-credentials.ts';
 
 /** One HTTP request to a target's API. Its URL may hold a secret (Telegram's bot token): never log it. */
 export interface OutgoingRequest {

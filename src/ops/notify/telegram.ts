@@ -1,6 +1,6 @@
-import { plainText, type NotifyEvent } from './event.ts';
+import { plainText, type NotifyEvent } from '../../kernel/notify-event.ts';
 import { jsonRequest, type OutgoingRequest } from './outgoing.ts';
-import type { telegramTarget } from './target-config.ts';
+import type { telegramTarget } from '../../config/notify-targets.ts';
 import type { z } from 'zod';
 
 /** Telegram Bot API sendMessage (https://core.telegram.org/bots/api#sendmessage); text up to 4096 characters. */

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { intentLockKey } from '../strategy-runtime/intent-lock.ts';
-import { ledgerStreamKey } from '../ledger.ts';
-import { actionRecord, isFinalRecord, type ActionRecord } from './action-record.ts';
-import { RedisScript } from '../redis-script.ts';
+import { ledgerStreamKey } from '../../records/ledger.ts';
+import { actionRecord, isFinalRecord, type ActionRecord } from '../../records/action-record.ts';
+import { RedisScript } from '../../kernel/redis-script.ts';
 
 /** A write lost a race with another process; reload and continue from the stored state. */
 export class StaleActionWrite extends Error {

@@ -4,7 +4,7 @@ import type { ApiClient } from '../../api/client.ts';
 import type { DecreaseResponse } from '../../api/schemas/perps.ts';
 import type { Intent } from '../../sdk/intent.ts';
 import { MINTS } from '../../api/mints.ts';
-import type { ActionRecord } from './action-record.ts';
+import type { ActionRecord } from '../../records/action-record.ts';
 import type { ActionBuilder, BuiltTransaction } from './ports.ts';
 
 /** The mint a TP/SL close pays out in, by receive token. */

@@ -6,14 +6,14 @@ import { readWireTransaction, type WireTransaction } from '../../chain/decode.ts
 import type { ChainClient } from '../../chain/rpc-client.ts';
 import type { Verdict } from '../../chain/policy/verdict.ts';
 import { SignerError, signInspected } from '../../chain/signer.ts';
-import { silentLogger, type Logger } from '../../ops/logger.ts';
-import { actionJobSchema, type ActionJob } from '../action.ts';
+import { silentLogger, type Logger } from '../../kernel/logger.ts';
+import { actionJobSchema, type ActionJob } from '../../records/action.ts';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
-import { clearedBuild, FINAL_STATES, isFinalRecord, type ActionRecord, type ActionState } from './action-record.ts';
-import { abortableSleep } from './abortable-sleep.ts';
+import { clearedBuild, FINAL_STATES, isFinalRecord, type ActionRecord, type ActionState } from '../../records/action-record.ts';
+import { abortableSleep } from '../../kernel/abortable-sleep.ts';
 import { SubmittedWatch } from './submitted-watch.ts';
 import { errorForLog, isTransient, provablyNotProcessed } from './api-error-evidence.ts';
-import { encodeLedgerEntry } from '../ledger.ts';
+import { encodeLedgerEntry } from '../../records/ledger.ts';
 import type { RedisOutageLog } from '../redis-outage.ts';
 import { ActionStore, SignatureClaimed, StaleActionWrite, type StoredAction } from './action-store.ts';
 import { isReplayRejection, landedBeforeBuild, REPLAY_REASONS } from './replayed-bytes.ts';
@@ -117,7 +117,7 @@ class Refusal extends Error {
  *   older than maxRequestExecutionSec) ends it.
  */
 export class Executor {
-  private readonly o: ExecutorOptions;
+  private readonly options: ExecutorOptions;
   private readonly logger: Logger;
   private readonly risk: RiskGate;
   private readonly owner = randomUUID();
@@ -141,7 +141,7 @@ export class Executor {
   /** When accept's create took the lease of the record it answered (monotonic ms). */
   readonly #leasedAt = new WeakMap<StoredAction, number>();
   constructor(options: ExecutorOptions) {
-    this.o = options;
+    this.options = options;
     this.logger = options.logger ?? silentLogger;
     this.risk = options.risk ?? allowAllRisk;
     this.now = options.now ?? Date.now;
@@ -167,7 +167,7 @@ export class Executor {
    */
   async accept(action: NewAction, options: { readonly fresh?: boolean } = {}): Promise<StoredAction> {
     if (!options.fresh) {
-      const existing = await this.o.store.load(action.actionId);
+      const existing = await this.options.store.load(action.actionId);
       if (existing) return existing;
     }
     const now = this.now();
@@ -177,7 +177,7 @@ export class Executor {
       acceptedAtMs: now,
       updatedAtMs: now,
       stateCommitted: false,
-      dryRun: this.o.dryRun ?? false,
+      dryRun: this.options.dryRun ?? false,
       awaitsKeeper: false,
       buildAttempts: 0,
       sendCount: 0,
@@ -227,13 +227,13 @@ export class Executor {
    * for a protective strategy; otherwise a free one, or no build ahead.
    */
   private buildAheadTurn(record: ActionRecord): { readonly slot?: PreparationSlot } | undefined {
-    if (!this.o.preparation || this.o.preparesFreely?.(record)) return {};
-    const slot = this.o.preparation.tryAcquire();
+    if (!this.options.preparation || this.options.preparesFreely?.(record)) return {};
+    const slot = this.options.preparation.tryAcquire();
     return slot ? { slot } : undefined;
   }
 
   private async create(action: NewAction, record: ActionRecord, now: number, ahead: { readonly slot?: PreparationSlot } | undefined): Promise<StoredAction> {
-    const prebuilt = ahead ? this.o.builder.build(record) : undefined;
+    const prebuilt = ahead ? this.options.builder.build(record) : undefined;
     prebuilt?.catch(() => undefined); // taken by the build step, or dropped with the record
     const decision = await this.risk.check('accept', record);
     if (decision.allowed) this.#refusedAt.delete(record.strategy);
@@ -246,13 +246,13 @@ export class Executor {
     // A new action is leased to this executor in the same write: driving it starts without a round trip.
     const leasedAt = performance.now();
     const lease = initial.state === 'rejected' ? undefined : { owner: this.owner, ttlMs: this.leaseMs };
-    if (!(await this.o.store.create(initial, this.entryFor(initial), lease))) {
+    if (!(await this.options.store.create(initial, this.entryFor(initial), lease))) {
       // Another accept of the same action stored it first (another process took the job, or the
       // in-process hand-over raced it): this one's reservation must not count a second action.
       if (decision.allowed) await this.risk.releaseReservation?.(initial, decision.reservedAtMs ?? now);
-      return (await this.o.store.load(action.actionId))!;
+      return (await this.options.store.load(action.actionId))!;
     }
-    this.o.observe?.(initial, 'accept');
+    this.options.observe?.(initial, 'accept');
     if (initial.state === 'rejected') return this.settleFinal({ record: initial, version: 1 });
     const created: StoredAction = { record: initial, version: 1 };
     this.#leasedAt.set(created, leasedAt);
@@ -272,17 +272,17 @@ export class Executor {
     } finally {
       // The settled write this drive made under its lease freed it in the same script; any other
       // end (an error, an abort, another process's final, a drive that stopped short) frees it here.
-      if (!lease.freed) await this.o.store.release(actionId, this.owner);
+      if (!lease.freed) await this.options.store.release(actionId, this.owner);
     }
   }
 
   private async driveLeased(actionId: string, leaseMs: number, lease: DriveLease, signal?: AbortSignal, from?: StoredAction): Promise<ActionRecord | undefined> {
     const reserved = this.claimReserved(from);
-    if (!this.o.preparation) {
+    if (!this.options.preparation) {
       reserved?.release();
       return this.driveTurn(actionId, leaseMs, lease, signal, from, undefined);
     }
-    const turn = new PreparationTurn(this.o.preparation, reserved);
+    const turn = new PreparationTurn(this.options.preparation, reserved);
     try {
       return await this.driveTurn(actionId, leaseMs, lease, signal, from, turn);
     } finally {
@@ -301,20 +301,20 @@ export class Executor {
     while (!signal?.aborted) {
       const now = performance.now();
       if (now - leasedAt >= leaseMs / 3) {
-        if (!(await this.o.store.lease(actionId, this.owner, leaseMs))) {
+        if (!(await this.options.store.lease(actionId, this.owner, leaseMs))) {
           // Another process drives it: a slot (or a place in the queue) held here would only keep this process's own work waiting.
           turn?.release();
           held = undefined;
           leasedAt = Number.NEGATIVE_INFINITY;
           await abortableSleep(this.pollMs, signal);
-          const current = await this.o.store.load(actionId);
+          const current = await this.options.store.load(actionId);
           if (!current || isFinalRecord(current.record)) return current?.record;
           continue;
         }
         leasedAt = now;
       }
       try {
-        const stored = held ?? (await this.o.store.load(actionId));
+        const stored = held ?? (await this.options.store.load(actionId));
         held = undefined;
         if (!stored) return undefined;
         if (isFinalRecord(stored.record)) {
@@ -339,16 +339,16 @@ export class Executor {
         held = undefined;
         if (error instanceof StaleActionWrite) continue;
         // A transient failure (RPC, API or Redis down): keep the state, try again shortly.
-        if (!this.o.redisOutage?.absorbs(error)) this.logger.warn({ actionId, err: errorForLog(error) }, 'executor step failed; retrying');
+        if (!this.options.redisOutage?.absorbs(error)) this.logger.warn({ actionId, err: errorForLog(error) }, 'executor step failed; retrying');
         await abortableSleep(this.pollMs, signal);
       }
     }
-    return (await this.o.store.load(actionId))?.record;
+    return (await this.options.store.load(actionId))?.record;
   }
 
   /** Unfinished actions in Redis, oldest first. */
   openActionIds(): Promise<string[]> {
-    return this.o.store.openActionIds();
+    return this.options.store.openActionIds();
   }
 
   /**
@@ -359,21 +359,21 @@ export class Executor {
   async orphanedDecisions(graceMs: number): Promise<{ readonly actions: ActionJob[]; readonly invalid: ReadonlyArray<{ readonly actionId: string; readonly detail: string }> }> {
     const actions: ActionJob[] = [];
     const invalid: Array<{ actionId: string; detail: string }> = [];
-    for (const { actionId, json } of await this.o.store.outboxBefore(Date.now() - graceMs)) {
+    for (const { actionId, json } of await this.options.store.outboxBefore(Date.now() - graceMs)) {
       const read = outboxAction(actionId, json);
       if (typeof read !== 'string') {
         actions.push(read);
         continue;
       }
       invalid.push({ actionId, detail: read });
-      await this.o.store.dropFromOutbox(actionId);
+      await this.options.store.dropFromOutbox(actionId);
     }
     return { actions, invalid };
   }
 
   /** Drives every unfinished action: start-up reconciliation, the same path as crash recovery. */
   async reconcile(signal?: AbortSignal): Promise<void> {
-    const ids = await this.o.store.openActionIds();
+    const ids = await this.options.store.openActionIds();
     await Promise.all(ids.map((id) => this.drive(id, signal)));
   }
 
@@ -383,12 +383,12 @@ export class Executor {
    * it at once; waiting would only hold its intent key longer).
    */
   private waitsForSlot(record: ActionRecord): boolean {
-    if (!this.o.preparation || this.o.preparesFreely?.(record)) return false;
+    if (!this.options.preparation || this.options.preparesFreely?.(record)) return false;
     return !(record.state === 'accepted' && this.isStaleDecision(record));
   }
 
   private isStaleDecision(record: ActionRecord): boolean {
-    return this.now() - record.decidedAtMs > (this.o.actionTtlMs ?? 120_000);
+    return this.now() - record.decidedAtMs > (this.options.actionTtlMs ?? 120_000);
   }
 
   /** Whether the risk gate refused a fresh accept of `strategy` here within the last minute. */
@@ -402,7 +402,7 @@ export class Executor {
   }
 
   private get pollMs(): number {
-    return this.o.confirmPollMs ?? 500;
+    return this.options.confirmPollMs ?? 500;
   }
 
 
@@ -452,7 +452,7 @@ export class Executor {
     const changed = patch.state !== stored.record.state;
     // The strategy's state advances when its action landed or is ambiguous, never on a rejection.
     if (record.state === 'submitted' && !record.stateCommitted) {
-      await this.o.settle(record, 'ambiguous');
+      await this.options.settle(record, 'ambiguous');
       record = { ...record, stateCommitted: true };
     }
     const final = changed && isFinalRecord(record) && !record.finalSettled;
@@ -466,19 +466,19 @@ export class Executor {
     const entries = changed ? [...passed, record].map((r) => this.entryFor(r)) : undefined;
     // The write that makes the action ambiguous also keeps its intent key: the first keep, with no
     // round trip of its own (the confirmation polls keep it from then on).
-    const keeper = changed && record.state === 'submitted' ? this.o.intentKeeper : undefined;
+    const keeper = changed && record.state === 'submitted' ? this.options.intentKeeper : undefined;
     // Passed our lease's owner: a settled write frees the lease if it is still ours.
-    let next = await this.o.store.save(record, stored.version, entries, this.owner, keeper?.ttlMs);
+    let next = await this.options.store.save(record, stored.version, entries, this.owner, keeper?.ttlMs);
     if (keeper) {
       this.watch.keptNow(record.actionId);
       if (next.intentLost) await keeper.lost(record);
     }
     if (changed) {
-      for (const r of [...passed, record]) this.o.observe?.(r, 'drive');
+      for (const r of [...passed, record]) this.options.observe?.(r, 'drive');
       this.logger.info({ actionId: record.actionId, strategy: record.strategy, state: record.state, reason: record.reason, signature: record.signature }, 'action state');
     }
     if (final && !bookFirst) next = await this.settleFinal(next);
-    if (changed) await this.o.onTransition?.(next.record);
+    if (changed) await this.options.onTransition?.(next.record);
     return next;
   }
 
@@ -492,13 +492,13 @@ export class Executor {
     // failure leaves the action unsettled, so both run again on the next pass.
     const outcome = record.state === 'landed' || record.state === 'expired' ? record.state : 'rejected';
     const results = await Promise.allSettled([
-      this.o.settle(record, outcome),
+      this.options.settle(record, outcome),
       FINAL_STATES.has(record.state) ? this.risk.recordOutcome?.(record) : undefined,
     ]);
     const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     if (failures.length > 1) this.logger.warn({ actionId: record.actionId, err: errorForLog(failures[1]) }, 'settling the action failed twice; retrying');
     if (failures.length > 0) throw failures[0];
-    await this.o.onOutcomeRecorded?.(record);
+    await this.options.onOutcomeRecorded?.(record);
   }
 
   /**
@@ -508,13 +508,13 @@ export class Executor {
    */
   private async settleFinal(stored: StoredAction): Promise<StoredAction> {
     await this.bookOutcome(stored.record);
-    return this.o.store.save({ ...stored.record, finalSettled: true }, stored.version, undefined, this.owner);
+    return this.options.store.save({ ...stored.record, finalSettled: true }, stored.version, undefined, this.owner);
   }
 
   /** An operator alert: the API answered with replayed bytes (a protective action may not have happened). */
   private async alertReplayed(r: ActionRecord): Promise<void> {
     this.logger.error({ actionId: r.actionId, strategy: r.strategy, reason: r.reason, detail: r.detail }, 'ALERT: the API answered with the bytes of an earlier transaction; the action did not happen');
-    await this.o.ledger.append({
+    await this.options.ledger.append({
       at: this.now(),
       type: 'alert',
       actionId: r.actionId,
@@ -543,17 +543,17 @@ export class Executor {
   private async build(stored: StoredAction, signal?: AbortSignal): Promise<StoredAction> {
     const r = stored.record;
     if (this.isStaleDecision(r)) {
-      throw new Refusal('stale_decision', `not built within ${this.o.actionTtlMs ?? 120_000} ms of the decision`);
+      throw new Refusal('stale_decision', `not built within ${this.options.actionTtlMs ?? 120_000} ms of the decision`);
     }
     // Read alongside the build (it only needs the market): one round trip less on the way to sending.
     const intentMarket = 'marketMint' in r.intent ? r.intent.marketMint : undefined;
-    const earlyValidity = intentMarket === undefined ? undefined : this.o.requestValidity(intentMarket).catch(() => undefined);
+    const earlyValidity = intentMarket === undefined ? undefined : this.options.requestValidity(intentMarket).catch(() => undefined);
     let built;
     const prebuilt = this.#prebuilt.get(stored);
     this.#prebuilt.delete(stored);
     try {
       // A build started before this drive had its signal: stopping must not wait for it.
-      built = await (prebuilt ? untilAborted(prebuilt, signal) : this.o.builder.build(r, signal));
+      built = await (prebuilt ? untilAborted(prebuilt, signal) : this.options.builder.build(r, signal));
     } catch (error) {
       // A malformed reply (an edge's HTML page with status 200, a truncated body) says nothing
       // about the request: retried like an outage, a few times, before it counts as a refusal.
@@ -562,7 +562,7 @@ export class Executor {
         throw new Refusal(`api:${error.kind}`, error.message);
       }
       if (error instanceof Refusal) throw error;
-      await this.o.store.save({ ...r, buildAttempts: r.buildAttempts + 1, updatedAtMs: this.now() }, stored.version);
+      await this.options.store.save({ ...r, buildAttempts: r.buildAttempts + 1, updatedAtMs: this.now() }, stored.version);
       throw error;
     }
     let tx: WireTransaction;
@@ -579,11 +579,11 @@ export class Executor {
       if (problem) throw new Refusal('build:request_unattributable', problem);
     }
     const early = built.marketMint === intentMarket ? await earlyValidity : undefined;
-    const maxRequestExecutionSec = built.operationId.startsWith('perps.') ? (early ?? (await this.o.requestValidity(built.marketMint))) : undefined;
+    const maxRequestExecutionSec = built.operationId.startsWith('perps.') ? (early ?? (await this.options.requestValidity(built.marketMint))) : undefined;
     const reported = built.txMetadata ? Number(built.txMetadata.lastValidBlockHeight) : Number.NaN;
     // Without a reported lastValidBlockHeight (trigger builds), an upper bound: the blockhash is at
     // most as new as the API's node, which may lead ours by a little; it lives 150 blocks.
-    const lastValid = Number.isSafeInteger(reported) ? reported : (await this.o.chain.blockHeight()) + BLOCKHASH_LIFETIME_BLOCKS + RPC_LAG_MARGIN_BLOCKS;
+    const lastValid = Number.isSafeInteger(reported) ? reported : (await this.options.chain.blockHeight()) + BLOCKHASH_LIFETIME_BLOCKS + RPC_LAG_MARGIN_BLOCKS;
     const patch = {
       state: 'built' as const,
       operationId: built.operationId,
@@ -623,7 +623,7 @@ export class Executor {
 
   /** The policy's verdict on a build, or what kept it from one (an RPC that did not answer): never a rejection. */
   private judge(tx: WireTransaction, r: ActionRecord): Promise<Judged> {
-    return (async () => this.o.inspector.inspect(tx, r, builtOf(r)))().then(
+    return (async () => this.options.inspector.inspect(tx, r, builtOf(r)))().then(
       (verdict) => ({ verdict }),
       (error: unknown) => ({ error }),
     );
@@ -663,7 +663,7 @@ export class Executor {
     if (!verdict.ok) {
       const first = verdict.violations[0];
       this.logger.error({ actionId: r.actionId, violations: verdict.violations }, 'ALERT: transaction refused by policy; nothing signed');
-      await this.o.ledger.append({
+      await this.options.ledger.append({
         at: this.now(),
         type: 'alert',
         actionId: r.actionId,
@@ -682,7 +682,7 @@ export class Executor {
       );
     }
     const inspected = { violations: [], inspectedMessageSha256: verdict.messageSha256 };
-    if (r.dryRun || this.o.signer === undefined) return this.transition(from, { state: 'inspected', ...inspected }, passed);
+    if (r.dryRun || this.options.signer === undefined) return this.transition(from, { state: 'inspected', ...inspected }, passed);
     const passedInspection: ActionRecord = { ...r, ...inspected, state: 'inspected', updatedAtMs: this.now() };
     try {
       // Asked after the policy's reads, right before the signature: a halt acknowledged while they
@@ -690,7 +690,7 @@ export class Executor {
       const decision = await this.risk.check('sign', r);
       if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
       const signed = await this.signVerified(tx, verdict);
-      await this.o.onSigned?.(r);
+      await this.options.onSigned?.(r);
       return await this.storeSigned(from, { state: 'signed', ...inspected, ...signed, builtSlot: verdict.freshAtSlot, ...UNSIGNED_DROPPED }, [...passed, passedInspection]);
     } catch (error) {
       // Refused after the inspection passed (a halt, a signer that cannot sign): the states passed stay in the audit trail.
@@ -703,7 +703,7 @@ export class Executor {
   /** A record stored `inspected` (by an earlier version, which stored each step apart) is signed here. */
   private async sign(stored: StoredAction): Promise<StoredAction | undefined> {
     const r = stored.record;
-    if (r.dryRun || !this.o.signer) return undefined; // dry-run: final at inspected
+    if (r.dryRun || !this.options.signer) return undefined; // dry-run: final at inspected
     const [decision, expired] = await Promise.all([this.risk.check('sign', r), this.blockhashExpired(r)]);
     if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
     if (expired) return this.transition(stored, { ...clearedBuild(), state: 'accepted' });
@@ -730,7 +730,7 @@ export class Executor {
   private async signVerified(tx: WireTransaction, verdict: Verdict): Promise<Pick<ActionRecord, 'signature' | 'signedTx'>> {
     let signed;
     try {
-      signed = await signInspected(this.o.signer!, tx, verdict);
+      signed = await signInspected(this.options.signer!, tx, verdict);
     } catch (error) {
       // A transaction this wallet cannot sign (another fee payer) or a signer that answers no
       // signature will not change on a retry: the action ends, and the breaker counts it.
@@ -748,7 +748,7 @@ export class Executor {
    */
   private async passingVerdict(tx: WireTransaction, r: ActionRecord): Promise<Verdict> {
     if (r.inspectedMessageSha256 === undefined) {
-      const verdict = await this.o.inspector.inspect(tx, r, builtOf(r));
+      const verdict = await this.options.inspector.inspect(tx, r, builtOf(r));
       if (!verdict.ok) throw new Refusal(`policy:${verdict.violations[0]?.rule ?? 'unknown'}`, verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join('; '));
       return verdict;
     }
@@ -768,8 +768,8 @@ export class Executor {
     // action ends here instead of becoming ambiguous (which would commit the strategy's state).
     const earlier = this.earlierLanding(r);
     if (r.route === 'rpc') {
-      const sent = await this.o.chain.sendRaw(raw);
-      await this.o.onSent?.(r);
+      const sent = await this.options.chain.sendRaw(raw);
+      await this.options.onSent?.(r);
       const replayed = await earlier;
       if (replayed) throw new Refusal(REPLAY_REASONS.landedBeforeBuild, replayed);
       if (!sent.ok && sent.refusal === 'signature_invalid') throw new Refusal('chain:signature_invalid', sent.message);
@@ -782,13 +782,13 @@ export class Executor {
       // safe, so the action is ambiguous and is settled on the chain.
       return this.transition(stored, { state: 'submitted' });
     }
-    const marked = await this.o.store.save({ ...r, submitStartedAtMs: this.now(), updatedAtMs: this.now() }, stored.version);
+    const marked = await this.options.store.save({ ...r, submitStartedAtMs: this.now(), updatedAtMs: this.now() }, stored.version);
     let detail: string | undefined;
     try {
       if (r.route === 'perps-execute') {
-        await this.o.client.call('perps.execute', { action: r.executeAction as never, serializedTxBase64: r.signedTx! });
+        await this.options.client.call('perps.execute', { action: r.executeAction as never, serializedTxBase64: r.signedTx! });
       } else {
-        const result = await this.o.client.call('trigger.execute', { requestId: r.requestId!, signedTransaction: r.signedTx! });
+        const result = await this.options.client.call('trigger.execute', { requestId: r.requestId!, signedTransaction: r.signedTx! });
         // "Failed" also covers "failed to land" and "timed out": the chain settles it, not the reply.
         if (result.status !== 'Success') detail = `execute answered Failed: ${`${result.code ?? ''} ${result.error ?? ''}`.trim()}`;
       }
@@ -802,7 +802,7 @@ export class Executor {
       this.logger.warn({ actionId: r.actionId, err: errorForLog(error) }, 'execute reply lost; the action is ambiguous and is settled on the chain');
       detail = 'execute reply lost';
     }
-    await this.o.onSent?.(r);
+    await this.options.onSent?.(r);
     const replayed = await earlier;
     if (replayed) return this.transition(marked, { state: 'rejected', reason: REPLAY_REASONS.landedBeforeBuild, detail: replayed });
     return this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail });
@@ -815,7 +815,7 @@ export class Executor {
    */
   private earlierLanding(r: ActionRecord): Promise<string | undefined> {
     if (r.builtSlot === undefined || r.signature === undefined) return Promise.resolve(undefined);
-    return this.o.chain.signatureStatus(r.signature).then(
+    return this.options.chain.signatureStatus(r.signature).then(
       (seen) => landedBeforeBuild(r, seen),
       () => undefined,
     );

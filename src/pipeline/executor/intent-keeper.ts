@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../ops/logger.ts';
-import type { Ledger } from '../ledger.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import type { Ledger } from '../../records/ledger.ts';
 import { extendIntent } from '../strategy-runtime/intent-lock.ts';
-import type { ActionRecord } from './action-record.ts';
+import type { ActionRecord } from '../../records/action-record.ts';
 
 export interface IntentKeeperOptions {
   readonly redis: Redis;

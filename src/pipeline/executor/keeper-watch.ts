@@ -2,7 +2,7 @@ import type { PublicKey } from '@solana/web3.js';
 import type { ApiClient } from '../../api/client.ts';
 import { marketMint as marketMintSchema, type MarketMint } from '../../api/mints.ts';
 import type { TradeRecord } from '../../api/schemas/perps.ts';
-import type { ActionRecord } from './action-record.ts';
+import type { ActionRecord } from '../../records/action-record.ts';
 import type { KeeperWatch } from './ports.ts';
 
 /** Trades read per page; the query is narrowed to this wallet's decreases of one market since the build. */

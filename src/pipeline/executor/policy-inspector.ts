@@ -4,7 +4,7 @@ import { ChainFactsReader, inspectTransaction, type AccountReader, type Blockhas
 import { toBigInt } from '../../api/amounts.ts';
 import { MINTS } from '../../api/mints.ts';
 import type { Intent } from '../../sdk/intent.ts';
-import type { ActionRecord } from './action-record.ts';
+import type { ActionRecord } from '../../records/action-record.ts';
 import { MarkPriceUnavailable } from './mark-price.ts';
 import type { BuiltTransaction, TransactionInspector } from './ports.ts';
 import type { CurrentTpsl } from '../../risk/reducing.ts';

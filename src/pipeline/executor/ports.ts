@@ -4,8 +4,8 @@ import type { TransactionSigner } from '../../chain/signer.ts';
 import type { OperationId } from '../../api/registry.ts';
 import type { TxMetadata } from '../../api/schemas/common.ts';
 import type { PerpsExecuteAction } from '../../api/schemas/perps.ts';
-import type { Ledger } from '../ledger.ts';
-import type { ActionRecord, Route } from './action-record.ts';
+import type { Ledger } from '../../records/ledger.ts';
+import type { ActionRecord, Route } from '../../records/action-record.ts';
 
 /** What the executor needs from the world, one small interface each (tests and modes swap them). */
 
@@ -46,25 +46,9 @@ export interface TransactionInspector {
 
 export type { TransactionSigner };
 
-export type RiskDecision =
-  /** `reservedAtMs`: when an accept check reserved the hourly limits (the bucket a release must decrement). */
-  | { readonly allowed: true; readonly reservedAtMs?: number }
-  | { readonly allowed: false; readonly rule: string; readonly detail: string };
+export { allowAllRisk, type RiskDecision, type RiskGate } from '../../risk/risk-gate-port.ts';
 
-export interface RiskGate {
-  check(stage: 'accept' | 'sign', record: ActionRecord): Promise<RiskDecision>;
-  /** Told about every final outcome (rejection streaks, realised loss). */
-  recordOutcome?(record: ActionRecord): Promise<void>;
-  /**
-   * Gives back what an accept check reserved at `reservedAtMs` for a record that was never stored
-   * (a concurrent accept of the same action stored it first).
-   */
-  releaseReservation?(record: ActionRecord, reservedAtMs: number): Promise<void>;
-}
-
-export const allowAllRisk: RiskGate = { check: async () => ({ allowed: true }) };
-
-/** The ledger (src/pipeline/ledger.ts), as far as the executor writes to it. */
+/** The ledger (src/records/ledger.ts), as far as the executor writes to it. */
 export type ActionLedger = Pick<Ledger, 'append'>;
 
 /** Answers whether the keeper has executed exactly this action's perps request (never "some fill of the position"). */

@@ -1,4 +1,4 @@
-import type { ActionRecord } from './action-record.ts';
+import type { ActionRecord } from '../../records/action-record.ts';
 
 /**
  * How an action ends when the API answered its build with the bytes of an earlier transaction.

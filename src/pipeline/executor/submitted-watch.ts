@@ -1,6 +1,6 @@
 import type { ChainClient } from '../../chain/rpc-client.ts';
-import type { Logger } from '../../ops/logger.ts';
-import type { ActionRecord, ActionState } from './action-record.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import type { ActionRecord, ActionState } from '../../records/action-record.ts';
 import type { StoredAction } from './action-store.ts';
 import type { KeeperWatch } from './ports.ts';
 import { landedBeforeBuild, REPLAY_REASONS } from './replayed-bytes.ts';

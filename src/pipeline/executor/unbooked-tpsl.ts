@@ -1,16 +1,6 @@
-import type { Side } from '../../api/schemas/common.ts';
-import type { ActionRecord } from './action-record.ts';
+import type { ActionRecord } from '../../records/action-record.ts';
+import type { UnbookedTpslAction } from '../../risk/stop-arbitration.ts';
 import type { ActionStore } from './action-store.ts';
-
-/** A TP/SL create or update of ours that may be on the venue already but is not in the TP/SL book yet. */
-export interface UnbookedTpslAction {
-  readonly strategy: string;
-  readonly triggerPrice: string;
-  /** Whether it created the request (then its type and side are known). */
-  readonly created: boolean;
-  readonly requestType?: 'tp' | 'sl';
-  readonly side?: Side;
-}
 
 /** States in which an action's transaction may have landed while its settlement (and booking) is still to come. */
 const MAY_HAVE_LANDED: ReadonlySet<ActionRecord['state']> = new Set(['signed', 'submitted', 'landed']);

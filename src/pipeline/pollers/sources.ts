@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { ApiClient } from '../../api/client.ts';
 import type { Config } from '../../config/schema.ts';
-import type { SnapshotKind, SnapshotOf } from '../snapshot.ts';
-import { pruneLatestSnapshots, readLatestSnapshot } from '../snapshot-store.ts';
+import type { SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
+import { pruneLatestSnapshots, readLatestSnapshot } from '../../records/snapshot-store.ts';
 
 /**
  * The data sources, declared as data (one entry per snapshot kind, a closed set): what one

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RedisScript } from '../redis-script.ts';
+import { RedisScript } from '../../kernel/redis-script.ts';
 
 /**
  * One unfinished action per (strategy, intent key). A strategy sees the world again on the

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RedisScript } from '../redis-script.ts';
+import { RedisScript } from '../../kernel/redis-script.ts';
 
 /**
  * Backoff after a business refusal. When the service refuses an action's request for what it

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
-import type { Logger } from '../../ops/logger.ts';
+import type { Logger } from '../../kernel/logger.ts';
 import type { Logger as StrategyLogger } from '../../sdk/logger.ts';
-import { actionIdFor, decisionWindow, type ActionJob } from '../action.ts';
+import { actionIdFor, decisionWindow, type ActionJob } from '../../records/action.ts';
 import type { Snapshot, SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
 import { readableKinds, type StrategyContext, type TpslOwner } from '../../sdk/define.ts';
 import { snapshotView } from '../../sdk/snapshot-view.ts';
 import { intentSchema, type Intent } from '../../sdk/intent.ts';
 import type { LoadedStrategy } from './loader.ts';
-import { stateChanges, type StateChange } from './state-changes.ts';
+import { stateChanges, type StateChange } from '../../records/state-changes.ts';
 
 /** Where the worker loads the latest snapshots from (Redis in the daemon, anything in tests). */
 export interface SnapshotReader {

@@ -1,5 +1,5 @@
 import { register } from 'node:module';
-import { REPO_ROOT_URL, RUNTIME } from '../../ops/runtime.ts';
+import { REPO_ROOT_URL, RUNTIME } from '../../kernel/runtime.ts';
 
 let registered = false;
 

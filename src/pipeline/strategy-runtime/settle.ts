@@ -1,10 +1,15 @@
 import type { Redis } from 'ioredis';
-import type { ActionJob } from '../action.ts';
+import type { ActionJob } from '../../records/action.ts';
 import { bookTpslLanding } from '../../risk/tpsl-book.ts';
 import { releaseIntent } from './intent-lock.ts';
 import { commitStateChanges, commitStrategyState } from './state.ts';
 
-/** How an action ended, in the executor's words (see `Outcome` in src/pipeline/executor/action-record.ts). */
+/**
+ * How an action ended, in the executor's words: landed (executed); ambiguous (sent, fate unknown,
+ * never rebuilt or re-signed while it could still land); rejected (provably not executed); expired
+ * (the proven way out of ambiguity: block height past lastValidBlockHeight, or the request older
+ * than maxRequestExecutionSec; it counts as rejected and frees the intent).
+ */
 export type ActionOutcome = 'landed' | 'ambiguous' | 'rejected' | 'expired';
 
 export interface SettleResult {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { findKeyMaterial } from '../ledger.ts';
-import { RedisScript } from '../redis-script.ts';
-import { applyStateChanges, type ChangeStamps, type StateChange } from './state-changes.ts';
+import { findKeyMaterial } from '../../records/ledger.ts';
+import { RedisScript } from '../../kernel/redis-script.ts';
+import { applyStateChanges, type ChangeStamps, type StateChange } from '../../records/state-changes.ts';
 
 /**
  * A strategy's persistent state: one JSON value per strategy in Redis,

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { REPO_ROOT_URL, RUNTIME } from '../../ops/runtime.ts';
+import { REPO_ROOT_URL, RUNTIME } from '../../kernel/runtime.ts';
 
 const REPO_ROOT = fileURLToPath(REPO_ROOT_URL);
 const DIST_ROOT = RUNTIME === 'dist' ? join(REPO_ROOT, 'dist') : undefined;

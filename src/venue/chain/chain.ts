@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Keypair, type VersionedMessage } from '@solana/web3.js';
 import { PROGRAMS } from '../../chain/programs.ts';
-import { silentLogger, type Logger } from '../../ops/logger.ts';
+import { silentLogger, type Logger } from '../../kernel/logger.ts';
 import type { VenueClock } from '../clock.ts';
 import type { RequestBook } from '../tx/request-book.ts';
 import {

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyReply } from 'fastify';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { silentLogger, type Logger } from '../../ops/logger.ts';
+import { silentLogger, type Logger } from '../../kernel/logger.ts';
 import type { VenueChain } from './chain.ts';
 import type { MethodHandler } from './rpc-method.ts';
 import { errorResponse, rpcRequest, RPC_CODES, RpcError, stringifyRpc, type RpcId, type RpcResponse } from './rpc-protocol.ts';

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 import { z } from 'zod';
-import type { Logger } from '../../ops/logger.ts';
+import type { Logger } from '../../kernel/logger.ts';
 import type { VenueChain } from './chain.ts';
 import type { ConfirmationStatus } from './landed.ts';
 import { commitment, signatureParam } from './rpc-method.ts';

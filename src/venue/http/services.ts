@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { OperationId, Operations } from '../../api/registry.ts';
-import type { Logger } from '../../ops/logger.ts';
+import type { Logger } from '../../kernel/logger.ts';
 import type { VenueChain } from '../chain/chain.ts';
 import type { RpcFaults } from '../chain/rpc-faults.ts';
 import type { VenueClock } from '../clock.ts';

@@ -54,11 +54,3 @@ export function quoteSwap(pricing: TokenPricing, inputMint: string, outputMint: 
     priceImpactBps: impactBps,
   };
 }
-
-/** Output units one whole input token buys at market (x 10^outDecimals); for trigger fills. */
-export function marketRate(pricing: TokenPricing, inputMint: string, outputMint: string): { inPrice: bigint; outPrice: bigint } | undefined {
-  const inPrice = pricing.priceOf(inputMint);
-  const outPrice = pricing.priceOf(outputMint);
-  if (inPrice === undefined || outPrice === undefined) return undefined;
-  return { inPrice, outPrice };
-}

@@ -1,6 +1,6 @@
 import { PROGRAMS } from '../../chain/programs.ts';
 import { derivedAddress } from './keys.ts';
-import type { StatsBucket, UniverseToken } from './token-universe.ts';
+import type { StatsBucket, UniverseToken } from './universe-token.ts';
 
 type StatsFn = (t: UniverseToken, buckets: number) => StatsBucket;
 

@@ -5,6 +5,9 @@ import { derivedAddress } from './keys.ts';
 import { Prng } from './prng.ts';
 import { tokenName } from './token-names.ts';
 import { tokenJson, newTokenJson, type TokenJson, type NewTokenJson } from './token-json.ts';
+import type { StatsBucket, UniverseToken } from './universe-token.ts';
+
+export type { StatsBucket, UniverseToken } from './universe-token.ts';
 
 /** One step of the universe: a 5-minute bucket of trading activity per token. */
 export const UNIVERSE_STEP_MS = 300_000;
@@ -25,33 +28,6 @@ const GENERIC: readonly { mint: string; symbol: string; name: string; decimals: 
   { mint: MINTS.BTC, symbol: 'WBTC', name: 'Wrapped BTC (Portal)', decimals: 8, price: 60000 },
   { mint: MINTS.JLP, symbol: 'JLP', name: 'Jupiter Perps LP', decimals: 6, price: 4 },
 ];
-
-export interface UniverseToken {
-  readonly id: string;
-  readonly name: string;
-  readonly symbol: string;
-  readonly decimals: number;
-  readonly createdMs: number;
-  readonly generic: boolean;
-  readonly launchpad: string | null;
-  readonly dev: string;
-  readonly pool: string;
-  readonly totalSupply: number;
-  price: number;
-  holders: number;
-  liquidity: number;
-  activity: number;
-  trend: number;
-  organicShare: number;
-  organicScore: number;
-  /** Ring of the last 288 buckets, FIELDS numbers each. */
-  readonly history: Float64Array;
-  /** Total volume of the last 576 buckets (for the 24h volume change). */
-  readonly volumes: Float64Array;
-  filled: number;
-  head: number;
-  updatedMs: number;
-}
 
 /**
  * The token universe behind the ranked and new-token lists: seeded tokens whose activity,
@@ -219,7 +195,7 @@ export class TokenUniverse {
 }
 
 /** Sums and changes of the last `n` buckets of a token (spec 2.1 stats bucket). */
-export function statsOf(t: UniverseToken, n: number) {
+export function statsOf(t: UniverseToken, n: number): StatsBucket {
   const count = Math.min(n, t.filled);
   const sum = new Array<number>(FIELDS).fill(0);
   for (let i = 0; i < count; i++) {
@@ -252,8 +228,6 @@ export function statsOf(t: UniverseToken, n: number) {
     numNetBuyers: sum[F.netBuyers] as number,
   };
 }
-
-export type StatsBucket = ReturnType<typeof statsOf>;
 
 function score(category: TokenCategory, t: UniverseToken, n: number): number {
   const s = statsOf(t, n);

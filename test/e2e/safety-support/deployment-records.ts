@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { actionRecord, type ActionRecord } from '../../../src/pipeline/executor/action-record.ts';
-import { ledgerEntrySchema } from '../../../src/pipeline/ledger.ts';
+import { actionRecord, type ActionRecord } from '../../../src/records/action-record.ts';
+import { ledgerEntrySchema } from '../../../src/records/ledger.ts';
 import { runCli } from '../../support/cli.ts';
 import { keysContaining } from './redis-values.ts';
 

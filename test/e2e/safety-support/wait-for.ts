@@ -1,8 +1,5 @@
-/** A condition did not hold in time; the message says what was awaited and what was last seen. */
-export class WaitTimeout extends Error {
-  override readonly name = 'WaitTimeout';
-  readonly kind = 'wait_timeout';
-}
+// One wait-timeout for every e2e test: support/wait-until.ts's.
+import { WaitTimeout } from '../support/wait-until.ts';
 
 /**
  * Polls `probe` until it answers something other than undefined. `describe` explains the

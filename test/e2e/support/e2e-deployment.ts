@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import type { Redis } from 'ioredis';
 import { writeKeyFile } from '../../../src/chain/signer.ts';
-import type { ActionRecord } from '../../../src/pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../../../src/records/action-record.ts';
 import { ActionStore } from '../../../src/pipeline/executor/action-store.ts';
-import { Ledger, type LedgerRecord } from '../../../src/pipeline/ledger.ts';
+import { Ledger, type LedgerRecord } from '../../../src/records/ledger.ts';
 import { keyPrefix } from '../../../src/pipeline/queues.ts';
-import { connectRedis, redisUrlFromEnv } from '../../../src/pipeline/redis.ts';
+import { connectRedis, redisUrlFromEnv } from '../../../src/kernel/redis.ts';
 
 let serial = 0;
 

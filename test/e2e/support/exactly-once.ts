@@ -1,5 +1,5 @@
-import type { ActionRecord } from '../../../src/pipeline/executor/action-record.ts';
-import type { LedgerRecord } from '../../../src/pipeline/ledger.ts';
+import type { ActionRecord } from '../../../src/records/action-record.ts';
+import type { LedgerRecord } from '../../../src/records/ledger.ts';
 import type { LandedTx, Trade } from '../../support/venue-control.ts';
 
 /** What the ledger says happened to one action. */

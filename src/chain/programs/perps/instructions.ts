@@ -79,7 +79,3 @@ export function perpsLayoutOf(data: Uint8Array): PerpsInstructionLayout | undefi
   if (data.length < 8) return undefined;
   return BY_DISCRIMINATOR.get(Buffer.from(data.subarray(0, 8)).toString('hex'));
 }
-
-export function isPerpsInstructionName(name: string): name is PerpsInstructionName {
-  return Object.hasOwn(PERPS_INSTRUCTIONS, name);
-}

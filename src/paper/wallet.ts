@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { writeKeyFile } from '../chain/signer.ts';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../kernel/logger.ts';
 
 /** Creates the paper wallet's key file when it does not exist yet. */
 export async function ensurePaperWallet(path: string, logger: Logger): Promise<void> {

@@ -1,13 +1,13 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiCallOutcome, ApiObserver } from '../api/client.ts';
 import type { RpcObserver } from '../chain/rpc-observer.ts';
-import type { ActionRecord } from '../pipeline/executor/action-record.ts';
+import type { ActionRecord } from '../records/action-record.ts';
 
 /**
  * The daemon's metrics, made once and passed to the parts that count (no per-component copies of
  * the wiring): the API client, the chain client and the executor take an observer, and the
  * deployment-wide gauges (snapshot ages, open actions, positions, balances) are read from Redis
- * at scrape time (scrape-gauges.ts). prom-client gives the text format and process metrics.
+ * at scrape time (src/ops/scrape-gauges.ts). prom-client gives the text format and process metrics.
  */
 export class Metrics {
   readonly registry = new Registry();

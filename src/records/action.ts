@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { intentSchema } from '../sdk/intent.ts';
 import { strategyName } from '../sdk/name.ts';
-import { snapshotKind } from './snapshot.ts';
-import { stateChange } from './strategy-runtime/state-changes.ts';
+import { snapshotKind } from '../sdk/snapshot.ts';
+import { stateChange } from './state-changes.ts';
 
 /**
  * The action job: one intent of one strategy, on the actions queue, for the executor.

@@ -1,7 +1,10 @@
 import type { Config } from '../config/index.ts';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../kernel/logger.ts';
 import { startVenue, type Venue, type VenueOptions } from '../venue/venue.ts';
-import { PaperSetupError } from './paper-setup-error.ts';
+import { PaperSetupError } from './setup-error.ts';
+
+/** The venue paper mode runs in-process (the daemon's handle carries it for tests and `stratd`). */
+export type { Venue };
 
 /**
  * Paper mode out of the box: the venue runs in this process, the paper wallet is a key file

@@ -1,11 +1,11 @@
 import type { Config } from '../config/index.ts';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../kernel/logger.ts';
 import { restoreVenueState, VenueStateError } from '../venue/venue-state.ts';
 import type { Venue } from '../venue/venue.ts';
 import { restoreWalletStateV1 } from '../venue/wallet-state.ts';
-import { PaperSetupError } from './paper-setup-error.ts';
-import { loadPaperState, paperStatePath, startPaperPersistence, type PaperPersistence, type PaperState } from './paper-state-file.ts';
-import { seedPaperWallet, startPaperVenue } from './paper-venue.ts';
+import { PaperSetupError } from './setup-error.ts';
+import { loadPaperState, paperStatePath, startPaperPersistence, type PaperPersistence, type PaperState } from './state-file.ts';
+import { seedPaperWallet, startPaperVenue } from './venue.ts';
 
 export interface PaperVenue {
   readonly venue: Venue;
@@ -27,7 +27,7 @@ function chainStartAfter(saved: PaperState, slotMs: number): { slot: number; blo
 /**
  * The in-process venue at start: the saved paper state when there is one (same wallet, same
  * positions, stops and orders, no second funding), otherwise a first funding; then written on
- * every change and on stop. The caller holds the folder's lock (src/daemon/paper-lock.ts).
+ * every change and on stop. The caller holds the folder's lock (src/paper/lock.ts).
  */
 export async function openPaperVenue(o: { wallet: string; config: Config; logger: Logger }): Promise<PaperVenue> {
   const { wallet, config, logger } = o;

@@ -3,7 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
-import { snapshotSchema, type Snapshot } from '../pipeline/snapshot.ts';
+import { snapshotSchema, type Snapshot } from '../sdk/snapshot.ts';
 
 /**
  * A recording: JSON lines, a header first, then every snapshot a daemon saw, in the order it saw

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { fieldIssues, describeIssues } from '../api/issues.ts';
-import { snapshotSchema, type Snapshot, type SnapshotKind, type SnapshotOf } from './snapshot.ts';
-import { RedisScript } from './redis-script.ts';
+import { snapshotSchema, type Snapshot, type SnapshotKind, type SnapshotOf } from '../sdk/snapshot.ts';
+import { RedisScript } from '../kernel/redis-script.ts';
 
 /**
  * The latest snapshot of each kind+key, kept in Redis for strategies to read:
@@ -65,11 +65,6 @@ export async function pruneLatestSnapshots(redis: Redis, prefix: string, kind: S
     await redis.multi().hdel(dataKey(prefix, kind), ...gone).hdel(tickKey(prefix, kind), ...gone).exec();
   }
   return gone;
-}
-
-/** Every Redis key the store uses under a prefix (for cleanup in tests and tools). */
-export function snapshotStoreKeys(prefix: string, kinds: readonly SnapshotKind[]): string[] {
-  return kinds.flatMap((kind) => [dataKey(prefix, kind), tickKey(prefix, kind)]);
 }
 
 /** A stored snapshot's JSON, validated; SnapshotStoreError names what is wrong. */

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lockPaperFolder, paperLockPath, PaperLockedError } from '../../src/daemon/paper-lock.ts';
+import { lockPaperFolder, paperLockPath, PaperLockedError } from '../../src/paper/lock.ts';
 import { capturedLogger } from '../support/captured-logger.ts';
 
 // The paper folder's lock: one holder at a time; a dead holder's lock is taken over (and said

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startPaperPersistence, type PaperPersistence } from '../../src/daemon/paper-state-file.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
+import { startPaperPersistence, type PaperPersistence } from '../../src/paper/state-file.ts';
+import { silentLogger } from '../../src/kernel/logger.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { waitUntil } from '../e2e/support/wait-until.ts';
 

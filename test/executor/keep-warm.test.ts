@@ -1,7 +1,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { VersionedTransaction } from '@solana/web3.js';
-import { Rehearsal, RehearsalFailed } from '../../src/pipeline/executor/rehearsal.ts';
+import { Rehearsal, RehearsalFailed } from '../../src/pipeline/executor/keep-warm.ts';
 
 const options = { priorityFeeCapLamports: 5_000_000n, slippageBps: 200, priceDriftBps: 300, maxAccountSpaceBytes: 165n };
 

@@ -9,7 +9,7 @@ import { encodePerpsInstructionData } from '../../chain/programs/perps/codec.ts'
 import { PERPS_INSTRUCTIONS } from '../../chain/programs/perps/instructions.ts';
 import { PERPS_ACCOUNTS, PROGRAMS } from '../../chain/programs.ts';
 import { LocalKeypairSigner, signInspected, type SignedTransaction } from '../../chain/signer.ts';
-import type { Logger } from '../../ops/logger.ts';
+import type { Logger } from '../../kernel/logger.ts';
 import { PolicyInspector } from './policy-inspector.ts';
 
 export interface RehearsalOptions {

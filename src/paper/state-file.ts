@@ -2,11 +2,11 @@ import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../kernel/logger.ts';
 import { captureVenueState, venueStateSchema } from '../venue/venue-state.ts';
 import type { Venue } from '../venue/venue.ts';
 import { walletStateV1Schema } from '../venue/wallet-state.ts';
-import { PaperSetupError } from './paper-setup-error.ts';
+import { PaperSetupError } from './setup-error.ts';
 
 /**
  * Where paper mode keeps the venue state: next to the paper wallet it belongs to (the default

@@ -1,7 +1,7 @@
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../kernel/logger.ts';
 
 /** Another live process holds the paper folder: a second daemon there would overwrite its state. */
 export class PaperLockedError extends Error {

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * between the state the decision started from and the state it returned. Objects are walked
  * member by member (arrays and scalars are leaves), so two decisions that start from the same
  * state and change different members — borrow-rate-derisk's `reducedAt` of two markets on one
- * tick — both survive when their changes are merged (state.ts), whatever order they land in.
+ * tick — both survive when their changes are merged (src/pipeline/strategy-runtime/state.ts), whatever order they land in.
  *
  * - `set`: the member at `path` takes this value (an empty object only creates the member when
  *   it is absent);

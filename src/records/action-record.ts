@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { txMetadata } from '../../api/schemas/common.ts';
-import { actionJobSchema } from '../action.ts';
+import { txMetadata } from '../api/schemas/common.ts';
+import { actionJobSchema } from './action.ts';
 
 /**
  * The executor's state machine, persisted per action:
@@ -16,36 +16,6 @@ export const FINAL_STATES: ReadonlySet<ActionState> = new Set(['landed', 'reject
 /** How a transaction reaches the chain (spec section 3, "Transaction types"). */
 export const route = z.enum(['rpc', 'perps-execute', 'trigger-execute']);
 export type Route = z.infer<typeof route>;
-
-/**
- * What happened to an action, in four words that decide what may be done next:
- * - pre-call: nothing left the process; the action may be rebuilt freely;
- * - rejected: provably not executed (refused before sending, or failed on chain);
- * - ambiguous: sent, fate unknown — never rebuilt or re-signed while it could still land;
- * - landed: executed.
- * `expired` is the proven way out of ambiguity (block height past lastValidBlockHeight, or the
- * request older than maxRequestExecutionSec) and counts as rejected: the intent is free again.
- */
-export type Outcome = 'pre-call' | 'rejected' | 'ambiguous' | 'landed';
-
-export function outcomeOf(state: ActionState): Outcome {
-  switch (state) {
-    case 'accepted':
-    case 'built':
-    case 'inspected':
-    case 'signed':
-      // `signed` counts as pre-call for the strategy (no effect yet), but the executor still
-      // treats its bytes as possibly sent: resume only ever sends the same bytes.
-      return 'pre-call';
-    case 'submitted':
-      return 'ambiguous';
-    case 'landed':
-      return 'landed';
-    case 'rejected':
-    case 'expired':
-      return 'rejected';
-  }
-}
 
 const job = actionJobSchema.shape;
 

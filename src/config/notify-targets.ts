@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NOTIFY_EVENT_KINDS, severity } from './event.ts';
+import { NOTIFY_EVENT_KINDS, severity } from '../kernel/notify-event.ts';
 import { hasUrlCredentials } from './url-credentials.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });

@@ -1,0 +1,20 @@
+import type { ActionRecord } from '../records/action-record.ts';
+
+/** The risk gate as the executor calls it (one of its ports, src/pipeline/executor/ports.ts); src/risk/risk-gate.ts is the real one. */
+export type RiskDecision =
+  /** `reservedAtMs`: when an accept check reserved the hourly limits (the bucket a release must decrement). */
+  | { readonly allowed: true; readonly reservedAtMs?: number }
+  | { readonly allowed: false; readonly rule: string; readonly detail: string };
+
+export interface RiskGate {
+  check(stage: 'accept' | 'sign', record: ActionRecord): Promise<RiskDecision>;
+  /** Told about every final outcome (rejection streaks, realised loss). */
+  recordOutcome?(record: ActionRecord): Promise<void>;
+  /**
+   * Gives back what an accept check reserved at `reservedAtMs` for a record that was never stored
+   * (a concurrent accept of the same action stored it first).
+   */
+  releaseReservation?(record: ActionRecord, reservedAtMs: number): Promise<void>;
+}
+
+export const allowAllRisk: RiskGate = { check: async () => ({ allowed: true }) };
