@@ -2,7 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DaemonFleet } from '../e2e/support/daemon-process.ts';
 import { E2eDeployment } from '../e2e/support/e2e-deployment.ts';
 import { waitUntil } from '../e2e/support/wait-until.ts';
+import { MINTS } from '../../src/api/mints.ts';
 import { prettyLine } from '../../src/kernel/pretty-line.ts';
+import { actionLogFields } from '../../src/pipeline/executor/action-log-fields.ts';
 
 /**
  * Issue 29: on a terminal (log.format pretty, as auto picks for a TTY), every event is one line,
@@ -47,6 +49,20 @@ describe('pretty logs on a terminal', () => {
     daemon.signal('SIGTERM');
     await daemon.waitForExit(15_000);
   }, 90_000);
+
+  it("renders every intent's action line from the executor's fields: market, and dollars where money moves", () => {
+    const line = (intent: Parameters<typeof actionLogFields>[0]) => prettyLine({ level: 30, msg: 'action state', actionId: 'act-1', state: 'accepted', ...actionLogFields(intent) });
+    const common = { key: 'k', reason: 'r', positionPubkey: MINTS.JLP, marketMint: MINTS.ETH, side: 'short' as const, receiveToken: 'USDC' as const };
+    expect(line({ type: 'decrease', ...common, notionalUsd: '2699184602', sizeUsdDelta: '2699184602', collateralUsdDelta: '4000' })).toBe(
+      'action state  accepted  decrease  ETH short  notional $2,699.18  size $2,699.18  collateral $0.004  actionId=act-1',
+    );
+    // A TP/SL moves no money: no "notional $0.00", but its trigger in dollars.
+    expect(line({ type: 'tpsl-update', key: 'k', reason: 'r', notionalUsd: '0', tpslPubkey: MINTS.JLP, triggerPrice: '161500000' })).toBe('action state  accepted  tpsl-update  triggerPrice $161.50  actionId=act-1');
+    const bonk = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
+    expect(line({ type: 'trigger-create', key: 'k', reason: 'r', notionalUsd: '25000000', inputMint: MINTS.USDC, outputMint: bonk, makingAmount: '25000000', takingAmount: '1' })).toBe(
+      'action state  accepted  trigger-create  USDC→DezXAZ…  notional $25.00  actionId=act-1',
+    );
+  });
 
   it('keeps an error line one line, with its stack under it only at error level', () => {
     const err = { type: 'ApiError', kind: 'http', message: 'the API answered 503', stack: 'ApiError: the API answered 503\n    at call (client.ts:1:1)' };
