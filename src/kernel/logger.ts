@@ -1,5 +1,6 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
 import pretty from 'pino-pretty';
+import { ONE_LINE_PRETTY } from '../kernel/pretty-line.ts';
 
 export type { Logger };
 
@@ -63,7 +64,7 @@ export function wantsPretty(format: LogFormat = 'auto', isTty: boolean = process
  * lines before an exit are not lost). Redaction happens before either format.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const destination = options.destination ?? (wantsPretty(options.format) ? pretty({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,name', sync: true }) : undefined);
+  const destination = options.destination ?? (wantsPretty(options.format) ? pretty({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,name', sync: true, ...ONE_LINE_PRETTY }) : undefined);
   return pino(
     {
       name: options.name ?? 'stratd',

@@ -12,6 +12,12 @@ describe('borrow-rate-derisk', () => {
     expect(out.intents).toMatchObject([{ type: 'decrease', key: `derisk:${samples.SAMPLE_POSITION}`, sizeUsdDelta: '250000000', side: 'long' }]);
   });
 
+  it('says in dollars how much of the size it reduces (issue 29)', async () => {
+    const out = await runStrategy(derisk, [positions, samples.poolInfo({ longBorrowRatePercent: '0.0612' })]);
+    expect(out.intents[0]?.reason).toContain('$250.00 of $1,000.00');
+    expect(out.intents[0]?.reason).not.toMatch(/250000000|1000000000/);
+  });
+
   it('acts on utilisation too, and leaves calm or unreadable pools alone', async () => {
     const crowded = await runStrategy(derisk, [positions, samples.poolInfo({ shortUtilizationPercent: '93.5' })]);
     expect(crowded.intents).toMatchObject([{ key: `derisk:${samples.SAMPLE_POSITION_2}`, sizeUsdDelta: '100000000' }]);

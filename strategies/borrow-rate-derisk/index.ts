@@ -1,4 +1,4 @@
-import { decimalString, defineStrategy, MARKET_MINTS, marketMint, positionView, receiveToken, z, type Intent } from 'stratd/strategy';
+import { decimalString, defineStrategy, formatUsd, MARKET_MINTS, marketMint, positionView, receiveToken, z, type Intent } from 'stratd/strategy';
 import { stressOf } from './pool-stress.ts';
 
 /**
@@ -44,7 +44,7 @@ export default defineStrategy({
         intents.push({
           type: 'decrease',
           key: `derisk:${p.positionPubkey}`,
-          reason: `${why}: reduce ${cfg.fractionBps} bps of the size`,
+          reason: `${why}: reduce ${cfg.fractionBps} bps of the size, ${formatUsd(delta)} of ${formatUsd(p.sizeUsd)}`,
           notionalUsd: delta.toString(),
           positionPubkey: p.positionPubkey,
           marketMint: p.marketMint,

@@ -1,5 +1,5 @@
 // strategies/close-big-losers.ts (the README's example; this file runs in test/strategy/readme-example.test.ts)
-import { defineStrategy, positionView, uintString, z, type Intent } from 'stratd/strategy';
+import { defineStrategy, formatUsd, positionView, uintString, z, type Intent } from 'stratd/strategy';
 
 export default defineStrategy({
   name: 'close-big-losers',
@@ -11,7 +11,7 @@ export default defineStrategy({
       const p = positionView(item); // either documented item shape, as exact bigints
       if (!p || p.pnlAfterFeesUsd === undefined || -p.pnlAfterFeesUsd < BigInt(ctx.config.maxLossUsd)) continue;
       intents.push({
-        type: 'decrease', key: `close:${p.positionPubkey}`, reason: 'loss beyond the limit',
+        type: 'decrease', key: `close:${p.positionPubkey}`, reason: `loss ${formatUsd(-p.pnlAfterFeesUsd)} beyond the limit`, // "loss $61.20 beyond the limit"
         notionalUsd: p.sizeUsd.toString(), positionPubkey: p.positionPubkey, marketMint: p.marketMint,
         side: p.side, receiveToken: 'USDC', entirePosition: true,
       });

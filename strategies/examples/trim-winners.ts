@@ -1,4 +1,4 @@
-import { defineStrategy, positionView, uintString, z, type Intent } from 'stratd/strategy';
+import { defineStrategy, formatUsd, positionView, uintString, z, type Intent } from 'stratd/strategy';
 
 /**
  * Example strategy (docs/strategies.md): when a position's profit after fees reaches
@@ -33,7 +33,7 @@ export default defineStrategy({
       intents.push({
         type: 'decrease',
         key: `trim:${p.positionPubkey}`,
-        reason: `profit ${p.pnlAfterFeesUsd} ≥ ${cfg.takeProfitBps} bps of collateral ${p.collateralUsd}`,
+        reason: `profit ${formatUsd(p.pnlAfterFeesUsd)} ≥ ${cfg.takeProfitBps} bps of collateral ${formatUsd(p.collateralUsd)}: trim ${formatUsd(sizeUsdDelta)}`,
         notionalUsd: sizeUsdDelta.toString(),
         positionPubkey: p.positionPubkey,
         marketMint: p.marketMint,

@@ -1,4 +1,4 @@
-import { tryBigInt, type CollateralLimits, type PoolInfo, type PositionView } from 'stratd/strategy';
+import { formatUsd, tryBigInt, type CollateralLimits, type PoolInfo, type PositionView } from 'stratd/strategy';
 
 /** How the liquidation guard sizes a decrease (./index.ts). */
 export interface GuardSizingSettings {
@@ -42,10 +42,10 @@ export function sizeGuardDecrease(position: PositionView, settings: GuardSizingS
 
   const partial = settings.action === 'target' ? targetCutUsd(position, settings.targetDistanceBps, margin) : (size * BigInt(settings.fractionBps)) / 10_000n;
   const delta = partial > 0n ? partial : 1n;
-  const what = settings.action === 'target' ? `cut ${delta} to restore ${settings.targetDistanceBps} bps from liquidation` : `decrease ${settings.fractionBps} bps of the size`;
+  const what = settings.action === 'target' ? `cut ${formatUsd(delta)} to restore ${settings.targetDistanceBps} bps from liquidation` : `decrease ${settings.fractionBps} bps of the size`;
   if (settings.action === 'entire' || delta >= size) {
     if (closeFits) return { kind: 'entire', why: 'configured to close' };
-    return { kind: 'partial', sizeUsdDelta: delta >= size ? size / 2n : delta, why: `a close would pay out ${margin} but only ${liquidity} is available` };
+    return { kind: 'partial', sizeUsdDelta: delta >= size ? size / 2n : delta, why: `a close would pay out ${formatUsd(margin)} but only ${formatUsd(liquidity ?? 0n)} is available` };
   }
 
   const remaining = size - delta;
@@ -54,11 +54,11 @@ export function sizeGuardDecrease(position: PositionView, settings: GuardSizingS
   const minMargin = requirementAfter > settings.minRemainingCollateralUsd ? requirementAfter : settings.minRemainingCollateralUsd;
 
   let reason: string | undefined;
-  if (remaining < settings.minRemainingSizeUsd) reason = `the remainder ${remaining} would be below the minimum size ${settings.minRemainingSizeUsd}`;
-  else if (margin < minMargin) reason = `the margin ${margin} would be below the minimum collateral ${minMargin}`;
+  if (remaining < settings.minRemainingSizeUsd) reason = `the remainder ${formatUsd(remaining)} would be below the minimum size ${formatUsd(settings.minRemainingSizeUsd)}`;
+  else if (margin < minMargin) reason = `the margin ${formatUsd(margin)} would be below the minimum collateral ${formatUsd(minMargin)}`;
   if (reason === undefined) return { kind: 'partial', sizeUsdDelta: delta, why: what };
   if (closeFits) return { kind: 'entire', why: reason };
-  return { kind: 'partial', sizeUsdDelta: delta, why: `${reason}, but a close would pay out ${margin} and only ${liquidity} is available` };
+  return { kind: 'partial', sizeUsdDelta: delta, why: `${reason}, but a close would pay out ${formatUsd(margin)} and only ${formatUsd(liquidity ?? 0n)} is available` };
 }
 
 /**

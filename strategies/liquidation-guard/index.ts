@@ -1,13 +1,12 @@
 import {
   defineStrategy,
-  formatScaled,
+  formatUsd,
   liquidationDistanceBps,
   MARKET_MINTS,
   marketMint,
   positionView,
   receiveToken,
   uintString,
-  USD_DECIMALS,
   z,
   type Intent,
 } from 'stratd/strategy';
@@ -95,8 +94,7 @@ export default defineStrategy({
       const limits = ctx.latest('collateralLimits', position.positionPubkey);
       const pool = ctx.latest('poolInfo', position.marketMint);
       const decision = sizeGuardDecrease(position, { ...cfg, targetDistanceBps }, limits?.limits, pool?.info);
-      const usd = (v: bigint) => `$${formatScaled(v, USD_DECIMALS)}`;
-      const reason = `mark ${usd(position.markPriceUsd)} is ${distance} bps from liquidation ${usd(position.liquidationPriceUsd)} (limit ${cfg.distanceBps}): ${decision.why}`;
+      const reason = `mark ${formatUsd(position.markPriceUsd)} is ${distance} bps from liquidation ${formatUsd(position.liquidationPriceUsd)} (limit ${cfg.distanceBps}): ${decision.why}`;
       const common = {
         type: 'decrease' as const,
         key: `decrease:${position.positionPubkey}`,

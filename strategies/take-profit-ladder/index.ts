@@ -1,4 +1,4 @@
-import { defineStrategy, MARKET_MINTS, marketMint, positionView, receiveToken, uintString, z, type Intent } from 'stratd/strategy';
+import { defineStrategy, formatUsd, MARKET_MINTS, marketMint, positionView, receiveToken, uintString, z, type Intent } from 'stratd/strategy';
 import { nextRung } from './steps.ts';
 
 /**
@@ -65,7 +65,7 @@ export default defineStrategy({
       const common = {
         type: 'decrease' as const,
         key: `ladder:${p.positionPubkey}:${rung.index}`,
-        reason: `PnL ${p.pnlAfterFeesUsd} reached ${s.pnlBps} bps of collateral ${p.collateralUsd}: rung ${rung.index + 1} of ${cfg.steps.length}, ${rung.why}`,
+        reason: `PnL ${p.pnlAfterFeesUsd === undefined ? 'unknown' : formatUsd(p.pnlAfterFeesUsd)} reached ${s.pnlBps} bps of collateral ${formatUsd(p.collateralUsd)}: rung ${rung.index + 1} of ${cfg.steps.length}, ${rung.why}`,
         positionPubkey: p.positionPubkey,
         marketMint: p.marketMint,
         side: p.side,

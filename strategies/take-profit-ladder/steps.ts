@@ -1,4 +1,4 @@
-import type { PositionView } from 'stratd/strategy';
+import { formatUsd, type PositionView } from 'stratd/strategy';
 
 /** One rung: when PnL after fees reaches `pnlBps` of the collateral, decrease `fractionBps` of the size the position had at the first rung. */
 export interface LadderStep {
@@ -34,10 +34,10 @@ export function nextRung(p: PositionView, steps: readonly LadderStep[], taken: n
   if (taken === steps.length - 1) return { index: taken, kind: 'entire', why: 'the last rung closes the rest' };
   const delta = (baseSizeUsd * BigInt(step.fractionBps)) / 10_000n;
   if (delta <= 0n) return undefined;
-  if (delta >= p.sizeUsd) return { index: taken, kind: 'entire', why: `${step.fractionBps} bps of ${baseSizeUsd} is all that is left` };
+  if (delta >= p.sizeUsd) return { index: taken, kind: 'entire', why: `${step.fractionBps} bps of ${formatUsd(baseSizeUsd)} is all that is left` };
   const remainingSize = p.sizeUsd - delta;
   const remainingCollateral = p.collateralUsd - (p.collateralUsd * delta) / p.sizeUsd;
-  if (remainingSize < min.minRemainingSizeUsd) return { index: taken, kind: 'entire', why: `the remainder ${remainingSize} would be under the minimum size ${min.minRemainingSizeUsd}` };
-  if (remainingCollateral < min.minRemainingCollateralUsd) return { index: taken, kind: 'entire', why: `the remaining collateral ${remainingCollateral} would be under the minimum ${min.minRemainingCollateralUsd}` };
-  return { index: taken, kind: 'partial', sizeUsdDelta: delta, why: `${step.fractionBps} bps of the size at the first rung (${baseSizeUsd})` };
+  if (remainingSize < min.minRemainingSizeUsd) return { index: taken, kind: 'entire', why: `the remainder ${formatUsd(remainingSize)} would be under the minimum size ${formatUsd(min.minRemainingSizeUsd)}` };
+  if (remainingCollateral < min.minRemainingCollateralUsd) return { index: taken, kind: 'entire', why: `the remaining collateral ${formatUsd(remainingCollateral)} would be under the minimum ${formatUsd(min.minRemainingCollateralUsd)}` };
+  return { index: taken, kind: 'partial', sizeUsdDelta: delta, why: `${step.fractionBps} bps of the size at the first rung (${formatUsd(baseSizeUsd)}): ${formatUsd(delta)}` };
 }

@@ -1,4 +1,4 @@
-import { defineStrategy, MINTS, uintString, z, type Intent, type TriggerOrder } from 'stratd/strategy';
+import { defineStrategy, formatTokenAmount, formatUsd, MINTS, uintString, z, type Intent, type TriggerOrder } from 'stratd/strategy';
 import { scaledPrice, shifted, stopReached, usdcValue } from './exits.ts';
 import { screenFailure, takingAmountFor } from './screen.ts';
 
@@ -119,6 +119,8 @@ export default defineStrategy({
     // 1. Exits: every holding gets one, and the stop replaces the take-profit on a loss.
     for (const [mint, h] of Object.entries(book.holdings)) {
       const amount = BigInt(h.amount);
+      // The amount held, in the token's units: the state keeps its decimals, not its symbol.
+      const held = formatTokenAmount(amount, h.decimals);
       const cost = BigInt(h.costUsd);
       const price = scaledPrice(prices.get(mint));
       const value = price === undefined ? undefined : usdcValue(amount, h.decimals, price);
@@ -133,7 +135,9 @@ export default defineStrategy({
         return one({
           type: 'trigger-create',
           key: `momentum-exit:${mint}`,
-          reason: stopSell ? `stop: ${mint} bought for ${cost} is worth ${value ?? 'an unknown amount'}; sell it at ${taking}` : `take-profit for ${mint} bought for ${cost}: sell it at ${taking} (+${cfg.takeProfitBps} bps)`,
+          reason: stopSell
+            ? `stop: ${held} of ${mint} bought for ${formatUsd(cost)} is worth ${value === undefined ? 'an unknown amount' : formatUsd(value)}; sell it for ${formatUsd(taking)}`
+            : `take-profit for ${held} of ${mint} bought for ${formatUsd(cost)}: sell it for ${formatUsd(taking)} (+${cfg.takeProfitBps} bps)`,
           notionalUsd: h.costUsd,
           inputMint: mint,
           outputMint: MINTS.USDC,
@@ -149,7 +153,7 @@ export default defineStrategy({
         return one({
           type: 'trigger-cancel',
           key: `momentum-stop:${order.orderKey}`,
-          reason: staleStop ? `the stop sell of ${mint} did not fill within ${cfg.ttlMs} ms: place it again at the price` : `stop: ${mint} bought for ${cost} is worth ${value}: cancel its take-profit to sell it`,
+          reason: staleStop ? `the stop sell of ${mint} did not fill within ${cfg.ttlMs} ms: place it again at the price` : `stop: ${mint} bought for ${formatUsd(cost)} is worth ${value === undefined ? 'an unknown amount' : formatUsd(value)}: cancel its take-profit to sell it`,
           notionalUsd: h.costUsd,
           order: order.orderKey,
         });
@@ -184,7 +188,7 @@ export default defineStrategy({
         return one({
           type: 'trigger-create',
           key: `momentum:${mint}`,
-          reason: `${token.symbol} ranks in the top ${cfg.topN} of ${cfg.ranking} and passes the screen: bid ${cfg.discountBps} bps under ${token.usdPrice} (${committed} of the ${cfg.budgetUsd} budget committed)`,
+          reason: `${token.symbol} ranks in the top ${cfg.topN} of ${cfg.ranking} and passes the screen: bid ${formatUsd(orderUsd)} for ${formatTokenAmount(taking, token.decimals, token.symbol)}, ${cfg.discountBps} bps under $${String(token.usdPrice)} (${formatUsd(committed)} of the ${formatUsd(BigInt(cfg.budgetUsd))} budget committed)`,
           notionalUsd: cfg.orderUsd,
           inputMint: MINTS.USDC,
           outputMint: mint,

@@ -1,4 +1,4 @@
-import { defineStrategy, MARKET_MINTS, marketMint, positionView, receiveToken, z, type Intent } from 'stratd/strategy';
+import { defineStrategy, formatUsd, MARKET_MINTS, marketMint, positionView, receiveToken, z, type Intent } from 'stratd/strategy';
 import { stopLossTarget, stopNeedsMove, takeProfitTarget, tighterStop } from './targets.ts';
 import type { TpslRequestView } from 'stratd/strategy';
 
@@ -96,12 +96,12 @@ export default defineStrategy({
         const others = allStops[0];
         const covered = others !== undefined && !stopNeedsMove(p, others, target.triggerPrice, cfg.driftBps);
         if (!covered && created[`${p.positionPubkey}:sl`] === undefined) {
-          intents.push({ type: 'tpsl-create', key: `sl:${p.positionPubkey}`, reason: `no stop-loss: trigger ${target.triggerPrice} (${target.why})`, ...common, requestType: 'sl', triggerPrice: target.triggerPrice.toString(), entirePosition: true });
+          intents.push({ type: 'tpsl-create', key: `sl:${p.positionPubkey}`, reason: `no stop-loss: trigger ${formatUsd(target.triggerPrice)} (${target.why})`, ...common, requestType: 'sl', triggerPrice: target.triggerPrice.toString(), entirePosition: true });
           created[`${p.positionPubkey}:sl`] = snapshot.tickMs;
         }
       } else if (stopNeedsMove(p, withLastMove(stop, ctx.state?.moved[stop.pubkey], p.side), target.triggerPrice, cfg.driftBps)) {
         moved[stop.pubkey] = target.triggerPrice.toString();
-        intents.push({ type: 'tpsl-update', key: `sl-move:${stop.pubkey}`, reason: `stop-loss ${stop.triggerPriceUsd} drifted from ${target.triggerPrice} (${target.why})`, notionalUsd: '0', tpslPubkey: stop.pubkey, triggerPrice: target.triggerPrice.toString() });
+        intents.push({ type: 'tpsl-update', key: `sl-move:${stop.pubkey}`, reason: `stop-loss ${formatUsd(stop.triggerPriceUsd)} drifted from ${formatUsd(target.triggerPrice)} (${target.why})`, notionalUsd: '0', tpslPubkey: stop.pubkey, triggerPrice: target.triggerPrice.toString() });
       }
 
       // Take-profit, when configured: keep the nearest, cancel the rest, create one if missing.
@@ -114,7 +114,7 @@ export default defineStrategy({
         intents.push({ type: 'tpsl-cancel', key: `cancel:${extra.pubkey}`, reason: `surplus take-profit of ${p.positionPubkey}`, notionalUsd: '0', tpslPubkey: extra.pubkey });
       }
       if (allProfits.length === 0 && created[`${p.positionPubkey}:tp`] === undefined) {
-        intents.push({ type: 'tpsl-create', key: `tp:${p.positionPubkey}`, reason: `no take-profit: trigger ${tp} (${cfg.takeProfitBps} bps beyond the mark)`, ...common, requestType: 'tp', triggerPrice: tp.toString(), entirePosition: true });
+        intents.push({ type: 'tpsl-create', key: `tp:${p.positionPubkey}`, reason: `no take-profit: trigger ${formatUsd(tp)} (${cfg.takeProfitBps} bps beyond the mark)`, ...common, requestType: 'tp', triggerPrice: tp.toString(), entirePosition: true });
         created[`${p.positionPubkey}:tp`] = snapshot.tickMs;
       }
     }

@@ -1,4 +1,4 @@
-import type { PositionView, TpslRequestView } from 'stratd/strategy';
+import { formatUsd, type PositionView, type TpslRequestView } from 'stratd/strategy';
 
 /** Where tpsl-coverage wants a position's protection (./index.ts), in USD × 10^6. */
 export interface CoverageSettings {
@@ -31,13 +31,13 @@ export function stopLossTarget(p: PositionView, s: CoverageSettings): StopTarget
     const floor = liq > 0n ? liq + buffer : 0n;
     const wanted = mark - distance;
     const trigger = wanted > floor ? wanted : floor + 1n;
-    if (trigger >= mark - minGap(mark, s)) return { kind: 'none', why: `the liquidation price ${liq} plus the buffer leaves no room below the mark ${mark}` };
+    if (trigger >= mark - minGap(mark, s)) return { kind: 'none', why: `the liquidation price ${formatUsd(liq)} plus the buffer leaves no room below the mark ${formatUsd(mark)}` };
     return { kind: 'ok', triggerPrice: trigger, why: wanted > floor ? `${s.stopLossBps} bps below the mark` : `clamped ${s.liquidationBufferBps} bps above the liquidation price` };
   }
   const ceiling = liq > 0n ? liq - buffer : mark * 2n;
   const wanted = mark + distance;
   const trigger = wanted < ceiling ? wanted : ceiling - 1n;
-  if (trigger <= mark + minGap(mark, s)) return { kind: 'none', why: `the liquidation price ${liq} minus the buffer leaves no room above the mark ${mark}` };
+  if (trigger <= mark + minGap(mark, s)) return { kind: 'none', why: `the liquidation price ${formatUsd(liq)} minus the buffer leaves no room above the mark ${formatUsd(mark)}` };
   return { kind: 'ok', triggerPrice: trigger, why: wanted < ceiling ? `${s.stopLossBps} bps above the mark` : `clamped ${s.liquidationBufferBps} bps below the liquidation price` };
 }
 

@@ -20,6 +20,14 @@ describe('tpsl-coverage', () => {
     ]);
   });
 
+  it('names the trigger prices in dollars (issue 29)', async () => {
+    const out = await runStrategy(coverage, [samples.positions([long()])], { config: { stopLossBps: 1_000, takeProfitBps: 2_000 } });
+    expect(out.intents.map((i) => i.reason)).toEqual([
+      'no stop-loss: trigger $135.00 (1000 bps below the mark)',
+      'no take-profit: trigger $180.00 (2000 bps beyond the mark)',
+    ]);
+  });
+
   it('clamps the stop to the liquidation buffer, and skips a position with no room', async () => {
     const close = samples.position({ markPriceUsd: 150n * USD, liquidationPriceUsd: 140n * USD });
     const out = await runStrategy(coverage, [samples.positions([close])], { config: { stopLossBps: 1_000, liquidationBufferBps: 200 } });

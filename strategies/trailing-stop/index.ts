@@ -1,4 +1,4 @@
-import { defineStrategy, MARKET_MINTS, marketMint, positionView, z, type Intent } from 'stratd/strategy';
+import { defineStrategy, formatUsd, MARKET_MINTS, marketMint, positionView, z, type Intent } from 'stratd/strategy';
 import { ratchetTo } from './ratchet.ts';
 
 /**
@@ -43,7 +43,7 @@ export default defineStrategy({
       intents.push({
         type: 'tpsl-update',
         key: `trail:${stop.pubkey}`,
-        reason: `mark ${p.markPriceUsd}: stop-loss ${floor ?? stop.triggerPriceUsd} → ${next} (${ctx.config.trailBps} bps behind)`,
+        reason: `mark ${formatUsd(p.markPriceUsd)}: stop-loss ${formatUsd(floor ?? stop.triggerPriceUsd)} → ${formatUsd(next)} (${ctx.config.trailBps} bps behind)`,
         notionalUsd: '0',
         tpslPubkey: stop.pubkey,
         triggerPrice: next.toString(),

@@ -13,6 +13,12 @@ describe('trailing-stop', () => {
     expect(out.intents.map((i) => i.type === 'tpsl-update' && i.triggerPrice)).toEqual(['142500000', '152000000', '161500000']);
   });
 
+  it('says in dollars where the mark is and where the stop moves (issue 29)', async () => {
+    const out = await runStrategy(trailing, [at(170n, 130n, 0)], { config: { trailBps: 500 } });
+    expect(out.intents[0]?.reason).toContain('mark $170.00: stop-loss $130.00 → $161.50');
+    expect(out.intents[0]?.reason).not.toMatch(/161500000|170000000/);
+  });
+
   it('does not pull the stop back after a snapshot read before its last move', async () => {
     const moved = await runStrategy(trailing, [at(170n, 130n, 0)], { config: { trailBps: 500 } });
     expect(moved.intents).toMatchObject([{ triggerPrice: '161500000' }]);

@@ -174,7 +174,7 @@ describe('liquidation guard: sizing', () => {
     expect((await decide([rawPosition(thin)], { settings: fraction, latest: [pool(1_000n * USD)] })).intents[0]).toMatchObject({ entirePosition: true });
     const capped = (await decide([rawPosition(thin)], { settings: fraction, latest: [pool(20n * USD)] })).intents[0]!;
     expect(capped).toMatchObject({ sizeUsdDelta: '9000000', collateralUsdDelta: '0' });
-    expect(capped.reason).toContain('only 20000000 is available');
+    expect(capped.reason).toContain('only $20.00 is available');
   });
 });
 

@@ -17,6 +17,7 @@ import { encodeLedgerEntry } from '../../records/ledger.ts';
 import type { RedisOutageLog } from '../redis-outage.ts';
 import { ActionStore, SignatureClaimed, StaleActionWrite, type StoredAction } from './action-store.ts';
 import { isReplayRejection, landedBeforeBuild, REPLAY_REASONS } from './replayed-bytes.ts';
+import { actionLogFields } from './action-log-fields.ts';
 import type { ActionBuilder, ActionLedger, BuiltTransaction, KeeperWatch, RequestValidity, RiskGate, ActionSettler, TransactionInspector, TransactionSigner } from './ports.ts';
 import { allowAllRisk } from './ports.ts';
 import { PreparationTurn, type PreparationSlot, type PreparationSlots } from './preparation-slots.ts';
@@ -475,7 +476,7 @@ export class Executor {
     }
     if (changed) {
       for (const r of [...passed, record]) this.options.observe?.(r, 'drive');
-      this.logger.info({ actionId: record.actionId, strategy: record.strategy, state: record.state, reason: record.reason, signature: record.signature }, 'action state');
+      this.logger.info({ actionId: record.actionId, strategy: record.strategy, state: record.state, ...actionLogFields(record.intent), reason: record.reason, signature: record.signature }, 'action state');
     }
     if (final && !bookFirst) next = await this.settleFinal(next);
     if (changed) await this.options.onTransition?.(next.record);
@@ -513,7 +514,7 @@ export class Executor {
 
   /** An operator alert: the API answered with replayed bytes (a protective action may not have happened). */
   private async alertReplayed(r: ActionRecord): Promise<void> {
-    this.logger.error({ actionId: r.actionId, strategy: r.strategy, reason: r.reason, detail: r.detail }, 'ALERT: the API answered with the bytes of an earlier transaction; the action did not happen');
+    this.logger.error({ actionId: r.actionId, strategy: r.strategy, ...actionLogFields(r.intent), reason: r.reason, detail: r.detail }, 'ALERT: the API answered with the bytes of an earlier transaction; the action did not happen');
     await this.options.ledger.append({
       at: this.now(),
       type: 'alert',
@@ -662,7 +663,7 @@ export class Executor {
     const verdict = judged.verdict;
     if (!verdict.ok) {
       const first = verdict.violations[0];
-      this.logger.error({ actionId: r.actionId, violations: verdict.violations }, 'ALERT: transaction refused by policy; nothing signed');
+      this.logger.error({ actionId: r.actionId, strategy: r.strategy, ...actionLogFields(r.intent), violations: verdict.violations }, 'ALERT: transaction refused by policy; nothing signed');
       await this.options.ledger.append({
         at: this.now(),
         type: 'alert',
