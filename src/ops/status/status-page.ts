@@ -105,7 +105,7 @@ function moneySection(m: MoneyView): SafeHtml {
 <table id="money"><tr><th>Equity</th><td class="num" id="equity">${m.text.equity}${m.equityPartial ? html` <span class="muted">(${m.balances === undefined ? 'balances not read' : 'unpriced balances left out'})</span>` : ''}</td></tr>
 <tr><th>Unrealised PnL (open positions, after fees)</th><td class="num ${sign(m.unrealisedUsd)}" id="unrealised">${m.text.unrealised}</td></tr>
 <tr><th>Realised PnL, last 24 h (net of fees)</th><td class="num ${r ? sign(r.total.day) : ''}" id="realised-day">${m.text.realisedDay}</td></tr>
-<tr><th>Realised PnL, all recorded${r ? ` (${String(r.trades)} trades)` : ''}</th><td class="num ${r ? sign(r.total.all) : ''}" id="realised-all">${m.text.realisedAll}</td></tr></table>
+<tr><th>Realised PnL, all recorded${r ? ` (${String(r.trades)} ${r.trades === 1 ? 'fill' : 'fills'})` : ''}</th><td class="num ${r ? sign(r.total.all) : ''}" id="realised-all">${m.text.realisedAll}</td></tr></table>
 ${m.balances === undefined
     ? html`<p class="muted" id="balances">Balances are not read here.</p>`
     : m.balances.length === 0
