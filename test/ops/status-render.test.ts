@@ -3,7 +3,7 @@ import { formatBps, formatUsd } from '../../src/ops/status/human-units.ts';
 import { renderStatusPage } from '../../src/ops/status/status-page.ts';
 import { renderStatusText } from '../../src/ops/status/status-text.ts';
 import type { StatusView } from '../../src/ops/status/status-view.ts';
-import { moneyView } from '../../src/ops/status/money.ts';
+import { attributionIndex, moneyView, strategyOf } from '../../src/ops/status/money.ts';
 
 const HOSTILE = `<img src=x onerror="alert(1)">'\`&`;
 
@@ -108,6 +108,20 @@ describe('rendering the status view', () => {
     expect(text).toContain('realised pnl (net of fees): 24 h $12.00  all recorded $8.75');
     expect(text).toContain('  balance 2.5000 SOL (no SOL price known)');
     expect(text).toContain('  other: 24 h $0.00  all -$3.25');
+  });
+
+  it('attributes a fill to the strategy whose landed action made it, or whose TP/SL request it executed; anything else to "other"', () => {
+    const index = attributionIndex(
+      [{ strategy: 'guard', signature: 'SigA', positionRequestPubkey: 'ReqA' }, { strategy: 'ladder', createdTpslPubkeys: ['TpByCreate'] }],
+      new Map([['SlInBook', 'tpsl-coverage']]),
+    );
+    expect(strategyOf({ txHash: 'KeeperFill', positionRequestPubkey: 'ReqA' }, index)).toBe('guard');
+    expect(strategyOf({ txHash: 'SigA', positionRequestPubkey: null }, index)).toBe('guard');
+    expect(strategyOf({ txHash: 'KeeperFill', positionRequestPubkey: 'TpByCreate' }, index)).toBe('ladder');
+    expect(strategyOf({ txHash: 'KeeperFill', positionRequestPubkey: 'SlInBook' }, index)).toBe('tpsl-coverage');
+    // A fill on the same position by hand, or a liquidation (no request): other.
+    expect(strategyOf({ txHash: 'ByHand', positionRequestPubkey: 'ReqByHand' }, index)).toBe('other');
+    expect(strategyOf({ txHash: 'Liquidation', positionRequestPubkey: undefined }, index)).toBe('other');
   });
 
   it('formats exact amounts for people without rounding up', () => {
