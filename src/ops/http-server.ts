@@ -177,6 +177,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
         queues,
         now,
         staleAfterMs: (kind) => staleAfter.get(`poller:${kind}`),
+        readWalletBalances: options.readWalletBalances,
         process: {
           pid: process.pid,
           uptime: formatAge(now() - startedAtMs),

@@ -3,11 +3,12 @@ import { ActionStore } from '../pipeline/executor/action-store.ts';
 import { actionState, FINAL_STATES } from '../records/action-record.ts';
 import { SNAPSHOT_KINDS } from '../sdk/snapshot.ts';
 import { readLatestSnapshot, readSnapshotTicks } from '../records/snapshot-store.ts';
+import { displayFloat } from '../api/amounts.ts';
 import { MARKET_SYMBOL } from '../api/mints.ts';
 import { liquidationDistanceBps, positionView } from '../sdk/position-view.ts';
 import type { Metrics } from '../pipeline/metrics.ts';
 import { readTradingState } from './ops-status.ts';
-import type { WalletBalances } from './wallet-balances.ts';
+import { BALANCE_DECIMALS, type WalletBalances } from './wallet-balances.ts';
 
 export interface ScrapeGaugeSource {
   readonly redis: Redis;
@@ -60,5 +61,9 @@ export async function refreshScrapeGauges(source: ScrapeGaugeSource): Promise<vo
   }
 
   const balances = (await source.readWalletBalances?.()) ?? {};
-  for (const [token, value] of Object.entries(balances)) metrics.walletBalance.set({ token }, value);
+  // Whole tokens as float64 for Prometheus: exact amounts stop here.
+  for (const token of ['SOL', 'USDC'] as const) {
+    const value = balances[token];
+    if (value !== undefined) metrics.walletBalance.set({ token }, displayFloat(value, BALANCE_DECIMALS[token]));
+  }
 }

@@ -1,9 +1,15 @@
 import { PublicKey, type Connection } from '@solana/web3.js';
-import { displayFloat } from '../api/amounts.ts';
 import { MINTS } from '../api/mints.ts';
 
-/** The wallet's balances in whole tokens, for the gauge only (Prometheus values are float64: displayFloat). */
-export type WalletBalances = Partial<Record<'SOL' | 'USDC', number>>;
+/**
+ * The wallet's balances, exact, in each token's smallest unit (SOL: lamports, 9 decimals; USDC:
+ * 6 decimals). The status page values them in USD with bigint arithmetic; the Prometheus gauge
+ * converts them to float64 itself (displayFloat), at its edge.
+ */
+export type WalletBalances = Partial<Record<'SOL' | 'USDC', bigint>>;
+
+/** Decimals of each balance (the mint's). */
+export const BALANCE_DECIMALS = { SOL: 9, USDC: 6 } as const;
 
 /**
  * Reads SOL (getBalance) and USDC (parsed token accounts of the USDC mint) over RPC, at most
@@ -25,14 +31,14 @@ export function walletBalanceReader(connection: Connection, wallet: string, opti
       bounded(connection.getParsedTokenAccountsByOwner(owner, { mint: new PublicKey(MINTS.USDC) })),
     ]);
     const value: WalletBalances = {};
-    if (lamports !== undefined) value.SOL = displayFloat(BigInt(lamports), 9);
+    if (lamports !== undefined) value.SOL = BigInt(lamports);
     if (usdc !== undefined) {
       let total = 0n;
       for (const account of usdc.value) {
         const amount = (account.account.data.parsed as { info?: { tokenAmount?: { amount?: unknown } } }).info?.tokenAmount?.amount;
         if (typeof amount === 'string' && /^\d+$/.test(amount)) total += BigInt(amount);
       }
-      value.USDC = displayFloat(total, 6);
+      value.USDC = total;
     }
     cached = { at: Date.now(), value };
     return value;

@@ -43,6 +43,7 @@ describe('the status page (Chromium) and stratd status (terminal) of a daemon wi
   let tpslPubkeys: string[];
   let stopLoss: bigint;
   let takeProfit: bigint;
+  let address: string;
 
   beforeAll(async () => {
     await scope.clean();
@@ -56,12 +57,15 @@ describe('the status page (Chromium) and stratd status (terminal) of a daemon wi
         'venue.seedWallet': false,
         'ops.controlToken': TOKEN,
         'pollers.poolInfo.enabled': false,
+        // The trades snapshot feeds the realised PnL.
+        'pollers.trades.enabled': true,
+        'pollers.trades.cron': '* * * * * *',
       },
     });
     // Pollers only: no strategy may act on the position the test seeds near its liquidation.
     daemon = await startDaemon({ config, roles: ['pollers'], logger: silentLogger, env: { REDIS_URL: redisUrl }, varDir });
     const venue = new VenueControl(daemon.venue!.apiUrl);
-    const address = wallet.publicKey.toBase58();
+    address = wallet.publicKey.toBase58();
     // One SOL long 2.5 % from its liquidation price (inside the guard's default 5 %).
     const funded = await venue.fund({ wallet: address, sol: '10000000000', usdc: '5000000000', positions: [{ market: 'SOL', side: 'long', collateralUsd: '200000000', liquidationDistancePct: '2.5' }] });
     const opened = positionItemRaw.parse(funded.positions[0]);
@@ -129,6 +133,27 @@ describe('the status page (Chromium) and stratd status (terminal) of a daemon wi
     expect(await row.locator('td.tp').innerText()).toBe(`at ${formatUsd(takeProfit, 4)} covering all`);
     expect(await row.locator('td.sl').innerText()).toBe(`at ${formatUsd(stopLoss, 4)} covering all`);
     expect(await page.locator('#trading-state').getAttribute('data-state')).toBe('active');
+
+    // Balances and PnL: the wallet's SOL over RPC, valued at the SOL position's mark; the realised
+    // PnL is every fill's pnl net of its fee (here the seeded position's opening fee, by no strategy).
+    const api = new ApiClient({ baseUrl: daemon!.venue!.apiUrl, retries: 0 });
+    const trades = await api.call('perps.trades', { walletAddress: address, start: 0, end: 100 }).finally(() => api.close());
+    const realised = formatUsd(trades.dataList.reduce((sum, t) => sum + BigInt(t.pnl ?? '0') - BigInt(t.fee), 0n));
+    expect(trades.dataList.length).toBeGreaterThan(0);
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${daemon!.ops.url}/`);
+          return page.locator('#realised-all').innerText();
+        },
+        { timeout: 20_000, interval: 500 },
+      )
+      .toBe(realised);
+    expect(await page.locator('#realised-day').innerText()).toBe(realised);
+    expect(await page.locator('#balances tr[data-token="SOL"]').innerText()).toMatch(/^SOL\t\d+\.\d{4} SOL\t\$[\d,]+\.\d\d$/);
+    expect(await page.locator('#equity').innerText()).toMatch(/^\$[\d,]+\.\d\d/);
+    expect(await page.locator('#unrealised').innerText()).toMatch(/^-?\$[\d,]+\.\d\d$/);
+    expect(await page.locator('#pnl-by-strategy tr[data-strategy="other"]').innerText()).toBe(`other\t${realised}\t${realised}`);
 
     expect(pageErrors).toEqual([]);
     // Without the token nothing changes.

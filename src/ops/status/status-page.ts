@@ -1,4 +1,5 @@
 import { html, SafeHtml } from './html.ts';
+import type { MoneyView } from './money.ts';
 import type { ActionLine, StatusView } from './status-view.ts';
 
 /**
@@ -16,7 +17,7 @@ table{border-collapse:collapse;background:#fff}td,th{border:1px solid #d0d7de;pa
 th{background:#f0f3f6}.num{text-align:right;font-variant-numeric:tabular-nums}
 .state{display:inline-block;padding:.2rem .6rem;border-radius:.3rem;font-weight:600;color:#fff}
 .state-active{background:#1a7f37}.state-reducing{background:#bf8700}.state-halted{background:#cf222e}
-.near{background:#ffebe9}.missing{color:#cf222e;font-weight:600}.stale{color:#cf222e}
+.near{background:#ffebe9}.loss{color:#cf222e}.missing{color:#cf222e;font-weight:600}.stale{color:#cf222e}
 #controls{background:#fff;border:1px solid #d0d7de;padding:.6rem;margin:.6rem 0;display:flex;gap:.5rem;flex-wrap:wrap;align-items:center}
 #message{font-weight:600}code{font-size:12px}.muted{color:#57606a}`;
 
@@ -63,6 +64,8 @@ export function renderLive(view: StatusView): SafeHtml {
 ${view.process ? html` · pid ${view.process.pid} · up ${view.process.uptime} · ${view.process.ready ? 'ready' : 'NOT READY'} · ${view.process.healthy ? 'healthy' : html`<span class="missing">failing: ${view.process.failingLoops.join(', ')}</span>`}` : ''}
  · <span class="muted">as of ${view.generatedAt}</span></p>
 
+${moneySection(view.money)}
+
 <h2>Positions <span class="muted">${view.positions.age === undefined ? 'no positions snapshot yet' : html`snapshot ${view.positions.age} old`}</span></h2>
 ${view.positions.items.length === 0
     ? html`<p class="muted">No open positions.</p>`
@@ -92,6 +95,28 @@ ${view.pollers.map((p) => html`<tr><td>${p.kind}</td><td class="${p.stale ? 'sta
 <table id="queues-table"><tr><th>Queue</th><th>Waiting</th><th>Active</th><th>Delayed</th><th>Failed</th></tr>
 ${Object.entries(view.queues).map(([name, q]) => html`<tr><td>${name}</td><td class="num">${q.waiting}</td><td class="num">${q.active}</td><td class="num">${q.delayed}</td><td class="num">${q.failed}</td></tr>`)}
 </table>`;
+}
+
+/** Balances, equity and PnL; a negative amount is marked so it is not read as a gain. */
+function moneySection(m: MoneyView): SafeHtml {
+  const sign = (v: bigint) => (v < 0n ? 'loss' : '');
+  const r = m.realised;
+  return html`<h2>Balances and PnL</h2>
+<table id="money"><tr><th>Equity</th><td class="num" id="equity">${m.text.equity}${m.equityPartial ? html` <span class="muted">(${m.balances === undefined ? 'balances not read' : 'unpriced balances left out'})</span>` : ''}</td></tr>
+<tr><th>Unrealised PnL (open positions, after fees)</th><td class="num ${sign(m.unrealisedUsd)}" id="unrealised">${m.text.unrealised}</td></tr>
+<tr><th>Realised PnL, last 24 h (net of fees)</th><td class="num ${r ? sign(r.total.day) : ''}" id="realised-day">${m.text.realisedDay}</td></tr>
+<tr><th>Realised PnL, all recorded${r ? ` (${String(r.trades)} ${r.trades === 1 ? 'fill' : 'fills'})` : ''}</th><td class="num ${r ? sign(r.total.all) : ''}" id="realised-all">${m.text.realisedAll}</td></tr></table>
+${m.balances === undefined
+    ? html`<p class="muted" id="balances">Balances are not read here.</p>`
+    : m.balances.length === 0
+      ? html`<p class="muted" id="balances">No balance reported by the RPC node.</p>`
+      : html`<table id="balances"><tr><th>Token</th><th>Balance</th><th>Value</th></tr>
+${m.balances.map((b) => html`<tr data-token="${b.token}"><td>${b.token}</td><td class="num">${b.text.amount}</td><td class="num">${b.text.value}</td></tr>`)}</table>`}
+${r === undefined || r.byStrategy.length === 0
+    ? ''
+    : html`<table id="pnl-by-strategy"><tr><th>Strategy</th><th>Realised 24 h</th><th>Realised, all recorded</th></tr>
+${r.byStrategy.map((s) => html`<tr data-strategy="${s.name}"><td>${s.name}</td><td class="num ${sign(s.pnl.day)}">${s.text.day}</td><td class="num ${sign(s.pnl.all)}">${s.text.all}</td></tr>`)}
+<tr class="total"><th>total</th><th class="num">${m.text.realisedDay}</th><th class="num">${m.text.realisedAll}</th></tr></table>`}`;
 }
 
 function actionsTable(id: string, lines: readonly ActionLine[]): SafeHtml {

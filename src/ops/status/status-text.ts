@@ -7,6 +7,12 @@ export function renderStatusText(view: StatusView): string {
   out.push(`stratd ${view.mode} · wallet ${view.wallet} · as of ${view.generatedAt}`);
   out.push(`trading ${t.state.toUpperCase()}: ${t.reason} (by ${t.by}, ${t.since})`);
   out.push('');
+  const m = view.money;
+  out.push(`equity ${m.text.equity}${m.equityPartial ? (m.balances === undefined ? ' (balances not read)' : ' (unpriced balances left out)') : ''}  unrealised pnl ${m.text.unrealised}`);
+  out.push(`realised pnl (net of fees): 24 h ${m.text.realisedDay}  all recorded ${m.text.realisedAll}`);
+  for (const b of m.balances ?? []) out.push(`  balance ${b.text.amount} (${b.text.value})`);
+  for (const s of m.realised?.byStrategy ?? []) out.push(`  ${s.name}: 24 h ${s.text.day}  all ${s.text.all}`);
+  out.push('');
   out.push(`positions${view.positions.age === undefined ? ': no positions snapshot yet' : ` (snapshot ${view.positions.age} old)`}`);
   if (view.positions.items.length === 0) out.push('  none');
   for (const p of view.positions.items) {

@@ -12,6 +12,8 @@ import { liquidationDistanceBps, positionView } from '../../sdk/position-view.ts
 import { readPollerHeartbeats, readQueueCounts, type OpsStatus } from '../ops-status.ts';
 import { formatAge, formatBps, formatPercent, formatTime, formatUsd } from './human-units.ts';
 import { tpslCoverage, type TpslLeg } from './tpsl-coverage.ts';
+import type { WalletBalances } from '../wallet-balances.ts';
+import { moneyView, type LandedAction, type MoneyView } from './money.ts';
 
 /**
  * The status page's content, read once and rendered twice: as HTML by the ops server (`/`) and
@@ -74,6 +76,8 @@ export interface StatusView {
   readonly takeProfitsPlacedBy: readonly string[];
   readonly pollers: readonly PollerLine[];
   readonly queues: OpsStatus['queues'];
+  /** Balances, equity, realised (24 h, all recorded) and unrealised PnL, per strategy and total. */
+  readonly money: MoneyView;
 }
 
 export interface StatusSource {
@@ -94,6 +98,8 @@ export interface StatusSource {
   readonly process?: StatusView['process'];
   /** How many recent finished actions to show (default 10). */
   readonly recentActions?: number;
+  /** The wallet's balances over RPC (the ops server); absent, balances are not shown. */
+  readonly readWalletBalances?: () => Promise<WalletBalances>;
 }
 
 const LEDGER_SCAN = 500;
@@ -113,6 +119,11 @@ export async function readStatusView(source: StatusSource): Promise<StatusView> 
     ? await readLatestSnapshot(redis, prefix, 'positions', source.wallet)
     : (await readLatestSnapshots(redis, prefix, 'positions')).reduce<Awaited<ReturnType<typeof readLatestSnapshot<'positions'>>>>((a, s) => (!a || s.tickMs > a.tickMs ? s : a), undefined);
   const wallet = source.wallet ?? snapshot?.key ?? '(unknown: no positions snapshot yet)';
+  const [trades, balances, landed] = await Promise.all([
+    snapshot || source.wallet ? readLatestSnapshot(redis, prefix, 'trades', source.wallet ?? snapshot?.key) : undefined,
+    source.readWalletBalances?.(),
+    landedActions(store, ledger),
+  ]);
 
   const recentIds = recentFinishedIds(ledger, new Set(openIds), source.recentActions ?? 10);
   const records = await Promise.all([...openIds, ...recentIds].map((id) => store.load(id).catch(() => undefined)));
@@ -121,6 +132,12 @@ export async function readStatusView(source: StatusSource): Promise<StatusView> 
   for (const entry of book.entries.values()) if (entry.requestType === 'tp' && entry.owner) tpPlacers.add(entry.owner);
   for (const r of records) if (r?.record.intent.type === 'tpsl-create' && r.record.intent.requestType === 'tp') tpPlacers.add(r.record.strategy);
   const enabled = source.strategies && new Set(source.strategies);
+  const tpslOwners = new Map<string, string>();
+  for (const [pubkey, entry] of book.entries) if (entry.owner) tpslOwners.set(pubkey, entry.owner);
+  const views = (snapshot?.positions ?? []).flatMap((item) => {
+    const view = positionView(item);
+    return view && view.sizeUsd > 0n ? [view] : [];
+  });
 
   return {
     generatedAt: formatTime(now()),
@@ -147,7 +164,19 @@ export async function readStatusView(source: StatusSource): Promise<StatusView> 
       return { kind, ageMs, stale, text: `${formatAge(ageMs)} ago, ${String(beat.reads)} reads, ${String(beat.failed)} failed${stale ? ', STALE' : ''}` };
     }),
     queues,
+    money: moneyView({ trades: trades?.trades, positions: views, balances, landed, tpslOwners, strategies: source.strategies ?? [], nowMs: now() }),
   };
+}
+
+/**
+ * The landed actions the recent ledger names (the same bounded scan as the action lists), with
+ * what ties a fill to them. A record that can no longer be loaded leaves its fills under "other".
+ */
+async function landedActions(store: ActionStore, ledger: readonly LedgerRecord[]): Promise<LandedAction[]> {
+  const ids = new Set<string>();
+  for (const entry of ledger) if (entry.type === 'action_state' && entry.state === 'landed' && entry.actionId) ids.add(entry.actionId);
+  const loaded = await Promise.all([...ids].map((id) => store.load(id).catch(() => undefined)));
+  return loaded.flatMap((s) => (s && s.record.state === 'landed' ? [s.record] : []));
 }
 
 function positionLine(item: Parameters<typeof positionView>[0]): PositionLine | undefined {
