@@ -38,6 +38,7 @@ import { startPollers, type Pollers } from '../pipeline/pollers/pollers.ts';
 import { keyPrefix, QUEUES } from '../pipeline/queues.ts';
 import { closeRedis, connectRedis } from '../pipeline/redis.ts';
 import { RedisOutageLog } from '../pipeline/redis-outage.ts';
+import { CallFailureLog } from '../pipeline/call-failure-log.ts';
 import { LocalSnapshots } from '../pipeline/local-snapshots.ts';
 import { SnapshotCache } from '../pipeline/snapshot-cache.ts';
 import { markPriceFromSnapshots } from '../pipeline/executor/mark-price.ts';
@@ -157,7 +158,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const { url: redisUrl, why: redisWhy } = await chooseRedis({ config, env, varDir, mayStart: true, logger });
     logger.info({ redis: maskUrlSecrets(redisUrl), prefix: config.redis.prefix, why: redisWhy }, `using Redis at ${maskUrlSecrets(redisUrl)}: ${redisWhy}`);
     const redis = connectRedis(redisUrl);
-    const redisOutage = new RedisOutageLog(logger.child({ component: 'redis' }));
+    // Failures are told by the port they came through (Redis, API, RPC), each naming its masked host.
+    const callFailures = new CallFailureLog(logger.child({ component: 'calls' }), { endpoints: { api: maskUrlSecrets(apiBaseUrl), rpc: maskUrlSecrets(rpcUrl) } });
+    const redisOutage = new RedisOutageLog(logger.child({ component: 'redis' }), { calls: callFailures });
     redisOutage.watch(redis);
     closers.push(() => closeRedis(redis));
     const prefix = keyPrefix(config.redis.prefix);

@@ -339,7 +339,7 @@ export class Executor {
         held = undefined;
         if (error instanceof StaleActionWrite) continue;
         // A transient failure (RPC, API or Redis down): keep the state, try again shortly.
-        if (!this.o.redisOutage?.absorbs(error)) this.logger.warn({ actionId, err: errorForLog(error) }, 'executor step failed; retrying');
+        if (!this.o.redisOutage?.absorbs(error, { actionId })) this.logger.warn({ actionId, err: errorForLog(error) }, 'executor step failed; retrying');
         await abortableSleep(this.pollMs, signal);
       }
     }
