@@ -159,7 +159,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     logger.info({ redis: maskUrlSecrets(redisUrl), prefix: config.redis.prefix, why: redisWhy }, `using Redis at ${maskUrlSecrets(redisUrl)}: ${redisWhy}`);
     const redis = connectRedis(redisUrl);
     // Failures are told by the port they came through (Redis, API, RPC), each naming its masked host.
-    const callFailures = new CallFailureLog(logger.child({ component: 'calls' }), { endpoints: { api: maskUrlSecrets(apiBaseUrl), rpc: maskUrlSecrets(rpcUrl) } });
+    // The notifier lives in Redis, whose connection this log watches: bound once it exists (no call is made before).
+    const callNotifier: { sink?: NotifySink } = {};
+    const callFailures = new CallFailureLog(logger.child({ component: 'calls' }), {
+      endpoints: { api: maskUrlSecrets(apiBaseUrl), rpc: maskUrlSecrets(rpcUrl) },
+      notifier: { notify: async (event) => callNotifier.sink?.notify(event) },
+    });
     const redisOutage = new RedisOutageLog(logger.child({ component: 'redis' }), { calls: callFailures });
     redisOutage.watch(redis);
     closers.push(() => closeRedis(redis));
@@ -172,6 +177,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // ---------------------------------------------------------------- notifications and the kill switch
     const notifyLogger = logger.child({ component: 'notify' });
     const notifier = new Notifier({ ...config.notify, redis, prefix, logger: notifyLogger, metrics });
+    callNotifier.sink = notifier;
     closers.push(() => notifier.close());
     if (config.notify.targets.length > 0) {
       const worker = startNotifyWorker({ redis, prefix, targets: config.notify.targets, deliveryTimeoutMs: config.notify.deliveryTimeoutMs, logger: notifyLogger, metrics });

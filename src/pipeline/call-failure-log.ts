@@ -2,6 +2,7 @@ import { ApiError } from '../api/errors.ts';
 import { JsonRpcError } from '../chain/json-rpc.ts';
 import { RpcTransportError } from '../chain/rpc-errors.ts';
 import type { Logger } from '../ops/logger.ts';
+import type { NotifySink } from '../ops/notify/event.ts';
 
 /** Which port a failed call went out through. Redis failures are RedisOutageLog's (redis-outage.ts). */
 export type CallSource = 'api' | 'rpc';
@@ -28,6 +29,11 @@ export interface CallFailureLogOptions {
   /** A burst of the same failure is one line per this interval, with the count since the last line. */
   readonly intervalMs?: number;
   readonly now?: () => number;
+  /**
+   * Raises rpc_unreachable when an RPC outage starts and when it ends. Not api_unreachable: the
+   * pollers' ticks raise that one (src/ops/health-alerts.ts), and twice would notify twice.
+   */
+  readonly notifier?: NotifySink;
 }
 
 interface Burst {
@@ -68,7 +74,10 @@ export class CallFailureLog {
     if (down) {
       const outage = this.downSinceMs.get(source);
       if (outage) outage.failures++;
-      else this.downSinceMs.set(source, { atMs: t, failures: 1 });
+      else {
+        this.downSinceMs.set(source, { atMs: t, failures: 1 });
+        if (source === 'rpc') this.raise({ kind: 'rpc_unreachable', severity: 'critical', key: `rpc_unreachable:${t}`, title: 'the RPC node does not answer', text: `${this.options.endpoints.rpc ?? ''}: ${failure.message}`.slice(0, 1_000), atMs: t });
+      }
     }
     // One outage is one burst whatever the call; a refusal is one burst per operation and reason.
     const key = down ? `${source}:unreachable` : `${source}:${signature(failure)}`;
@@ -91,7 +100,13 @@ export class CallFailureLog {
     if (!outage) return;
     this.downSinceMs.delete(source);
     this.bursts.delete(`${source}:unreachable`);
-    this.logger.warn({ [source]: this.options.endpoints[source], downMs: this.now() - outage.atMs, failedCalls: outage.failures }, `${source} reachable again`);
+    const t = this.now();
+    this.logger.warn({ [source]: this.options.endpoints[source], downMs: t - outage.atMs, failedCalls: outage.failures }, `${source} reachable again`);
+    if (source === 'rpc') this.raise({ kind: 'rpc_unreachable', severity: 'warning', key: `rpc_back:${outage.atMs}`, title: 'the RPC node answers again', text: `after ${Math.round((t - outage.atMs) / 1000)} s, ${outage.failures} failed calls`, atMs: t });
+  }
+
+  private raise(event: Parameters<NotifySink['notify']>[0]): void {
+    void this.options.notifier?.notify(event).catch((err: unknown) => this.logger.warn({ err }, 'notification not raised'));
   }
 }
 

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors.ts';
 import { maskUrlSecrets } from '../../src/config/mask-url.ts';
+import { notifyEventSchema, type NotifyEventInput } from '../../src/ops/notify/event.ts';
 import { RpcTransportError } from '../../src/chain/rpc-errors.ts';
 import { ChainClient } from '../../src/chain/rpc-client.ts';
 import { CallFailureLog } from '../../src/pipeline/call-failure-log.ts';
@@ -24,9 +25,8 @@ describe('failed calls in the log, by source', () => {
   it('an RPC node refusing connections is "rpc unreachable", once per interval with a count; a different failure is told at once', { timeout: 30_000 }, async () => {
     const venue = await startVenue({ seed: 291 });
     const rpcUrl = venue.rpcUrl;
-    const chain = new ChainClient(rpcUrl, 'confirmed', true, undefined, 3_000, 0);
-    await chain.blockHeight();
     await venue.close();
+    const chain = new ChainClient(rpcUrl, 'confirmed', true, undefined, 3_000, 0);
     const refused = await chain.blockHeight().then(
       () => undefined,
       (error: unknown) => error,
@@ -41,7 +41,9 @@ describe('failed calls in the log, by source', () => {
 
     const captured = capturedLogger('info');
     let t = 1_000_000;
-    const calls = new CallFailureLog(captured.logger, { endpoints: { rpc: maskUrlSecrets(rpcUrl) }, intervalMs: 60_000, now: () => t });
+    const raised: NotifyEventInput[] = [];
+    const notifier = { notify: async (event: NotifyEventInput) => void raised.push(event) };
+    const calls = new CallFailureLog(captured.logger, { endpoints: { rpc: maskUrlSecrets(rpcUrl) }, intervalMs: 60_000, now: () => t, notifier });
     const outage = new RedisOutageLog(captured.logger, { calls });
     const lines = () => captured.lines.map((l) => JSON.parse(l) as Line);
 
@@ -65,6 +67,12 @@ describe('failed calls in the log, by source', () => {
     // A reply ends the outage, in one line.
     outage.callSucceeded('rpc');
     expect(lines().at(-1)).toMatchObject({ msg: 'rpc reachable again', failedCalls: 8 });
+    // Told to the operator once when it started and once when it ended.
+    expect(raised.map((e) => [e.kind, e.severity])).toEqual([
+      ['rpc_unreachable', 'critical'],
+      ['rpc_unreachable', 'warning'],
+    ]);
+    expect(notifyEventSchema.safeParse(raised[0]).success).toBe(true);
   });
 
   it('an error of no known port is left to the caller while Redis is up (never absorbed by its message)', () => {
