@@ -38,7 +38,7 @@ import { startPollers, type Pollers } from '../pipeline/pollers/pollers.ts';
 import { keyPrefix, QUEUES } from '../pipeline/queues.ts';
 import { closeRedis, connectRedis } from '../pipeline/redis.ts';
 import { RedisOutageLog } from '../pipeline/redis-outage.ts';
-import { CallFailureLog } from '../pipeline/call-failure-log.ts';
+import { CallFailureLog, observingReplies } from '../pipeline/call-failure-log.ts';
 import { LocalSnapshots } from '../pipeline/local-snapshots.ts';
 import { SnapshotCache } from '../pipeline/snapshot-cache.ts';
 import { markPriceFromSnapshots } from '../pipeline/executor/mark-price.ts';
@@ -372,7 +372,8 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   // The executor's calls (builds, executes, the keeper's fills) take the request budget before
   // the pollers': at the live default of 1 request/s the polls alone nearly spend it.
   const client = o.client.withBudgetPriority('protective');
-  const chain = new ChainClient(o.rpcUrl, config.rpc.commitment, config.execution.skipPreflight, o.metrics.rpc, config.rpc.timeoutMs);
+  const observer = observingReplies(o.metrics.rpc, () => o.redisOutage?.callSucceeded('rpc'));
+  const chain = new ChainClient(o.rpcUrl, config.rpc.commitment, config.execution.skipPreflight, observer, config.rpc.timeoutMs);
   const findTpsl = tpslFromSnapshots(redis, prefix);
   const gate = new RedisRiskGate({
     redis,

@@ -1,6 +1,7 @@
 import { ApiError } from '../api/errors.ts';
 import { JsonRpcError } from '../chain/json-rpc.ts';
 import { RpcTransportError } from '../chain/rpc-errors.ts';
+import type { RpcObserver } from '../chain/rpc-observer.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { NotifySink } from '../ops/notify/event.ts';
 
@@ -113,4 +114,18 @@ export class CallFailureLog {
 function signature(error: ApiError | RpcTransportError | JsonRpcError): string {
   if (error instanceof ApiError) return `${error.operationId}:${error.kind}:${String(error.status)}:${String(error.code)}`;
   return `${error.kind}:${String(error.code)}`;
+}
+
+/**
+ * The RPC observer a chain client is given (metrics), which also calls `onReply` for every
+ * request the node answered: how an RPC outage is known to be over, since no caller reports
+ * its successful calls one by one.
+ */
+export function observingReplies(inner: RpcObserver | undefined, onReply: () => void): RpcObserver {
+  return {
+    call(method, outcome) {
+      inner?.call(method, outcome);
+      if (outcome !== 'network') onReply();
+    },
+  };
 }

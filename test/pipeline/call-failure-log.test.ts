@@ -8,7 +8,7 @@ import { maskUrlSecrets } from '../../src/config/mask-url.ts';
 import { notifyEventSchema, type NotifyEventInput } from '../../src/ops/notify/event.ts';
 import { RpcTransportError } from '../../src/chain/rpc-errors.ts';
 import { ChainClient } from '../../src/chain/rpc-client.ts';
-import { CallFailureLog } from '../../src/pipeline/call-failure-log.ts';
+import { CallFailureLog, observingReplies } from '../../src/pipeline/call-failure-log.ts';
 import { RedisOutageLog } from '../../src/pipeline/redis-outage.ts';
 import { startVenue } from '../../src/venue/venue.ts';
 import { capturedLogger } from '../support/captured-logger.ts';
@@ -73,6 +73,28 @@ describe('failed calls in the log, by source', () => {
       ['rpc_unreachable', 'warning'],
     ]);
     expect(notifyEventSchema.safeParse(raised[0]).success).toBe(true);
+  });
+
+  it('an RPC outage ends with the first reply the node gives the chain client', { timeout: 30_000 }, async () => {
+    const first = await startVenue({ seed: 292 });
+    const rpcPort = Number(new URL(first.rpcUrl).port);
+    await first.close();
+    const captured = capturedLogger('info');
+    const outage = new RedisOutageLog(captured.logger, { calls: new CallFailureLog(captured.logger, { endpoints: { rpc: maskUrlSecrets(first.rpcUrl) } }) });
+    const chain = new ChainClient(first.rpcUrl, 'confirmed', true, observingReplies(undefined, () => outage.callSucceeded('rpc')), 3_000, 0);
+    const refused = await chain.blockHeight().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(outage.absorbs(refused)).toBe(true);
+    const again = await startVenue({ seed: 292, rpcPort });
+    try {
+      await chain.blockHeight();
+      const messages = captured.lines.map((l) => (JSON.parse(l) as Line).msg);
+      expect(messages).toEqual([expect.stringMatching(/^rpc unreachable/), 'rpc reachable again']);
+    } finally {
+      await again.close();
+    }
   });
 
   it('an error of no known port is left to the caller while Redis is up (never absorbed by its message)', () => {
