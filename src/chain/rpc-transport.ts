@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { Agent, request, type Dispatcher } from 'undici';
+import { RpcTransportError } from './rpc-errors.ts';
 
 /**
  * The `fetch` web3.js's Connection calls, on undici's request API (the API client's transport)
@@ -16,14 +17,21 @@ export function rpcFetch(timeoutMs: number, dispatcher: Dispatcher = sharedAgent
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-    const reply = await request(typeof input === 'string' || input instanceof URL ? input : input.url, {
-      method: (init?.method ?? 'POST') as Dispatcher.HttpMethod,
-      body: typeof init?.body === 'string' ? init.body : undefined,
-      headers: plainHeaders(init?.headers),
-      signal,
-      dispatcher,
-    });
-    return textReply(reply.statusCode, await reply.body.text());
+    try {
+      const reply = await request(typeof input === 'string' || input instanceof URL ? input : input.url, {
+        method: (init?.method ?? 'POST') as Dispatcher.HttpMethod,
+        body: typeof init?.body === 'string' ? init.body : undefined,
+        headers: plainHeaders(init?.headers),
+        signal,
+        dispatcher,
+      });
+      return textReply(reply.statusCode, await reply.body.text());
+    } catch (error) {
+      // The caller's own abort stays what it is; anything else is the node not answering, told
+      // apart from a Redis or API failure by its class (src/pipeline/call-failure-log.ts).
+      if (init?.signal?.aborted) throw error;
+      throw new RpcTransportError(deadline.aborted ? 'timeout' : 'network', error);
+    }
   }) as typeof fetch;
 }
 

@@ -38,6 +38,7 @@ import { startPollers, type Pollers } from '../pipeline/pollers/pollers.ts';
 import { keyPrefix, QUEUES } from '../pipeline/queues.ts';
 import { closeRedis, connectRedis } from '../kernel/redis.ts';
 import { RedisOutageLog } from '../pipeline/redis-outage.ts';
+import { CallFailureLog, observingReplies } from '../pipeline/call-failure-log.ts';
 import { LocalSnapshots } from '../pipeline/local-snapshots.ts';
 import { SnapshotCache } from '../pipeline/snapshot-cache.ts';
 import { markPriceFromSnapshots } from '../pipeline/executor/mark-price.ts';
@@ -157,7 +158,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const { url: redisUrl, why: redisWhy } = await chooseRedis({ config, env, varDir, mayStart: true, logger });
     logger.info({ redis: maskUrlSecrets(redisUrl), prefix: config.redis.prefix, why: redisWhy }, `using Redis at ${maskUrlSecrets(redisUrl)}: ${redisWhy}`);
     const redis = connectRedis(redisUrl);
-    const redisOutage = new RedisOutageLog(logger.child({ component: 'redis' }));
+    // Failures are told by the port they came through (Redis, API, RPC), each naming its masked host.
+    // The notifier lives in Redis, whose connection this log watches: bound once it exists (no call is made before).
+    const callNotifier: { sink?: NotifySink } = {};
+    const callFailures = new CallFailureLog(logger.child({ component: 'calls' }), {
+      endpoints: { api: maskUrlSecrets(apiBaseUrl), rpc: maskUrlSecrets(rpcUrl) },
+      notifier: { notify: async (event) => callNotifier.sink?.notify(event) },
+    });
+    const redisOutage = new RedisOutageLog(logger.child({ component: 'redis' }), { calls: callFailures });
     redisOutage.watch(redis);
     closers.push(() => closeRedis(redis));
     const prefix = keyPrefix(config.redis.prefix);
@@ -169,6 +177,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // ---------------------------------------------------------------- notifications and the kill switch
     const notifyLogger = logger.child({ component: 'notify' });
     const notifier = new Notifier({ ...config.notify, redis, prefix, logger: notifyLogger, metrics });
+    callNotifier.sink = notifier;
     closers.push(() => notifier.close());
     if (config.notify.targets.length > 0) {
       const worker = startNotifyWorker({ redis, prefix, targets: config.notify.targets, deliveryTimeoutMs: config.notify.deliveryTimeoutMs, logger: notifyLogger, metrics });
@@ -363,7 +372,8 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   // The executor's calls (builds, executes, the keeper's fills) take the request budget before
   // the pollers': at the live default of 1 request/s the polls alone nearly spend it.
   const client = o.client.withBudgetPriority('protective');
-  const chain = new ChainClient(o.rpcUrl, config.rpc.commitment, config.execution.skipPreflight, o.metrics.rpc, config.rpc.timeoutMs);
+  const observer = observingReplies(o.metrics.rpc, () => o.redisOutage?.callSucceeded('rpc'));
+  const chain = new ChainClient(o.rpcUrl, config.rpc.commitment, config.execution.skipPreflight, observer, config.rpc.timeoutMs);
   const findTpsl = tpslFromSnapshots(redis, prefix);
   const gate = new RedisRiskGate({
     redis,

@@ -16,6 +16,8 @@ export const NOTIFY_EVENT_KINDS = [
   'poller_stale',
   'redis_unreachable',
   'api_unreachable',
+  /** The JSON-RPC node gave no reply (refused, reset, timed out); and when it answers again. */
+  'rpc_unreachable',
 ] as const;
 export const notifyEventKind = z.enum(NOTIFY_EVENT_KINDS);
 export type NotifyEventKind = z.infer<typeof notifyEventKind>;

@@ -1,29 +1,44 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../kernel/logger.ts';
+import { callSource, type CallFailureLog, type CallSource } from './call-failure-log.ts';
 
-/** What ioredis and BullMQ report while Redis cannot be reached (or is loading its data after a restart). */
-const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|Connection is closed|Stream isn't writeable|Socket closed unexpectedly|connect E|LOADING|MaxRetriesPerRequest/i;
-
-export function isRedisConnectionError(error: unknown): boolean {
-  const message = error instanceof Error ? `${error.name}: ${error.message} ${(error as { code?: string }).code ?? ''}` : String(error);
-  return CONNECTION_ERROR.test(message);
+export interface RedisOutageLogOptions {
+  /** Where failed API and RPC calls go (classified by their error's class, not by their message). */
+  readonly calls?: CallFailureLog;
+  /** While Redis is down, the failures it causes are one line per this interval, with a count. */
+  readonly intervalMs?: number;
+  readonly now?: () => number;
 }
 
 /**
  * One clear log line per change of Redis reachability (down, then up again), instead of a stack
  * trace from every connection, worker and polling loop on every retry. The loops keep retrying
- * on their own; callers ask `absorbs(error)` and skip their own line for an outage already told.
+ * on their own; callers ask `absorbs(error)` and skip their own line for an error already told.
+ *
+ * Redis counts as down only when a watched connection says so (its own 'error' event), never
+ * because some error's message reads ECONNREFUSED: an API or RPC call refused is told as such
+ * (CallFailureLog), and while Redis is down the failures it causes are counted and told once per
+ * interval, so a different error is never hidden until a 'ready' that may not come.
  */
 export class RedisOutageLog {
   private downSinceMs: number | undefined;
+  private failedCalls = 0;
+  private lastLineMs = 0;
+  private readonly intervalMs: number;
+  private readonly now: () => number;
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly options: RedisOutageLogOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? 60_000;
+    this.now = options.now ?? Date.now;
+  }
 
   /** Listens to a connection's errors and readiness (a listener also keeps ioredis from printing its own). */
   watch(redis: Redis): void {
-    redis.on('error', (error: unknown) => {
-      if (!this.absorbs(error)) this.logger.error({ err: error }, 'redis connection error');
-    });
+    // Every error a connection emits is about that connection: Redis is not usable until 'ready'.
+    redis.on('error', (error: unknown) => this.connectionFailed(error));
     redis.on('ready', () => this.up());
   }
 
@@ -31,20 +46,44 @@ export class RedisOutageLog {
     return this.downSinceMs !== undefined;
   }
 
-  /** True for a connection error (told once per outage); false for anything the caller should log. */
-  absorbs(error: unknown): boolean {
-    if (!isRedisConnectionError(error)) return false;
-    if (this.downSinceMs === undefined) {
-      this.downSinceMs = Date.now();
-      const reason = error instanceof Error ? error.message : String(error);
-      this.logger.error({ reason }, 'redis unreachable: every loop retries on its own; one line when it is back');
+  /**
+   * True when the error is told here: an API or RPC failure (to the call log, rate-limited), or
+   * any other failure while a watched Redis connection is down (counted, one line per interval).
+   * False for anything the caller should log itself.
+   */
+  absorbs(error: unknown, context: Record<string, unknown> = {}): boolean {
+    if (callSource(error) !== undefined) return this.options.calls?.tells(error, context) ?? false;
+    if (this.downSinceMs === undefined) return false;
+    this.failedCalls++;
+    const t = this.now();
+    if (t - this.lastLineMs >= this.intervalMs) {
+      this.lastLineMs = t;
+      this.logger.error({ ...context, downMs: t - this.downSinceMs, failedCalls: this.failedCalls, reason: reasonOf(error) }, 'redis still unreachable: calls that need it fail and are retried');
     }
     return true;
   }
 
+  /** A call through the API or RPC got a reply (an outage of it, if one was told, is over). */
+  callSucceeded(source: CallSource): void {
+    this.options.calls?.succeeded(source);
+  }
+
+  private connectionFailed(error: unknown): void {
+    // Reconnection attempts fail until Redis is back: told once, with the reason of the first.
+    if (this.downSinceMs !== undefined) return;
+    this.downSinceMs = this.now();
+    this.lastLineMs = this.downSinceMs;
+    this.failedCalls = 0;
+    this.logger.error({ reason: reasonOf(error) }, 'redis unreachable: every loop retries on its own; one line when it is back');
+  }
+
   private up(): void {
     if (this.downSinceMs === undefined) return;
-    this.logger.warn({ downMs: Date.now() - this.downSinceMs }, 'redis reachable again');
+    this.logger.warn({ downMs: this.now() - this.downSinceMs, failedCalls: this.failedCalls }, 'redis reachable again');
     this.downSinceMs = undefined;
   }
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -30,7 +30,7 @@ export interface StartPollersOptions {
   readonly metrics?: Metrics;
   /** Told of every completed tick (health alerts: a source failing tick after tick). */
   readonly onTick?: (kind: SnapshotKind, reports: readonly ReadReport[]) => void;
-  /** Tells a Redis outage once instead of every failed read (src/pipeline/redis-outage.ts). */
+  /** Tells a Redis, API or RPC outage once per interval instead of every failed read (src/pipeline/redis-outage.ts). */
   readonly redisOutage?: RedisOutageLog;
   /** Told of every snapshot enqueued, in order (stratd record). */
   readonly onSnapshot?: (snapshot: Snapshot) => Promise<void>;
@@ -188,6 +188,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
   async function runRead(kind: SnapshotKind, read: SourceRead<SnapshotKind>, tickMs: number): Promise<ReadReport> {
     try {
       const body = await read.run();
+      options.redisOutage?.callSucceeded('api');
       const parsed = snapshotSchema.safeParse({ ...body, tickMs, receivedAtMs: now() });
       if (!parsed.success) throw new TypeError(`snapshot does not validate: ${describeIssues(fieldIssues(parsed.error))}`);
       const snapshot = parsed.data;
@@ -205,7 +206,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
       lastSnapshotMs.set(kind, Date.now());
       return { kind, key: read.key, tickMs, jobId };
     } catch (error) {
-      if (!options.redisOutage?.absorbs(error)) logger.warn({ source: kind, key: read.key, tickMs, err: error }, 'poller read failed');
+      if (!options.redisOutage?.absorbs(error, { source: kind, key: read.key })) logger.warn({ source: kind, key: read.key, tickMs, err: error }, 'poller read failed');
       return { kind, key: read.key, tickMs, error: errorText(error) };
     }
   }
