@@ -1,6 +1,6 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
 import pretty from 'pino-pretty';
-import { ONE_LINE_PRETTY } from '../kernel/pretty-line.ts';
+import { ONE_LINE_PRETTY } from './pretty-line.ts';
 
 export type { Logger };
 

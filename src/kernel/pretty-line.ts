@@ -1,4 +1,4 @@
-import { formatUsd } from '../sdk/money-text.ts';
+import { formatUsd } from './money-text.ts';
 
 /**
  * The terminal's line for a log record (pino-pretty `messageFormat`, with `hideObject`): one line

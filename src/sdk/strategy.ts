@@ -21,7 +21,7 @@ export { snapshotView, UndeclaredReadError, type SnapshotView } from './snapshot
 export { strategyName } from './name.ts';
 export { decimalTextOfNumber } from './number-text.ts';
 // Amounts for people (reasons, logs): exact bigint formatting, never read back by a decision.
-export { AmountFormatError, formatTokenAmount, formatUsd, type FormatUsdOptions } from './money-text.ts';
+export { AmountFormatError, formatTokenAmount, formatUsd, type FormatUsdOptions } from '../kernel/money-text.ts';
 
 // Amounts: integer strings parsed to bigint, never floats.
 export { decimalString, decimalToScaled, formatScaled, intString, toBigInt, tryBigInt, uintString, USD_DECIMALS, USD_SCALE } from '../api/amounts.ts';

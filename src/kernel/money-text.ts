@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { USD_DECIMALS } from '../api/amounts.ts';
+// The contract's USD scale (api/amounts.ts USD_DECIMALS); the kernel imports nothing above it,
+// and the logger's one-line format (pretty-line.ts) and the SDK both need this formatter.
+const USD_DECIMALS = 6;
 
 /**
  * Amounts written for people: strategy reasons, log lines. Inputs are the exact integers the
