@@ -16,6 +16,8 @@ export const NOTIFY_EVENT_KINDS = [
   'poller_stale',
   'redis_unreachable',
   'api_unreachable',
+  /** A position changed without one of our actions: TP/SL trigger, limit fill, liquidation, manual close. */
+  'external_fill',
 ] as const;
 export const notifyEventKind = z.enum(NOTIFY_EVENT_KINDS);
 export type NotifyEventKind = z.infer<typeof notifyEventKind>;
