@@ -12,6 +12,9 @@ import { connectRedis, redisUrlFromEnv } from '../../src/pipeline/redis.ts';
 import type { Snapshot } from '../../src/pipeline/snapshot.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
+import { renderStatusPage } from '../../src/ops/status/status-page.ts';
+import { renderStatusText } from '../../src/ops/status/status-text.ts';
+import { readStatusView } from '../../src/ops/status/status-view.ts';
 import { runCli } from '../support/cli.ts';
 import { until, VenueExecutorHarness, type TestWallet } from '../executor/venue-harness.ts';
 
@@ -102,6 +105,12 @@ describe('fill watcher on the venue', () => {
     expect(String(entries[0]!.detail['priceUsd'])).toMatch(/^\d+$/);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ kind: 'external_fill', key: `external_fill:${String(entries[0]!.detail['fillId'])}` });
+
+    // The status page and `stratd status` list it.
+    const status = await readStatusView({ redis, prefix, mode: 'paper', wallet: w.address, ledger: h.ledger, queues: new Map(), now: Date.now });
+    expect(status.fills[0]).toMatchObject({ fillId: entries[0]!.detail['fillId'], cause: 'tpsl_trigger (sl)', market: 'SOL', side: 'long', action: 'Decrease' });
+    expect(renderStatusText(status)).toMatch(/fills not caused by stratd\n {2}.* tpsl_trigger \(sl\) {2}decrease SOL long \$/);
+    expect(renderStatusPage(status, 'NONCE', { controls: false })).toContain(`data-fill="${String(entries[0]!.detail['fillId'])}"`);
 
     const cli = await runCli(['actions'], { env: { STRATD_REDIS_PREFIX: redisPrefix, REDIS_URL: redisUrlFromEnv() } });
     expect(cli.code, cli.stderr).toBe(0);
