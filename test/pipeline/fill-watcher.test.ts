@@ -1,6 +1,8 @@
 // Issue 29: fills stratd did not cause — a TP/SL trigger, a liquidation, a manual close with the
 // same wallet — become one `fill` ledger entry each with its cause, shown by `stratd actions` and
 // notified once; our own landed decrease does not. Through the real venue and the real Redis.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import type { NotifyEventInput } from '../../src/ops/notify/event.ts';
@@ -147,9 +149,20 @@ describe('fill watcher on the venue', () => {
     expect(ours?.state).toBe('landed');
     expect(await look(fills, w)).toEqual([]);
 
-    const theirs = await run(w, decrease(`theirs:${p.positionPubkey}`), new ActionStore(redis, otherPrefix), new Ledger(redis, { prefix: otherPrefix, maxLen: 1_000 }));
-    expect(theirs?.state).toBe('landed');
-    expect((await look(fills, w)).map((f) => f.cause)).toEqual(['manual']);
+    // `stratd actions --follow`, already running, prints the fill as it is written.
+    const follow = spawn(process.execPath, [fileURLToPath(new URL('../../bin/stratd.js', import.meta.url)), 'actions', '--follow', '--limit', '1'], { env: { ...process.env, STRATD_REDIS_PREFIX: redisPrefix, REDIS_URL: redisUrlFromEnv() } });
+    let followed = '';
+    follow.stdout.on('data', (c: Buffer) => (followed += c.toString()));
+    follow.stderr.on('data', (c: Buffer) => (followed += c.toString()));
+    try {
+      await until('actions --follow to start', () => (followed.includes('reading ') ? true : undefined));
+      const theirs = await run(w, decrease(`theirs:${p.positionPubkey}`), new ActionStore(redis, otherPrefix), new Ledger(redis, { prefix: otherPrefix, maxLen: 1_000 }));
+      expect(theirs?.state).toBe('landed');
+      expect((await look(fills, w)).map((f) => f.cause)).toEqual(['manual']);
+      await until('actions --follow to print the fill', () => (/ fill .*cause=manual/.test(followed) ? true : undefined));
+    } finally {
+      follow.kill('SIGTERM');
+    }
     expect((await fillEntries(w)).map((e) => e.detail['cause'])).toEqual(['manual']);
     expect(events).toHaveLength(1);
   });
