@@ -137,6 +137,23 @@ describe('fill watcher on the venue', () => {
     expect(events.map((e) => [e.kind, e.severity])).toEqual([['external_fill', 'critical']]);
   });
 
+  it('a limit order the venue fills is a fill with cause limit_fill', async () => {
+    const w = await h.fundedWallet();
+    const p = await solLong(w);
+    const fills = watcher([]);
+    expect(await look(fills, w)).toEqual([]);
+    const trigger = p.markPriceUsd - 2n * USD;
+    await h.control('limit-orders', { wallet: w.address, market: 'SOL', side: 'long', inputMint: MINTS.USDC, inputAmount: (100n * USD).toString(), triggerPrice: trigger.toString(), leverage: '2' });
+    try {
+      await setPrice(trigger - USD);
+      h.venue.advance(1_000);
+      await until('the limit order to fill', async () => ((await h.direct.call('perps.limitOrders', { walletAddress: w.address })).dataList.some((o) => o.executed) ? true : undefined));
+      expect((await look(fills, w)).map((f) => [f.cause, f.trade.action])).toEqual([['limit_fill', 'Increase']]);
+    } finally {
+      await setPrice(p.markPriceUsd);
+    }
+  });
+
   it('a close made with the wallet by something else is manual; our own landed decrease is no fill', async () => {
     const w = await h.fundedWallet();
     const p = await solLong(w);
