@@ -16,6 +16,9 @@ import type { Snapshot } from './snapshot.ts';
  * `stratd actions`, `--follow` and the status page show) and one `external_fill` notification.
  */
 
+// trigger_fill and recurring_slice name spot trigger-order fills and recurring-order slices: they
+// change balances, not positions, and need those orders' history, which the watcher does not read
+// yet; the names are fixed now so the ledger's vocabulary does not change when it does.
 export const FILL_CAUSES = ['tpsl_trigger', 'limit_fill', 'trigger_fill', 'recurring_slice', 'liquidation', 'manual'] as const;
 export type FillCause = (typeof FILL_CAUSES)[number];
 
