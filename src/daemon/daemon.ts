@@ -35,6 +35,8 @@ import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
 import { Ledger } from '../records/ledger.ts';
 import { intentKeeper } from '../pipeline/executor/intent-keeper.ts';
 import { startPollers, type Pollers } from '../pipeline/pollers/pollers.ts';
+import { FillWatcher } from '../pipeline/fill-watcher.ts';
+import type { Snapshot } from '../sdk/snapshot.ts';
 import { keyPrefix, QUEUES } from '../pipeline/queues.ts';
 import { closeRedis, connectRedis } from '../kernel/redis.ts';
 import { RedisOutageLog } from '../pipeline/redis-outage.ts';
@@ -239,7 +241,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         closers.push(() => writer.close());
         logger.info({ recording: options.recordPath }, 'recording every snapshot');
       }
-      pollers = startPollers({ config, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot: recorder ? (s) => recorder.write(s) : undefined, handOver: strategyWorker?.handOver.bind(strategyWorker), local });
+      // Fills stratd did not cause (TP/SL triggers, limit fills, liquidations, manual closes) are
+      // recorded from the snapshots this role reads; every replica may look, a fill is written once.
+      const fills = new FillWatcher({ redis, prefix, ledger, notifier, logger: logger.child({ component: 'fills' }), retentionMs: config.execution.retentionMs });
+      const onSnapshot = async (snapshot: Snapshot): Promise<void> => {
+        await recorder?.write(snapshot);
+        try {
+          await fills.observe(snapshot);
+        } catch (error) {
+          // Not the read's failure (the snapshot is enqueued): the next trades snapshot lists the fill again.
+          if (!redisOutage.absorbs(error)) logger.warn({ component: 'fills', source: snapshot.kind, err: error }, 'fill watcher could not look at this snapshot; the next one is looked at again');
+        }
+      };
+      pollers = startPollers({ config, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot, handOver: strategyWorker?.handOver.bind(strategyWorker), local });
       closers.push(() => pollers!.stop());
     }
 

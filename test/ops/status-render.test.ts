@@ -30,6 +30,7 @@ function view(): StatusView {
       ],
     },
     actions: { open: [{ actionId: 'a1', strategy: HOSTILE, intent: `decrease (${HOSTILE})`, state: 'submitted', reason: `x\u001b[2Jy`, updated: 't' }], recent: [] },
+    fills: [{ fillId: 'f1', cause: `tpsl_trigger (${HOSTILE})`, market: 'SOL', side: 'long', action: 'Decrease', size: '$10.00', price: '$140.0000', at: 't' }],
     strategies: [{ name: HOSTILE, lastDecision: HOSTILE, state: HOSTILE }],
     takeProfitsPlacedBy: ['tpsl-coverage'],
     pollers: [{ kind: 'positions', ageMs: 1, stale: false, text: HOSTILE }],

@@ -5,7 +5,7 @@ import { withDeploymentRedis } from '../deployment-redis.ts';
 const USAGE = `usage: stratd actions [--json] [--limit n] [--all] [--follow] [--config <file>] [--set key=value]
   The ledger: every decision and every state change of every action, newest last.
   --limit n   how many entries (default 50)
-  --all       every entry type (default: decisions, backed-off decisions, action states, risk and alerts)
+  --all       every entry type (default: decisions, backed-off decisions, action states, external fills, risk and alerts)
   --follow    keep printing new entries as they are written (Ctrl-C to stop)
   --json      one JSON object per line (the "reading <redis> prefix <prefix>" header goes to stderr)
   The first line names the Redis (password masked) and the key prefix read: "no entries yet"
@@ -20,7 +20,7 @@ const PAGE = 500;
  */
 export const ACTIONS_SCAN_BOUND = 50_000;
 
-const DEFAULT_TYPES: readonly LedgerEntryType[] = ['decision', 'decision_backed_off', 'action_state', 'risk', 'alert', 'strategy_error'];
+const DEFAULT_TYPES: readonly LedgerEntryType[] = ['decision', 'decision_backed_off', 'action_state', 'fill', 'risk', 'alert', 'strategy_error'];
 
 export const actionsCommand: Command = {
   name: 'actions',

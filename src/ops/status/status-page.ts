@@ -78,6 +78,11 @@ ${view.positions.items.map((p) => html`<tr data-position="${p.positionPubkey}" c
 
 <h2>Open actions</h2>${actionsTable('open-actions', view.actions.open)}
 <h2>Recent actions</h2>${actionsTable('recent-actions', view.actions.recent)}
+<h2>Fills not caused by stratd</h2>
+${view.fills.length === 0
+    ? html`<p class="muted" id="external-fills">None.</p>`
+    : html`<table id="external-fills"><tr><th>Cause</th><th>Market</th><th>Side</th><th>Fill</th><th>Size</th><th>Price</th><th>At</th></tr>
+${view.fills.map((f) => html`<tr data-fill="${f.fillId}"><td>${f.cause}</td><td>${f.market}</td><td>${f.side}</td><td>${f.action}</td><td class="num">${f.size}</td><td class="num">${f.price}</td><td>${f.at}</td></tr>`)}</table>`}
 
 <h2>Strategies</h2>
 ${view.strategies.length === 0

@@ -22,6 +22,10 @@ export function renderStatusText(view: StatusView): string {
   }
   out.push('');
   out.push(...actionLines('open actions', view.actions.open), ...actionLines('recent actions', view.actions.recent));
+  out.push('fills not caused by stratd');
+  if (view.fills.length === 0) out.push('  none');
+  for (const f of view.fills) out.push(`  ${f.at}  ${f.cause}  ${f.action.toLowerCase()} ${f.market} ${f.side} ${f.size} at ${f.price}  ${f.fillId}`);
+  out.push('');
   out.push('strategies');
   if (view.strategies.length === 0) out.push('  none');
   for (const s of view.strategies) out.push(`  ${s.name}: last decision ${s.lastDecision}; state ${s.state}`);

@@ -44,6 +44,19 @@ export interface ActionLine {
   readonly updated: string;
 }
 
+/** A fill stratd did not cause (a `fill` ledger entry of src/pipeline/fill-watcher.ts), for humans. */
+export interface FillLine {
+  readonly fillId: string;
+  /** tpsl_trigger (with tp/sl when known), limit_fill, liquidation, manual, ... */
+  readonly cause: string;
+  readonly market: string;
+  readonly side: string;
+  readonly action: string;
+  readonly size: string;
+  readonly price: string;
+  readonly at: string;
+}
+
 export interface StrategyLine {
   readonly name: string;
   readonly lastDecision: string;
@@ -67,6 +80,8 @@ export interface StatusView {
   readonly trading: TradingStateRecord & { readonly since: string };
   readonly positions: { readonly age: string | undefined; readonly items: readonly PositionLine[] };
   readonly actions: { readonly open: readonly ActionLine[]; readonly recent: readonly ActionLine[] };
+  /** Recent fills stratd did not cause, newest first: positions changed by a trigger, a liquidation or by hand. */
+  readonly fills: readonly FillLine[];
   readonly strategies: readonly StrategyLine[];
   /**
    * The enabled strategies known to place take-profits: a TP create of theirs is in the TP/SL book
@@ -112,7 +127,7 @@ export async function readStatusView(source: StatusSource): Promise<StatusView> 
     store.openActionIds(),
     readPollerHeartbeats(redis, prefix),
     readQueueCounts(source.queues),
-    source.ledger.read({ limit: LEDGER_SCAN, types: ['decision', 'action_state'] }),
+    source.ledger.read({ limit: LEDGER_SCAN, types: ['decision', 'action_state', 'fill'] }),
     readTpslBook(redis, prefix),
   ]);
   const snapshot = source.wallet
@@ -154,6 +169,7 @@ export async function readStatusView(source: StatusSource): Promise<StatusView> 
       }),
     },
     actions: { open: lines.filter((l) => !FINAL_STATES.has(l.state)), recent: lines.filter((l) => FINAL_STATES.has(l.state)) },
+    fills: ledger.filter((e) => e.type === 'fill').slice(0, source.recentActions ?? 10).map(fillLine),
     strategies: await strategyLines(source, ledger),
     takeProfitsPlacedBy: [...tpPlacers].filter((name) => !enabled || enabled.has(name)).sort(),
     pollers: Object.entries(heartbeats).map(([kind, beat]) => {
@@ -238,6 +254,24 @@ function actionLine(r: ActionRecord): ActionLine {
     state: r.state,
     reason: outcome && decided ? `${outcome} (decided: ${decided})` : outcome || decided || '-',
     updated: formatTime(r.updatedAtMs),
+  };
+}
+
+function fillLine(entry: LedgerRecord): FillLine {
+  const d = entry.detail;
+  const text = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '?');
+  // Amounts are stored exact (USD × 10^6 as integer text); formatted only here, for humans.
+  const usd = (v: unknown, decimals?: number): string => (typeof v === 'string' && /^-?\d+$/.test(v) ? formatUsd(BigInt(v), decimals) : '?');
+  const market = typeof d.market === 'string' ? (MARKET_SYMBOL as Readonly<Record<string, string>>)[d.market] ?? d.market : '?';
+  return {
+    fillId: text(d.fillId),
+    cause: d.trigger ? `${text(d.cause)} (${text(d.trigger)})` : text(d.cause),
+    market,
+    side: text(d.side),
+    action: text(d.action),
+    size: usd(d.sizeUsd),
+    price: usd(d.priceUsd, 4),
+    at: formatTime(entry.at),
   };
 }
 

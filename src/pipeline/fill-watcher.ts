@@ -1,0 +1,196 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { TradeRecord } from '../api/schemas/perps.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { NotifyEventInput, NotifySink } from '../kernel/notify-event.ts';
+import { signatureClaimKey } from './executor/action-store.ts';
+import type { Ledger, LedgerEntryInput } from '../records/ledger.ts';
+import { RedisScript } from '../kernel/redis-script.ts';
+import type { Snapshot } from '../sdk/snapshot.ts';
+
+/**
+ * The fill watcher: positions change without stratd deciding anything — a TP/SL request fires,
+ * a limit order fills, the keeper liquidates, someone closes by hand with the same wallet. From
+ * the pollers' snapshots it finds each fill of the wallet's trade history that none of our own
+ * actions caused, names its cause and records it once: one `fill` ledger entry (which
+ * `stratd actions`, `--follow` and the status page show) and one `external_fill` notification.
+ */
+
+// trigger_fill and recurring_slice name spot trigger-order fills and recurring-order slices: they
+// change balances, not positions, and need those orders' history, which the watcher does not read
+// yet; the names are fixed now so the ledger's vocabulary does not change when it does.
+export const FILL_CAUSES = ['tpsl_trigger', 'limit_fill', 'trigger_fill', 'recurring_slice', 'liquidation', 'manual'] as const;
+export type FillCause = (typeof FILL_CAUSES)[number];
+
+/** What the watcher knows beyond the trade itself. */
+export interface FillContext {
+  /** The TP/SL kind ('tp' or 'sl') of a position request seen on a position, if any was. */
+  readonly tpslKind?: string;
+}
+
+/**
+ * The cause of a trade the wallet's history lists that was not ours. The trade's orderType is
+ * what the API states (Market, Trigger, Liquidation); a Trigger fill that increases is a limit
+ * order (perps limit orders open or add), one that decreases is a TP/SL request.
+ */
+export function fillCause(trade: Pick<TradeRecord, 'orderType' | 'action'>): FillCause {
+  if (trade.orderType === 'Liquidation') return 'liquidation';
+  if (trade.orderType === 'Trigger') return trade.action === 'Increase' ? 'limit_fill' : 'tpsl_trigger';
+  return 'manual';
+}
+
+/**
+ * A fill's id: the history has no id of its own, and a market request's txHash is the request's
+ * creation, so the executed request, action, size and time are part of it.
+ */
+export function fillId(trade: TradeRecord): string {
+  const text = [trade.txHash, trade.positionRequestPubkey ?? '', trade.action, trade.orderType, trade.mint, trade.side, trade.size, String(trade.createdTime)].join('|');
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+/** The Redis key that marks a fill recorded (SET NX: exactly once across replicas and restarts). */
+export function fillSeenKey(prefix: string, id: string): string {
+  return `${prefix}fill:${id}`;
+}
+
+/** A TP/SL request's kind as last seen on a position, kept after the request fired. */
+export function tpslKindKey(prefix: string, requestPubkey: string): string {
+  return `${prefix}fills:tpsl:${requestPubkey}`;
+}
+
+/** Set once the wallet's first trade history was read: fills listed then happened before the watch began. */
+export function fillBaselineKey(prefix: string, wallet: string): string {
+  return `${prefix}fills:baseline:${wallet}`;
+}
+
+// The mark and the ledger entry in one step: a crash between them can neither lose the entry
+// (marked, never written) nor write it twice (written, not marked).
+const RECORD_FILL = new RedisScript(`
+if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
+  if ARGV[2] ~= '' then redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'entry', ARGV[2]) end
+  return 1
+end
+return 0
+`);
+
+export interface FillWatcherOptions {
+  readonly redis: Redis;
+  /** The hash-tagged key prefix, "{stratd}:". */
+  readonly prefix: string;
+  readonly ledger: Ledger;
+  readonly notifier?: NotifySink;
+  readonly logger?: Logger;
+  /** How long a fill's mark and a TP/SL kind are kept (default 7 days, the action records' retention). */
+  readonly retentionMs?: number;
+  readonly now?: () => number;
+}
+
+/** A fill the watcher recorded. */
+export interface ExternalFill {
+  readonly id: string;
+  readonly cause: FillCause;
+  readonly trade: TradeRecord;
+  /** 'tp' or 'sl' for a tpsl_trigger whose request was seen on a position. */
+  readonly trigger?: string;
+}
+
+const DEFAULT_RETENTION_MS = 7 * 86_400_000;
+
+export class FillWatcher {
+  private readonly retentionMs: number;
+  private readonly now: () => number;
+
+  constructor(private readonly o: FillWatcherOptions) {
+    this.retentionMs = o.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.now = o.now ?? Date.now;
+  }
+
+  /** Looks at one snapshot: positions teach TP/SL kinds, trades yield fills. Answers the fills it recorded. */
+  async observe(snapshot: Snapshot): Promise<ExternalFill[]> {
+    if (snapshot.kind === 'positions') {
+      await this.learnTpsl(snapshot.positions);
+      return [];
+    }
+    if (snapshot.kind === 'trades') return this.recordTrades(snapshot.wallet, snapshot.trades);
+    return [];
+  }
+
+  private async learnTpsl(positions: ReadonlyArray<{ readonly tpslRequests?: ReadonlyArray<{ positionRequestPubkey: string; requestType: string }> | null }>): Promise<void> {
+    const requests = positions.flatMap((p) => p.tpslRequests ?? []);
+    if (requests.length === 0) return;
+    const pipeline = this.o.redis.pipeline();
+    for (const r of requests) pipeline.set(tpslKindKey(this.o.prefix, r.positionRequestPubkey), r.requestType, 'PX', this.retentionMs);
+    for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+  }
+
+  private async recordTrades(wallet: string, trades: readonly TradeRecord[]): Promise<ExternalFill[]> {
+    const { redis, prefix } = this.o;
+    // Oldest first: the ledger then lists fills in the order they happened.
+    const ordered = [...trades].sort((a, b) => a.createdTime - b.createdTime);
+    if (await redis.set(fillBaselineKey(prefix, wallet), String(this.now()), 'NX')) {
+      // The first history read: its fills happened before the watch began (or while stratd was
+      // not watching at all); they are marked, not reported, so a first start does not page the
+      // operator with the wallet's whole past.
+      for (const trade of ordered) await RECORD_FILL.run(redis, [fillSeenKey(prefix, fillId(trade)), this.o.ledger.streamKey], [this.retentionMs, '', this.o.ledger.maxLen]);
+      return [];
+    }
+    const recorded: ExternalFill[] = [];
+    for (const trade of ordered) {
+      const id = fillId(trade);
+      if (await redis.exists(fillSeenKey(prefix, id))) continue;
+      // Ours: the fill executed a request one of our actions signed (its signature is claimed).
+      if (await redis.exists(signatureClaimKey(prefix, trade.txHash))) continue;
+      const cause = fillCause(trade);
+      const trigger = cause === 'tpsl_trigger' && trade.positionRequestPubkey ? (await redis.get(tpslKindKey(prefix, trade.positionRequestPubkey))) ?? undefined : undefined;
+      const fill: ExternalFill = { id, cause, trade, ...(trigger ? { trigger } : {}) };
+      const entry = this.o.ledger.encode(fillEntry(fill, this.now()));
+      const fresh = await RECORD_FILL.run(redis, [fillSeenKey(prefix, id), this.o.ledger.streamKey], [this.retentionMs, entry, this.o.ledger.maxLen]);
+      if (fresh !== 1) continue; // another replica recorded it first
+      recorded.push(fill);
+      this.o.logger?.info({ fill: fill.id, cause, market: trade.mint, side: trade.side, sizeUsd: trade.size }, 'external fill');
+      // Not awaited by the tick: delivery is queued and never holds up the pollers.
+      void this.o.notifier?.notify(fillEvent(fill, this.now()));
+    }
+    return recorded;
+  }
+}
+
+/** The ledger entry of an external fill: amounts in the API's integer units (USD × 10^6), as text. */
+export function fillEntry(fill: ExternalFill, atMs: number): LedgerEntryInput {
+  const t = fill.trade;
+  return {
+    at: atMs,
+    type: 'fill',
+    detail: {
+      fillId: fill.id,
+      cause: fill.cause,
+      ...(fill.trigger ? { trigger: fill.trigger } : {}),
+      market: t.mint,
+      positionName: t.positionName,
+      side: t.side,
+      action: t.action,
+      orderType: t.orderType,
+      sizeUsd: t.size,
+      priceUsd: t.price,
+      ...(t.pnl !== null ? { pnlUsd: t.pnl } : {}),
+      feeUsd: t.fee,
+      txHash: t.txHash,
+      ...(t.positionRequestPubkey ? { positionRequestPubkey: t.positionRequestPubkey } : {}),
+      filledAtSec: t.createdTime,
+    },
+  };
+}
+
+/** The notification of an external fill; its key is the fill's, so it is delivered once. */
+export function fillEvent(fill: ExternalFill, atMs: number): NotifyEventInput {
+  const t = fill.trade;
+  const cause = fill.trigger ? `${fill.cause} (${fill.trigger})` : fill.cause;
+  return {
+    kind: 'external_fill',
+    severity: fill.cause === 'liquidation' ? 'critical' : 'warning',
+    key: `external_fill:${fill.id}`,
+    title: `${cause}: ${t.action.toLowerCase()} ${t.positionName} ${t.side}, not by stratd`,
+    text: `size ${t.size} USD×10^6 at price ${t.price} USD×10^6, tx ${t.txHash}`,
+    atMs,
+  };
+}
