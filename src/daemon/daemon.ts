@@ -222,6 +222,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger.info({ strategies: strategyNames }, 'strategy workers started');
     }
     let pollers: Pollers | undefined;
+    let restartPollers: ((next: Config) => Promise<void>) | undefined;
     if (options.roles.includes('pollers')) {
       let recorder: RecordingWriter | undefined;
       if (options.recordPath) {
@@ -233,19 +234,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       const pollersWith = (cfg: Config) => startPollers({ config: cfg, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot: recorder ? (s) => recorder.write(s) : undefined, handOver: strategyWorker?.handOver.bind(strategyWorker), local });
       pollers = pollersWith(config);
       closers.push(() => pollers!.stop());
-      // A cadence change reschedules: the old schedules stop (their ticks in flight finish), the new start.
-      live.push({
-        name: 'poller cadences',
-        keys: ['pollers'],
-        prepare: async (next) => ({
-          commit: async () => {
-            await pollers!.stop();
-            pollers = pollersWith(next);
-          },
-          discard: async () => {},
-        }),
-      });
+      restartPollers = async (next) => {
+        await pollers!.stop();
+        pollers = pollersWith(next);
+      };
     }
+    // A cadence change reschedules: the old schedules stop (their ticks in flight finish), the new
+    // start. A process without the pollers role takes the change with nothing to do.
+    live.push({ name: 'poller cadences', keys: ['pollers'], prepare: async (next) => ({ commit: () => restartPollers?.(next) ?? Promise.resolve(), discard: async () => {} }) });
 
     // ---------------------------------------------------------------- ops server (closed first on stop)
     const ops = await startOpsServer({

@@ -119,3 +119,21 @@ describe('a running daemon reloads poller cadences and notification targets live
     expect(first.requests.filter((r) => r.bodyText.includes('reload refused'))).toHaveLength(0);
   }, 90_000);
 });
+
+describe('a process without the pollers role', () => {
+  it('takes a poller cadence change (nothing to reschedule) instead of refusing it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'stratd-live-reload-strategies-'));
+    // No strategy enabled: the reload re-imports modules, which is not what this is about.
+    const base = { 'wallet.paperKeyFile': join(dir, 'paper-wallet.json'), 'strategies.enabled': [] };
+    let current = configWith(base);
+    const strategies = await startDaemon({ config: current, roles: ['strategies'], logger: silentLogger, env: { REDIS_URL: redisUrl }, varDir: dir, readConfig: () => current });
+    try {
+      current = configWith({ ...base, 'pollers.positions.cron': '*/2 * * * * *' });
+      const outcome = await strategies.reload('test');
+      expect(outcome, outcome.reason).toMatchObject({ outcome: 'applied', changed: ['pollers.positions.cron'] });
+    } finally {
+      await strategies.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
