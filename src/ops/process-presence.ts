@@ -45,7 +45,8 @@ export interface Presence {
  * A daemon process says it is there: a heartbeat key under the prefix (host, pid, roles, started,
  * last beat; it expires three beats after the process stops beating), and an answer to every
  * trading-state change announced on the prefix's channel, so `stratd pause` can tell the operator
- * which processes heard it — and that none did, when it went to the wrong Redis or prefix.
+ * which processes heard it — and that none did, when it went to the wrong Redis or prefix. A
+ * change from the CLI carries its notice: this process logs it and raises its notification.
  */
 export async function startPresence(options: PresenceOptions): Promise<Presence> {
   const { redis, prefix, logger } = options;
