@@ -18,8 +18,8 @@ import { Metrics } from '../pipeline/metrics.ts';
 import { PreparationSlots } from '../pipeline/executor/preparation-slots.ts';
 import { actionEvents } from '../ops/notify/action-events.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
-import { Notifier } from '../ops/notify/notifier.ts';
-import { startNotifyWorker } from '../ops/notify/notify-worker.ts';
+import { LiveNotifier } from './live-notifier.ts';
+import { heldSetting, type LiveSetting } from './live-settings.ts';
 import { startPresence } from '../ops/process-presence.ts';
 import { watchQueueProgress } from '../ops/queue-progress.ts';
 import { walletBalanceReader } from '../ops/wallet-balances.ts';
@@ -178,14 +178,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
     // ---------------------------------------------------------------- notifications and the kill switch
     const notifyLogger = logger.child({ component: 'notify' });
-    const notifier = new Notifier({ ...config.notify, redis, prefix, logger: notifyLogger, metrics });
+    // Targets reload live: every component holds this one sink, a reload swaps what is behind it.
+    const notifier = new LiveNotifier({ redis, prefix, logger: notifyLogger, metrics }, config.notify);
     callNotifier.sink = notifier;
     closers.push(() => notifier.close());
-    if (config.notify.targets.length > 0) {
-      const worker = startNotifyWorker({ redis, prefix, targets: config.notify.targets, deliveryTimeoutMs: config.notify.deliveryTimeoutMs, logger: notifyLogger, metrics });
-      closers.push(() => worker.close());
-      logger.info({ targets: config.notify.targets.map((t) => `${t.name ?? t.type} (${t.type}, ${t.minSeverity}+)`) }, 'notifications on');
-    }
+    // The risk limits in force, replaced whole by a reload; the risk gate reads them on every check.
+    const liveRisk = { current: config.risk };
     const tradingSwitch = new TradingSwitch({ redis, prefix, ledger, notifier, logger: logger.child({ component: 'risk' }) });
     const health = watchHealth({ watchdog, redis, notifier, staleIntervals: config.notify.staleIntervals, logger: notifyLogger });
     closers.push(async () => health.stop());
@@ -207,11 +205,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     closers.push(() => client.close());
 
     // ---------------------------------------------------------------- roles
+    // What a reload applies live besides strategies and the log level (src/daemon/live-settings.ts).
+    const live: LiveSetting[] = [heldSetting('risk limits', ['risk'], liveRisk, (next) => next.risk), notifier.liveSetting()];
     // What this process's pollers read, shared with its strategy worker and executor in memory.
     const local = new LocalSnapshots();
     let executorWorker: ExecutorWorker | undefined;
     if (options.roles.includes('executor')) {
-      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, redisOutage, local, onTransition: options.onTransition, onSigned: options.onSigned, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onOutcomeRecorded: options.onOutcomeRecorded });
+      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, liveRisk, redisOutage, local, onTransition: options.onTransition, onSigned: options.onSigned, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onOutcomeRecorded: options.onOutcomeRecorded });
       executorWorker = worker;
       closers.push(() => worker.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.actions, watchdog, loop: 'executor-queue', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.actions, logger });
@@ -233,6 +233,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger.info({ strategies: strategyNames }, 'strategy workers started');
     }
     let pollers: Pollers | undefined;
+    let restartPollers: ((next: Config) => Promise<void>) | undefined;
     if (options.roles.includes('pollers')) {
       let recorder: RecordingWriter | undefined;
       if (options.recordPath) {
@@ -253,9 +254,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           if (!redisOutage.absorbs(error)) logger.warn({ component: 'fills', source: snapshot.kind, err: error }, 'fill watcher could not look at this snapshot; the next one is looked at again');
         }
       };
-      pollers = startPollers({ config, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot, handOver: strategyWorker?.handOver.bind(strategyWorker), local });
+      const pollersWith = (cfg: Config) => startPollers({ config: cfg, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot, handOver: strategyWorker?.handOver.bind(strategyWorker), local });
+      pollers = pollersWith(config);
       closers.push(() => pollers!.stop());
+      restartPollers = async (next) => {
+        await pollers!.stop();
+        pollers = pollersWith(next);
+      };
     }
+    // A cadence change reschedules: the old schedules stop (their ticks in flight finish), the new
+    // start. A process without the pollers role takes the change with nothing to do.
+    live.push({ name: 'poller cadences', keys: ['pollers'], prepare: async (next) => ({ commit: () => restartPollers?.(next) ?? Promise.resolve(), discard: async () => {} }) });
 
     // ---------------------------------------------------------------- ops server (closed first on stop)
     const ops = await startOpsServer({
@@ -274,11 +283,23 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       readWalletBalances: walletBalanceReader(new ChainClient(rpcUrl, config.rpc.commitment, true, metrics.rpc, config.rpc.timeoutMs).connection, wallet),
     });
     closers.push(() => ops.close());
-    const reloader = createReloader({ config, readConfig: options.readConfig ?? (() => config), roles: options.roles, strategyWorker, strategies: strategyNames, ledger, logger });
+    const reloader = createReloader({
+      config,
+      readConfig: options.readConfig ?? (() => config),
+      roles: options.roles,
+      strategyWorker,
+      strategies: strategyNames,
+      ledger,
+      logger,
+      live,
+      // Loud: a refused reload leaves the old settings running, which the operator must know.
+      onRefused: (outcome, trigger) =>
+        notifier.notify({ kind: 'health', severity: 'warning', key: `reload_refused:${process.pid}:${Date.now()}`, title: `reload refused (${trigger}); the running configuration stays`, text: outcome.reason.slice(0, 3_000), atMs: Date.now() }),
+    });
     await reloader.listen(redis, prefix);
     closers.push(() => reloader.stop());
     // Last up, first down: a stopping process no longer answers `stratd pause`.
-    const presence = await startPresence({ redis, prefix, roles: options.roles, mode: config.mode, logger });
+    const presence = await startPresence({ redis, prefix, roles: options.roles, mode: config.mode, logger, notifier });
     closers.push(() => presence.stop());
     ops.markReady();
 
@@ -317,6 +338,8 @@ export interface ExecutorRoleOptions {
   readonly notifier?: NotifySink;
   /** How the breaker and the loss stop change the trading state (a bare one in the benchmark). */
   readonly tradingSwitch?: TradingSwitch;
+  /** The risk settings in force, replaced by a reload (config.risk when absent: the benchmark). */
+  readonly liveRisk?: { readonly current: Config['risk'] };
   readonly redisOutage?: RedisOutageLog;
   /** This process's pollers' own snapshots (the mark price and request validity read them without parsing). */
   readonly local?: LocalSnapshots;
@@ -389,17 +412,19 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   const observer = observingReplies(o.metrics.rpc, () => o.redisOutage?.callSucceeded('rpc'));
   const chain = new ChainClient(o.rpcUrl, config.rpc.commitment, config.execution.skipPreflight, observer, config.rpc.timeoutMs);
   const findTpsl = tpslFromSnapshots(redis, prefix);
+  const liveRisk = o.liveRisk ?? { current: config.risk };
   const gate = new RedisRiskGate({
     redis,
     prefix,
-    limits: {
-      maxNotionalPerActionUsd: BigInt(config.risk.maxNotionalPerActionUsd),
-      maxActionsPerStrategyPerHour: config.risk.maxActionsPerStrategyPerHour,
-      maxNotionalPerHourUsd: BigInt(config.risk.maxNotionalPerHourUsd),
-      dailyLossStopUsd: BigInt(config.risk.dailyLossStopUsd),
-      circuitBreakerRejections: config.risk.circuitBreakerRejections,
-    },
-    breaker: { autoResetMs: config.risk.breakerAutoResetMs, protectiveStrategies: config.risk.protectiveStrategies },
+    // Read through the holder on every check: a reload's new limits judge the next action.
+    limits: () => ({
+      maxNotionalPerActionUsd: BigInt(liveRisk.current.maxNotionalPerActionUsd),
+      maxActionsPerStrategyPerHour: liveRisk.current.maxActionsPerStrategyPerHour,
+      maxNotionalPerHourUsd: BigInt(liveRisk.current.maxNotionalPerHourUsd),
+      dailyLossStopUsd: BigInt(liveRisk.current.dailyLossStopUsd),
+      circuitBreakerRejections: liveRisk.current.circuitBreakerRejections,
+    }),
+    breaker: () => ({ autoResetMs: liveRisk.current.breakerAutoResetMs, protectiveStrategies: liveRisk.current.protectiveStrategies }),
     ledger: o.ledger,
     notifier: o.notifier,
     findTpsl,
@@ -466,7 +491,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       o.metrics.actionPreparation.set({ slot: 'taken' }, taken);
       o.metrics.actionPreparation.set({ slot: 'waiting' }, waiting);
     }),
-    preparesFreely: (record) => config.risk.protectiveStrategies.includes(record.strategy),
+    preparesFreely: (record) => liveRisk.current.protectiveStrategies.includes(record.strategy),
     onSigned: o.onSigned,
     onSent: o.onSent,
     onLandingSeen: o.onLandingSeen,

@@ -7,11 +7,14 @@ import type { Ledger } from '../records/ledger.ts';
 import { loadStrategies } from '../pipeline/strategy-runtime/loader.ts';
 import type { StrategyWorker } from '../pipeline/strategy-worker.ts';
 import { closeRedis } from '../kernel/redis.ts';
+import { coveredBy, type LiveSetting, type PreparedSetting } from './live-settings.ts';
 
 /**
- * The keys a running process applies without a restart. Everything else (Redis, endpoints,
- * wallet, pollers, executor, risk limits, intent-lock duration) is wired into long-lived
- * objects at start-up; a change there refuses the whole reload instead of half-applying it.
+ * The keys every process applies without a restart; the daemon adds its live groups (risk
+ * limits, poller cadences, notification targets: ReloaderOptions.live). Everything else (Redis,
+ * endpoints, wallet, executor, intent-lock duration) is wired into long-lived objects at
+ * start-up; a change there refuses the whole reload, naming each such key, instead of
+ * half-applying it.
  */
 const HOT_KEYS = ['strategies.enabled', 'strategies.settings', 'strategies.dir', 'strategies.modules', 'strategies.timeoutMs', 'log.level'] as const;
 
@@ -45,6 +48,10 @@ export interface ReloaderOptions {
   readonly strategies: readonly string[];
   readonly ledger: Ledger;
   readonly logger: Logger;
+  /** Groups of settings this process applies live, prepared whole before any is committed. */
+  readonly live?: readonly LiveSetting[];
+  /** Tells the operator a refused reload (a notification): a refusal must not pass unseen. */
+  readonly onRefused?: (outcome: ReloadOutcome, trigger: string) => Promise<void>;
 }
 
 export interface Reloader {
@@ -71,21 +78,37 @@ export function createReloader(options: ReloaderOptions): Reloader {
       return { outcome: 'refused', reason: `the configuration has problems:\n${formatProblems(error.problems)}`.trimEnd(), changed: [], strategies: running };
     }
     const changed = changedPaths(current, next);
-    const coldChanged = changed.filter((path) => !HOT_KEYS.some((hot) => path === hot || path.startsWith(`${hot}.`)));
+    const live = options.live ?? [];
+    const liveKeys = live.flatMap((group) => group.keys);
+    const coldChanged = changed.filter((path) => !coveredBy(path, HOT_KEYS) && !coveredBy(path, liveKeys));
     if (coldChanged.length > 0) {
       return { outcome: 'refused', reason: `changed keys that need a restart: ${coldChanged.join(', ')}`, changed, strategies: running };
     }
     let strategies = running;
+    let loadedStrategies: Awaited<ReturnType<typeof loadStrategies>>['strategies'] | undefined;
     if (options.strategyWorker) {
       const loaded = await loadStrategies({ ...next.strategies, fresh: true });
       for (const p of loaded.skipped) logger.warn({ file: p.path, problem: p.message }, 'strategy module skipped');
       if (loaded.problems.length > 0) {
         return { outcome: 'refused', reason: `strategies cannot load:\n${formatProblems(loaded.problems)}`.trimEnd(), changed, strategies: running };
       }
-      // One assignment: the next job runs the whole new set, no job runs half of it.
-      options.strategyWorker.replace(loaded.strategies, next.strategies.timeoutMs);
+      loadedStrategies = loaded.strategies;
       strategies = loaded.strategies.map((s) => s.strategy.name);
     }
+    // Every live group that changed is prepared before any is committed: one that cannot apply
+    // refuses the reload with nothing of it in force.
+    const prepared: PreparedSetting[] = [];
+    for (const group of live.filter((g) => changed.some((path) => coveredBy(path, g.keys)))) {
+      try {
+        prepared.push(await group.prepare(next));
+      } catch (error) {
+        await Promise.all(prepared.map((p) => p.discard().catch(() => undefined)));
+        return { outcome: 'refused', reason: `${group.name} cannot apply: ${(error as Error).message}`, changed, strategies: running };
+      }
+    }
+    // One assignment: the next job runs the whole new set, no job runs half of it.
+    if (options.strategyWorker && loadedStrategies) options.strategyWorker.replace(loadedStrategies, next.strategies.timeoutMs);
+    for (const p of prepared) await p.commit();
     if (next.log.level !== current.log.level) logger.level = next.log.level;
     current = next;
     running = strategies;
@@ -97,7 +120,10 @@ export function createReloader(options: ReloaderOptions): Reloader {
     const run = queue.then(async () => {
       const outcome = await attempt().catch((error: unknown): ReloadOutcome => ({ outcome: 'refused', reason: `reload failed: ${(error as Error).message}`, changed: [], strategies: running }));
       const entry = { event: 'reload', trigger, pid: process.pid, ...outcome };
-      if (outcome.outcome === 'refused') logger.error(entry, `reload refused; the running configuration and strategies stay: ${outcome.reason}`);
+      if (outcome.outcome === 'refused') {
+        logger.error(entry, `reload refused; the running configuration and strategies stay: ${outcome.reason}`);
+        await options.onRefused?.(outcome, trigger).catch((error: unknown) => logger.error({ err: error }, 'could not raise the notification of a refused reload'));
+      }
       else logger.info(entry, `reload ${outcome.outcome}; strategies: ${outcome.strategies.join(', ') || 'none'}`);
       await ledger.append({ at: Date.now(), type: 'system', detail: entry }).catch((error: unknown) => logger.warn({ err: error }, 'could not record the reload in the ledger'));
       return outcome;

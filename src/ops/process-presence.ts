@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { TradingStateStore } from '../risk/trading-state.ts';
 import { tradingStateAckChannel, tradingStateChannel } from '../risk/trading-switch.ts';
 import type { Logger } from '../kernel/logger.ts';
+import type { NotifySink } from '../kernel/notify-event.ts';
+import { announceTradingStateNotice, tradingStateAnnouncement } from '../risk/trading-state-notice.ts';
 import { closeRedis } from '../kernel/redis.ts';
 
 export const processInfoSchema = z.object({
@@ -30,6 +32,8 @@ export interface PresenceOptions {
   readonly roles: readonly string[];
   readonly mode: string;
   readonly logger: Logger;
+  /** Raises the notification of a change made from a shell (`stratd pause`), which sends none itself. */
+  readonly notifier?: NotifySink;
   readonly beatMs?: number;
 }
 
@@ -41,7 +45,8 @@ export interface Presence {
  * A daemon process says it is there: a heartbeat key under the prefix (host, pid, roles, started,
  * last beat; it expires three beats after the process stops beating), and an answer to every
  * trading-state change announced on the prefix's channel, so `stratd pause` can tell the operator
- * which processes heard it — and that none did, when it went to the wrong Redis or prefix.
+ * which processes heard it — and that none did, when it went to the wrong Redis or prefix. A
+ * change from the CLI carries its notice: this process logs it and raises its notification.
  */
 export async function startPresence(options: PresenceOptions): Promise<Presence> {
   const { redis, prefix, logger } = options;
@@ -59,12 +64,18 @@ export async function startPresence(options: PresenceOptions): Promise<Presence>
   const subscriber = redis.duplicate();
   subscriber.on('error', (err) => logger.warn({ err: err.message }, 'trading-state subscription error'));
   subscriber.on('message', (_channel: string, message: string) => {
-    let changeId = '';
+    let announcement: z.infer<typeof tradingStateAnnouncement>;
     try {
-      changeId = z.object({ changeId: z.string() }).parse(JSON.parse(message)).changeId;
+      announcement = tradingStateAnnouncement.parse(JSON.parse(message));
     } catch {
       logger.warn('unreadable trading-state announcement ignored');
       return;
+    }
+    const { changeId, notice } = announcement;
+    if (notice) {
+      void announceTradingStateNotice(notice, { logger, notifier: options.notifier, changeId }).catch((err: unknown) =>
+        logger.error({ err: (err as Error).message, changeId }, 'could not raise the notification of a trading-state change'),
+      );
     }
     // The ack carries the state as this process now reads it, the one its risk gate obeys.
     void store

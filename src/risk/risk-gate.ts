@@ -35,10 +35,11 @@ export interface BreakerOptions {
 export interface RedisRiskGateOptions {
   readonly redis: Redis;
   readonly prefix: string;
-  readonly limits: RiskLimits;
+  /** A function when the limits reload live (SIGHUP, `stratd reload`): read once per check. */
+  readonly limits: RiskLimits | (() => RiskLimits);
   /** The current TP/SL request (from the latest positions snapshot), to judge tightening. */
   readonly findTpsl?: (tpslPubkey: string) => Promise<CurrentTpsl | undefined>;
-  readonly breaker?: BreakerOptions;
+  readonly breaker?: BreakerOptions | (() => BreakerOptions);
   /** Where breaker trips are recorded (risk and alert entries). */
   readonly ledger?: Pick<Ledger, 'append'>;
   readonly now?: () => number;
@@ -62,19 +63,30 @@ export class RedisRiskGate implements RiskGate {
   private readonly notionalPerHour: RollingHourCounter;
   private readonly now: () => number;
   readonly breakers: CircuitBreakers;
-  private readonly breaker: BreakerOptions;
+  private readonly breakerOption: BreakerOptions | (() => BreakerOptions);
 
   constructor(private readonly o: RedisRiskGateOptions) {
     this.tradingSwitch = o.tradingSwitch ?? new TradingSwitch({ redis: o.redis, prefix: o.prefix });
     // Read on the gate's own connection (every check reads it); changes go through the switch.
     this.tradingState = new TradingStateStore(o.redis, o.prefix);
     this.breakers = new CircuitBreakers(o.redis, o.prefix);
-    this.breaker = o.breaker ?? DEFAULT_BREAKER;
+    this.breakerOption = o.breaker ?? DEFAULT_BREAKER;
     this.notionalPerHour = new RollingHourCounter(o.redis, `${o.prefix}risk:notional`);
     this.now = o.now ?? Date.now;
   }
 
+  /** The limits in force now: a reload replaces them whole, so each read is one consistent set. */
+  private get limits(): RiskLimits {
+    return typeof this.o.limits === 'function' ? this.o.limits() : this.o.limits;
+  }
+
+  private get breaker(): BreakerOptions {
+    return typeof this.breakerOption === 'function' ? this.breakerOption() : this.breakerOption;
+  }
+
   async check(stage: 'accept' | 'sign', record: ActionRecord): Promise<RiskDecision> {
+    // One set for the whole check, even if a reload lands while it awaits Redis.
+    const limits = this.limits;
     const intent = record.intent;
     // The strategy declares a notional; before signing, the API's quote of the built transaction
     // counts too, so an understated intent cannot slip past the limit.
@@ -86,12 +98,12 @@ export class RedisRiskGate implements RiskGate {
     // hourly spending least of all). It still counts toward the hourly total and toward the
     // strategy's hourly action count.
     const protectiveDecrease = (intent.type === 'decrease' || intent.type === 'decrease-with-fee') && this.breaker.protectiveStrategies.includes(record.strategy);
-    if (!protectiveDecrease && notional > this.o.limits.maxNotionalPerActionUsd) {
-      return refuse('max_notional_per_action', `notional ${notional} exceeds ${this.o.limits.maxNotionalPerActionUsd} (USD × 10^6)`);
+    if (!protectiveDecrease && notional > limits.maxNotionalPerActionUsd) {
+      return refuse('max_notional_per_action', `notional ${notional} exceeds ${limits.maxNotionalPerActionUsd} (USD × 10^6)`);
     }
     const now = this.now();
     const actions = this.counterFor(record.strategy);
-    const notionalLimit = protectiveDecrease ? NO_LIMIT : this.o.limits.maxNotionalPerHourUsd;
+    const notionalLimit = protectiveDecrease ? NO_LIMIT : limits.maxNotionalPerHourUsd;
     // One round trip: the trading state and the strategy's breaker, and at accept (between a
     // decision and its build) the reservation of both hourly limits with the hour's totals, all in
     // one script (Redis runs it without interleaving another). A refusal by the state, the breaker
@@ -143,13 +155,13 @@ export class RedisRiskGate implements RiskGate {
       await giveBack();
       throw error;
     }
-    if (actionsTotal > BigInt(this.o.limits.maxActionsPerStrategyPerHour)) {
+    if (actionsTotal > BigInt(limits.maxActionsPerStrategyPerHour)) {
       await giveBack();
-      return refuse('max_actions_per_strategy_per_hour', `${record.strategy} already started ${this.o.limits.maxActionsPerStrategyPerHour} actions in the last hour`);
+      return refuse('max_actions_per_strategy_per_hour', `${record.strategy} already started ${limits.maxActionsPerStrategyPerHour} actions in the last hour`);
     }
     if (notionalTotal > notionalLimit) {
       await giveBack();
-      return refuse('max_notional_per_hour', `this action would take the last hour's notional beyond ${this.o.limits.maxNotionalPerHourUsd} (USD × 10^6)`);
+      return refuse('max_notional_per_hour', `this action would take the last hour's notional beyond ${limits.maxNotionalPerHourUsd} (USD × 10^6)`);
     }
     return { allowed: true, reservedAtMs: now };
   }
@@ -213,7 +225,7 @@ export class RedisRiskGate implements RiskGate {
     // The day's total as the same script left it: the day this PnL was booked to, no second read
     // (should a reply ever lack it, the stop is not skipped: the total is read).
     if (pnl !== undefined) await this.checkLossStop(dayTotal ?? (await this.o.redis.get(keys[4]!)));
-    if (counts && streak >= this.o.limits.circuitBreakerRejections) {
+    if (counts && streak >= this.limits.circuitBreakerRejections) {
       const now = this.now();
       const trip = { strategy: record.strategy, reason: record.reason ?? '', count: streak, trippedAtMs: now, autoResetAtMs: this.breaker.autoResetMs > 0 ? now + this.breaker.autoResetMs : null };
       if (await this.breakers.trip(trip)) await recordBreakerTrip(this.o.ledger, this.o.notifier, trip);
@@ -226,8 +238,8 @@ export class RedisRiskGate implements RiskGate {
 
   private async checkLossStop(total: string | null): Promise<void> {
     const dayTotal = total === null ? 0n : BigInt(total);
-    if (dayTotal <= -this.o.limits.dailyLossStopUsd) {
-      await this.tradingSwitch.escalate({ state: 'reducing', reason: `daily realised loss ${-dayTotal} reached the stop ${this.o.limits.dailyLossStopUsd} (USD × 10^6)`, by: 'risk', cause: 'loss_stop' });
+    if (dayTotal <= -this.limits.dailyLossStopUsd) {
+      await this.tradingSwitch.escalate({ state: 'reducing', reason: `daily realised loss ${-dayTotal} reached the stop ${this.limits.dailyLossStopUsd} (USD × 10^6)`, by: 'risk', cause: 'loss_stop' });
     }
   }
 

@@ -5,6 +5,7 @@ import type { Ledger } from '../records/ledger.ts';
 import { breakersKey } from './circuit-breaker.ts';
 import { TradingStateStore, tradingStateRecord, type TradingState, type TradingStateRecord } from './trading-state.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
+import { logTradingState, tradingStateEvent, type TradingStateNotice } from './trading-state-notice.ts';
 
 /** Who changed the trading state: the operator (CLI or ops endpoint) or the risk gate. */
 export type TradingStateCause = 'cli' | 'control' | 'breaker' | 'loss_stop';
@@ -43,6 +44,12 @@ export interface TradingSwitchOptions {
   readonly notifier?: NotifySink;
   readonly logger?: Logger;
   readonly now?: () => number;
+  /**
+   * The CLI's switch: log and notification are left to the daemons that acknowledge the change
+   * (src/risk/trading-state-notice.ts), because a plain shell has none of the notifier's
+   * settings and no log anyone reads. The ledger entry is still written here.
+   */
+  readonly daemonsAnnounce?: boolean;
 }
 
 const RANK: Record<TradingState, number> = { active: 0, reducing: 1, halted: 2 };
@@ -85,21 +92,14 @@ export class TradingSwitch {
   }
 
   private async announce(change: TradingStateChange, previous: TradingStateRecord, current: TradingStateRecord): Promise<void> {
+    const notice: TradingStateNotice = { state: current.state, previous: previous.state, reason: current.reason, by: current.by, cause: change.cause, changedAtMs: current.changedAtMs };
     const detail = { event: 'trading_state', state: current.state, previous: previous.state, reason: current.reason, by: current.by, cause: change.cause };
-    const log = current.state === 'active' ? this.o.logger?.warn.bind(this.o.logger) : this.o.logger?.error.bind(this.o.logger);
-    log?.(detail, `trading ${current.state} (${change.cause}: ${current.reason})`);
+    if (!this.o.daemonsAnnounce) logTradingState(this.o.logger, notice);
     // The state is already written: the record and the alert must not undo it, but must not vanish.
     await this.o.ledger?.append({ at: current.changedAtMs, type: 'risk', detail }).catch((err: unknown) => this.o.logger?.error({ err, ...detail }, 'could not write the risk ledger entry of a trading-state change'));
-    await this.o.notifier?.notify({
-      kind: 'trading_state',
-      severity: current.state === 'halted' ? 'critical' : 'warning',
-      key: `trading_state:${current.state}:${current.changedAtMs}`,
-      title: `trading ${current.state} (was ${previous.state}) — ${change.cause} by ${current.by}`,
-      text: current.reason,
-      atMs: current.changedAtMs,
-    });
+    if (!this.o.daemonsAnnounce) await this.o.notifier?.notify(tradingStateEvent(notice));
     await this.o.redis
-      .publish(tradingStateChannel(this.o.prefix), JSON.stringify({ changeId: change.changeId ?? '', state: current.state }))
+      .publish(tradingStateChannel(this.o.prefix), JSON.stringify({ changeId: change.changeId ?? '', state: current.state, ...(this.o.daemonsAnnounce ? { notice } : {}) }))
       .catch((err: unknown) => this.o.logger?.warn({ err }, 'could not announce the trading-state change'));
   }
 }

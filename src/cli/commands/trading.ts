@@ -8,7 +8,6 @@ import type { TradingState } from '../../risk/trading-state.ts';
 import { tradingStateAckChannel, TradingSwitch } from '../../risk/trading-switch.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 import { withDeploymentRedis, type DeploymentRedis } from '../deployment-redis.ts';
-import { cliNotifier } from '../cli-notifier.ts';
 import { closeRedis } from '../../kernel/redis.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -25,7 +24,6 @@ async function changeState(name: string, argv: string[], usage: string, extra: R
     const acks = new Map<string, Acknowledgement>();
     const subscriber = redis.duplicate();
     subscriber.on('error', () => {});
-    const notifier = cliNotifier(config, redis, prefix);
     try {
       await subscriber.subscribe(tradingStateAckChannel(prefix));
       subscriber.on('message', (_channel: string, message: string) => {
@@ -37,7 +35,7 @@ async function changeState(name: string, argv: string[], usage: string, extra: R
         }
       });
       const expected = await listProcesses(redis, prefix);
-      const tradingSwitch = new TradingSwitch({ redis, prefix, ledger: new Ledger(redis, { prefix, maxLen: config.ledger.maxLen }), notifier, logger: silentLogger });
+      const tradingSwitch = new TradingSwitch({ redis, prefix, ledger: new Ledger(redis, { prefix, maxLen: config.ledger.maxLen }), logger: silentLogger, daemonsAnnounce: true });
       const { previous, current } = await tradingSwitch.set({ state, reason, by: `cli:${process.env.USER ?? 'operator'}@${hostname()}`, cause: 'cli', changeId });
       // Every process with a current heartbeat answered, or the wait is over.
       const deadline = Date.now() + ACK_WAIT_MS;
@@ -46,7 +44,6 @@ async function changeState(name: string, argv: string[], usage: string, extra: R
       return report(deployment, config, [...acks.values()], expected);
     } finally {
       await closeRedis(subscriber);
-      await notifier.close();
     }
   });
 }
