@@ -39,12 +39,12 @@ async function closedPort(): Promise<number> {
 }
 
 /** Live/dry-run settings against the venue; later --set entries win. */
-function args(o: { mode: 'live' | 'dry-run'; keyFile: string; apiBaseUrl?: string; genesisHash?: string }): string[] {
+function args(o: { mode: 'live' | 'dry-run'; keyFile: string; apiBaseUrl?: string; rpcUrl?: string; genesisHash?: string }): string[] {
   const set = {
     mode: o.mode,
     'api.key': 'test-api-key',
     'api.baseUrl': o.apiBaseUrl ?? venue.apiUrl,
-    'rpc.url': venue.rpcUrl,
+    'rpc.url': o.rpcUrl ?? venue.rpcUrl,
     'wallet.keyFile': o.keyFile,
     'preflight.genesisHash': o.genesisHash ?? genesisHash,
     'redis.url': redisUrlFromEnv(),
@@ -134,6 +134,17 @@ describe('stratd doctor', () => {
     } finally {
       await control.clearFaults();
     }
+  }, 30_000);
+
+  it('an unreachable RPC fails rpc, cluster and fee-balance with the rpc.url fix; the clock is read from the API', async () => {
+    const keyFile = await writeKeyFile('funded.json', funded);
+    const rpcUrl = `http://127.0.0.1:${unreachablePort}`;
+    const result = await runCli(['doctor', ...args({ mode: 'dry-run', keyFile, rpcUrl })]);
+    expect(result.code, result.stderr).toBe(1);
+    for (const check of ['rpc', 'cluster', 'fee-balance']) expect(result.stdout).toMatch(new RegExp(`^FAIL +${check} +http://127\\.0\\.0\\.1:${unreachablePort}/: `, 'm'));
+    expect(result.stdout).toContain('fix: check rpc.url (STRATD_RPC_URL)');
+    expect(result.stdout).toMatch(/^ok +api /m);
+    expect(result.stdout).toMatch(/^ok +clock /m);
   }, 30_000);
 
   it('paper mode has nothing to check and says so', async () => {
