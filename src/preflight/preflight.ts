@@ -123,7 +123,7 @@ async function checkApi(o: PreflightOptions, now: () => number): Promise<{ check
   const url = `${base}/perps/v1/positions?walletAddress=${encodeURIComponent(o.wallet)}`;
   const reached = await request(url, { headers: { accept: 'application/json', 'x-api-key': o.apiKey, 'user-agent': 'stratd-preflight' } }, o.timeoutMs, now);
   if (!reached.ok) {
-    return { check: { check: 'api', ok: false, host, detail: `the API is ${reached.detail}`, fix: 'check api.baseUrl (STRATD_API_BASE_URL) and that this machine reaches it' } };
+    return { check: { check: 'api', ok: false, host, detail: `the API: ${reached.detail}`, fix: 'check api.baseUrl (STRATD_API_BASE_URL) and that this machine reaches it' } };
   }
   const { answer } = reached;
   if (answer.status === 401 || answer.status === 403) {

@@ -2,7 +2,7 @@
 // wrong cluster or an empty wallet, naming the host and the fix; `stratd doctor` runs the same
 // checks on demand. Real processes against the venue's real HTTP and JSON-RPC servers.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
@@ -132,6 +132,8 @@ describe('stratd doctor', () => {
       expect(byName.cluster?.ok).toBe(true);
       expect(result.stdout).not.toContain('test-api-key');
     } finally {
+      // Clearing the fault plan keeps the key list: any key is accepted again only with null.
+      await control.faults({ apiKeys: null });
       await control.clearFaults();
     }
   }, 30_000);
@@ -164,5 +166,22 @@ describe('clock check', () => {
     expect(clock?.ok).toBe(false);
     expect(clock?.detail).toMatch(/^local clock is (59|60)\d{3} ms ahead of the host's \(allowed 5000 ms\)$/);
     expect(clock?.fix).toContain('NTP');
+  });
+});
+
+describe('timeouts', () => {
+  it('an API that accepts the connection but never answers fails after preflight.timeoutMs', async () => {
+    // Holds every connection open without a reply, as a black-holed host behind a proxy does.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const checks = await runPreflight({ apiBaseUrl: `http://127.0.0.1:${port}`, apiKey: 'test-api-key', rpcUrl: venue.rpcUrl, wallet: funded.publicKey.toBase58(), expectedGenesisHash: genesisHash, minLamports: 1n, maxClockSkewMs: 5_000, timeoutMs: 300 });
+      expect(checks.find((c) => c.check === 'api')).toMatchObject({ ok: false, host: `http://127.0.0.1:${port}/`, detail: 'the API: no answer within 300 ms' });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 });
