@@ -12,6 +12,7 @@ interface CommandEntry {
 /** Every command of `stratd`. Add a command by adding its entry here. */
 const COMMANDS: readonly CommandEntry[] = [
   { name: 'run', summary: 'Run the daemon (paper mode by default)', load: async () => (await import('./commands/run.ts')).runCommand },
+  { name: 'doctor', summary: 'Check the API, RPC, cluster, fee balance and clock as live/dry-run start does', load: async () => (await import('./commands/doctor.ts')).doctorCommand },
   { name: 'actions', summary: 'Print the ledger of decisions and action state changes', load: async () => (await import('./commands/actions.ts')).actionsCommand },
   { name: 'status', summary: 'The status page as text: trading state, positions, distances, TP/SL coverage, actions', load: async () => (await import('./commands/status.ts')).statusCommand },
   { name: 'pause', summary: 'Kill switch: halt trading (or --reducing) in every process', load: async () => (await import('./commands/trading.ts')).pauseCommand },

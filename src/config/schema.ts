@@ -4,6 +4,7 @@ import { apiSection, modeKey, redisSection, rpcSection, venueSection, walletSect
 import { ledgerSection, logSection, opsSection, shutdownSection } from './sections/operations.ts';
 import { notifySection } from './sections/notify.ts';
 import { pollersSection } from './sections/pollers.ts';
+import { preflightSection } from './sections/preflight.ts';
 import { executionSection, riskSection, strategiesSection } from './sections/trading.ts';
 import { createTask } from 'node-cron';
 import { expectedCronIntervalMs } from '../kernel/cron-interval.ts';
@@ -16,6 +17,7 @@ export const configKeys = {
   wallet: walletSection,
   redis: redisSection,
   venue: venueSection,
+  preflight: preflightSection,
   pollers: pollersSection,
   strategies: strategiesSection,
   execution: executionSection,

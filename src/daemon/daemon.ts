@@ -57,6 +57,7 @@ import { lockPaperFolder } from '../paper/lock.ts';
 import { ensurePaperWallet } from '../paper/wallet.ts';
 import { RecordingWriter } from '../records/recording.ts';
 import { versionLine } from '../kernel/runtime.ts';
+import { PreflightError, preflightOptions, runPreflight } from '../ops/preflight.ts';
 import { createReloader, type ReloadOutcome } from './reload.ts';
 
 export const ROLES = ['pollers', 'strategies', 'executor'] as const;
@@ -153,6 +154,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       signer = await LocalKeypairSigner.load({ mode: config.mode, keyFile: config.wallet.keyFile || undefined, keyEnv: config.wallet.keyEnv, env });
     }
     const wallet = signer.publicKey.toBase58();
+    if (config.mode !== 'paper') {
+      // Before Redis and the roles: an unreachable API or RPC, the wrong cluster, an empty wallet or
+      // a skewed clock refuses the start within seconds (the roles would retry them for ever).
+      // Paper mode's venue is started here or by `stratd venue`: nothing to check.
+      const checks = await runPreflight(preflightOptions(config, wallet));
+      if (checks.some((c) => !c.ok)) throw new PreflightError(checks);
+      logger.info({ checks: checks.map((c) => `${c.check}: ${c.detail}`) }, 'preflight passed');
+    }
     // RPC URLs often carry a provider key (?api-key=…): masked like `config show` masks them.
     logger.info({ mode: config.mode, wallet, roles: options.roles, apiBaseUrl: maskUrlSecrets(apiBaseUrl), rpcUrl: maskUrlSecrets(rpcUrl) }, 'stratd starting');
 

@@ -9,6 +9,7 @@ import { OpsServerError } from '../../ops/http-server.ts';
 import { RedisUnavailable } from '../../ops/local-redis.ts';
 import { createLogger } from '../../kernel/logger.ts';
 import { RUNTIME } from '../../kernel/runtime.ts';
+import { formatCheck, PreflightError } from '../../ops/preflight.ts';
 import { StrategyLoadError } from '../../pipeline/strategy-runtime/loader.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 
@@ -78,6 +79,11 @@ export const runCommand: Command = {
     try {
       daemon = await startDaemon({ config, roles: roles.length ? (roles as Role[]) : [...ROLES], logger, readConfig, recordPath: values.record, ...failpointsFromEnv(process.env) });
     } catch (error) {
+      if (error instanceof PreflightError) {
+        logger.fatal({ kind: error.kind, failed: error.checks.filter((c) => !c.ok).map((c) => c.check) }, error.message);
+        process.stderr.write(`stratd: not starting: the preflight failed (run "stratd doctor" to check again)\n${error.checks.filter((c) => !c.ok).map((c) => `${formatCheck(c)}\n`).join('')}`);
+        return EXIT.failed;
+      }
       if (error instanceof RedisUnavailable || error instanceof OpsServerError || error instanceof KeyFileError || error instanceof StrategyLoadError || error instanceof PaperSetupError || error instanceof PaperLockedError || isConfigError(error)) {
         logger.fatal({ kind: (error as { kind?: string }).kind }, error.message);
         process.stderr.write(`stratd: ${error.message}\n`);
