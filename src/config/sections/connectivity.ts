@@ -141,13 +141,13 @@ export const walletSection = {
 
 export const redisSection = {
   url: key({
-    doc: 'Redis URL shared by every process of the deployment. A password in it is masked by `config show`.',
+    doc: 'Redis URL shared by every process of the deployment. A password in it is masked by `config show`. Redis Sentinel (a primary that fails over): `redis+sentinel://[:password@]host1:port1,host2:port2/mastername[/db][?sentinelPassword=…]` (docs/operations.md, "Redis that fails over").',
     schema: redisUrl,
     default: 'redis://127.0.0.1:6379',
     kind: 'string',
     env: 'REDIS_URL',
     urlMayHoldSecrets: true,
-    format: 'a redis:// URL',
+    format: 'a redis:// or redis+sentinel:// URL',
   }),
   prefix: key({
     doc: 'Key prefix of this deployment. Always wrapped in a Redis Cluster hash tag ("stratd" → "{stratd}:") so the keys BullMQ scripts touch together share a slot.',

@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, maskedConfig } from '../../src/config/index.ts';
+import { maskUrlSecrets } from '../../src/config/mask-url.ts';
+import { parseSentinelUrl, RedisSentinelUrlError, sentinelRedisOptions } from '../../src/config/redis-sentinel.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'stratd-sentinel-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function load(env: NodeJS.ProcessEnv) {
+  return loadConfig({ env, configDir: join(dir, 'no-such-dir') });
+}
+
+const URL_WITH_SECRETS = 'redis+sentinel://:s3cret-pass@10.0.0.1:26379,10.0.0.2:26380,[::1]/mymaster/2?sentinelPassword=sentinel-s3cret';
+
+describe('redis+sentinel:// URLs', () => {
+  it('name the sentinels, the master, the db and both passwords', () => {
+    expect(parseSentinelUrl(URL_WITH_SECRETS)).toEqual({
+      sentinels: [
+        { host: '10.0.0.1', port: 26379 },
+        { host: '10.0.0.2', port: 26380 },
+        { host: '::1', port: 26379 },
+      ],
+      name: 'mymaster',
+      db: 2,
+      password: 's3cret-pass',
+      sentinelPassword: 'sentinel-s3cret',
+      tls: false,
+    });
+    expect(parseSentinelUrl('rediss+sentinel://h:1/m')).toMatchObject({ sentinels: [{ host: 'h', port: 1 }], name: 'm', db: 0, tls: true });
+  });
+
+  it('become ioredis sentinel options that follow the primary', () => {
+    expect(sentinelRedisOptions(parseSentinelUrl(URL_WITH_SECRETS))).toMatchObject({
+      sentinels: [{ host: '10.0.0.1', port: 26379 }, { host: '10.0.0.2', port: 26380 }, { host: '::1', port: 26379 }],
+      name: 'mymaster',
+      role: 'master',
+      db: 2,
+      password: 's3cret-pass',
+      sentinelPassword: 'sentinel-s3cret',
+      failoverDetector: true,
+    });
+  });
+
+  it('refuse what is not one, with a kind and why', () => {
+    for (const bad of ['redis+sentinel://h:1', 'redis+sentinel://h:99999/m', 'redis+sentinel://h:1/m?password=x']) {
+      expect(() => parseSentinelUrl(bad)).toThrow(RedisSentinelUrlError);
+    }
+  });
+
+  it('are masked: passwords hidden, sentinels and master name kept', () => {
+    const masked = maskUrlSecrets(URL_WITH_SECRETS);
+    expect(masked).toBe('redis+sentinel://:[redacted]@10.0.0.1:26379,10.0.0.2:26380,[::1]/mymaster/2?sentinelPassword=[redacted]');
+    expect(maskUrlSecrets('redis+sentinel://user:pw@h:1/m')).toBe('redis+sentinel://[redacted]:[redacted]@h:1/m');
+    expect(maskUrlSecrets('redis+sentinel://h:1/m')).toBe('redis+sentinel://h:1/m');
+  });
+
+  it('are a valid REDIS_URL, masked by config show', () => {
+    const { config } = load({ REDIS_URL: URL_WITH_SECRETS });
+    expect(config.redis.url).toBe(URL_WITH_SECRETS);
+    const shown = JSON.stringify(maskedConfig(config));
+    expect(shown).not.toContain('s3cret');
+    expect(shown).toContain('10.0.0.1:26379,10.0.0.2:26380');
+  });
+
+  it('that are malformed are a configuration problem naming the fault', () => {
+    let problems: ConfigError['problems'] = [];
+    try {
+      load({ REDIS_URL: 'redis+sentinel://:pw@h:1' });
+    } catch (error) {
+      problems = (error as ConfigError).problems;
+    }
+    expect(problems.map((p) => p.path)).toContain('redis.url');
+    expect(JSON.stringify(problems)).toContain('mastername');
+    expect(JSON.stringify(problems)).not.toContain(':pw@');
+  });
+});
