@@ -90,8 +90,8 @@ export function sentinelRedisOptions(target: SentinelTarget): RedisOptions {
     ...(target.password === undefined ? {} : { password: target.password }),
     ...(target.sentinelPassword === undefined ? {} : { sentinelPassword: target.sentinelPassword }),
     ...(target.tls ? { tls: {} } : {}),
-    // Subscribes to the sentinels' +switch-master: the connection moves as soon as a promotion is
-    // announced, rather than when the old primary's socket finally errors.
-    failoverDetector: true,
+    // No `failoverDetector`: its subscriptions to the sentinels outlived quit() and kept a stopped
+    // daemon from exiting. Without it a connection moves when the old primary's socket fails (a
+    // crash) or the demoted node answers READONLY/closes (a planned failover closes its clients).
   };
 }

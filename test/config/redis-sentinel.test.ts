@@ -40,7 +40,6 @@ describe('redis+sentinel:// URLs', () => {
       db: 2,
       password: 's3cret-pass',
       sentinelPassword: 'sentinel-s3cret',
-      failoverDetector: true,
     });
   });
 
