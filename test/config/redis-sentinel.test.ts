@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, maskedConfig } from '../../src/config/index.ts';
 import { maskUrlSecrets } from '../../src/config/mask-url.ts';
 import { parseSentinelUrl, RedisSentinelUrlError, sentinelRedisOptions } from '../../src/config/redis-sentinel.ts';
+import { redisAnswers } from '../../src/ops/local-redis.ts';
+import { connectRedis } from '../../src/pipeline/redis.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'stratd-sentinel-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -76,3 +79,32 @@ describe('redis+sentinel:// URLs', () => {
     expect(JSON.stringify(problems)).not.toContain(':pw@');
   });
 });
+
+describe('a sentinel REDIS_URL at connect time', () => {
+  it('answers when a sentinel answers PING (any Redis does), and not when none does', async () => {
+    const shared = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const closed = await closedPort();
+    expect(await redisAnswers(`redis+sentinel://127.0.0.1:${closed},${shared.hostname}:${shared.port || 6379}/m`, 1_000)).toBe(true);
+    expect(await redisAnswers(`redis+sentinel://127.0.0.1:${closed}/m`, 1_000)).toBe(false);
+  });
+
+  it("gives up by the caller's retry rule when no sentinel answers, instead of retrying for good", async () => {
+    const redis = connectRedis(`redis+sentinel://127.0.0.1:${await closedPort()}/m`, { maxRetriesPerRequest: 1, connectTimeout: 500, retryStrategy: (times) => (times > 1 ? null : 50) });
+    redis.on('error', () => {
+      // Expected: nothing listens there.
+    });
+    await expect(redis.ping()).rejects.toThrow();
+    redis.disconnect();
+  });
+});
+
+/** A loopback port nothing listens on (bound, then released). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
