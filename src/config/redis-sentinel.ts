@@ -95,3 +95,28 @@ export function sentinelRedisOptions(target: SentinelTarget): RedisOptions {
     // crash) or the demoted node answers READONLY/closes (a planned failover closes its clients).
   };
 }
+
+/** The Redis keys of the configuration that name where Redis is. */
+export interface RedisLocation {
+  readonly url: string;
+  readonly sentinels: readonly string[];
+  readonly sentinelName: string;
+  readonly sentinelPassword: string;
+}
+
+/**
+ * The one URL of the configured Redis: `redis.url`, or — with `redis.sentinels` set — the
+ * redis+sentinel:// URL of those sentinels and `redis.sentinelName`, keeping redis.url's user
+ * info and db (the data nodes' password) and adding `redis.sentinelPassword`.
+ */
+export function configuredRedisUrl(redis: RedisLocation): string {
+  if (redis.sentinels.length === 0) return redis.url;
+  if (redis.sentinelName === '') throw new RedisSentinelUrlError('redis.sentinels is set but redis.sentinelName is empty: name the master the sentinels monitor');
+  if (isSentinelUrl(redis.url)) throw new RedisSentinelUrlError('redis.sentinels is set and redis.url is a redis+sentinel:// URL too: use one of them');
+  const base = new URL(redis.url);
+  const userInfo = base.username || base.password ? `${base.username}${base.password ? `:${base.password}` : ''}@` : '';
+  const db = /^\/\d+$/.test(base.pathname) ? base.pathname : '';
+  const query = redis.sentinelPassword ? `?sentinelPassword=${encodeURIComponent(redis.sentinelPassword)}` : '';
+  const scheme = base.protocol === 'rediss:' ? 'rediss' : 'redis';
+  return `${scheme}+sentinel://${userInfo}${redis.sentinels.join(',')}/${redis.sentinelName}${db}${query}`;
+}

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, maskedConfig } from '../../src/config/index.ts';
 import { maskUrlSecrets } from '../../src/config/mask-url.ts';
-import { parseSentinelUrl, RedisSentinelUrlError, sentinelRedisOptions } from '../../src/config/redis-sentinel.ts';
+import { configuredRedisUrl, parseSentinelUrl, RedisSentinelUrlError, sentinelRedisOptions } from '../../src/config/redis-sentinel.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { chooseRedis } from '../../src/ops/redis-choice.ts';
 import { redisAnswers } from '../../src/ops/local-redis.ts';
 import { connectRedis } from '../../src/pipeline/redis.ts';
 
@@ -108,3 +110,39 @@ function closedPort(): Promise<number> {
     });
   });
 }
+
+describe('Redis Sentinel as configuration keys', () => {
+  it('redis.sentinels and redis.sentinelName make the sentinel URL, with redis.url\'s password and db and the sentinels\' own password', () => {
+    const { config } = load({
+      REDIS_URL: 'redis://:data-s3cret@ignored-host:6379/3',
+      STRATD_REDIS_SENTINELS: '10.0.0.1:26379,10.0.0.2:26379',
+      STRATD_REDIS_SENTINEL_NAME: 'stratd',
+      STRATD_REDIS_SENTINEL_PASSWORD: 'sentinel-s3cret',
+    });
+    const url = configuredRedisUrl(config.redis);
+    expect(parseSentinelUrl(url)).toEqual({
+      sentinels: [{ host: '10.0.0.1', port: 26379 }, { host: '10.0.0.2', port: 26379 }],
+      name: 'stratd',
+      db: 3,
+      password: 'data-s3cret',
+      sentinelPassword: 'sentinel-s3cret',
+      tls: false,
+    });
+    expect(JSON.stringify(maskedConfig(config))).not.toContain('s3cret');
+    expect(configuredRedisUrl({ ...config.redis, sentinels: [] })).toBe(config.redis.url);
+  });
+
+  it('refuse a list without a master name, and a sentinel that is not host:port', () => {
+    const { config } = load({ STRATD_REDIS_SENTINELS: '10.0.0.1:26379' });
+    expect(() => configuredRedisUrl(config.redis)).toThrow(RedisSentinelUrlError);
+    expect(() => load({ STRATD_REDIS_SENTINELS: '10.0.0.1', STRATD_REDIS_SENTINEL_NAME: 'm' })).toThrow(ConfigError);
+  });
+
+  it('are what every command chooses, named as the reason', async () => {
+    const shared = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    // Any Redis answers PING as a sentinel does: the choice only checks that one answers.
+    const { config } = load({ STRATD_REDIS_SENTINELS: `${shared.hostname}:${shared.port || 6379}`, STRATD_REDIS_SENTINEL_NAME: 'stratd' });
+    const choice = await chooseRedis({ config, env: {}, varDir: join(dir, 'var'), mayStart: false, logger: silentLogger });
+    expect(choice).toEqual({ url: `redis+sentinel://${shared.hostname}:${shared.port || 6379}/stratd`, why: 'config redis.sentinels' });
+  });
+});
