@@ -2,6 +2,7 @@ import { validateDetailed } from 'node-cron';
 import { z } from 'zod';
 import { looksLikeKeyMaterial } from '../chain/keys/key-material.ts';
 import { uintString } from '../api/amounts.ts';
+import { isSentinelUrl, parseSentinelUrl, RedisSentinelUrlError } from '../kernel/redis-sentinel.ts';
 
 /**
  * Value schemas shared by the configuration sections. Each names what it expects, because
@@ -17,9 +18,24 @@ export const optionalHttpUrl = z
   .string()
   .refine((text) => text === '' || isHttpUrl(text), { message: 'expected an http:// or https:// URL, or "" for none' });
 
-export const redisUrl = z
-  .string()
-  .refine((text) => /^rediss?:\/\/./.test(text) && URL.canParse(text), { message: 'expected a redis:// or rediss:// URL' });
+export const redisUrl = z.string().superRefine((text, context) => {
+  const problem = isSentinelUrl(text)
+    ? sentinelProblem(text)
+    : /^rediss?:\/\/./.test(text) && URL.canParse(text)
+      ? undefined
+      : 'expected a redis:// or rediss:// URL, or redis+sentinel://host:port[,host:port...]/mastername';
+  if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+});
+
+function sentinelProblem(text: string): string | undefined {
+  try {
+    parseSentinelUrl(text);
+    return undefined;
+  } catch (error) {
+    if (error instanceof RedisSentinelUrlError) return error.message;
+    throw error;
+  }
+}
 
 export const positiveInt = z.int().positive();
 export const nonNegativeInt = z.int().nonnegative();

@@ -1,9 +1,13 @@
+import { isSentinelUrl, maskSentinelUrl } from '../kernel/redis-sentinel.ts';
+
 export const REDACTED = '[redacted]';
 /** How URL serialisation writes the mark in user info and query values. */
 const ENCODED_REDACTED = encodeURIComponent(REDACTED);
 
 /** Keeps scheme, host and port; masks user info, query values, the fragment and any path (providers put keys there). */
 export function maskUrlSecrets(text: string): string {
+  // "host1:port1,host2:port2" is no WHATWG URL host: sentinel URLs have their own parser.
+  if (isSentinelUrl(text)) return maskSentinelUrl(text, REDACTED);
   if (!URL.canParse(text)) return REDACTED;
   const url = new URL(text);
   if (url.username) url.username = REDACTED;

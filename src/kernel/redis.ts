@@ -1,11 +1,18 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import { isSentinelUrl, parseSentinelUrl, sentinelRedisOptions } from './redis-sentinel.ts';
 
 /**
  * Opens a Redis connection. BullMQ workers need `maxRetriesPerRequest: null` (blocking
  * commands must not fail while Redis restarts), so every connection uses it.
  */
 export function connectRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false, ...options });
+  const defaults: RedisOptions = { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false };
+  if (isSentinelUrl(url)) {
+    // A caller's give-up rule (the CLI's few retries) holds for the sentinels too, not only the primary.
+    const sentinelRetry = options.retryStrategy && !options.sentinelRetryStrategy ? { sentinelRetryStrategy: options.retryStrategy } : {};
+    return new Redis({ ...defaults, ...sentinelRedisOptions(parseSentinelUrl(url)), ...sentinelRetry, ...options });
+  }
+  return new Redis(url, { ...defaults, ...options });
 }
 
 /**

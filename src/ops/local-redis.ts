@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { isSentinelUrl, parseSentinelUrl } from '../kernel/redis-sentinel.ts';
 import type { Logger } from '../kernel/logger.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -12,10 +13,19 @@ export class RedisUnavailable extends Error {
 }
 
 /** Answers whether a Redis server replies PONG at `url` within `timeoutMs`. */
-export function redisAnswers(url: string, timeoutMs = 1_000): Promise<boolean> {
+export async function redisAnswers(url: string, timeoutMs = 1_000): Promise<boolean> {
+  if (isSentinelUrl(url)) {
+    // Sentinels answer PING too; one that answers is enough: ioredis asks it for the primary.
+    const answers = await Promise.all(parseSentinelUrl(url).sentinels.map((s) => pingAnswers(s.host, s.port, timeoutMs)));
+    return answers.includes(true);
+  }
   const { hostname, port } = new URL(url);
+  return pingAnswers(hostname || '127.0.0.1', Number(port || 6379), timeoutMs);
+}
+
+function pingAnswers(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((done) => {
-    const socket = createConnection({ host: hostname || '127.0.0.1', port: Number(port || 6379) });
+    const socket = createConnection({ host, port });
     const finish = (ok: boolean) => {
       socket.destroy();
       done(ok);

@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.ts';
 import { maskUrlSecrets } from '../config/mask-url.ts';
+import { configuredRedisUrl } from '../kernel/redis-sentinel.ts';
 import { knownLocalRedis, redisAnswers, RedisUnavailable, startLocalRedis } from './local-redis.ts';
 import type { Logger } from '../kernel/logger.ts';
 
@@ -31,8 +32,8 @@ export interface ChooseRedisOptions {
  * 3. otherwise the default URL when it answers; else `run` starts its own under ./var/redis.
  */
 export async function chooseRedis(o: ChooseRedisOptions): Promise<RedisChoice> {
-  const url = o.config.redis.url;
-  const why = o.env.REDIS_URL ? 'REDIS_URL' : url !== DEFAULT_REDIS_URL ? 'config redis.url' : o.config.mode !== 'paper' ? `${o.config.mode} mode uses the configured redis.url only` : undefined;
+  const url = configuredRedisUrl(o.config.redis);
+  const why = o.config.redis.sentinels.length > 0 ? 'config redis.sentinels' : o.env.REDIS_URL ? 'REDIS_URL' : url !== DEFAULT_REDIS_URL ? 'config redis.url' : o.config.mode !== 'paper' ? `${o.config.mode} mode uses the configured redis.url only` : undefined;
   if (why) {
     if (await redisAnswers(url)) return { url, why };
     throw new RedisUnavailable(`no Redis answers at ${maskUrlSecrets(url)} (chosen by ${why}); start it${o.env.REDIS_URL ? ', or unset REDIS_URL to let stratd use its own' : ''}`);

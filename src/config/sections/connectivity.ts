@@ -141,13 +141,38 @@ export const walletSection = {
 
 export const redisSection = {
   url: key({
-    doc: 'Redis URL shared by every process of the deployment. A password in it is masked by `config show`.',
+    doc: 'Redis URL shared by every process of the deployment. A password in it is masked by `config show`. Redis Sentinel (a primary that fails over): `redis+sentinel://[:password@]host1:port1,host2:port2/mastername[/db][?sentinelPassword=…]` (docs/operations.md, "Redis that fails over").',
     schema: redisUrl,
     default: 'redis://127.0.0.1:6379',
     kind: 'string',
     env: 'REDIS_URL',
     urlMayHoldSecrets: true,
-    format: 'a redis:// URL',
+    format: 'a redis:// or redis+sentinel:// URL',
+  }),
+  sentinels: key({
+    doc: 'Redis Sentinel, as keys rather than in the URL: the sentinels to ask for the primary. When set, they and redis.sentinelName replace redis.url\'s host; redis.url still gives the data nodes\' password and db (docs/operations.md, "Redis that fails over").',
+    schema: z.array(z.string().regex(/^(\[[^\]]+\]|[^:,/@[\]\s]+):\d{1,5}$/, { message: 'expected host:port' })),
+    default: [],
+    kind: 'list',
+    env: 'STRATD_REDIS_SENTINELS',
+    format: 'a list of host:port (comma-separated in env/--set)',
+  }),
+  sentinelName: key({
+    doc: 'The master name the sentinels monitor (their `sentinel monitor <name> …`). Required with redis.sentinels.',
+    schema: z.string().regex(/^[A-Za-z0-9_.-]*$/, { message: 'expected letters, digits, "_", "." or "-"' }),
+    default: '',
+    kind: 'string',
+    env: 'STRATD_REDIS_SENTINEL_NAME',
+    format: 'a name such as mymaster',
+  }),
+  sentinelPassword: key({
+    doc: 'Password of the sentinels themselves (`requirepass` in their configuration), when they have one. Never logged or shown.',
+    schema: z.string(),
+    default: '',
+    kind: 'string',
+    env: 'STRATD_REDIS_SENTINEL_PASSWORD',
+    sensitive: true,
+    format: 'a password, or "" for none',
   }),
   prefix: key({
     doc: 'Key prefix of this deployment. Always wrapped in a Redis Cluster hash tag ("stratd" → "{stratd}:") so the keys BullMQ scripts touch together share a slot.',
