@@ -84,6 +84,10 @@ export const triggerOrdersSnapshot = z.strictObject({
   ...common,
   wallet: z.string(),
   orders: z.array(triggerOrder),
+  // The newest closed orders (orderStatus history, first page): an order that filled wholly leaves
+  // the active list at once, and the fill watcher finds its fill here. Optional: recordings made
+  // before it was read replay unchanged.
+  history: z.array(triggerOrder).optional(),
 });
 
 export const snapshotSchema = z.discriminatedUnion('kind', [

@@ -177,7 +177,9 @@ export const POLLER_SOURCES: Sources = {
             for (let page = 2; page <= Math.min(first.totalPages, MAX_TRIGGER_ORDER_PAGES); page++) {
               orders.push(...(await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'active', page })).orders);
             }
-            return { kind: 'triggerOrders' as const, source: 'trigger.getTriggerOrders' as const, key: wallet, wallet, orders };
+            // The newest closed orders: a wholly filled order is there, not among the active ones (the fill watcher).
+            const history = (await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'history', page: 1 })).orders;
+            return { kind: 'triggerOrders' as const, source: 'trigger.getTriggerOrders' as const, key: wallet, wallet, orders, history };
           },
         },
       ];
