@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { TradeRecord } from '../api/schemas/perps.ts';
+import type { RecurringOrder } from '../api/schemas/recurring.ts';
 import type { TriggerOrder } from '../api/schemas/trigger.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { NotifyEventInput, NotifySink } from '../kernel/notify-event.ts';
@@ -159,6 +160,36 @@ export function triggerOrderState(order: TriggerOrder): SpotOrderState | undefin
   };
 }
 
+/** Set once the wallet's first recurring orders were read: slices executed by then are not reported. */
+export function recurringBaselineKey(prefix: string, wallet: string): string {
+  return `${prefix}fills:recurring-baseline:${wallet}`;
+}
+
+const RAW = /^\d+$/;
+
+/**
+ * A recurring order's states after each executed slice, oldest first: one state per slice, so
+ * slices that executed between two reads are still one fill each. Empty when a slice lacks its raw
+ * amounts (not counted with a guessed amount).
+ */
+export function recurringOrderStates(order: RecurringOrder): SpotOrderState[] {
+  const states: SpotOrderState[] = [];
+  let filledInput = 0n;
+  let filledOutput = 0n;
+  const status = order.closeTx === null ? 'Active' : 'Closed';
+  const updatedMs = Date.parse(order.updatedAt);
+  for (const trade of order.trades) {
+    if (trade.action.toLowerCase() !== 'fill') continue;
+    const input = trade['rawInputAmount'];
+    const output = trade['rawOutputAmount'];
+    if (typeof input !== 'string' || typeof output !== 'string' || !RAW.test(input) || !RAW.test(output)) return [];
+    filledInput += BigInt(input);
+    filledOutput += BigInt(output);
+    states.push({ orderKey: order.orderKey, inputMint: order.inputMint, outputMint: order.outputMint, orderInput: BigInt(order.rawInDeposited), filledInput, filledOutput, status, lastTx: trade.txId, ...(Number.isFinite(updatedMs) ? { updatedMs } : {}) });
+  }
+  return states;
+}
+
 /** A spot order fill's id: the order and its cumulative filled input identify each increment. */
 export function orderFillId(cause: OrderFill['cause'], orderKey: string, filledInput: bigint): string {
   return createHash('sha256').update([cause, orderKey, filledInput.toString()].join('|')).digest('hex').slice(0, 32);
@@ -194,6 +225,10 @@ export class FillWatcher {
     if (snapshot.kind === 'triggerOrders') {
       const states = [...snapshot.orders, ...(snapshot.history ?? [])].map(triggerOrderState).filter((o) => o !== undefined);
       return this.recordOrderFills('trigger_fill', triggerBaselineKey(this.o.prefix, snapshot.wallet), states);
+    }
+    if (snapshot.kind === 'recurringOrders') {
+      const states = [...snapshot.orders, ...snapshot.history].flatMap(recurringOrderStates);
+      return this.recordOrderFills('recurring_slice', recurringBaselineKey(this.o.prefix, snapshot.wallet), states);
     }
     return [];
   }

@@ -9,6 +9,7 @@ import { keyPrefix } from '../../src/pipeline/queues.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import type { Snapshot } from '../../src/sdk/snapshot.ts';
 import { runCli } from '../support/cli.ts';
+import { sign } from '../venue/venue-fixture.ts';
 import { until, VenueExecutorHarness, type TestWallet } from '../executor/venue-harness.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
@@ -35,6 +36,17 @@ async function lookTriggers(fills: FillWatcher, w: TestWallet) {
   const active = await h.direct.call('trigger.getTriggerOrders', { user: w.address, orderStatus: 'active', page: 1 });
   const history = await h.direct.call('trigger.getTriggerOrders', { user: w.address, orderStatus: 'history', page: 1 });
   const snapshot: Snapshot = { kind: 'triggerOrders', source: 'trigger.getTriggerOrders', key: w.address, wallet: w.address, orders: active.orders, history: history.orders, tickMs: now, receivedAtMs: now };
+  return fills.observe(snapshot);
+}
+
+/** The wallet's recurring orders as the recurringOrders poller reads them. */
+async function lookRecurring(fills: FillWatcher, w: TestWallet) {
+  const now = Date.now();
+  const read = async (orderStatus: 'active' | 'history') => {
+    const all = (await h.direct.call('recurring.getRecurringOrders', { user: w.address, orderStatus, recurringType: 'all', includeFailedTx: false, page: 1 })).all ?? [];
+    return Array.isArray(all) ? all : all.orders;
+  };
+  const snapshot: Snapshot = { kind: 'recurringOrders', source: 'recurring.getRecurringOrders', key: w.address, wallet: w.address, orders: await read('active'), history: await read('history'), tickMs: now, receivedAtMs: now };
   return fills.observe(snapshot);
 }
 
@@ -81,5 +93,34 @@ describe('spot fills on the venue', () => {
     const cli = await runCli(['actions'], { env: { STRATD_REDIS_PREFIX: redisPrefix, REDIS_URL: redisUrlFromEnv() } });
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stdout).toMatch(/ fill .*cause=trigger_fill/);
+  });
+
+  it('each slice a recurring order executes is one fill entry with cause recurring_slice', async () => {
+    const w = await h.fundedWallet();
+    const events: NotifyEventInput[] = [];
+    const fills = watcher(events);
+    expect(await lookRecurring(fills, w)).toEqual([]); // the baseline
+
+    // Three slices of 100 USDC, ten minutes apart; the first executes when the order opens.
+    const built = await h.direct.call('recurring.createOrder', { user: w.address, inputMint: MINTS.USDC, outputMint: MINTS.SOL, params: { time: { inAmount: 300_000_000, numberOfOrders: 3, interval: 600 } } });
+    await h.direct.call('recurring.execute', { requestId: built.requestId!, signedTransaction: sign(built.transaction, w.keypair) });
+    expect((await lookRecurring(fills, w)).map((f) => [f.cause, 'inputAmount' in f ? f.inputAmount : '', 'filledInput' in f ? f.filledInput : ''])).toEqual([['recurring_slice', '100000000', '100000000']]);
+    expect(await lookRecurring(watcher(events), w)).toEqual([]);
+
+    // The other two execute before the next look (the order then closes): one entry each.
+    h.venue.advance(1_200_000);
+    const seen = (await Promise.all([lookRecurring(fills, w), lookRecurring(watcher(events), w)])).flat();
+    expect(seen.map((f) => ('filledInput' in f ? f.filledInput : ''))).toEqual(['200000000', '300000000']);
+    expect(await lookRecurring(fills, w)).toEqual([]);
+
+    const orderKey = String((seen[0] as { orderKey: string }).orderKey);
+    const entries = (await h.ledger.read({ reverse: false, limit: 10_000, types: ['fill'] })).filter((e) => e.detail['orderKey'] === orderKey);
+    expect(entries.map((e) => [e.detail['cause'], e.detail['inputAmount'], e.detail['filledInput']])).toEqual([
+      ['recurring_slice', '100000000', '100000000'],
+      ['recurring_slice', '100000000', '200000000'],
+      ['recurring_slice', '100000000', '300000000'],
+    ]);
+    for (const e of entries) expect(String(e.detail['outputAmount'])).toMatch(/^[1-9]\d*$/);
+    expect(events.map((e) => e.kind)).toEqual(['external_fill', 'external_fill', 'external_fill']);
   });
 });
