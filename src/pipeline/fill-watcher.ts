@@ -246,8 +246,9 @@ export class FillWatcher {
       const lastKey = orderFilledKey(prefix, order.orderKey);
       const last = await redis.get(lastKey);
       // First sight of the wallet's orders, or an order that changed last before the marks' retention
-      // (a long-closed order still on the history page): what filled then is history, not news.
-      const old = last === null && order.updatedMs !== undefined && order.updatedMs < this.now() - this.retentionMs;
+      // (a long-closed order still on the history page, its marks expired): what filled then is
+      // history, not news — a fill of it seen while it was news was recorded then.
+      const old = order.updatedMs !== undefined && order.updatedMs < this.now() - this.retentionMs;
       const [lastIn, lastOut] = last === null ? [0n, 0n] : last.split(':').map((v) => BigInt(v));
       if (!first && !old && order.filledInput > (lastIn ?? 0n)) {
         const fill: OrderFill = {

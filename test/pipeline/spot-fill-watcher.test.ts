@@ -123,4 +123,24 @@ describe('spot fills on the venue', () => {
     for (const e of entries) expect(String(e.detail['outputAmount'])).toMatch(/^[1-9]\d*$/);
     expect(events.map((e) => e.kind)).toEqual(['external_fill', 'external_fill', 'external_fill']);
   });
+
+  it('slices executed before the watch began are not reported, nor an order closed before the marks retention', async () => {
+    const w = await h.fundedWallet();
+    const createOrder = async () => {
+      const built = await h.direct.call('recurring.createOrder', { user: w.address, inputMint: MINTS.USDC, outputMint: MINTS.SOL, params: { time: { inAmount: 200_000_000, numberOfOrders: 2, interval: 600 } } });
+      await h.direct.call('recurring.execute', { requestId: built.requestId!, signedTransaction: sign(built.transaction, w.keypair) });
+    };
+    await createOrder(); // its first slice executes now, before the watch
+    const fills = watcher([]);
+    expect(await lookRecurring(fills, w)).toEqual([]);
+    h.venue.advance(600_000);
+    expect((await lookRecurring(fills, w)).map((f) => ('filledInput' in f ? f.filledInput : ''))).toEqual(['200000000']);
+
+    // A watcher whose clock is past the retention since the order last changed: a closed order it
+    // has no mark of is history, not news (its fill marks would have expired by then).
+    await createOrder();
+    h.venue.advance(600_000);
+    const later = new FillWatcher({ redis, prefix, ledger: h.ledger, now: () => Date.now() + 8 * 86_400_000 });
+    expect(await lookRecurring(later, w)).toEqual([]);
+  });
 });
