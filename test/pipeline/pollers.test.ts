@@ -134,6 +134,9 @@ describe('a tick', () => {
     expect(reports.filter((r) => r.error !== undefined)).toEqual([]);
     const heartbeat = await scope.redis.hgetall(pollerHeartbeatKey(scope.prefix));
     expect(Object.keys(heartbeat).sort()).toEqual([...kinds].sort());
+    // What the fill watcher reads: the newest closed trigger orders, the recurring orders active and closed.
+    expect(await readLatestSnapshot(scope.redis, scope.prefix, 'triggerOrders', wallet)).toMatchObject({ orders: [], history: [] });
+    expect(await readLatestSnapshot(scope.redis, scope.prefix, 'recurringOrders', wallet)).toMatchObject({ source: 'recurring.getRecurringOrders', orders: [], history: [] });
   });
 });
 
