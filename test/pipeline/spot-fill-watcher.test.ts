@@ -8,6 +8,8 @@ import { FillWatcher } from '../../src/pipeline/fill-watcher.ts';
 import { keyPrefix } from '../../src/pipeline/queues.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import type { Snapshot } from '../../src/sdk/snapshot.ts';
+import { renderStatusText } from '../../src/ops/status/status-text.ts';
+import { readStatusView } from '../../src/ops/status/status-view.ts';
 import { runCli } from '../support/cli.ts';
 import { sign } from '../venue/venue-fixture.ts';
 import { until, VenueExecutorHarness, type TestWallet } from '../executor/venue-harness.ts';
@@ -89,6 +91,11 @@ describe('spot fills on the venue', () => {
     expect(String(entries[0]!.detail['outputAmount'])).toMatch(/^[1-9]\d*$/);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ kind: 'external_fill', key: `external_fill:${String(entries[0]!.detail['fillId'])}` });
+
+    // The status page and `stratd status` list it with its tokens and raw amounts.
+    const status = await readStatusView({ redis, prefix, mode: 'paper', wallet: w.address, ledger: h.ledger, queues: new Map(), now: Date.now });
+    expect(status.fills[0]).toMatchObject({ fillId: entries[0]!.detail['fillId'], cause: 'trigger_fill', market: 'USDC→SOL', side: 'spot', action: 'Swap' });
+    expect(renderStatusText(status)).toMatch(/fills not caused by stratd\n {2}.* trigger_fill {2}swap USDC→SOL spot in 100000000 \/ out \d+ raw at -/);
 
     const cli = await runCli(['actions'], { env: { STRATD_REDIS_PREFIX: redisPrefix, REDIS_URL: redisUrlFromEnv() } });
     expect(cli.code, cli.stderr).toBe(0);
