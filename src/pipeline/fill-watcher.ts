@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { TradeRecord } from '../api/schemas/perps.ts';
+import type { RecurringOrder } from '../api/schemas/recurring.ts';
+import type { TriggerOrder } from '../api/schemas/trigger.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { NotifyEventInput, NotifySink } from '../kernel/notify-event.ts';
 import { signatureClaimKey } from './executor/action-store.ts';
@@ -17,8 +19,8 @@ import type { Snapshot } from '../sdk/snapshot.ts';
  */
 
 // trigger_fill and recurring_slice name spot trigger-order fills and recurring-order slices: they
-// change balances, not positions, and need those orders' history, which the watcher does not read
-// yet; the names are fixed now so the ledger's vocabulary does not change when it does.
+// change balances, not positions; they are found from the orders' own state (filled amounts), not
+// from the perps trade history.
 export const FILL_CAUSES = ['tpsl_trigger', 'limit_fill', 'trigger_fill', 'recurring_slice', 'liquidation', 'manual'] as const;
 export type FillCause = (typeof FILL_CAUSES)[number];
 
@@ -46,6 +48,16 @@ export function fillCause(trade: Pick<TradeRecord, 'orderType' | 'action'>): Fil
 export function fillId(trade: TradeRecord): string {
   const text = [trade.txHash, trade.positionRequestPubkey ?? '', trade.action, trade.orderType, trade.mint, trade.side, trade.size, String(trade.createdTime)].join('|');
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+/** A spot order's cumulative filled amounts as last seen ("input:output", raw integer units). */
+export function orderFilledKey(prefix: string, orderKey: string): string {
+  return `${prefix}fills:order:${orderKey}`;
+}
+
+/** Set once the wallet's first trigger orders were read: what had filled by then is not reported. */
+export function triggerBaselineKey(prefix: string, wallet: string): string {
+  return `${prefix}fills:trigger-baseline:${wallet}`;
 }
 
 /** The Redis key that marks a fill recorded (SET NX: exactly once across replicas and restarts). */
@@ -85,6 +97,104 @@ export interface FillWatcherOptions {
   readonly now?: () => number;
 }
 
+/** A spot order's fill the watcher recorded: the increment since the order was last seen. */
+export interface OrderFill {
+  readonly id: string;
+  readonly cause: 'trigger_fill' | 'recurring_slice';
+  readonly orderKey: string;
+  readonly inputMint: string;
+  readonly outputMint: string;
+  /** Raw integer units of the input and output mints, as text. */
+  readonly inputAmount: string;
+  readonly outputAmount: string;
+  /** The order's cumulative filled input after this fill, and its whole input. */
+  readonly filledInput: string;
+  readonly orderInput: string;
+  readonly status: string;
+  /** The newest fill transaction of the order. */
+  readonly txHash: string;
+}
+
+/** What the watcher's trigger and recurring readers know of one spot order. */
+export interface SpotOrderState {
+  readonly orderKey: string;
+  readonly inputMint: string;
+  readonly outputMint: string;
+  readonly orderInput: bigint;
+  readonly filledInput: bigint;
+  readonly filledOutput: bigint;
+  readonly status: string;
+  readonly lastTx: string;
+  /** When the order last changed (ms), if known. */
+  readonly updatedMs?: number;
+}
+
+/**
+ * A trigger order's filled amounts, summed from its fill trades (api-facts: an open order with
+ * trades is partly filled). Unknown (undefined) when a trade lacks its raw amounts: an order whose
+ * fill cannot be counted exactly is not reported with a guessed amount.
+ */
+export function triggerOrderState(order: TriggerOrder): SpotOrderState | undefined {
+  let filledInput = 0n;
+  let filledOutput = 0n;
+  let lastTx = '';
+  for (const trade of order.trades) {
+    if (trade.action.toLowerCase() !== 'fill') continue;
+    if (trade.rawInputAmount === undefined || trade.rawOutputAmount === undefined) return undefined;
+    filledInput += BigInt(trade.rawInputAmount);
+    filledOutput += BigInt(trade.rawOutputAmount);
+    lastTx = trade.txId;
+  }
+  if (order.rawMakingAmount === undefined) return undefined;
+  const updatedMs = Date.parse(order.updatedAt);
+  return {
+    orderKey: order.orderKey,
+    inputMint: order.inputMint,
+    outputMint: order.outputMint,
+    orderInput: BigInt(order.rawMakingAmount),
+    filledInput,
+    filledOutput,
+    status: order.status,
+    lastTx,
+    ...(Number.isFinite(updatedMs) ? { updatedMs } : {}),
+  };
+}
+
+/** Set once the wallet's first recurring orders were read: slices executed by then are not reported. */
+export function recurringBaselineKey(prefix: string, wallet: string): string {
+  return `${prefix}fills:recurring-baseline:${wallet}`;
+}
+
+const RAW = /^\d+$/;
+
+/**
+ * A recurring order's states after each executed slice, oldest first: one state per slice, so
+ * slices that executed between two reads are still one fill each. Empty when a slice lacks its raw
+ * amounts (not counted with a guessed amount).
+ */
+export function recurringOrderStates(order: RecurringOrder): SpotOrderState[] {
+  const states: SpotOrderState[] = [];
+  let filledInput = 0n;
+  let filledOutput = 0n;
+  const status = order.closeTx === null ? 'Active' : 'Closed';
+  const updatedMs = Date.parse(order.updatedAt);
+  for (const trade of order.trades) {
+    if (trade.action.toLowerCase() !== 'fill') continue;
+    const input = trade['rawInputAmount'];
+    const output = trade['rawOutputAmount'];
+    if (typeof input !== 'string' || typeof output !== 'string' || !RAW.test(input) || !RAW.test(output)) return [];
+    filledInput += BigInt(input);
+    filledOutput += BigInt(output);
+    states.push({ orderKey: order.orderKey, inputMint: order.inputMint, outputMint: order.outputMint, orderInput: BigInt(order.rawInDeposited), filledInput, filledOutput, status, lastTx: trade.txId, ...(Number.isFinite(updatedMs) ? { updatedMs } : {}) });
+  }
+  return states;
+}
+
+/** A spot order fill's id: the order and its cumulative filled input identify each increment. */
+export function orderFillId(cause: OrderFill['cause'], orderKey: string, filledInput: bigint): string {
+  return createHash('sha256').update([cause, orderKey, filledInput.toString()].join('|')).digest('hex').slice(0, 32);
+}
+
 /** A fill the watcher recorded. */
 export interface ExternalFill {
   readonly id: string;
@@ -106,13 +216,66 @@ export class FillWatcher {
   }
 
   /** Looks at one snapshot: positions teach TP/SL kinds, trades yield fills. Answers the fills it recorded. */
-  async observe(snapshot: Snapshot): Promise<ExternalFill[]> {
+  async observe(snapshot: Snapshot): Promise<Array<ExternalFill | OrderFill>> {
     if (snapshot.kind === 'positions') {
       await this.learnTpsl(snapshot.positions);
       return [];
     }
     if (snapshot.kind === 'trades') return this.recordTrades(snapshot.wallet, snapshot.trades);
+    if (snapshot.kind === 'triggerOrders') {
+      const states = [...snapshot.orders, ...(snapshot.history ?? [])].map(triggerOrderState).filter((o) => o !== undefined);
+      return this.recordOrderFills('trigger_fill', triggerBaselineKey(this.o.prefix, snapshot.wallet), states);
+    }
+    if (snapshot.kind === 'recurringOrders') {
+      const states = [...snapshot.orders, ...snapshot.history].flatMap(recurringOrderStates);
+      return this.recordOrderFills('recurring_slice', recurringBaselineKey(this.o.prefix, snapshot.wallet), states);
+    }
     return [];
+  }
+
+  /**
+   * Spot orders' fills: an order whose filled input grew since it was last seen yields one fill for
+   * the increment. Orders our executor placed count too: their fills happen later, by the venue's
+   * keeper, not by a landed action of ours.
+   */
+  private async recordOrderFills(cause: OrderFill['cause'], baselineKey: string, orders: readonly SpotOrderState[]): Promise<OrderFill[]> {
+    const { redis, prefix } = this.o;
+    const first = (await redis.set(baselineKey, String(this.now()), 'NX')) === 'OK';
+    const recorded: OrderFill[] = [];
+    for (const order of orders) {
+      const lastKey = orderFilledKey(prefix, order.orderKey);
+      const last = await redis.get(lastKey);
+      // First sight of the wallet's orders, or an order that changed last before the marks' retention
+      // (a long-closed order still on the history page, its marks expired): what filled then is
+      // history, not news — a fill of it seen while it was news was recorded then.
+      const old = order.updatedMs !== undefined && order.updatedMs < this.now() - this.retentionMs;
+      const [lastIn, lastOut] = last === null ? [0n, 0n] : last.split(':').map((v) => BigInt(v));
+      if (!first && !old && order.filledInput > (lastIn ?? 0n)) {
+        const fill: OrderFill = {
+          id: orderFillId(cause, order.orderKey, order.filledInput),
+          cause,
+          orderKey: order.orderKey,
+          inputMint: order.inputMint,
+          outputMint: order.outputMint,
+          inputAmount: (order.filledInput - (lastIn ?? 0n)).toString(),
+          outputAmount: (order.filledOutput - (lastOut ?? 0n)).toString(),
+          filledInput: order.filledInput.toString(),
+          orderInput: order.orderInput.toString(),
+          status: order.status,
+          txHash: order.lastTx,
+        };
+        const entry = this.o.ledger.encode(orderFillEntry(fill, this.now()));
+        const fresh = await RECORD_FILL.run(redis, [fillSeenKey(prefix, fill.id), this.o.ledger.streamKey], [this.retentionMs, entry, this.o.ledger.maxLen]);
+        if (fresh === 1) {
+          recorded.push(fill);
+          this.o.logger?.info({ fill: fill.id, cause, order: fill.orderKey, inputAmount: fill.inputAmount }, 'external fill');
+          // Not awaited by the tick: delivery is queued and never holds up the pollers.
+          void this.o.notifier?.notify(orderFillEvent(fill, this.now()));
+        }
+      }
+      if (last === null || order.filledInput > (lastIn ?? 0n)) await redis.set(lastKey, `${order.filledInput}:${order.filledOutput}`, 'PX', this.retentionMs);
+    }
+    return recorded;
   }
 
   private async learnTpsl(positions: ReadonlyArray<{ readonly tpslRequests?: ReadonlyArray<{ positionRequestPubkey: string; requestType: string }> | null }>): Promise<void> {
@@ -191,6 +354,40 @@ export function fillEvent(fill: ExternalFill, atMs: number): NotifyEventInput {
     key: `external_fill:${fill.id}`,
     title: `${cause}: ${t.action.toLowerCase()} ${t.positionName} ${t.side}, not by stratd`,
     text: `size ${t.size} USD×10^6 at price ${t.price} USD×10^6, tx ${t.txHash}`,
+    atMs,
+  };
+}
+
+/** The ledger entry of a spot order's fill: amounts in the mints' raw integer units, as text. */
+export function orderFillEntry(fill: OrderFill, atMs: number): LedgerEntryInput {
+  return {
+    at: atMs,
+    type: 'fill',
+    detail: {
+      fillId: fill.id,
+      cause: fill.cause,
+      orderKey: fill.orderKey,
+      inputMint: fill.inputMint,
+      outputMint: fill.outputMint,
+      inputAmount: fill.inputAmount,
+      outputAmount: fill.outputAmount,
+      filledInput: fill.filledInput,
+      orderInput: fill.orderInput,
+      status: fill.status,
+      ...(fill.txHash ? { txHash: fill.txHash } : {}),
+    },
+  };
+}
+
+/** The notification of a spot order's fill; keyed by the fill, so it is delivered once. */
+export function orderFillEvent(fill: OrderFill, atMs: number): NotifyEventInput {
+  const what = fill.cause === 'trigger_fill' ? 'trigger order' : 'recurring order';
+  return {
+    kind: 'external_fill',
+    severity: 'warning',
+    key: `external_fill:${fill.id}`,
+    title: `${fill.cause}: ${what} ${fill.orderKey} filled ${fill.inputAmount} (${fill.filledInput} of ${fill.orderInput}), not by stratd`,
+    text: `in ${fill.inputAmount} ${fill.inputMint}, out ${fill.outputAmount} ${fill.outputMint} (raw units)${fill.txHash ? `, tx ${fill.txHash}` : ''}`,
     atMs,
   };
 }

@@ -29,7 +29,7 @@ export const LEDGER_ENTRY_TYPES = [
   'alert',
   /** Start, stop, recovery. */
   'system',
-  /** A position changed without one of our actions: a TP/SL trigger, limit fill, liquidation, manual close (src/pipeline/fill-watcher.ts). */
+  /** A position or balance changed without one of our actions: a TP/SL trigger, limit fill, spot trigger fill, recurring slice, liquidation, manual close (src/pipeline/fill-watcher.ts). */
   'fill',
 ] as const;
 export const ledgerEntryType = z.enum(LEDGER_ENTRY_TYPES);

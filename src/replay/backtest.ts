@@ -92,7 +92,7 @@ async function backtestOne(loaded: LoadedStrategy, options: BacktestOptions): Pr
         await venue.advanceTo(recorded.receivedAtMs);
         if (recorded.kind === 'collateralLimits') return []; // keyed by the recorded wallet's positions; re-read below
         // The recorded wallet's orders are not the paper wallet's: the strategy sees its own, read before each ranking.
-        if (recorded.kind === 'triggerOrders') return [];
+        if (recorded.kind === 'triggerOrders' || recorded.kind === 'recurringOrders') return [];
         if (recorded.kind === 'rankedTokens') {
           venue.tokensFrom(recorded);
           return [await venue.triggerOrdersAt(recorded), recorded];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { marketMint } from '../api/mints.ts';
 import { collateralLimitsResponse, limitOrdersResponse, poolInfoResponse, positionsResponse, tradesResponse } from '../api/schemas/perps.ts';
 import { newTokensResponse, rankedTokensResponse, tokenCategory, tokenInterval } from '../api/schemas/tokens.ts';
+import { recurringOrder } from '../api/schemas/recurring.ts';
 import { triggerOrder } from '../api/schemas/trigger.ts';
 
 /**
@@ -11,7 +12,7 @@ import { triggerOrder } from '../api/schemas/trigger.ts';
  */
 
 /** The data sources, one poller each. A closed set: a typo fails the type check. */
-export const SNAPSHOT_KINDS = ['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders'] as const;
+export const SNAPSHOT_KINDS = ['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders', 'recurringOrders'] as const;
 export const snapshotKind = z.enum(SNAPSHOT_KINDS);
 export type SnapshotKind = z.infer<typeof snapshotKind>;
 
@@ -84,6 +85,20 @@ export const triggerOrdersSnapshot = z.strictObject({
   ...common,
   wallet: z.string(),
   orders: z.array(triggerOrder),
+  // The newest closed orders (orderStatus history, first page): an order that filled wholly leaves
+  // the active list at once, and the fill watcher finds its fill here. Optional: recordings made
+  // before it was read replay unchanged.
+  history: z.array(triggerOrder).optional(),
+});
+
+/** The wallet's recurring (DCA) orders: the active ones (every page) and the newest closed (first history page). */
+export const recurringOrdersSnapshot = z.strictObject({
+  kind: z.literal('recurringOrders'),
+  source: z.literal('recurring.getRecurringOrders'),
+  ...common,
+  wallet: z.string(),
+  orders: z.array(recurringOrder),
+  history: z.array(recurringOrder),
 });
 
 export const snapshotSchema = z.discriminatedUnion('kind', [
@@ -95,6 +110,7 @@ export const snapshotSchema = z.discriminatedUnion('kind', [
   limitOrdersSnapshot,
   tradesSnapshot,
   triggerOrdersSnapshot,
+  recurringOrdersSnapshot,
 ]);
 export type Snapshot = z.infer<typeof snapshotSchema>;
 /** The snapshot of one kind: `SnapshotOf<'positions'>`. */

@@ -12,7 +12,7 @@ import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope(`health-outage-${process.pid}`);
-const KINDS = ['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades'];
+const KINDS = ['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'recurringOrders'];
 let venue: Venue;
 let client: ApiClient;
 let pollers: Pollers | undefined;

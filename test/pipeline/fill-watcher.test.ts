@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import type { NotifyEventInput } from '../../src/kernel/notify-event.ts';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
-import { FillWatcher } from '../../src/pipeline/fill-watcher.ts';
+import { FillWatcher, type ExternalFill } from '../../src/pipeline/fill-watcher.ts';
 import { Ledger } from '../../src/records/ledger.ts';
 import { keyPrefix } from '../../src/pipeline/queues.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
@@ -54,7 +54,8 @@ async function look(fills: FillWatcher, w: TestWallet) {
   const positions: Snapshot = { kind: 'positions', source: 'perps.positions', key: w.address, wallet: w.address, positions: await h.positions(w), tickMs: now, receivedAtMs: now };
   const trades: Snapshot = { kind: 'trades', source: 'perps.trades', key: w.address, wallet: w.address, trades: (await h.direct.call('perps.trades', { walletAddress: w.address, start: 0, end: 20 })).dataList, tickMs: now, receivedAtMs: now };
   await fills.observe(positions);
-  return fills.observe(trades);
+  // A trades snapshot yields perps fills only.
+  return (await fills.observe(trades)) as ExternalFill[];
 }
 
 async function fillEntries(w: TestWallet) {

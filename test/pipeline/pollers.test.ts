@@ -130,10 +130,13 @@ describe('a tick', () => {
   it('every enabled source ticks with tickNow(), and the heartbeat records each', async () => {
     const reports = await pollers().tickNow();
     const kinds = new Set(reports.map((r) => r.kind));
-    expect(kinds).toEqual(new Set(['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders']));
+    expect(kinds).toEqual(new Set(['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders', 'recurringOrders']));
     expect(reports.filter((r) => r.error !== undefined)).toEqual([]);
     const heartbeat = await scope.redis.hgetall(pollerHeartbeatKey(scope.prefix));
     expect(Object.keys(heartbeat).sort()).toEqual([...kinds].sort());
+    // What the fill watcher reads: the newest closed trigger orders, the recurring orders active and closed.
+    expect(await readLatestSnapshot(scope.redis, scope.prefix, 'triggerOrders', wallet)).toMatchObject({ orders: [], history: [] });
+    expect(await readLatestSnapshot(scope.redis, scope.prefix, 'recurringOrders', wallet)).toMatchObject({ source: 'recurring.getRecurringOrders', orders: [], history: [] });
   });
 });
 

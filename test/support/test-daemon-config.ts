@@ -19,5 +19,6 @@ export function testDaemonOverrides(o: { redisUrl: string; redisPrefix: string; 
     'pollers.collateralLimits.enabled': false,
     'pollers.limitOrders.enabled': false,
     'pollers.trades.enabled': false,
+    'pollers.recurringOrders.enabled': false,
   };
 }

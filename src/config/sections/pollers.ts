@@ -86,7 +86,8 @@ export const pollersSection = {
   positions: schedule('positions', '*/5 * * * * *', "the wallet's open positions", 'STRATD_POLL_POSITIONS_CRON'),
   collateralLimits: schedule('collateralLimits', '1-59/15 * * * * *', 'the collateral limits of each open position', 'STRATD_POLL_COLLATERAL_LIMITS_CRON'),
   limitOrders: schedule('limitOrders', '3-59/30 * * * * *', "the wallet's perps limit orders", 'STRATD_POLL_LIMIT_ORDERS_CRON'),
-  triggerOrders: schedule('triggerOrders', '4-59/30 * * * * *', "the wallet's active trigger orders (every page)", 'STRATD_POLL_TRIGGER_ORDERS_CRON'),
+  triggerOrders: schedule('triggerOrders', '4-59/30 * * * * *', "the wallet's active trigger orders (every page) and the newest closed ones", 'STRATD_POLL_TRIGGER_ORDERS_CRON'),
+  recurringOrders: schedule('recurringOrders', '8-59/30 * * * * *', "the wallet's recurring (DCA) orders, active and newest closed (their executed slices)", 'STRATD_POLL_RECURRING_ORDERS_CRON'),
   trades: {
     ...schedule('trades', '6 * * * * *', "the wallet's recent trades", 'STRATD_POLL_TRADES_CRON'),
     limit: key({

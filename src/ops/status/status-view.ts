@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { MARKET_SYMBOL } from '../../api/mints.ts';
+import { MARKET_SYMBOL, MINTS } from '../../api/mints.ts';
 import { ActionStore } from '../../pipeline/executor/action-store.ts';
 import { FINAL_STATES, type ActionRecord, type ActionState } from '../../records/action-record.ts';
 import type { Ledger, LedgerRecord } from '../../records/ledger.ts';
@@ -263,6 +263,20 @@ function fillLine(entry: LedgerRecord): FillLine {
   // Amounts are stored exact (USD × 10^6 as integer text); formatted only here, for humans.
   const usd = (v: unknown, decimals?: number): string => (typeof v === 'string' && /^-?\d+$/.test(v) ? formatUsd(BigInt(v), decimals) : '?');
   const market = typeof d.market === 'string' ? (MARKET_SYMBOL as Readonly<Record<string, string>>)[d.market] ?? d.market : '?';
+  if (typeof d.orderKey === 'string') {
+    // A spot order's fill (trigger_fill, recurring_slice): token amounts in raw units, no USD price.
+    const symbol = (mint: unknown): string => (typeof mint === 'string' ? (Object.entries(MINTS).find(([, m]) => m === mint)?.[0] ?? `${mint.slice(0, 4)}…`) : '?');
+    return {
+      fillId: text(d.fillId),
+      cause: text(d.cause),
+      market: `${symbol(d.inputMint)}→${symbol(d.outputMint)}`,
+      side: 'spot',
+      action: 'Swap',
+      size: `in ${text(d.inputAmount)} / out ${text(d.outputAmount)} raw`,
+      price: '-',
+      at: formatTime(entry.at),
+    };
+  }
   return {
     fillId: text(d.fillId),
     cause: d.trigger ? `${text(d.cause)} (${text(d.trigger)})` : text(d.cause),

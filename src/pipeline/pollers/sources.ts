@@ -177,7 +177,35 @@ export const POLLER_SOURCES: Sources = {
             for (let page = 2; page <= Math.min(first.totalPages, MAX_TRIGGER_ORDER_PAGES); page++) {
               orders.push(...(await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'active', page })).orders);
             }
-            return { kind: 'triggerOrders' as const, source: 'trigger.getTriggerOrders' as const, key: wallet, wallet, orders };
+            // The newest closed orders: a wholly filled order is there, not among the active ones (the fill watcher).
+            const history = (await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'history', page: 1 })).orders;
+            return { kind: 'triggerOrders' as const, source: 'trigger.getTriggerOrders' as const, key: wallet, wallet, orders, history };
+          },
+        },
+      ];
+    },
+  },
+  recurringOrders: {
+    kind: 'recurringOrders',
+    needsWallet: true,
+    async reads(ctx) {
+      const wallet = walletOf(ctx);
+      const read = async (orderStatus: 'active' | 'history', page: number) => {
+        const reply = await ctx.client.call('recurring.getRecurringOrders', { user: wallet, orderStatus, recurringType: 'all', includeFailedTx: false, page });
+        // Two documented shapes: a flat array with the pages at the top, or {orders, totalPages} (api-facts).
+        const list = reply.all ?? [];
+        return Array.isArray(list) ? { orders: list, totalPages: reply.totalPages ?? 1 } : { orders: list.orders, totalPages: list.totalPages ?? reply.totalPages ?? 1 };
+      };
+      return [
+        {
+          key: wallet,
+          run: async () => {
+            const first = await read('active', 1);
+            const orders = [...first.orders];
+            for (let page = 2; page <= Math.min(first.totalPages, MAX_TRIGGER_ORDER_PAGES); page++) orders.push(...(await read('active', page)).orders);
+            // The newest closed orders: an order's last slice closes it (the fill watcher).
+            const history = (await read('history', 1)).orders;
+            return { kind: 'recurringOrders' as const, source: 'recurring.getRecurringOrders' as const, key: wallet, wallet, orders, history };
           },
         },
       ];
