@@ -111,7 +111,15 @@ export interface ActionStoreOptions {
   readonly ledgerMaxLen?: number;
   /** How long a settled action's record is kept (config execution.retentionMs); default 7 days. */
   readonly retentionMs?: number;
+  /**
+   * Replicas that must acknowledge a `signed` write before its bytes are sent (redis.waitReplicas,
+   * resolved by kernel/redis-replicas.ts) and how long one WAIT blocks; absent or 0: none.
+   */
+  readonly replicas?: { readonly count: number; readonly timeoutMs: number };
 }
+
+/** Whether the replicas acknowledged a stored record: `stale` when the record is no longer the one written. */
+export type Replication = 'acknowledged' | 'not_acknowledged' | 'stale';
 
 export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 
@@ -143,12 +151,14 @@ export interface OutboxEntry {
 export class ActionStore {
   private readonly ledgerMaxLen: string;
   private readonly retentionSec: string;
+  private readonly replicas: { readonly count: number; readonly timeoutMs: number } | undefined;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     options: ActionStoreOptions = {},
   ) {
+    this.replicas = options.replicas && options.replicas.count > 0 ? options.replicas : undefined;
     this.ledgerMaxLen = String(options.ledgerMaxLen ?? 100_000);
     this.retentionSec = String(Math.max(1, Math.ceil((options.retentionMs ?? DEFAULT_RETENTION_MS) / 1000)));
   }
@@ -171,6 +181,35 @@ export class ActionStore {
    */
   async create(record: ActionRecord, ledgerEntry?: string, lease?: { readonly owner: string; readonly ttlMs: number }): Promise<boolean> {
     return (await this.cas(record, 0, ledgerEntry, lease)) !== 0;
+  }
+
+  /** Whether stored records must be acknowledged by replicas before they are acted on (replicated()). */
+  get waitsForReplicas(): boolean {
+    return this.replicas !== undefined;
+  }
+
+  /**
+   * Waits (WAIT, at most the configured timeout) until the configured replicas hold the record as
+   * stored, then reads its version on the same connection. WAIT waits for this connection's own
+   * last write, so a small write goes first in the same pipeline: it lands after the record's on
+   * the primary (whoever wrote the record: a process restarted on a `signed` record too), and a
+   * replica holding it holds the record. Should the connection have moved to a promoted replica
+   * since the record was written, the version read beside it tells the write was lost (`stale`).
+   */
+  async replicated(stored: StoredAction): Promise<Replication> {
+    if (!this.replicas) return 'acknowledged';
+    const replies = await this.redis
+      .pipeline()
+      .set(`${this.prefix}actions:replication-probe`, stored.record.actionId, 'PX', 60_000)
+      .wait(this.replicas.count, this.replicas.timeoutMs)
+      .hget(this.key(stored.record.actionId), 'v')
+      .exec();
+    const [[probeError], [waitError, acks], [readError, version]] = replies as [[Error | null, unknown], [Error | null, unknown], [Error | null, unknown]];
+    if (probeError) throw probeError;
+    if (waitError) throw waitError;
+    if (readError) throw readError;
+    if (version !== String(stored.version)) return 'stale';
+    return Number(acks) >= this.replicas.count ? 'acknowledged' : 'not_acknowledged';
   }
 
   async load(actionId: string): Promise<StoredAction | undefined> {
