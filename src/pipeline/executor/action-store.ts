@@ -118,8 +118,12 @@ export interface ActionStoreOptions {
   readonly replicas?: { readonly count: number; readonly timeoutMs: number };
 }
 
-/** Whether the replicas acknowledged a stored record: `stale` when the record is no longer the one written. */
-export type Replication = 'acknowledged' | 'not_acknowledged' | 'stale';
+/**
+ * Whether the replicas acknowledged a stored record: `stale` when the record is no longer the one
+ * written; `no_replica` when the primary has no replica connected at all (after a failover, until
+ * the old primary rejoins as a replica): no replica can be promoted holding less than it.
+ */
+export type Replication = 'acknowledged' | 'not_acknowledged' | 'no_replica' | 'stale';
 
 export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 
@@ -203,13 +207,19 @@ export class ActionStore {
       .set(`${this.prefix}actions:replication-probe`, stored.record.actionId, 'PX', 60_000)
       .wait(this.replicas.count, this.replicas.timeoutMs)
       .hget(this.key(stored.record.actionId), 'v')
+      .role()
       .exec();
-    const [[probeError], [waitError, acks], [readError, version]] = replies as [[Error | null, unknown], [Error | null, unknown], [Error | null, unknown]];
+    const [[probeError], [waitError, acks], [readError, version], [roleError, role]] = replies as [[Error | null, unknown], [Error | null, unknown], [Error | null, unknown], [Error | null, unknown]];
     if (probeError) throw probeError;
     if (waitError) throw waitError;
     if (readError) throw readError;
+    if (roleError) throw roleError;
     if (version !== String(stored.version)) return 'stale';
-    return Number(acks) >= this.replicas.count ? 'acknowledged' : 'not_acknowledged';
+    if (Number(acks) >= this.replicas.count) return 'acknowledged';
+    // ROLE on a primary: ['master', offset, [[host, port, offset], ...]], its connected replicas.
+    // A stalled replica stays listed (until repl-timeout), so it still holds the send back.
+    const connected = Array.isArray(role) && Array.isArray(role[2]) ? role[2].length : 1;
+    return connected === 0 ? 'no_replica' : 'not_acknowledged';
   }
 
   async load(actionId: string): Promise<StoredAction | undefined> {

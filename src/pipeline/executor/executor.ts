@@ -833,7 +833,10 @@ export class Executor {
   private async heldForReplication(stored: StoredAction): Promise<StoredAction | undefined> {
     const r = stored.record;
     const replication = await this.options.store.replicated(stored);
-    if (replication === 'acknowledged') {
+    // No replica connected at all (the promoted primary before the old one rejoins): nothing can
+    // be promoted without this write, and holding every send until an operator restores a replica
+    // would leave positions unprotected.
+    if (replication === 'acknowledged' || replication === 'no_replica') {
       this.#heldForReplication.delete(r.actionId);
       return undefined;
     }
