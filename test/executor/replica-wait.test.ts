@@ -67,8 +67,13 @@ describe('ActionStore.replicated', () => {
     expect(store.waitsForReplicas).toBe(true);
     // The shared test Redis has no replica connected (see above).
     expect(await store.replicated(signed)).toBe('no_replica');
-    // The write the WAIT waits for: its own, after the record's, so the WAIT covers the record whoever wrote it.
+    // The write the WAIT waited for: its own, after the record's, so the WAIT covers the record whoever wrote it.
     expect(await redis.get(probeKey)).toBe(signed.record.actionId);
+    // From then on ROLE is asked first: no WAIT (and no write for it to wait for) while no replica is connected.
+    await redis.del(probeKey);
+    expect(await store.replicated(signed)).toBe('no_replica');
+    expect(await redis.exists(probeKey)).toBe(0);
+    expect(await store.replicated({ ...signed, version: signed.version + 1 })).toBe('stale');
   });
 
   it('a record that is no longer the one written (lost to a failover) is stale, not acknowledged', async () => {

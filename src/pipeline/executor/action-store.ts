@@ -156,6 +156,8 @@ export class ActionStore {
   private readonly ledgerMaxLen: string;
   private readonly retentionSec: string;
   private readonly replicas: { readonly count: number; readonly timeoutMs: number } | undefined;
+  /** The primary had no replica connected at the last look (replicated()). */
+  private withoutReplica = false;
 
   constructor(
     private readonly redis: Redis,
@@ -202,6 +204,16 @@ export class ActionStore {
    */
   async replicated(stored: StoredAction): Promise<Replication> {
     if (!this.replicas) return 'acknowledged';
+    if (this.withoutReplica) {
+      // The last answer was "no replica connected": a WAIT would only block for its whole timeout
+      // on every send until one is back, so ROLE is asked first, and the WAIT follows once one is.
+      const [[readError, version], [roleError, role]] = (await this.redis.pipeline().hget(this.key(stored.record.actionId), 'v').role().exec()) as [[Error | null, unknown], [Error | null, unknown]];
+      if (readError) throw readError;
+      if (roleError) throw roleError;
+      if (version !== String(stored.version)) return 'stale';
+      if (connectedReplicas(role) === 0) return 'no_replica';
+      this.withoutReplica = false;
+    }
     const replies = await this.redis
       .pipeline()
       .set(`${this.prefix}actions:replication-probe`, stored.record.actionId, 'PX', 60_000)
@@ -216,10 +228,9 @@ export class ActionStore {
     if (roleError) throw roleError;
     if (version !== String(stored.version)) return 'stale';
     if (Number(acks) >= this.replicas.count) return 'acknowledged';
-    // ROLE on a primary: ['master', offset, [[host, port, offset], ...]], its connected replicas.
     // A stalled replica stays listed (until repl-timeout), so it still holds the send back.
-    const connected = Array.isArray(role) && Array.isArray(role[2]) ? role[2].length : 1;
-    return connected === 0 ? 'no_replica' : 'not_acknowledged';
+    this.withoutReplica = connectedReplicas(role) === 0;
+    return this.withoutReplica ? 'no_replica' : 'not_acknowledged';
   }
 
   async load(actionId: string): Promise<StoredAction | undefined> {
@@ -306,6 +317,11 @@ export class ActionStore {
   async release(actionId: string, owner: string): Promise<void> {
     await RELEASE_LEASE.run(this.redis, [this.leaseKey(actionId)], [owner]);
   }
+}
+
+/** ROLE on a primary answers ['master', offset, [[host, port, offset], ...]]: its connected replicas (anything else: assume one). */
+function connectedReplicas(role: unknown): number {
+  return Array.isArray(role) && Array.isArray(role[2]) ? role[2].length : 1;
 }
 
 /** Takes the lease when free, renews it when `owner` holds it: one step, so no other holder is renewed. */
