@@ -15,6 +15,7 @@ import type { Logger } from '../kernel/logger.ts';
 import type { ActionJob } from '../records/action.ts';
 import { watchHealth } from '../ops/health-alerts.ts';
 import { Metrics } from '../pipeline/metrics.ts';
+import { expectedReplicas, parseWaitReplicas } from '../kernel/redis-replicas.ts';
 import { PreparationSlots } from '../pipeline/executor/preparation-slots.ts';
 import { actionEvents } from '../ops/notify/action-events.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
@@ -357,7 +358,15 @@ export interface ExecutorRoleOptions {
   readonly onSent?: DaemonOptions['onSent'];
   readonly onLandingSeen?: DaemonOptions['onLandingSeen'];
   readonly onOutcomeRecorded?: DaemonOptions['onOutcomeRecorded'];
+  /** Replicas that must acknowledge a signed record before it is sent (resolved redis.waitReplicas; absent: 0). */
+  readonly replicaCount?: number;
 }
+
+/**
+ * How long one WAIT for a replica blocks before the send is retried: long enough for a replica a
+ * network hop away, short enough that the lease (renewed between steps) never lapses meanwhile.
+ */
+const REPLICA_ACK_TIMEOUT_MS = 1_000;
 
 async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker> {
   const warm = await keepExecutorPathWarm({
@@ -377,7 +386,10 @@ async function startExecutorRole(o: ExecutorRoleOptions): Promise<ExecutorWorker
   const closePipelined = () => closeRedis(pipelined);
   let executor: Executor;
   try {
-    executor = assembleExecutor({ ...o, redis: pipelined });
+    // Decided once, on the executor's own connection, before the first send (kernel/redis-replicas.ts).
+    const replicaCount = await expectedReplicas(pipelined, parseWaitReplicas(o.config.redis.waitReplicas));
+    if (replicaCount > 0) o.logger.info({ component: 'executor', replicas: replicaCount }, 'signed actions are sent once a Redis replica holds them (redis.waitReplicas)');
+    executor = assembleExecutor({ ...o, redis: pipelined, replicaCount });
   } catch (error) {
     warm.stop();
     await closePipelined();
@@ -439,7 +451,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     findTpsl,
     tradingSwitch: o.tradingSwitch,
   });
-  const store = new ActionStore(redis, prefix, { ledgerMaxLen: config.ledger.maxLen, retentionMs: config.execution.retentionMs });
+  const store = new ActionStore(redis, prefix, { ledgerMaxLen: config.ledger.maxLen, retentionMs: config.execution.retentionMs, replicas: { count: o.replicaCount ?? 0, timeoutMs: REPLICA_ACK_TIMEOUT_MS } });
   // Several strategies on one stop: a move or cancel that loosens a trigger another strategy set
   // (booked, or on an action that may have landed unseen) is refused, at accept and before signing.
   const risk = withStopArbitration(gate, { redis, prefix, findTpsl, unbooked: unbookedTpslActions(store), ledger: o.ledger });
@@ -510,6 +522,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     confirmPollMs: config.execution.confirmPollMs,
     rebroadcastMs: config.execution.rebroadcastMs,
     observe: (record, phase) => o.metrics.observeAction(record, phase),
+    onReplicationWait: () => o.metrics.heldForReplication.inc(),
     onTransition: async (record) => {
       // Not awaited: a notification never holds up the executor (delivery is queued anyway).
       for (const event of actionEvents(record, Date.now())) void o.notifier?.notify(event);

@@ -37,6 +37,7 @@ export class Metrics {
   readonly snapshotAge = new Gauge({ name: 'stratd_snapshot_age_seconds', help: 'Age of the newest stored snapshot of each kind (read at scrape)', labelNames: ['kind'], registers: [this.registry] });
   readonly openActions = new Gauge({ name: 'stratd_open_actions', help: 'Unfinished actions of the deployment by state (read at scrape)', labelNames: ['state'], registers: [this.registry] });
   readonly actionPreparation = new Gauge({ name: 'stratd_action_preparation', help: "This process's actions being built, inspected and signed (slot=\"taken\") and waiting for a turn (slot=\"waiting\"); see execution.maxPreparingActions", labelNames: ['slot'], registers: [this.registry] });
+  readonly heldForReplication = new Counter({ name: 'stratd_sends_held_for_replication_total', help: 'Times a signed action was not sent because no Redis replica acknowledged its signed record in time (redis.waitReplicas); it is retried', registers: [this.registry] });
   readonly oldestOpenActionAge = new Gauge({ name: 'stratd_open_action_oldest_age_seconds', help: 'Age of the oldest unfinished action since it was accepted (0 when none)', registers: [this.registry] });
   readonly positionDistance = new Gauge({
     name: 'stratd_position_liquidation_distance_bps',

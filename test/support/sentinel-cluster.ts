@@ -158,6 +158,16 @@ export class SentinelCluster {
     await exited;
   }
 
+  /**
+   * SIGSTOPs (`'SIGSTOP'`) or resumes (`'SIGCONT'`) the replica: stopped, it keeps its connection
+   * to the primary but acknowledges nothing, the way a replica behind a stalled link does.
+   */
+  signalReplica(signal: 'SIGSTOP' | 'SIGCONT'): void {
+    const replica = this.processes.get('replica');
+    if (!replica || replica.exitCode !== null) throw new SentinelClusterError('the replica is not running');
+    replica.kill(signal);
+  }
+
   /** Waits until the sentinels name the replica as primary and it answers as one. */
   async waitForPromotion(timeoutMs: number): Promise<void> {
     await waitFor('the sentinels promote the replica', async () => {
@@ -176,6 +186,8 @@ export class SentinelCluster {
     await Promise.all(running.map((p) => new Promise((resolve) => {
       p.once('exit', resolve);
       p.kill('SIGKILL');
+      // A stopped process is killed by SIGKILL too; SIGCONT only so nothing waits on a stopped one.
+      p.kill('SIGCONT');
     })));
     this.processes.clear();
     await rm(this.dir, { recursive: true, force: true });

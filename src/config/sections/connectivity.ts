@@ -174,6 +174,14 @@ export const redisSection = {
     sensitive: true,
     format: 'a password, or "" for none',
   }),
+  waitReplicas: key({
+    doc: 'Replicas that must acknowledge the executor\'s signed record (Redis WAIT) before its transaction is sent, so a failover cannot lose a signed action and have it signed again. `auto`: 1 with sentinels or when the primary reports connected replicas at start, else 0 (a single node waits for nothing); 0: never wait (docs/operations.md, "Redis that fails over").',
+    schema: z.string().regex(/^(auto|\d{1,2})$/, { message: 'expected "auto" or a number of replicas' }),
+    default: 'auto',
+    kind: 'string',
+    env: 'STRATD_REDIS_WAIT_REPLICAS',
+    format: 'auto, or a number of replicas (0 = never wait)',
+  }),
   prefix: key({
     doc: 'Key prefix of this deployment. Always wrapped in a Redis Cluster hash tag ("stratd" → "{stratd}:") so the keys BullMQ scripts touch together share a slot.',
     schema: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'expected 1-64 letters, digits, "_", "." or "-" (the hash tag is added for you)' }),

@@ -111,7 +111,19 @@ export interface ActionStoreOptions {
   readonly ledgerMaxLen?: number;
   /** How long a settled action's record is kept (config execution.retentionMs); default 7 days. */
   readonly retentionMs?: number;
+  /**
+   * Replicas that must acknowledge a `signed` write before its bytes are sent (redis.waitReplicas,
+   * resolved by kernel/redis-replicas.ts) and how long one WAIT blocks; absent or 0: none.
+   */
+  readonly replicas?: { readonly count: number; readonly timeoutMs: number };
 }
+
+/**
+ * Whether the replicas acknowledged a stored record: `stale` when the record is no longer the one
+ * written; `no_replica` when the primary has no replica connected at all (after a failover, until
+ * the old primary rejoins as a replica): no replica can be promoted holding less than it.
+ */
+export type Replication = 'acknowledged' | 'not_acknowledged' | 'no_replica' | 'stale';
 
 export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 
@@ -143,12 +155,16 @@ export interface OutboxEntry {
 export class ActionStore {
   private readonly ledgerMaxLen: string;
   private readonly retentionSec: string;
+  private readonly replicas: { readonly count: number; readonly timeoutMs: number } | undefined;
+  /** The primary had no replica connected at the last look (replicated()). */
+  private withoutReplica = false;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     options: ActionStoreOptions = {},
   ) {
+    this.replicas = options.replicas && options.replicas.count > 0 ? options.replicas : undefined;
     this.ledgerMaxLen = String(options.ledgerMaxLen ?? 100_000);
     this.retentionSec = String(Math.max(1, Math.ceil((options.retentionMs ?? DEFAULT_RETENTION_MS) / 1000)));
   }
@@ -171,6 +187,50 @@ export class ActionStore {
    */
   async create(record: ActionRecord, ledgerEntry?: string, lease?: { readonly owner: string; readonly ttlMs: number }): Promise<boolean> {
     return (await this.cas(record, 0, ledgerEntry, lease)) !== 0;
+  }
+
+  /** Whether stored records must be acknowledged by replicas before they are acted on (replicated()). */
+  get waitsForReplicas(): boolean {
+    return this.replicas !== undefined;
+  }
+
+  /**
+   * Waits (WAIT, at most the configured timeout) until the configured replicas hold the record as
+   * stored, then reads its version on the same connection. WAIT waits for this connection's own
+   * last write, so a small write goes first in the same pipeline: it lands after the record's on
+   * the primary (whoever wrote the record: a process restarted on a `signed` record too), and a
+   * replica holding it holds the record. Should the connection have moved to a promoted replica
+   * since the record was written, the version read beside it tells the write was lost (`stale`).
+   */
+  async replicated(stored: StoredAction): Promise<Replication> {
+    if (!this.replicas) return 'acknowledged';
+    if (this.withoutReplica) {
+      // The last answer was "no replica connected": a WAIT would only block for its whole timeout
+      // on every send until one is back, so ROLE is asked first, and the WAIT follows once one is.
+      const [[readError, version], [roleError, role]] = (await this.redis.pipeline().hget(this.key(stored.record.actionId), 'v').role().exec()) as [[Error | null, unknown], [Error | null, unknown]];
+      if (readError) throw readError;
+      if (roleError) throw roleError;
+      if (version !== String(stored.version)) return 'stale';
+      if (connectedReplicas(role) === 0) return 'no_replica';
+      this.withoutReplica = false;
+    }
+    const replies = await this.redis
+      .pipeline()
+      .set(`${this.prefix}actions:replication-probe`, stored.record.actionId, 'PX', 60_000)
+      .wait(this.replicas.count, this.replicas.timeoutMs)
+      .hget(this.key(stored.record.actionId), 'v')
+      .role()
+      .exec();
+    const [[probeError], [waitError, acks], [readError, version], [roleError, role]] = replies as [[Error | null, unknown], [Error | null, unknown], [Error | null, unknown], [Error | null, unknown]];
+    if (probeError) throw probeError;
+    if (waitError) throw waitError;
+    if (readError) throw readError;
+    if (roleError) throw roleError;
+    if (version !== String(stored.version)) return 'stale';
+    if (Number(acks) >= this.replicas.count) return 'acknowledged';
+    // A stalled replica stays listed (until repl-timeout), so it still holds the send back.
+    this.withoutReplica = connectedReplicas(role) === 0;
+    return this.withoutReplica ? 'no_replica' : 'not_acknowledged';
   }
 
   async load(actionId: string): Promise<StoredAction | undefined> {
@@ -257,6 +317,11 @@ export class ActionStore {
   async release(actionId: string, owner: string): Promise<void> {
     await RELEASE_LEASE.run(this.redis, [this.leaseKey(actionId)], [owner]);
   }
+}
+
+/** ROLE on a primary answers ['master', offset, [[host, port, offset], ...]]: its connected replicas (anything else: assume one). */
+function connectedReplicas(role: unknown): number {
+  return Array.isArray(role) && Array.isArray(role[2]) ? role[2].length : 1;
 }
 
 /** Takes the lease when free, renews it when `owner` holds it: one step, so no other holder is renewed. */

@@ -51,6 +51,11 @@ export interface ExecutorOptions {
   readonly observe?: (record: ActionRecord, phase: 'accept' | 'drive') => void;
   /** Test hook: called right after the signature is made, before `signed` is persisted (nothing past `accepted` may be stored yet). */
   readonly onSigned?: (record: ActionRecord) => void | Promise<void>;
+  /**
+   * Told each time a signed action is held back because no replica acknowledged its `signed`
+   * write in time (ops metric); must not throw.
+   */
+  readonly onReplicationWait?: (record: ActionRecord) => void;
   /** Test hook: called right after a send returned, before `submitted` is persisted. */
   readonly onSent?: (record: ActionRecord) => void | Promise<void>;
   /**
@@ -139,6 +144,8 @@ export class Executor {
   readonly #refusedAt = new Map<string, number>();
   /** The preparation slot a fresh accept took for its build ahead, for the drive that continues from that record. */
   readonly #reservedSlot = new WeakMap<StoredAction, { readonly slot: PreparationSlot; readonly timer: NodeJS.Timeout }>();
+  /** Actions held back for replication whose hold was logged (once each). */
+  readonly #heldForReplication = new Set<string>();
   /** When accept's create took the lease of the record it answered (monotonic ms). */
   readonly #leasedAt = new WeakMap<StoredAction, number>();
   constructor(options: ExecutorOptions) {
@@ -763,6 +770,10 @@ export class Executor {
   // ------------------------------------------------------------------ signed → submitted
   private async submit(stored: StoredAction): Promise<StoredAction> {
     const r = stored.record;
+    if (this.options.store.waitsForReplicas) {
+      const held = await this.heldForReplication(stored);
+      if (held) return held;
+    }
     const raw = Buffer.from(r.signedTx!, 'base64');
     // Looked up alongside the send, not before it (no round trip added on the way to the chain):
     // bytes that already landed cannot land again, so sending them changes nothing, and the
@@ -807,6 +818,39 @@ export class Executor {
     const replayed = await earlier;
     if (replayed) return this.transition(marked, { state: 'rejected', reason: REPLAY_REASONS.landedBeforeBuild, detail: replayed });
     return this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail });
+  }
+
+  /**
+   * With replicas expected, the signed bytes are sent only once a replica holds them: a failover
+   * that lost the `signed` write would leave the action `accepted` on the promoted replica, and
+   * it would be built and signed again while these bytes are on their way — both could land.
+   * Not acknowledged in time: nothing is sent, the action stays `signed` (a retry, or a restart,
+   * sends these same bytes, never new ones), and the drive comes back here (the WAIT itself is
+   * the pause). The write lost to a failover: StaleActionWrite, and the drive goes on from what
+   * Redis holds now — building again is safe then, as these bytes were never sent.
+   * Answers the record to retry from, or undefined to send now.
+   */
+  private async heldForReplication(stored: StoredAction): Promise<StoredAction | undefined> {
+    const r = stored.record;
+    const replication = await this.options.store.replicated(stored);
+    // No replica connected at all (the promoted primary before the old one rejoins): nothing can
+    // be promoted without this write, and holding every send until an operator restores a replica
+    // would leave positions unprotected.
+    if (replication === 'acknowledged' || replication === 'no_replica') {
+      this.#heldForReplication.delete(r.actionId);
+      return undefined;
+    }
+    if (replication === 'stale') {
+      this.#heldForReplication.delete(r.actionId);
+      throw new StaleActionWrite(r.actionId);
+    }
+    this.options.onReplicationWait?.(r);
+    if (!this.#heldForReplication.has(r.actionId)) {
+      // Once per action: the retries that follow would only repeat it.
+      this.#heldForReplication.add(r.actionId);
+      this.logger.warn({ actionId: r.actionId, strategy: r.strategy, ...actionLogFields(r.intent) }, 'signed action not sent yet: no Redis replica acknowledged its signed record; retrying');
+    }
+    return stored;
   }
 
   /**
