@@ -4,6 +4,7 @@ import type { TradeRecord } from '../api/schemas/perps.ts';
 import type { RecurringOrder } from '../api/schemas/recurring.ts';
 import type { TriggerOrder } from '../api/schemas/trigger.ts';
 import type { Logger } from '../kernel/logger.ts';
+import { formatUsd } from '../kernel/money-text.ts';
 import type { NotifyEventInput, NotifySink } from '../kernel/notify-event.ts';
 import { signatureClaimKey } from './executor/action-store.ts';
 import type { Ledger, LedgerEntryInput } from '../records/ledger.ts';
@@ -353,7 +354,8 @@ export function fillEvent(fill: ExternalFill, atMs: number): NotifyEventInput {
     severity: fill.cause === 'liquidation' ? 'critical' : 'warning',
     key: `external_fill:${fill.id}`,
     title: `${cause}: ${t.action.toLowerCase()} ${t.positionName} ${t.side}, not by stratd`,
-    text: `size ${t.size} USD×10^6 at price ${t.price} USD×10^6, tx ${t.txHash}`,
+    // A notification is read by a person: dollars here, the exact integers stay in the ledger entry.
+    text: `size ${formatUsd(BigInt(t.size))} at ${formatUsd(BigInt(t.price))}, tx ${t.txHash}`,
     atMs,
   };
 }

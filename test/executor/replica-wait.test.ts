@@ -3,25 +3,19 @@
 // held while the replica acknowledges nothing is test/e2e/redis-sentinel-signed-wait.test.ts.
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
+import { redisScope } from '../support/redis-scope.ts';
 import { expectedReplicas, parseWaitReplicas } from '../../src/kernel/redis-replicas.ts';
 import { ActionStore, type StoredAction } from '../../src/pipeline/executor/action-store.ts';
 import type { ActionRecord } from '../../src/records/action-record.ts';
 import { newAction } from './harness.ts';
 
-const redis = connectRedis(redisUrlFromEnv());
-const prefix = `stratd-test:{replica-wait-${process.pid}}:`;
+const scope = redisScope(`replica-wait-${process.pid}`);
+const { redis, prefix } = scope;
 const probeKey = `${prefix}actions:replication-probe`;
 
 afterAll(async () => {
-  const pattern = `${prefix.replace(/[{}[\]*?\\]/g, (c) => `\\${c}`)}*`;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
-  await redis.quit();
+  await scope.clean();
+  await scope.close();
 });
 
 async function storedSigned(store: ActionStore): Promise<StoredAction> {
