@@ -22,8 +22,8 @@ export function isTightening(current: CurrentTpsl, next: bigint): boolean {
 }
 
 /**
- * Intent types that only ever lower exposure, allowed while REDUCING: decreases, cancelling a
+ * Intent types that only ever lower exposure, allowed while REDUCING: decreases, adding collateral, cancelling a
  * trigger order (it would buy), and creating a TP/SL (it can only close). Cancelling a TP/SL
  * removes protection and is not among them; an update is allowed when it tightens.
  */
-export const REDUCING_INTENTS: ReadonlySet<string> = new Set(['decrease', 'decrease-with-fee', 'trigger-cancel', 'tpsl-create']);
+export const REDUCING_INTENTS: ReadonlySet<string> = new Set(['decrease', 'decrease-with-fee', 'trigger-cancel', 'trigger-cancel-all', 'recurring-cancel', 'add-collateral', 'tpsl-create']);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { uintString } from '../api/amounts.ts';
+import { decimalString, uintString } from '../api/amounts.ts';
 import { side } from '../api/schemas/common.ts';
-import { marketMint } from '../api/mints.ts';
+import { collateralMint, marketMint, MINTS } from '../api/mints.ts';
 import { receiveToken } from '../api/schemas/perps.ts';
 import { pubkey } from '../api/pubkey.ts';
 
@@ -129,9 +129,201 @@ export const triggerCancelIntent = z.strictObject({
   order: pubkey,
 });
 
+/** POST /trigger/v1/cancelOrders: cancel the named open trigger orders, or every one of them (five per transaction). */
+export const triggerCancelAllIntent = z.strictObject({
+  type: z.literal('trigger-cancel-all'),
+  ...base,
+  /** Omitted: every open order of the wallet. */
+  orders: z.array(pubkey).min(1).max(100).optional(),
+});
+
+/** Leverage as a decimal string ("5", "2.5"); the spec's bounds per market apply (`MAX_LEVERAGE`). */
+const leverage = decimalString.refine((v) => Number(v) >= 1.1, { message: 'leverage must be at least 1.1' });
+
+/** The spec's leverage ceiling per market mint: 100× on SOL, 150× on BTC and ETH. */
+export const MAX_LEVERAGE: Readonly<Record<string, number>> = { [MINTS.SOL]: 100, [MINTS.ETH]: 150, [MINTS.BTC]: 150 };
+
+const openFields = {
+  marketMint,
+  side,
+  /** Long: the market's mint. Short: USDC or USDT. */
+  collateralMint,
+  /** The token paid in (default: the collateral mint); the service swaps it to the collateral. */
+  inputMint: pubkey.optional(),
+  /** Input token amount, smallest unit. */
+  collateralTokenDelta: uintString,
+  /** Exactly one of leverage and sizeUsdDelta (USD × 10^6). */
+  leverage: leverage.optional(),
+  sizeUsdDelta: uintString.optional(),
+  maxSlippageBps: uintString.optional(),
+  /** Take-profit trigger (USD × 10^6), attached at open through the request's tpsl member. */
+  takeProfitPrice: uintString.optional(),
+};
+
+/**
+ * POST /perps/v1/positions/increase for a position the wallet does not hold yet. A stop-loss is
+ * required: it is attached at open (the request's tpsl member), so no position opened by stratd is
+ * ever without a stop.
+ *
+ *   { type: 'open', key: 'open:SOL:long', reason: 'momentum entry', notionalUsd: '500000000',
+ *     marketMint: SOL, side: 'long', collateralMint: SOL, collateralTokenDelta: '1000000000',
+ *     leverage: '5', stopLossPrice: '140000000' }
+ */
+export const openIntent = z.strictObject({
+  type: z.literal('open'),
+  ...base,
+  ...openFields,
+  /** Stop-loss trigger (USD × 10^6): below the entry for a long, above it for a short. */
+  stopLossPrice: uintString,
+});
+
+/** POST /perps/v1/positions/increase on a held position: more size (and collateral). */
+export const increaseIntent = z.strictObject({
+  type: z.literal('increase'),
+  ...base,
+  ...openFields,
+  positionPubkey: pubkey,
+  stopLossPrice: uintString.optional(),
+});
+
+/** POST /perps/v1/positions/increase with sizeUsdDelta "0": collateral only, no size (lowers leverage). */
+export const addCollateralIntent = z.strictObject({
+  type: z.literal('add-collateral'),
+  ...base,
+  positionPubkey: pubkey,
+  marketMint,
+  side,
+  collateralMint,
+  inputMint: pubkey.optional(),
+  collateralTokenDelta: uintString,
+  maxSlippageBps: uintString.optional(),
+});
+
+/** POST /perps/v1/jlp/mint: deposit a pool asset, receive the pool's LP token. */
+export const lpMintIntent = z.strictObject({
+  type: z.literal('lp-mint'),
+  ...base,
+  depositToken: z.enum(['WBTC', 'ETH', 'SOL', 'USDC']),
+  depositTokenAmount: uintString,
+  /** The least LP (smallest unit) the wallet accepts; the quote's amount when omitted. */
+  minLpAmount: uintString.optional(),
+});
+
+/** POST /perps/v1/lending/deposit-borrow: deposit LP tokens as collateral and borrow USDC against them. */
+export const depositBorrowIntent = z.strictObject({
+  type: z.literal('deposit-borrow'),
+  ...base,
+  /** LP token, smallest unit (6 decimals). */
+  depositTokenAmount: uintString,
+  /** USDC, smallest unit. */
+  borrowTokenAmount: uintString,
+});
+
+/** POST /recurring/v1/createOrder (time-based): inAmount of inputMint sold in numberOfOrders slices, one per interval. */
+export const recurringCreateIntent = z.strictObject({
+  type: z.literal('recurring-create'),
+  ...base,
+  inputMint: pubkey,
+  outputMint: pubkey,
+  inAmount: uintString,
+  numberOfOrders: z.number().int().min(2).max(10_000),
+  /** Seconds between slices. */
+  intervalSec: z.number().int().min(60).max(366 * 86_400),
+  /** Optional price band of the output (decimal, as the service takes it). */
+  minPrice: decimalString.optional(),
+  maxPrice: decimalString.optional(),
+  /** Unix seconds; default now. */
+  startAt: z.number().int().min(0).optional(),
+});
+
+/** POST /recurring/v1/cancelOrder: close a recurring order, the rest refunded to the wallet. */
+export const recurringCancelIntent = z.strictObject({
+  type: z.literal('recurring-cancel'),
+  ...base,
+  order: pubkey,
+});
+
+/**
+ * Ultra: GET /ultra/v1/order → sign → POST /ultra/v1/execute with the order's requestId. Sells
+ * `amount` (smallest unit) of inputMint for outputMint; the signed transaction must guarantee at
+ * least the quote's out amount less `maxSlippageBps`.
+ */
+export const swapIntent = z.strictObject({
+  type: z.literal('swap'),
+  ...base,
+  inputMint: pubkey,
+  outputMint: pubkey,
+  amount: uintString,
+  maxSlippageBps: uintString.optional(),
+});
+
+/** POST /studio/v1/dbc/fee: claim a Dynamic Bonding Curve pool's trading fees to the wallet. */
+export const studioClaimFeeIntent = z.strictObject({
+  type: z.literal('studio-claim-fee'),
+  ...base,
+  poolAddress: pubkey,
+  /** The most quote token (smallest unit) to claim. */
+  maxQuoteAmount: uintString,
+});
+
 export const intentSchema = z
-  .discriminatedUnion('type', [decreaseIntent, decreaseWithFeeIntent, tpslCreateIntent, tpslUpdateIntent, tpslCancelIntent, triggerCreateIntent, triggerCancelIntent])
+  .discriminatedUnion('type', [
+    decreaseIntent,
+    decreaseWithFeeIntent,
+    tpslCreateIntent,
+    tpslUpdateIntent,
+    tpslCancelIntent,
+    triggerCreateIntent,
+    triggerCancelIntent,
+    triggerCancelAllIntent,
+    openIntent,
+    increaseIntent,
+    addCollateralIntent,
+    lpMintIntent,
+    depositBorrowIntent,
+    recurringCreateIntent,
+    recurringCancelIntent,
+    swapIntent,
+    studioClaimFeeIntent,
+  ])
   .superRefine((intent, ctx) => {
+    if (intent.type === 'open' || intent.type === 'increase' || intent.type === 'add-collateral') {
+      if (intent.side === 'long' && intent.collateralMint !== intent.marketMint) {
+        ctx.addIssue({ code: 'custom', path: ['collateralMint'], message: 'a long position uses the market mint as collateral' });
+      }
+      if (intent.side === 'short' && intent.collateralMint !== MINTS.USDC && intent.collateralMint !== MINTS.USDT) {
+        ctx.addIssue({ code: 'custom', path: ['collateralMint'], message: 'a short position uses USDC or USDT as collateral' });
+      }
+      if (BigInt(intent.collateralTokenDelta) === 0n && intent.type === 'add-collateral') {
+        ctx.addIssue({ code: 'custom', path: ['collateralTokenDelta'], message: 'adding collateral needs a non-zero collateralTokenDelta' });
+      }
+    }
+    if (intent.type === 'open' || intent.type === 'increase') {
+      if ((intent.leverage === undefined) === (intent.sizeUsdDelta === undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['leverage'], message: 'give exactly one of leverage and sizeUsdDelta' });
+      }
+      const max = MAX_LEVERAGE[intent.marketMint];
+      if (intent.leverage !== undefined && max !== undefined && Number(intent.leverage) > max) {
+        ctx.addIssue({ code: 'custom', path: ['leverage'], message: `leverage ${intent.leverage} is above the market's ${String(max)}×` });
+      }
+      if (intent.sizeUsdDelta !== undefined && BigInt(intent.sizeUsdDelta) === 0n) {
+        ctx.addIssue({ code: 'custom', path: ['sizeUsdDelta'], message: 'an open or increase needs a non-zero size (add collateral with add-collateral)' });
+      }
+      if (intent.stopLossPrice !== undefined && BigInt(intent.stopLossPrice) === 0n) ctx.addIssue({ code: 'custom', path: ['stopLossPrice'], message: 'a stop-loss price must be above zero' });
+      if (intent.takeProfitPrice !== undefined && BigInt(intent.takeProfitPrice) === 0n) ctx.addIssue({ code: 'custom', path: ['takeProfitPrice'], message: 'a take-profit price must be above zero' });
+    }
+    if (intent.type === 'swap') {
+      if (intent.inputMint === intent.outputMint) ctx.addIssue({ code: 'custom', path: ['outputMint'], message: 'a swap needs two different mints' });
+      if (BigInt(intent.amount) === 0n) ctx.addIssue({ code: 'custom', path: ['amount'], message: 'a swap of 0 moves nothing' });
+    }
+    if (intent.type === 'recurring-create') {
+      if (intent.inputMint === intent.outputMint) ctx.addIssue({ code: 'custom', path: ['outputMint'], message: 'a recurring order needs two different mints' });
+      if (BigInt(intent.inAmount) < BigInt(intent.numberOfOrders)) ctx.addIssue({ code: 'custom', path: ['inAmount'], message: 'inAmount must cover at least one unit per order' });
+    }
+    if (intent.type === 'lp-mint' && BigInt(intent.depositTokenAmount) === 0n) ctx.addIssue({ code: 'custom', path: ['depositTokenAmount'], message: 'an LP mint of 0 deposits nothing' });
+    if (intent.type === 'deposit-borrow' && BigInt(intent.borrowTokenAmount) === 0n && BigInt(intent.depositTokenAmount) === 0n) {
+      ctx.addIssue({ code: 'custom', path: ['depositTokenAmount'], message: 'a deposit-borrow of 0 and 0 does nothing' });
+    }
     if (intent.type === 'tpsl-create' || intent.type === 'tpsl-update') {
       if ((intent.feeTokenAmount === undefined) !== (intent.feeReceiver === undefined)) {
         ctx.addIssue({ code: 'custom', path: ['feeReceiver'], message: 'an integrator fee needs both feeTokenAmount and feeReceiver (or neither)' });
@@ -161,4 +353,18 @@ export type Intent = z.infer<typeof intentSchema>;
 export type IntentType = Intent['type'];
 export type DecreaseIntent = z.infer<typeof decreaseIntent>;
 export type TpslCreateIntent = z.infer<typeof tpslCreateIntent>;
+
+/**
+ * Intent types that add risk or spend: refused while REDUCING and checked against the risk-adding
+ * limits (risk section of the config). Every other type only lowers or manages exposure.
+ */
+export const RISK_ADDING_INTENT_TYPES: ReadonlySet<IntentType> = new Set<IntentType>([
+  'open',
+  'increase',
+  'trigger-create',
+  'lp-mint',
+  'deposit-borrow',
+  'recurring-create',
+  'swap',
+]);
 

@@ -5,7 +5,7 @@ import type { DecreaseResponse } from '../../api/schemas/perps.ts';
 import type { Intent } from '../../sdk/intent.ts';
 import { MINTS } from '../../api/mints.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
-import type { ActionBuilder, BuiltTransaction } from './ports.ts';
+import { BuildRefused, type ActionBuilder, type BuiltTransaction } from './ports.ts';
 
 /** The mint a TP/SL close pays out in, by receive token. */
 const RECEIVE_MINT = { SOL: MINTS.SOL, ETH: MINTS.ETH, BTC: MINTS.BTC, USDC: MINTS.USDC } as const;
@@ -85,6 +85,17 @@ export class ApiActionBuilder implements ActionBuilder {
         const res = await client.call('trigger.cancelOrder', { maker: wallet, order: intent.order }, { signal });
         return { operationId: 'trigger.cancelOrder', ...triggerRoute(res.requestId), unsignedTx: res.transaction, awaitsKeeper: false };
       }
+      case 'trigger-cancel-all':
+      case 'open':
+      case 'increase':
+      case 'add-collateral':
+      case 'lp-mint':
+      case 'deposit-borrow':
+      case 'recurring-create':
+      case 'recurring-cancel':
+      case 'swap':
+      case 'studio-claim-fee':
+        throw new BuildRefused('build:unsupported_intent', `this executor cannot carry out a ${intent.type} intent yet`);
     }
   }
 

@@ -19,7 +19,7 @@ import { ActionStore, SignatureClaimed, StaleActionWrite, type StoredAction } fr
 import { isReplayRejection, landedBeforeBuild, REPLAY_REASONS } from './replayed-bytes.ts';
 import { actionLogFields } from './action-log-fields.ts';
 import type { ActionBuilder, ActionLedger, BuiltTransaction, KeeperWatch, RequestValidity, RiskGate, ActionSettler, TransactionInspector, TransactionSigner } from './ports.ts';
-import { allowAllRisk } from './ports.ts';
+import { allowAllRisk, BuildRefused } from './ports.ts';
 import { PreparationTurn, type PreparationSlot, type PreparationSlots } from './preparation-slots.ts';
 import type { IntentKeeper } from './intent-keeper.ts';
 
@@ -570,6 +570,7 @@ export class Executor {
         throw new Refusal(`api:${error.kind}`, error.message);
       }
       if (error instanceof Refusal) throw error;
+      if (error instanceof BuildRefused) throw new Refusal(error.rule, error.message);
       await this.options.store.save({ ...r, buildAttempts: r.buildAttempts + 1, updatedAtMs: this.now() }, stored.version);
       throw error;
     }

@@ -166,6 +166,9 @@ export function intentBounds(intent: Intent | undefined, slippageBps: number, pr
     return { maxMoveLamports: 0n, maxMoveTokens: fee, slippageBps, perps };
   }
   if (intent.type === 'trigger-cancel') return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps };
+  // Not yet bounded by their own rules: nothing of the wallet's may move, so a transaction that
+  // spends is refused rather than signed unchecked.
+  if (!isDecrease(intent)) return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps };
   // A decrease acts on its position only, by at most the size and collateral it names (the API may
   // work out the collateral itself when only a size is given: it goes to the wallet's own account).
   const entire = intent.entirePosition === true;
@@ -241,5 +244,23 @@ export function operationOfIntent(intent: Intent): BuiltTransaction['operationId
       return 'trigger.createOrder';
     case 'trigger-cancel':
       return 'trigger.cancelOrder';
+    case 'trigger-cancel-all':
+      return 'trigger.cancelOrders';
+    case 'open':
+    case 'increase':
+    case 'add-collateral':
+      return 'perps.increase';
+    case 'lp-mint':
+      return 'perps.lpMint';
+    case 'deposit-borrow':
+      return 'perps.depositBorrow';
+    case 'recurring-create':
+      return 'recurring.createOrder';
+    case 'recurring-cancel':
+      return 'recurring.cancelOrder';
+    case 'swap':
+      return 'ultra.order';
+    case 'studio-claim-fee':
+      return 'studio.claimFee';
   }
 }

@@ -32,6 +32,21 @@ export interface BuiltTransaction {
   readonly createdTpslPubkeys?: readonly string[];
 }
 
+/**
+ * A builder's refusal to build an intent (a type it cannot carry out, a request the venue cannot
+ * serve): the action ends rejected with `rule`, nothing is sent.
+ */
+export class BuildRefused extends Error {
+  override readonly name = 'BuildRefused';
+  readonly kind = 'build_refused' as const;
+  constructor(
+    readonly rule: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface ActionBuilder {
   build(record: ActionRecord, signal?: AbortSignal): Promise<BuiltTransaction>;
 }
