@@ -13,9 +13,25 @@ export type ActionState = z.infer<typeof actionState>;
 
 export const FINAL_STATES: ReadonlySet<ActionState> = new Set(['landed', 'rejected', 'expired']);
 
-/** How a transaction reaches the chain (spec section 3, "Transaction types"). */
-export const route = z.enum(['rpc', 'perps-execute', 'trigger-execute']);
+/**
+ * How a transaction reaches the chain (spec section 3, "Transaction types"): sent over JSON-RPC,
+ * or posted to a product's execute operation with the build's request id (trigger, recurring and
+ * Ultra execute; perps transaction/execute with an action).
+ */
+export const route = z.enum(['rpc', 'perps-execute', 'trigger-execute', 'recurring-execute', 'ultra-execute']);
 export type Route = z.infer<typeof route>;
+
+/**
+ * The quote of an Ultra order, raw integer strings in the output mint's smallest unit:
+ * `outAmount` expected, `otherAmountThreshold` the least the transaction accepts, at `slippageBps`.
+ */
+export const swapQuote = z.strictObject({
+  inAmount: z.string().regex(/^\d+$/),
+  outAmount: z.string().regex(/^\d+$/),
+  otherAmountThreshold: z.string().regex(/^\d+$/),
+  slippageBps: z.number().int().min(0).max(10_000),
+});
+export type SwapQuote = z.infer<typeof swapQuote>;
 
 const job = actionJobSchema.shape;
 
@@ -62,6 +78,8 @@ export const actionRecord = z.object({
   builtNotionalUsd: z.string().regex(/^\d+$/).optional(),
   /** The TP/SL requests a create's build makes: booked to the strategy when the action lands (src/risk/tpsl-book.ts). */
   createdTpslPubkeys: z.array(z.string()).optional(),
+  /** A swap's quote (Ultra order): what the policy bounds the signed transaction's minimum out by. */
+  swapQuote: swapQuote.optional(),
   // inspected
   violations: z.array(z.object({ rule: z.string(), detail: z.string() })).optional(),
   /** SHA-256 (hex) of the message the policy passed: only these exact bytes may be signed. */
@@ -103,7 +121,7 @@ export function clearedBuild(): Partial<ActionRecord> {
     operationId: undefined, route: undefined, executeAction: undefined, requestId: undefined, unsignedTx: undefined,
     txMetadata: undefined, blockhash: undefined, lastValidBlockHeight: undefined, builtAtMs: undefined, violations: undefined,
     builtNotionalUsd: undefined, realisedPnlUsd: undefined, positionRequestPubkey: undefined, inspectedMessageSha256: undefined,
-    createdTpslPubkeys: undefined,
+    createdTpslPubkeys: undefined, swapQuote: undefined,
   };
 }
 

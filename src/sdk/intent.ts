@@ -129,12 +129,18 @@ export const triggerCancelIntent = z.strictObject({
   order: pubkey,
 });
 
-/** POST /trigger/v1/cancelOrders: cancel the named open trigger orders, or every one of them (five per transaction). */
+/**
+ * POST /trigger/v1/cancelOrders: cancels at most five open trigger orders, the named ones or the
+ * wallet's first five. The service answers one transaction per five orders, and one action signs
+ * one transaction: so that an action is never half-done (some batches landed, others not) nor
+ * doubled, it covers one batch, and a strategy that wants every order gone repeats the intent
+ * (with a new key) until the build is refused with `build:no_open_orders`.
+ */
 export const triggerCancelAllIntent = z.strictObject({
   type: z.literal('trigger-cancel-all'),
   ...base,
-  /** Omitted: every open order of the wallet. */
-  orders: z.array(pubkey).min(1).max(100).optional(),
+  /** Omitted: the wallet's first five open orders. */
+  orders: z.array(pubkey).min(1).max(5, { message: 'at most 5 orders per action (one cancel transaction): repeat the intent for more' }).optional(),
 });
 
 /** Leverage as a decimal string ("5", "2.5"); the spec's bounds per market apply (`MAX_LEVERAGE`). */
@@ -266,7 +272,7 @@ export const studioClaimFeeIntent = z.strictObject({
   maxQuoteAmount: uintString,
 });
 
-export const intentSchema = z
+const intentUnion = z
   .discriminatedUnion('type', [
     decreaseIntent,
     decreaseWithFeeIntent,
@@ -348,6 +354,26 @@ export const intentSchema = z
       ctx.addIssue({ code: 'custom', path: ['sizeUsdDelta'], message: 'a partial decrease needs a non-zero sizeUsdDelta or collateralUsdDelta' });
     }
   });
+
+/**
+ * Write operations the service deprecated: no intent carries them out, and a strategy (or an
+ * operator's tool) that asks for one is told so by name rather than "unknown type".
+ */
+export const DEPRECATED_INTENT_TYPES: Readonly<Record<string, string>> = {
+  'recurring-price-deposit':
+    'the recurring price deposit (POST /recurring/v1/priceDeposit) is deprecated by the service, with price-based recurring orders: create a time-based order with a recurring-create intent instead',
+  'recurring-price-withdraw':
+    'the recurring price withdraw (POST /recurring/v1/priceWithdraw) is deprecated by the service, with price-based recurring orders: cancel the order with a recurring-cancel intent instead',
+};
+
+export const intentSchema = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    const type = value !== null && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
+    const deprecation = typeof type === 'string' && Object.hasOwn(DEPRECATED_INTENT_TYPES, type) ? DEPRECATED_INTENT_TYPES[type] : undefined;
+    if (deprecation !== undefined) ctx.addIssue({ code: 'custom', path: ['type'], message: deprecation });
+  })
+  .pipe(intentUnion);
 
 export type Intent = z.infer<typeof intentSchema>;
 export type IntentType = Intent['type'];

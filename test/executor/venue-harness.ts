@@ -122,6 +122,11 @@ export class ApiRelay {
     this.substitutes.set(path, answer);
   }
 
+  /** Requests to `path` reach the venue again (undoes answerInstead). */
+  answerNormally(path: string): void {
+    this.substitutes.delete(path);
+  }
+
   /** Requests relayed to `path` (POST bodies parsed). */
   to(path: string): RelayedRequest[] {
     return this.requests.filter((r) => r.path === path);

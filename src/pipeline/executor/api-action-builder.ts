@@ -6,6 +6,7 @@ import type { Intent } from '../../sdk/intent.ts';
 import { MINTS } from '../../api/mints.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
 import { BuildRefused, type ActionBuilder, type BuiltTransaction } from './ports.ts';
+import { buildSpotIntent, executeRoute } from './spot-builders.ts';
 
 /** The mint a TP/SL close pays out in, by receive token. */
 const RECEIVE_MINT = { SOL: MINTS.SOL, ETH: MINTS.ETH, BTC: MINTS.BTC, USDC: MINTS.USDC } as const;
@@ -79,22 +80,23 @@ export class ApiActionBuilder implements ActionBuilder {
           },
           { signal },
         );
-        return { operationId: 'trigger.createOrder', ...triggerRoute(res.requestId), unsignedTx: res.transaction, awaitsKeeper: false };
+        return { operationId: 'trigger.createOrder', ...executeRoute('trigger-execute', res.requestId), unsignedTx: res.transaction, awaitsKeeper: false };
       }
       case 'trigger-cancel': {
         const res = await client.call('trigger.cancelOrder', { maker: wallet, order: intent.order }, { signal });
-        return { operationId: 'trigger.cancelOrder', ...triggerRoute(res.requestId), unsignedTx: res.transaction, awaitsKeeper: false };
+        return { operationId: 'trigger.cancelOrder', ...executeRoute('trigger-execute', res.requestId), unsignedTx: res.transaction, awaitsKeeper: false };
       }
+      case 'swap':
+      case 'recurring-create':
+      case 'recurring-cancel':
       case 'trigger-cancel-all':
+      case 'studio-claim-fee':
+        return buildSpotIntent(intent, this.o, signal);
       case 'open':
       case 'increase':
       case 'add-collateral':
       case 'lp-mint':
       case 'deposit-borrow':
-      case 'recurring-create':
-      case 'recurring-cancel':
-      case 'swap':
-      case 'studio-claim-fee':
         throw new BuildRefused('build:unsupported_intent', `this executor cannot carry out a ${intent.type} intent yet`);
     }
   }
@@ -190,12 +192,4 @@ function quotedNotional(quote: Record<string, unknown>, intent: Extract<Intent, 
   if (typeof text !== 'string') return undefined;
   if (!formatted && /^\d+$/.test(text)) return text;
   return /^\d+(\.\d+)?$/.test(text) ? decimalToScaled(text, USD_DECIMALS).toString() : undefined;
-}
-
-/**
- * A trigger build reply with a request id goes through the trigger execute operation; the oldest
- * documented reply shape has none, and its transaction is sent through the RPC instead.
- */
-function triggerRoute(requestId: string | undefined): { route: 'trigger-execute'; requestId: string } | { route: 'rpc' } {
-  return requestId ? { route: 'trigger-execute', requestId } : { route: 'rpc' };
 }

@@ -22,6 +22,7 @@ import type { ActionBuilder, ActionLedger, BuiltTransaction, KeeperWatch, Reques
 import { allowAllRisk, BuildRefused } from './ports.ts';
 import { PreparationTurn, type PreparationSlot, type PreparationSlots } from './preparation-slots.ts';
 import type { IntentKeeper } from './intent-keeper.ts';
+import { postSigned, repeatsSafely, type ExecuteReply } from './execute-post.ts';
 
 export interface ExecutorOptions {
   readonly store: ActionStore;
@@ -612,6 +613,7 @@ export class Executor {
       realisedPnlUsd: built.realisedPnlUsd,
       builtNotionalUsd: built.notionalUsd,
       createdTpslPubkeys: built.createdTpslPubkeys ? [...built.createdTpslPubkeys] : undefined,
+      swapQuote: built.quote,
     };
     // The policy and the expiry check start on these bytes at once; `built` is stored only when
     // they cannot answer (an RPC outage), so that the retry inspects these bytes again instead of
@@ -788,37 +790,37 @@ export class Executor {
       if (!sent.ok && sent.refusal === 'signature_invalid') throw new Refusal('chain:signature_invalid', sent.message);
       return this.transition(stored, { state: 'submitted', submitStartedAtMs: this.now(), lastSentAtMs: this.now(), sendCount: r.sendCount + 1 });
     }
-    if (r.submitStartedAtMs !== undefined) {
+    // A previous process may have posted these bytes (the record was marked before the post).
+    const repeat = r.submitStartedAtMs !== undefined;
+    if (repeat && !repeatsSafely(r, this.now())) {
       const replayed = await earlier;
       if (replayed) throw new Refusal(REPLAY_REASONS.landedBeforeBuild, replayed);
-      // A previous process may have posted these bytes; the product does not document a repeat as
-      // safe, so the action is ambiguous and is settled on the chain.
+      // The product does not document a repeat as safe (or its window has passed), so the action
+      // is ambiguous and is settled on the chain.
       return this.transition(stored, { state: 'submitted' });
     }
-    const marked = await this.options.store.save({ ...r, submitStartedAtMs: this.now(), updatedAtMs: this.now() }, stored.version);
-    let detail: string | undefined;
+    // Ultra's execute is safe to repeat with the same signed bytes within its window (api-facts
+    // 2.2): the repeat is the same swap, and its reply tells what the first post did.
+    const marked = repeat ? stored : await this.options.store.save({ ...r, submitStartedAtMs: this.now(), updatedAtMs: this.now() }, stored.version);
+    let reply: ExecuteReply;
     try {
-      if (r.route === 'perps-execute') {
-        await this.options.client.call('perps.execute', { action: r.executeAction as never, serializedTxBase64: r.signedTx! });
-      } else {
-        const result = await this.options.client.call('trigger.execute', { requestId: r.requestId!, signedTransaction: r.signedTx! });
-        // "Failed" also covers "failed to land" and "timed out": the chain settles it, not the reply.
-        if (result.status !== 'Success') detail = `execute answered Failed: ${`${result.code ?? ''} ${result.error ?? ''}`.trim()}`;
-      }
+      reply = await postSigned(this.options.client, r, { repeat });
     } catch (error) {
       const replayed = await earlier;
       if (replayed) return this.transition(marked, { state: 'rejected', reason: REPLAY_REASONS.landedBeforeBuild, detail: replayed });
-      if (error instanceof ApiError && provablyNotProcessed(error)) {
-        // Refused before processing (a 4xx, or never sent): nothing can land.
+      // Refused before processing (a 4xx, or never sent): nothing can land. Not on a repeat: the
+      // first post may have landed, whatever the repeat is answered.
+      if (!repeat && error instanceof ApiError && provablyNotProcessed(error)) {
         return this.transition(marked, { state: 'rejected', reason: `execute:${error.kind}`, detail: error.message });
       }
       this.logger.warn({ actionId: r.actionId, err: errorForLog(error) }, 'execute reply lost; the action is ambiguous and is settled on the chain');
-      detail = 'execute reply lost';
+      reply = { detail: 'execute reply lost' };
     }
     await this.options.onSent?.(r);
     const replayed = await earlier;
     if (replayed) return this.transition(marked, { state: 'rejected', reason: REPLAY_REASONS.landedBeforeBuild, detail: replayed });
-    return this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail });
+    if (reply.unsent) return this.transition(marked, { state: 'rejected', reason: reply.unsent.reason, detail: reply.unsent.detail });
+    return this.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail: reply.detail });
   }
 
   /**
@@ -927,6 +929,7 @@ function builtOf(r: ActionRecord): BuiltTransaction {
     positionPubkey: r.positionPubkey,
     positionRequestPubkey: r.positionRequestPubkey,
     marketMint: r.marketMint,
+    quote: r.swapQuote,
   };
 }
 

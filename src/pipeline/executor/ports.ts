@@ -5,7 +5,7 @@ import type { OperationId } from '../../api/registry.ts';
 import type { TxMetadata } from '../../api/schemas/common.ts';
 import type { PerpsExecuteAction } from '../../api/schemas/perps.ts';
 import type { Ledger } from '../../records/ledger.ts';
-import type { ActionRecord, Route } from '../../records/action-record.ts';
+import type { ActionRecord, Route, SwapQuote } from '../../records/action-record.ts';
 
 /** What the executor needs from the world, one small interface each (tests and modes swap them). */
 
@@ -14,7 +14,7 @@ export interface BuiltTransaction {
   readonly route: Route;
   /** The perps execute action when `route` is perps-execute. */
   readonly executeAction?: PerpsExecuteAction;
-  /** The trigger request id when `route` is trigger-execute. */
+  /** The build's request id when `route` is trigger-, recurring- or ultra-execute. */
   readonly requestId?: string;
   readonly unsignedTx: string;
   readonly txMetadata?: TxMetadata | null;
@@ -30,6 +30,8 @@ export interface BuiltTransaction {
   readonly notionalUsd?: string;
   /** The TP/SL requests a create makes (its response's tpslPubkeys): booked to the strategy when it lands (src/risk/tpsl-book.ts). */
   readonly createdTpslPubkeys?: readonly string[];
+  /** A swap's quote (Ultra order): the least out the signed transaction must guarantee (the policy's bound). */
+  readonly quote?: SwapQuote;
 }
 
 /**

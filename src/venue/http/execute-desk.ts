@@ -28,6 +28,8 @@ export type ExecuteResult =
 export interface CachedReply {
   readonly status: number;
   readonly body: unknown;
+  /** Venue time of the first answer (Ultra answers a repeat as the same swap only for a while). */
+  readonly atMs?: number;
 }
 
 /**

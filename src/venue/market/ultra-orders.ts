@@ -1,5 +1,5 @@
 import { MINTS } from '../../api/mints.ts';
-import { invalidArgument } from './errors.ts';
+import { businessError, invalidArgument } from './errors.ts';
 import { derivedRequestId } from './keys.ts';
 import type { BalanceLedger } from './ledger.ts';
 import { quoteSwap, type SwapQuote, type TokenPricing } from './swap-pricing.ts';
@@ -11,8 +11,14 @@ export interface UltraSwapAction {
   readonly inputMint: string;
   readonly outputMint: string;
   readonly inAmount: bigint;
+  /** The quoted out amount. */
   readonly outAmount: bigint;
+  /** The least out the transaction accepts (the order's otherAmountThreshold): below it the swap fails. */
+  readonly minOutAmount: bigint;
 }
+
+/** Most swap fills kept for execute replies; a long paper run must not keep them all. */
+const MAX_FILLS = 50_000;
 
 export interface UltraQuote {
   readonly requestId: string;
@@ -24,6 +30,8 @@ export interface UltraQuote {
 /** Ultra swap orders: quotes at market prices, executed as one swap when the signed tx lands. */
 export class UltraOrders {
   private counter = 0;
+  /** Out amounts of landed swaps, by request id: what the execute reply reports. */
+  private readonly fills = new Map<string, bigint>();
 
   constructor(
     private readonly pricing: TokenPricing,
@@ -50,8 +58,25 @@ export class UltraOrders {
     return { requestId, quote, insufficientFunds };
   }
 
+  /**
+   * A swap fills at the venue's price when it lands, not the quote's: the route pays what the
+   * market gives now, and the transaction fails (Jupiter v6's 6001, "slippage tolerance
+   * exceeded") when that is below the order's threshold. Nothing moves on a failure.
+   */
   land(action: UltraSwapAction): void {
+    const now = quoteSwap(this.pricing, action.inputMint, action.outputMint, action.inAmount, [MINTS.USDC, MINTS.USDT]);
+    const out = now?.outAmount ?? 0n;
+    if (out < action.minOutAmount) {
+      throw businessError('slippage_tolerance_exceeded', `Slippage tolerance exceeded: the swap pays ${out.toString()}, the transaction accepts at least ${action.minOutAmount.toString()}`);
+    }
     this.ledger.debit(action.taker, action.inputMint, action.inAmount);
-    this.ledger.credit(action.taker, action.outputMint, action.outAmount);
+    this.ledger.credit(action.taker, action.outputMint, out);
+    if (this.fills.size >= MAX_FILLS) this.fills.delete(this.fills.keys().next().value as string);
+    this.fills.set(action.requestId, out);
+  }
+
+  /** The out amount a landed swap paid, if this venue landed it. */
+  filledOut(requestId: string): bigint | undefined {
+    return this.fills.get(requestId);
   }
 }

@@ -21,7 +21,7 @@ function replay(ctx: HandlerContext, result: ExecuteResult): unknown {
 
 function remember(ctx: HandlerContext, result: ExecuteResult, status: number, body: unknown): unknown {
   // A dropped transaction never landed: a retry may land it, so its answer is not kept.
-  if (result.ok && result.landed) ctx.services.desk.remember(result.signature, { status, body });
+  if (result.ok && result.landed) ctx.services.desk.remember(result.signature, { status, body, atMs: ctx.nowMs });
   if (status !== 200) throw new HttpFailure(status, body);
   return body;
 }
@@ -82,14 +82,22 @@ const ULTRA_CODES: Readonly<Record<ExecuteRefusal, number>> = {
   insufficient_funds: -1000,
 };
 
+/**
+ * How long the service keeps an executed order: a repeat of the same signed transaction within it
+ * is answered as the first execute (a status poll); after it, the order is gone (api-facts 2.2).
+ */
+export const ULTRA_REPEAT_WINDOW_MS = 120_000;
+
 export const ultraExecute: Handler<'ultra.execute'> = (req, ctx) => {
-  if (!ctx.services.requests.byRequestId(req.requestId)) {
-    return { status: 'Failed', code: -1, error: `order ${req.requestId} is missing or expired` };
-  }
+  const missing = { status: 'Failed', code: -1, error: `order ${req.requestId} is missing or expired` } as const;
+  if (!ctx.services.requests.byRequestId(req.requestId)) return missing;
   const result = ctx.services.desk.submit(req.signedTransaction, { product: 'ultra', requestId: req.requestId });
   if (!result.ok) {
     return { status: 'Failed', code: ULTRA_CODES[result.refusal], error: result.message, ...(result.signature ? { signature: result.signature } : {}) };
   }
+  // The chain lands a transaction once whatever happens; the service's memory of it is what expires.
+  const first = result.duplicate ? ctx.services.desk.cached(result.signature) : undefined;
+  if (first?.atMs !== undefined && ctx.nowMs - first.atMs > ULTRA_REPEAT_WINDOW_MS) return missing;
   const again = replay(ctx, result);
   if (again !== undefined) return again;
   if (!result.landed) return { status: 'Failed', code: -1000, signature: result.signature, error: 'transaction failed to land' };
@@ -98,7 +106,7 @@ export const ultraExecute: Handler<'ultra.execute'> = (req, ctx) => {
   const payload = result.request.payload;
   if (!isVenueAction(payload) || payload.kind !== 'ultra.swap') return remember(ctx, result, 200, { status: 'Success', signature: result.signature, slot, code: 0 });
   const inAmount = payload.inAmount.toString();
-  const outAmount = payload.outAmount.toString();
+  const outAmount = (ctx.services.market.ultra.filledOut(payload.requestId) ?? payload.outAmount).toString();
   return remember(ctx, result, 200, {
     status: 'Success',
     signature: result.signature,

@@ -15,13 +15,14 @@ export const ultraOrder: Handler<'ultra.order'> = (req, ctx) => {
   const planned = market.ultra.quote(req.inputMint, req.outputMint, amount, req.taker);
   if (!planned) throw new HttpFailure(400, productErrorBody('ultra', 400, 'invalid_argument', 'Failed to get quotes'));
   const { quote, requestId } = planned;
+  const threshold = (quote.outAmount * (10_000n - SLIPPAGE_BPS)) / 10_000n;
   let transaction: string | null = null;
   if (req.taker && !planned.insufficientFunds) {
     const issued = issueFor(ctx, 'ultra', {
       wallet: req.payer ?? req.taker,
       transactionType: 'legacy',
       requestId,
-      action: { kind: 'ultra.swap', requestId, taker: req.taker, inputMint: req.inputMint, outputMint: req.outputMint, inAmount: amount, outAmount: quote.outAmount },
+      action: { kind: 'ultra.swap', requestId, taker: req.taker, inputMint: req.inputMint, outputMint: req.outputMint, inAmount: amount, outAmount: quote.outAmount, minOutAmount: threshold },
       accounts: [req.taker, req.receiver ?? req.taker],
       // The aggregator's route, as the live service's Metis swaps carry it.
       discriminator: AGGREGATOR_INSTRUCTIONS.route,
@@ -31,7 +32,6 @@ export const ultraOrder: Handler<'ultra.order'> = (req, ctx) => {
   // The live API reports these display values as JSON numbers.
   const usd = (v: bigint) => displayFloat(v, USD_DECIMALS);
   const impactBps = -BigInt(quote.priceImpactBps);
-  const threshold = (quote.outAmount * (10_000n - SLIPPAGE_BPS)) / 10_000n;
   return {
     mode: 'ultra',
     inputMint: req.inputMint,

@@ -1,0 +1,288 @@
+// The spot write side through the executor and the simulated venue (issue 27): an action with a
+// swap, recurring-create/cancel, trigger-cancel-all or studio-claim-fee intent is built, inspected,
+// signed, sent on its route and its effect seen on the venue's ledger. A swap whose execute reply
+// is lost and whose executor restarts re-posts the same bytes: one swap.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MINTS } from '../../src/api/mints.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
+import { recurringOrderStates } from '../../src/pipeline/fill-watcher.ts';
+import { repeatsSafely, ULTRA_REPEAT_WINDOW_MS } from '../../src/pipeline/executor/execute-post.ts';
+import { intentSchema, type Intent } from '../../src/sdk/intent.ts';
+import { UNIVERSE_STEP_MS } from '../../src/venue/market/token-universe.ts';
+import { sign } from '../venue/venue-fixture.ts';
+import { VenueExecutorHarness, type TestWallet } from './venue-harness.ts';
+
+const redis = connectRedis(redisUrlFromEnv());
+const prefix = `stratd-test:{spot-intents-${process.pid}}:`;
+const ULTRA_EXECUTE = '/ultra/v1/execute';
+let h: VenueExecutorHarness;
+
+beforeAll(async () => {
+  h = await VenueExecutorHarness.start(redis, prefix, { blockhashValidBlocks: 750 });
+});
+afterAll(async () => {
+  await h.stop();
+  await redis.quit();
+});
+
+const usdc = (w: TestWallet) => h.venue.chain.getTokenBalance(w.address, MINTS.USDC);
+const lamports = (w: TestWallet) => h.venue.chain.getBalance(w.address);
+/** Lamports the chain charged the wallet in fees for its landed transactions. */
+const feesOf = (w: TestWallet) => h.venue.chain.landed().filter((l) => l.transaction.message.staticAccountKeys[0]?.toBase58() === w.address).reduce((sum, l) => sum + l.feeLamports, 0n);
+
+/** Whether a relayed execute body carries a transaction of the wallet's. */
+function bodyIsFrom(body: unknown, w: TestWallet): boolean {
+  const tx = (body as { signedTransaction?: string }).signedTransaction;
+  return tx !== undefined && Buffer.from(tx, 'base64').includes(w.keypair.publicKey.toBuffer());
+}
+
+async function run(w: TestWallet, intent: Intent, extra: Parameters<VenueExecutorHarness['executor']>[1] = {}) {
+  const ex = h.executor(w, extra);
+  const job = h.job(intentSchema.parse(intent));
+  await ex.accept(job);
+  return { job, record: await ex.drive(job.actionId, h.signal) };
+}
+
+const swap = (amount: string, key = `swap:${amount}`): Intent => ({ type: 'swap', key, reason: 'rebalance', notionalUsd: amount, inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount });
+
+describe('swap: Ultra order → sign → execute', () => {
+  it('lands one swap at the venue price within the quote threshold: the USDC leaves once, the SOL arrives', async () => {
+    const w = await h.fundedWallet();
+    const [usdcBefore, solBefore] = [usdc(w), lamports(w)];
+    const { record } = await run(w, swap('50000000'));
+    expect(record).toMatchObject({ state: 'landed', operationId: 'ultra.order', route: 'ultra-execute', sendCount: 1 });
+    const quote = record!.swapQuote!;
+    expect(quote.inAmount).toBe('50000000');
+    expect(BigInt(quote.otherAmountThreshold)).toBeLessThanOrEqual(BigInt(quote.outAmount));
+    const out = h.venue.market.ultra.filledOut(record!.requestId!)!;
+    expect(out).toBeGreaterThanOrEqual(BigInt(quote.otherAmountThreshold));
+    expect(usdc(w)).toBe(usdcBefore - 50_000_000n);
+    expect(lamports(w)).toBe(solBefore + out - feesOf(w));
+    expect(h.landedCount(record!.signature)).toBe(1);
+    expect(h.relay.to(ULTRA_EXECUTE).filter((r) => bodyIsFrom(r.body, w))).toHaveLength(1);
+  });
+
+  it('is refused before signing when the order accepts more slippage than the intent allows', async () => {
+    const w = await h.fundedWallet();
+    // The venue quotes with 50 bps of slippage; the intent allows 10.
+    const { record } = await run(w, { ...swap('50000000', 'swap:tight'), maxSlippageBps: '10' } as Intent);
+    expect(record).toMatchObject({ state: 'rejected', reason: 'build:swap_slippage' });
+    expect(w.signatures()).toBe(0);
+  });
+
+  it('re-posts the same signed bytes after a crash whose execute reply was lost, and lands one swap', async () => {
+    const w = await h.fundedWallet();
+    const usdcBefore = usdc(w);
+    // The venue executes the swap, then resets the connection instead of answering.
+    await h.control('faults', { operations: { 'ultra.execute': { replyLostNext: 1 } } });
+    const crash = new AbortController();
+    const first = h.executor(w, {
+      onSent: () => {
+        crash.abort();
+        throw new Error('process killed after the post, before submitted was written');
+      },
+    });
+    const job = h.job(intentSchema.parse(swap('40000000', 'swap:crash')));
+    await first.accept(job);
+    const left = await first.drive(job.actionId, crash.signal);
+    expect(left).toMatchObject({ state: 'signed' });
+    expect(left?.submitStartedAtMs).toBeDefined();
+    // The venue did execute it: the swap landed, and nobody heard.
+    expect(h.landedCount(left!.signature)).toBe(1);
+    expect(usdc(w)).toBe(usdcBefore - 40_000_000n);
+
+    const restarted = h.executor(w);
+    const record = await restarted.drive(job.actionId, h.signal);
+    expect(record).toMatchObject({ state: 'landed', signature: left!.signature });
+    const posts = h.relay.to(ULTRA_EXECUTE).filter((r) => bodyIsFrom(r.body, w));
+    // The same bytes, twice; never built or signed again; one swap.
+    expect(posts).toHaveLength(2);
+    expect(posts[1]!.body).toEqual(posts[0]!.body);
+    expect(w.signatures()).toBe(1);
+    expect(h.landedCount(record!.signature)).toBe(1);
+    expect(usdc(w)).toBe(usdcBefore - 40_000_000n);
+  });
+
+  it('does not take a Failed reply to a repeat as proof that nothing landed', async () => {
+    const w = await h.fundedWallet();
+    const usdcBefore = usdc(w);
+    await h.control('faults', { operations: { 'ultra.execute': { replyLostNext: 1 } } });
+    const crash = new AbortController();
+    const first = h.executor(w, {
+      onSent: () => {
+        crash.abort();
+        throw new Error('killed');
+      },
+    });
+    const job = h.job(intentSchema.parse(swap('30000000', 'swap:repeat-failed')));
+    await first.accept(job);
+    await first.drive(job.actionId, crash.signal);
+    // The service forgot the order by the time of the repeat: -1, "missing or expired".
+    h.relay.answerInstead(ULTRA_EXECUTE, async () => ({ status: 'Failed', code: -1, error: 'order missing or expired' }));
+    try {
+      const record = await h.executor(w).drive(job.actionId, h.signal);
+      expect(record).toMatchObject({ state: 'landed' });
+      expect(usdc(w)).toBe(usdcBefore - 30_000_000n);
+    } finally {
+      h.relay.answerNormally(ULTRA_EXECUTE);
+    }
+  });
+
+  it('ends rejected when the first execute answers a code that proves nothing was sent', async () => {
+    const w = await h.fundedWallet();
+    const usdcBefore = usdc(w);
+    h.relay.answerInstead(ULTRA_EXECUTE, async () => ({ status: 'Failed', code: -3, error: 'invalid message bytes' }));
+    try {
+      const { record } = await run(w, swap('20000000', 'swap:unsent'));
+      expect(record).toMatchObject({ state: 'rejected', reason: 'execute:unsent' });
+      expect(record?.detail).toContain('code -3');
+      expect(h.landedCount(record!.signature)).toBe(0);
+      expect(usdc(w)).toBe(usdcBefore);
+    } finally {
+      h.relay.answerNormally(ULTRA_EXECUTE);
+    }
+  });
+
+  it('fails on chain, moving nothing, when the price moved past the threshold before it landed', async () => {
+    const w = await h.fundedWallet();
+    const usdcBefore = usdc(w);
+    const sol = h.venue.market.oracle.snapshot().SOL;
+    try {
+      // Signed at the quote; SOL is 2% dearer by the time the swap lands: fewer SOL than the 50 bps threshold accepts.
+      const { record } = await run(w, swap('25000000', 'swap:moved'), {
+        onSigned: async () => {
+          await h.control('price', { market: 'SOL', priceUsd: ((sol * 102n) / 100n).toString() });
+        },
+      });
+      expect(record).toMatchObject({ state: 'rejected', reason: 'chain:failed' });
+      expect(h.landedCount(record!.signature)).toBe(1);
+      expect(usdc(w)).toBe(usdcBefore);
+    } finally {
+      await h.control('price', { market: 'SOL', priceUsd: sol.toString() });
+    }
+  });
+
+  it('venue: a repeat of the same signed swap within two minutes is answered as the first, after them the order is gone', async () => {
+    const w = await h.fundedWallet();
+    const usdcBefore = usdc(w);
+    const order = await h.direct.call('ultra.order', { inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '10000000', taker: w.address });
+    const body = { requestId: order.requestId, signedTransaction: sign(order.transaction!, w.keypair) };
+    const first = await h.direct.call('ultra.execute', body);
+    expect(first).toMatchObject({ status: 'Success', code: 0 });
+    expect(await h.direct.call('ultra.execute', body)).toEqual(first);
+    h.venue.advance(121_000);
+    expect(await h.direct.call('ultra.execute', body)).toMatchObject({ status: 'Failed', code: -1 });
+    // One swap whatever was asked.
+    expect(h.landedCount(first.signature)).toBe(1);
+    expect(usdc(w)).toBe(usdcBefore - 10_000_000n);
+  });
+
+  it('repeats an execute only within the service window', () => {
+    const now = 1_000_000;
+    expect(repeatsSafely({ route: 'ultra-execute', submitStartedAtMs: now - 1_000 }, now)).toBe(true);
+    expect(repeatsSafely({ route: 'ultra-execute', submitStartedAtMs: now - ULTRA_REPEAT_WINDOW_MS }, now)).toBe(false);
+    expect(repeatsSafely({ route: 'trigger-execute', submitStartedAtMs: now - 1_000 }, now)).toBe(false);
+    expect(repeatsSafely({ route: 'ultra-execute', submitStartedAtMs: undefined }, now)).toBe(false);
+  });
+});
+
+describe('recurring: create, a slice fills, cancel refunds', () => {
+  it('creates a time-based order that fills a slice per interval, and its cancel refunds the rest', async () => {
+    const w = await h.fundedWallet();
+    const usdcBefore = usdc(w);
+    const solBefore = lamports(w);
+    const create: Intent = { type: 'recurring-create', key: 'dca:sol', reason: 'accumulate', notionalUsd: '300000000', inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: '300000000', numberOfOrders: 3, intervalSec: 3600 };
+    const created = (await run(w, create)).record;
+    expect(created).toMatchObject({ state: 'landed', operationId: 'recurring.createOrder', route: 'recurring-execute' });
+    const [order] = (await h.direct.call('recurring.getRecurringOrders', { user: w.address, orderStatus: 'active', recurringType: 'time', includeFailedTx: false })).time as Array<Parameters<typeof recurringOrderStates>[0]>;
+    expect(order?.openTx).toBe(created!.signature);
+    // The first slice fills at once (startAt now): the fill watcher's evidence of a slice.
+    const slices = recurringOrderStates(order!);
+    expect(slices).toHaveLength(1);
+    expect(slices[0]).toMatchObject({ filledInput: 100_000_000n });
+    expect(usdc(w)).toBe(usdcBefore - 300_000_000n);
+    expect(lamports(w) + feesOf(w)).toBeGreaterThan(solBefore);
+
+    const cancelled = (await run(w, { type: 'recurring-cancel', key: 'dca:sol:cancel', reason: 'done', notionalUsd: '0', order: order!.orderKey })).record;
+    expect(cancelled).toMatchObject({ state: 'landed', operationId: 'recurring.cancelOrder', route: 'recurring-execute' });
+    // The two slices never sold come back.
+    expect(usdc(w)).toBe(usdcBefore - 100_000_000n);
+    const history = (await h.direct.call('recurring.getRecurringOrders', { user: w.address, orderStatus: 'history', recurringType: 'time', includeFailedTx: false })).time as Array<{ orderKey: string; closeTx: string | null }>;
+    expect(history.find((o) => o.orderKey === order!.orderKey)?.closeTx).toBe(cancelled!.signature);
+  });
+
+  it('refuses an inAmount the JSON number cannot carry exactly, before any call', async () => {
+    const w = await h.fundedWallet();
+    const calls = h.relay.to('/recurring/v1/createOrder').length;
+    const { record } = await run(w, { type: 'recurring-create', key: 'dca:huge', reason: 'x', notionalUsd: '0', inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: '9007199254740993', numberOfOrders: 3, intervalSec: 3600 });
+    expect(record).toMatchObject({ state: 'rejected', reason: 'build:amount_beyond_json' });
+    expect(h.relay.to('/recurring/v1/createOrder')).toHaveLength(calls);
+  });
+
+  it('refuses the deprecated price deposit by name', () => {
+    const parsed = intentSchema.safeParse({ type: 'recurring-price-deposit', key: 'deposit', reason: 'x', notionalUsd: '0', order: MINTS.USDC, amount: '1' });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => i.message).join()).toMatch(/priceDeposit\) is deprecated/);
+  });
+});
+
+describe('trigger cancel-all: five orders per action, repeated until none remain', () => {
+  it('cancels 7 open orders in two actions, refunds each, and the third finds none', async () => {
+    const w = await h.fundedWallet();
+    const usdcBefore = usdc(w);
+    for (let i = 0; i < 7; i++) {
+      const open = await h.direct.call('trigger.createOrder', { inputMint: MINTS.USDC, outputMint: MINTS.SOL, maker: w.address, payer: w.address, params: { makingAmount: '10000000', takingAmount: '1000000000' } });
+      await h.direct.call('trigger.execute', { requestId: open.requestId!, signedTransaction: sign(open.transaction, w.keypair) });
+    }
+    const active = async () => (await h.direct.call('trigger.getTriggerOrders', { user: w.address, orderStatus: 'active' })).orders;
+    expect(await active()).toHaveLength(7);
+    expect(usdc(w)).toBe(usdcBefore - 70_000_000n);
+
+    const outcomes: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      const { record } = await run(w, { type: 'trigger-cancel-all', key: `cancel-all:${String(round)}`, reason: 'flatten', notionalUsd: '0' });
+      outcomes.push(record?.state === 'landed' ? `landed ${String(7 - (await active()).length)}` : `${record?.state ?? '?'} ${record?.reason ?? ''}`);
+      if (record?.state !== 'landed') break;
+      expect(record).toMatchObject({ operationId: 'trigger.cancelOrders', route: 'trigger-execute' });
+    }
+    expect(outcomes).toEqual(['landed 5', 'landed 7', 'rejected build:no_open_orders']);
+    expect(await active()).toEqual([]);
+    expect(usdc(w)).toBe(usdcBefore);
+  });
+
+  it('refuses more than five named orders in one intent', () => {
+    const parsed = intentSchema.safeParse({ type: 'trigger-cancel-all', key: 'c', reason: 'x', notionalUsd: '0', orders: Array.from({ length: 6 }, () => MINTS.USDC) });
+    expect(parsed.success).toBe(false);
+  });
+});
+
+describe('studio fee claim', () => {
+  it('pays the fee accrued on the pool to the wallet, at most maxQuoteAmount, over the RPC', async () => {
+    const w = await h.fundedWallet();
+    const { dbcPool } = await h.control<{ dbcPool: { poolAddress: string } }>('fund', { wallet: w.address, dbcPoolUnclaimed: '3000000' });
+    const pool = h.venue.market.studio.pools.get(dbcPool.poolAddress)!;
+    const usdcBefore = usdc(w);
+    const capped = (await run(w, { type: 'studio-claim-fee', key: 'claim:1', reason: 'collect', notionalUsd: '0', poolAddress: dbcPool.poolAddress, maxQuoteAmount: '1000000' })).record;
+    expect(capped).toMatchObject({ state: 'landed', operationId: 'studio.claimFee', route: 'rpc' });
+    expect(usdc(w)).toBe(usdcBefore + 1_000_000n);
+    expect(pool.claimed).toBe(1_000_000n);
+
+    // Trading on the curve earns the creator fees as time passes.
+    h.venue.advance(UNIVERSE_STEP_MS);
+    const accrued = pool.unclaimed;
+    expect(accrued).toBeGreaterThan(2_000_000n);
+    const all = (await run(w, { type: 'studio-claim-fee', key: 'claim:2', reason: 'collect', notionalUsd: '0', poolAddress: dbcPool.poolAddress, maxQuoteAmount: '1000000000' })).record;
+    expect(all).toMatchObject({ state: 'landed' });
+    expect(usdc(w)).toBe(usdcBefore + pool.claimed);
+    expect(pool.claimed).toBeGreaterThanOrEqual(1_000_000n + accrued);
+    expect(pool.unclaimed).toBe(0n);
+  });
+
+  it('refuses a maxQuoteAmount beyond 2^53 before any call', async () => {
+    const w = await h.fundedWallet();
+    const calls = h.relay.to('/studio/v1/dbc/fee/create-tx').length;
+    const { record } = await run(w, { type: 'studio-claim-fee', key: 'claim:huge', reason: 'x', notionalUsd: '0', poolAddress: MINTS.USDC, maxQuoteAmount: '9007199254740992' });
+    expect(record).toMatchObject({ state: 'rejected', reason: 'build:amount_beyond_json' });
+    expect(h.relay.to('/studio/v1/dbc/fee/create-tx')).toHaveLength(calls);
+  });
+});
