@@ -87,6 +87,15 @@ describe('stratd api call', () => {
     expect(stdout + stderr).not.toContain('cli-secret-key');
   });
 
+  it('refuses to build the deprecated recurring price deposit, naming the deprecation, and calls nothing', async () => {
+    const before = server.requests.length;
+    const params = JSON.stringify({ user: 'So11111111111111111111111111111111111111112', order: 'So11111111111111111111111111111111111111112', amount: 1 });
+    const { code, stderr } = await runCli(['api', 'call', 'recurring.priceDeposit', '--params', params], { env: { STRATD_API_BASE_URL: url } });
+    expect(code).toBe(2);
+    expect(stderr).toContain('recurring.priceDeposit (POST /recurring/v1/priceDeposit) is deprecated by the service');
+    expect(server.requests).toHaveLength(before);
+  });
+
   it('reports an invalid request with the field and exit 1', async () => {
     const { code, stderr } = await runCli(['api', 'call', 'perps.poolInfo', '--params', '{"mint":"nope"}'], { env: { STRATD_API_BASE_URL: url } });
     expect(code).toBe(1);

@@ -76,6 +76,12 @@ async function call(argv: string[]): Promise<number> {
     process.stderr.write(`stratd api call: unknown operation ${JSON.stringify(id ?? '')}; see "stratd api list"\n`);
     return EXIT.usage;
   }
+  const op = operations[id];
+  if (op.deprecated && op.effect === 'build') {
+    // A transaction of a deprecated product (the recurring price deposit) is not built by hand either.
+    process.stderr.write(`stratd api call: ${id} (${op.method} ${op.path}) is deprecated by the service; stratd does not build deprecated write operations\n`);
+    return EXIT.usage;
+  }
   let params: unknown;
   try {
     params = JSON.parse(values.params);
