@@ -110,4 +110,30 @@ venue, the CLI and this page are all made from that table.
   them only when an integrator fee is configured.
 - A trigger or recurring build reply in the oldest documented shape (\`{tx}\`, no request id) cannot go through
   the execute operation; its transaction is sent through the RPC.
+
+## Routes: how the executor's transactions reach the chain
+
+Each intent is built by one operation and its signed transaction goes one way (the action record's \`route\`).
+Whatever an execute operation answers, the landing is proved by the chain's status of the action's own
+signature; a reply can only prove that nothing was sent.
+
+| Intent | Built by | Route | Sent to | Ends |
+|---|---|---|---|---|
+| \`decrease\`, \`decrease-with-fee\`, \`tpsl-*\` | the perps operation | \`perps-execute\` (instant) or \`rpc\` (legacy) | \`perps.execute\` with its action, or JSON-RPC | landed (a legacy decrease: when the keeper executed its request), rejected, expired |
+| \`trigger-create\`, \`trigger-cancel\` | \`trigger.createOrder\`, \`trigger.cancelOrder\` | \`trigger-execute\` | \`trigger.execute\` with the build's \`requestId\` | landed, rejected (failed on chain), expired |
+| \`trigger-cancel-all\` | \`trigger.cancelOrders\` with at most five orders (the named ones, or the wallet's first five open orders) | \`trigger-execute\` | \`trigger.execute\` | one transaction per action: landed, rejected (\`build:no_open_orders\` when none is left), expired |
+| \`recurring-create\`, \`recurring-cancel\` | \`recurring.createOrder\` (time-based; \`inAmount\` as a JSON number, refused beyond 2^53), \`recurring.cancelOrder\` | \`recurring-execute\` | \`recurring.execute\` with the \`requestId\` | landed, rejected, expired |
+| \`swap\` | \`ultra.order\` with the wallet as \`taker\` | \`ultra-execute\` | \`ultra.execute\` with the order's \`requestId\` | landed, rejected (failed on chain, or a first execute answered a code that proves nothing was sent: -1…-5, -1002, -1003, -1004, -1007, -2002…-2004), expired |
+| \`studio-claim-fee\` | \`studio.claimFee\` (\`maxQuoteAmount\` as a JSON number, refused beyond 2^53) | \`rpc\` | JSON-RPC (Studio has no execute operation) | landed, rejected, expired |
+
+- **A swap's execute is repeated, never rebuilt.** \`ultra.execute\` is safe to repeat with the same signed
+  transaction for two minutes: a repeat is a status poll of the same swap. An executor that stopped between the post
+  and its reply posts the same bytes again within 110 s of the first post (a margin under the service's window);
+  later, or on any other route, an action whose post may have reached the service is settled on the chain alone.
+  A reply to a repeat proves nothing about what the first post did.
+- **A swap is bounded by its quote.** The order must sell exactly the intent's amount of its input mint for its
+  output mint, and its \`otherAmountThreshold\` must lie within the intent's \`maxSlippageBps\` (or
+  \`execution.slippageBps\`) of its \`outAmount\`; the quote travels with the build to the signing policy.
+- **The deprecated recurring price deposit** (\`recurring.priceDeposit\`) is never built: no intent carries it,
+  a strategy that asks for \`recurring-price-deposit\` is told it is deprecated, and \`stratd api call\` refuses it.
 `;

@@ -7,6 +7,7 @@ const position = samples.SAMPLE_POSITION;
 const common = { positionPubkey: position, marketMint: MINTS.SOL, side: 'long' as const, receiveToken: 'USDC' as const };
 const feeReceiver = 'AtxesCy9HF9KEShjdMyUQDLdjEDcN6u5q1g7H5fDJYQD'; // a USDC token account
 const tpsl = 'EZ5cqkFNwD5McTi3LvThEspVZ9m3Fa3tVEJoeTVNr87Y';
+const pool = 'HRos93vwrtHJUHS4apYCqp135W4QGiAkdGLGX1S5ZBQb'; // a Studio (DBC) pool the wallet created
 
 const every: Intent[] = [
   { type: 'decrease', key: `cut:${position}`, reason: 'trim', notionalUsd: '250000000', ...common, sizeUsdDelta: '250000000' },
@@ -16,6 +17,12 @@ const every: Intent[] = [
   { type: 'tpsl-cancel', key: `cancel:${tpsl}`, reason: 'not needed', notionalUsd: '0', tpslPubkey: tpsl },
   { type: 'trigger-create', key: `bid:${samples.SAMPLE_TOKENS[0]}`, reason: 'limit buy', notionalUsd: '10000000', inputMint: MINTS.USDC, outputMint: samples.SAMPLE_TOKENS[0], makingAmount: '10000000', takingAmount: '8000000000', expiredAt: '1767700000' },
   { type: 'trigger-cancel', key: `cancel:${samples.SAMPLE_ORDER}`, reason: 'stale bid', notionalUsd: '10000000', order: samples.SAMPLE_ORDER },
+  // Cancels at most five open orders per action (the wallet's first five): repeat with a new key until refused build:no_open_orders.
+  { type: 'trigger-cancel-all', key: 'cancel-all:1', reason: 'flatten the book', notionalUsd: '0' },
+  { type: 'swap', key: 'swap:usdc-sol', reason: 'buy $50 of SOL', notionalUsd: '50000000', inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '50000000', maxSlippageBps: '50' },
+  { type: 'recurring-create', key: 'dca:sol', reason: 'buy $300 of SOL over 3 days', notionalUsd: '300000000', inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: '300000000', numberOfOrders: 3, intervalSec: 86_400 },
+  { type: 'recurring-cancel', key: `dca:cancel:${samples.SAMPLE_ORDER}`, reason: 'stop buying', notionalUsd: '0', order: samples.SAMPLE_ORDER },
+  { type: 'studio-claim-fee', key: `claim:${pool}`, reason: 'collect creator fees', notionalUsd: '0', poolAddress: pool, maxQuoteAmount: '1000000000' },
 ];
 
 const showcase = defineStrategy({ name: 'every-intent', config: z.object({}), subscribes: ['positions'], onSnapshot: () => every });
@@ -23,6 +30,6 @@ const showcase = defineStrategy({ name: 'every-intent', config: z.object({}), su
 describe('every intent type', () => {
   it('validates as the daemon validates it', async () => {
     const out = await runStrategy(showcase, [samples.positions()]);
-    expect(out.intents.map((i) => i.type)).toEqual(['decrease', 'decrease-with-fee', 'tpsl-create', 'tpsl-update', 'tpsl-cancel', 'trigger-create', 'trigger-cancel']);
+    expect(out.intents.map((i) => i.type)).toEqual(['decrease', 'decrease-with-fee', 'tpsl-create', 'tpsl-update', 'tpsl-cancel', 'trigger-create', 'trigger-cancel', 'trigger-cancel-all', 'swap', 'recurring-create', 'recurring-cancel', 'studio-claim-fee']);
   });
 });

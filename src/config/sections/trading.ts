@@ -85,7 +85,7 @@ export const executionSection = {
     format: 'true or false',
   }),
   slippageBps: key({
-    doc: 'Default maximum slippage of a decrease, in basis points (the API default is 200); also how far below (a sale) or above (a purchase) its trigger a TP/SL request that names its own worst fill price may set it.',
+    doc: 'Default maximum slippage of a decrease, in basis points (the API default is 200), and of a swap whose intent names none (an Ultra order accepting more is refused); also how far below (a sale) or above (a purchase) its trigger a TP/SL request that names its own worst fill price may set it.',
     schema: z.int().min(0).max(10_000),
     default: 200,
     kind: 'int',
