@@ -10,7 +10,7 @@ import { repeatsSafely, ULTRA_REPEAT_WINDOW_MS } from '../../src/pipeline/execut
 import { intentSchema, type Intent } from '../../src/sdk/intent.ts';
 import { UNIVERSE_STEP_MS } from '../../src/venue/market/token-universe.ts';
 import { sign } from '../venue/venue-fixture.ts';
-import { VenueExecutorHarness, type TestWallet } from './venue-harness.ts';
+import { until, VenueExecutorHarness, type TestWallet } from './venue-harness.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
 const prefix = `stratd-test:{spot-intents-${process.pid}}:`;
@@ -175,6 +175,30 @@ describe('swap: Ultra order → sign → execute', () => {
     // One swap whatever was asked.
     expect(h.landedCount(first.signature)).toBe(1);
     expect(usdc(w)).toBe(usdcBefore - 10_000_000n);
+  });
+
+  it('expires with its blockhash when the service failed to land it (-1000 proves nothing), and nothing moves', async () => {
+    const w = await h.fundedWallet();
+    const usdcBefore = usdc(w);
+    await h.control('faults', { dropAll: true });
+    const ex = h.executor(w);
+    const job = h.job(intentSchema.parse(swap('15000000', 'swap:dropped')));
+    await ex.accept(job);
+    const done = ex.drive(job.actionId, h.signal);
+    try {
+      await until('the swap submitted', async () => (await h.store.load(job.actionId))?.record.state === 'submitted');
+    } finally {
+      await h.control('faults', { dropAll: false });
+    }
+    // Time passes beyond the blockhash's life (750 blocks).
+    h.venue.advance(60_000);
+    const record = await done;
+    expect(record).toMatchObject({ state: 'expired', reason: 'blockhash_expired' });
+    // The Failed -1000 reply is kept for the ledger, not taken as proof.
+    const entries = await h.ledger.read({ reverse: false, limit: 10_000, types: ['action_state'] });
+    expect(entries.filter((e) => e.actionId === job.actionId).map((e) => [e.state, (e.detail as { detail?: string } | undefined)?.detail])).toContainEqual(['submitted', expect.stringContaining('code -1000')]);
+    expect(h.landedCount(record!.signature)).toBe(0);
+    expect(usdc(w)).toBe(usdcBefore);
   });
 
   it('repeats an execute only within the service window', () => {

@@ -47,8 +47,8 @@ export interface PolicyInspectorOptions {
   readonly currentTpsl?: (tpslPubkey: string) => Promise<CurrentTpsl | undefined>;
 }
 
-/** What the policy needs of a build: the operation, how it is routed, the blockhash it reported. */
-export type InspectionTarget = Pick<BuiltTransaction, 'operationId' | 'route' | 'positionPubkey'> & {
+/** What the policy needs of a build: the operation, how it is routed, the blockhash it reported, a swap's quote. */
+export type InspectionTarget = Pick<BuiltTransaction, 'operationId' | 'route' | 'positionPubkey' | 'quote'> & {
   readonly txMetadata?: { readonly blockhash: string } | null;
 };
 
