@@ -43,6 +43,24 @@ async function run(w: TestWallet, intent: Intent, extra: Parameters<VenueExecuto
   return { job, record: await ex.drive(job.actionId, h.signal) };
 }
 
+/**
+ * The venue executes the swap and resets the connection instead of answering (its replyLost
+ * fault); the executor's process dies right after the post, before `submitted` is written.
+ */
+async function crashAfterLostReply(w: TestWallet, intent: Intent) {
+  await h.control('faults', { operations: { 'ultra.execute': { replyLostNext: 1 } } });
+  const crash = new AbortController();
+  const first = h.executor(w, {
+    onSent: () => {
+      crash.abort();
+      throw new Error('process killed after the post, before submitted was written');
+    },
+  });
+  const job = h.job(intentSchema.parse(intent));
+  await first.accept(job);
+  return { job, left: await first.drive(job.actionId, crash.signal) };
+}
+
 const swap = (amount: string, key = `swap:${amount}`): Intent => ({ type: 'swap', key, reason: 'rebalance', notionalUsd: amount, inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount });
 
 describe('swap: Ultra order → sign → execute', () => {
@@ -73,18 +91,7 @@ describe('swap: Ultra order → sign → execute', () => {
   it('re-posts the same signed bytes after a crash whose execute reply was lost, and lands one swap', async () => {
     const w = await h.fundedWallet();
     const usdcBefore = usdc(w);
-    // The venue executes the swap, then resets the connection instead of answering.
-    await h.control('faults', { operations: { 'ultra.execute': { replyLostNext: 1 } } });
-    const crash = new AbortController();
-    const first = h.executor(w, {
-      onSent: () => {
-        crash.abort();
-        throw new Error('process killed after the post, before submitted was written');
-      },
-    });
-    const job = h.job(intentSchema.parse(swap('40000000', 'swap:crash')));
-    await first.accept(job);
-    const left = await first.drive(job.actionId, crash.signal);
+    const { job, left } = await crashAfterLostReply(w, swap('40000000', 'swap:crash'));
     expect(left).toMatchObject({ state: 'signed' });
     expect(left?.submitStartedAtMs).toBeDefined();
     // The venue did execute it: the swap landed, and nobody heard.
@@ -106,17 +113,7 @@ describe('swap: Ultra order → sign → execute', () => {
   it('does not take a Failed reply to a repeat as proof that nothing landed', async () => {
     const w = await h.fundedWallet();
     const usdcBefore = usdc(w);
-    await h.control('faults', { operations: { 'ultra.execute': { replyLostNext: 1 } } });
-    const crash = new AbortController();
-    const first = h.executor(w, {
-      onSent: () => {
-        crash.abort();
-        throw new Error('killed');
-      },
-    });
-    const job = h.job(intentSchema.parse(swap('30000000', 'swap:repeat-failed')));
-    await first.accept(job);
-    await first.drive(job.actionId, crash.signal);
+    const { job } = await crashAfterLostReply(w, swap('30000000', 'swap:repeat-failed'));
     // The service forgot the order by the time of the repeat: -1, "missing or expired".
     h.relay.answerInstead(ULTRA_EXECUTE, async () => ({ status: 'Failed', code: -1, error: 'order missing or expired' }));
     try {
