@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
+import bs58 from 'bs58';
 import { request } from 'undici';
 import { z } from 'zod';
 import { formatScaled } from '../api/amounts.ts';
@@ -15,6 +16,7 @@ import { LocalKeypairSigner, SignerError, signInspected, writeKeyFile } from '..
 import { silentLogger } from '../kernel/logger.ts';
 import { ApiActionBuilder } from '../pipeline/executor/api-action-builder.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
+import { postSigned } from '../pipeline/executor/execute-post.ts';
 import type { Snapshot, SnapshotOf } from '../sdk/snapshot.ts';
 import type { Intent } from '../sdk/intent.ts';
 import { positionView, type PositionView } from '../sdk/position-view.ts';
@@ -196,11 +198,11 @@ export class BacktestVenue {
       if (built.route === 'rpc') {
         const sent = await this.chain.sendRaw(signed.bytes);
         if (!sent.ok) return { landed: false, reason: `send: ${sent.refusal}` };
-      } else if (built.route === 'perps-execute') {
-        await this.client.call('perps.execute', { action: built.executeAction as never, serializedTxBase64: raw });
       } else {
-        const result = await this.client.call('trigger.execute', { requestId: built.requestId!, signedTransaction: raw });
-        if (result.status !== 'Success') return { landed: false, reason: `execute: ${result.code ?? ''} ${result.error ?? ''}`.trim() };
+        // The executor's own post (perps, trigger, recurring or Ultra execute): a Failed reply ends the backtest's action.
+        const reply = await postSigned(this.client, { route: built.route, requestId: built.requestId, executeAction: built.executeAction, signedTx: raw, signature: bs58.encode(signed.signature) }, { repeat: false });
+        const failed = reply.unsent?.detail ?? reply.detail;
+        if (failed !== undefined) return { landed: false, reason: `execute: ${failed}` };
       }
     } catch (error) {
       return { landed: false, reason: `send: ${(error as Error).message}` };

@@ -55,7 +55,11 @@ export function repeatsSafely(r: Pick<ActionRecord, 'route' | 'submitStartedAtMs
  * Posts the action's signed bytes to its route's execute operation. `repeat`: the same bytes may
  * have been posted before (a previous process), so no reply can prove that nothing was sent.
  */
-export async function postSigned(client: ApiClient, r: ActionRecord, options: { readonly repeat: boolean }): Promise<ExecuteReply> {
+export async function postSigned(
+  client: ApiClient,
+  r: Pick<ActionRecord, 'route' | 'requestId' | 'executeAction' | 'signedTx' | 'signature'>,
+  options: { readonly repeat: boolean },
+): Promise<ExecuteReply> {
   const signedTransaction = r.signedTx!;
   switch (r.route) {
     case 'perps-execute':
