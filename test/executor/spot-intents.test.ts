@@ -223,11 +223,17 @@ describe('recurring: create, a slice fills, cancel refunds', () => {
     expect(slices[0]).toMatchObject({ filledInput: 100_000_000n });
     expect(usdc(w)).toBe(usdcBefore - 300_000_000n);
     expect(lamports(w) + feesOf(w)).toBeGreaterThan(solBefore);
+    // One interval later, the second slice.
+    const solAfterOne = lamports(w);
+    h.venue.advance(3_600_000);
+    const [later] = (await h.direct.call('recurring.getRecurringOrders', { user: w.address, orderStatus: 'active', recurringType: 'time', includeFailedTx: false })).time as Array<Parameters<typeof recurringOrderStates>[0]>;
+    expect(recurringOrderStates(later!).map((slice) => slice.filledInput)).toEqual([100_000_000n, 200_000_000n]);
+    expect(lamports(w)).toBeGreaterThan(solAfterOne);
 
     const cancelled = (await run(w, { type: 'recurring-cancel', key: 'dca:sol:cancel', reason: 'done', notionalUsd: '0', order: order!.orderKey })).record;
     expect(cancelled).toMatchObject({ state: 'landed', operationId: 'recurring.cancelOrder', route: 'recurring-execute' });
-    // The two slices never sold come back.
-    expect(usdc(w)).toBe(usdcBefore - 100_000_000n);
+    // The slice never sold comes back.
+    expect(usdc(w)).toBe(usdcBefore - 200_000_000n);
     const history = (await h.direct.call('recurring.getRecurringOrders', { user: w.address, orderStatus: 'history', recurringType: 'time', includeFailedTx: false })).time as Array<{ orderKey: string; closeTx: string | null }>;
     expect(history.find((o) => o.orderKey === order!.orderKey)?.closeTx).toBe(cancelled!.signature);
   });
