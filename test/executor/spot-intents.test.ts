@@ -125,6 +125,16 @@ describe('swap: Ultra order → sign → execute', () => {
     }
   });
 
+  it('does not take a 4xx answer to a repeat as proof that nothing landed', async () => {
+    const w = await h.fundedWallet();
+    const usdcBefore = usdc(w);
+    const { job } = await crashAfterLostReply(w, swap('35000000', 'swap:repeat-400'));
+    await h.control('faults', { operations: { 'ultra.execute': { errorNext: 1, errorStatus: 400 } } });
+    const record = await h.executor(w).drive(job.actionId, h.signal);
+    expect(record).toMatchObject({ state: 'landed' });
+    expect(usdc(w)).toBe(usdcBefore - 35_000_000n);
+  });
+
   it('ends rejected when the first execute answers a code that proves nothing was sent', async () => {
     const w = await h.fundedWallet();
     const usdcBefore = usdc(w);
