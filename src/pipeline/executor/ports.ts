@@ -6,6 +6,7 @@ import type { TxMetadata } from '../../api/schemas/common.ts';
 import type { PerpsExecuteAction } from '../../api/schemas/perps.ts';
 import type { Ledger } from '../../records/ledger.ts';
 import type { ActionRecord, Route } from '../../records/action-record.ts';
+import type { SwapQuote } from './swap-bounds.ts';
 
 /** What the executor needs from the world, one small interface each (tests and modes swap them). */
 
@@ -28,6 +29,8 @@ export interface BuiltTransaction {
   readonly realisedPnlUsd?: string;
   /** USD × 10^6 the built transaction moves, from the API's quote (the risk gate's check before signing). */
   readonly notionalUsd?: string;
+  /** A swap's quote (the Ultra order's inAmount and outAmount): the policy bounds the route's minimum out by it. */
+  readonly swapQuote?: SwapQuote;
   /** The TP/SL requests a create makes (its response's tpslPubkeys): booked to the strategy when it lands (src/risk/tpsl-book.ts). */
   readonly createdTpslPubkeys?: readonly string[];
 }
