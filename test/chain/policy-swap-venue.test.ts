@@ -3,7 +3,7 @@
 // intent and the build's quote, and refuses each hostile variant of the venue with the rule and a
 // one-line detail naming the account or the amount and its bound; variants the venue does not
 // build (exact-out and token-ledger routes, foreign mints, AMM accounts) are made from its route.
-import { Keypair, PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import { Keypair, PublicKey, SystemProgram, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import type { ApiClient } from '../../src/api/client.ts';
@@ -227,3 +227,73 @@ describe('Ultra swaps of the venue: the route, decoded and judged', () => {
   });
 });
 
+/** The venue's benign swap with these instructions added after its route. */
+async function withExtra(extra: (wallet: PublicKey) => Promise<TransactionInstruction[]>): Promise<{ tx: VersionedTransaction; quote: SwapQuote }> {
+  const built = await order();
+  const message = TransactionMessage.decompile(VersionedTransaction.deserialize(Buffer.from(built.base64, 'base64')).message);
+  const instructions = [...message.instructions, ...(await extra(wallet.publicKey))];
+  return { tx: new VersionedTransaction(new TransactionMessage({ payerKey: message.payerKey, recentBlockhash: message.recentBlockhash, instructions }).compileToV0Message()), quote: built.quote };
+}
+
+/** SPL Token InitializeAccount3: [account (w), mint], data 18 + owner. */
+function initializeAccount3(account: PublicKey, mint: PublicKey, owner: PublicKey): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: new PublicKey(PROGRAMS.token),
+    keys: [{ pubkey: account, isSigner: false, isWritable: true }, { pubkey: mint, isSigner: false, isWritable: false }],
+    data: Buffer.concat([Buffer.from([18]), owner.toBuffer()]),
+  });
+}
+
+describe('System instructions a swap does not explain', () => {
+  const thief = new PublicKey(PROGRAMS.perps);
+  const seed = 'stratd-swap';
+  const cases: Array<[string, (w: PublicKey) => Promise<TransactionInstruction[]>, RegExp]> = [
+    ['allocate on the wallet', async (w) => [SystemProgram.allocate({ accountPubkey: w, space: 64 })], /System allocate allocates 64 bytes in the wallet account; no operation explains it/],
+    ['assign of the wallet', async (w) => [SystemProgram.assign({ accountPubkey: w, programId: thief })], /System assign gives the wallet account to program PERPH/],
+    [
+      'allocateWithSeed on an account derived from the wallet',
+      async (w) => {
+        const derived = await PublicKey.createWithSeed(w, seed, thief);
+        return [SystemProgram.allocate({ accountPubkey: derived, basePubkey: w, seed, space: 64, programId: thief })];
+      },
+      /System allocateWithSeed allocates 64 bytes in \w+ \(derived from the wallet with seed "stratd-swap"\)/,
+    ],
+    [
+      'assignWithSeed of an account derived from the wallet',
+      async (w) => {
+        const derived = await PublicKey.createWithSeed(w, seed, thief);
+        return [SystemProgram.assign({ accountPubkey: derived, basePubkey: w, seed, programId: thief })];
+      },
+      /System assignWithSeed gives \w+ \(derived from the wallet with seed "stratd-swap"\) to program PERPH/,
+    ],
+  ];
+  for (const [name, extra, detail] of cases) {
+    it(`refuses ${name} (authority_change)`, async () => {
+      const { tx, quote } = await withExtra(extra);
+      const v = await verdict(tx, { quote });
+      expect(rules(v)).toEqual(['authority_change']);
+      expect(v.violations[0]?.detail).toMatch(detail);
+    });
+  }
+
+  it('a token account the wallet creates with a seed and initializes for itself stays allowed', async () => {
+    const { tx, quote } = await withExtra(async (w) => {
+      const account = await PublicKey.createWithSeed(w, seed, new PublicKey(PROGRAMS.token));
+      return [
+        SystemProgram.createAccountWithSeed({ fromPubkey: w, newAccountPubkey: account, basePubkey: w, seed, lamports: 2_039_280, space: 165, programId: new PublicKey(PROGRAMS.token) }),
+        initializeAccount3(account, new PublicKey(MINTS.SOL), w),
+      ];
+    });
+    expect(await verdict(tx, { quote })).toMatchObject({ ok: true, violations: [] });
+  });
+
+  it('refuses an assign of an account the transaction creates with the wallet\'s lamports', async () => {
+    const fresh = Keypair.generate();
+    const { tx, quote } = await withExtra(async (w) => [
+      SystemProgram.createAccount({ fromPubkey: w, newAccountPubkey: fresh.publicKey, lamports: 2_039_280, space: 165, programId: SystemProgram.programId }),
+      SystemProgram.assign({ accountPubkey: fresh.publicKey, programId: thief }),
+    ]);
+    const v = await verdict(tx, { quote });
+    expect(v.violations.map((x) => x.detail).join('\n')).toMatch(/System assign gives \w+ \(created with the wallet's lamports\) to program PERPH/);
+  });
+});
