@@ -1,5 +1,6 @@
 import { PublicKey, VersionedTransaction, type AddressLookupTableAccount } from '@solana/web3.js';
 import { PROGRAMS } from './programs.ts';
+import { decodeAggregatorInstruction, type AggregatorInstruction } from './decode/aggregator.ts';
 import { decodeAssociatedTokenInstruction, type AssociatedTokenInstruction } from './decode/associated-token.ts';
 import { decodeComputeBudgetInstruction, type ComputeBudgetInstruction } from './decode/compute-budget.ts';
 import { checkTableActive, LookupTableError, LookupTableUnavailable, type LookupTableResolver } from './decode/lookup-tables.ts';
@@ -16,10 +17,17 @@ export { rpcLookupTableResolver, staticLookupTableResolver, LookupTableError, Lo
 export { TransactionDecodeError } from './decode/transaction-decode-error.ts';
 export { readTransaction, readTransactionBytes, readWireTransaction } from './decode/read-transaction.ts';
 export { WireTransaction } from './decode/wire-transaction.ts';
-export type { SystemInstruction, TokenInstruction, AssociatedTokenInstruction, ComputeBudgetInstruction, MemoInstruction, PerpsInstruction };
+export type { SystemInstruction, TokenInstruction, AssociatedTokenInstruction, ComputeBudgetInstruction, MemoInstruction, PerpsInstruction, AggregatorInstruction };
 
 /** The decoded form of an instruction of a program we know. */
-export type ParsedInstruction = SystemInstruction | TokenInstruction | AssociatedTokenInstruction | ComputeBudgetInstruction | MemoInstruction | PerpsInstruction;
+export type ParsedInstruction =
+  | SystemInstruction
+  | TokenInstruction
+  | AssociatedTokenInstruction
+  | ComputeBudgetInstruction
+  | MemoInstruction
+  | PerpsInstruction
+  | AggregatorInstruction;
 
 /** An account of the message; `pubkey` is null when it comes from a lookup table that did not resolve. */
 export interface DecodedAccount {
@@ -205,6 +213,8 @@ function parseInstruction(programId: string, accounts: string[], data: Uint8Arra
       return decodeMemoInstruction(data);
     case PROGRAMS.perps:
       return decodePerpsInstruction(accounts, data);
+    case PROGRAMS.aggregator:
+      return decodeAggregatorInstruction(accounts, data);
     default:
       return undefined;
   }

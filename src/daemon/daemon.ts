@@ -475,6 +475,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       maxAccountSpaceBytes: BigInt(config.execution.maxAccountSpaceBytes),
       refuseTriggerOrders: config.mode !== 'paper' && !config.execution.allowUncheckedTriggerOrders,
       currentTpsl: findTpsl,
+      ultraPlatformFeeAccount: config.execution.ultraPlatformFeeAccount || undefined,
     }),
     signer: config.mode === 'dry-run' ? undefined : signer,
     dryRun: config.mode === 'dry-run',

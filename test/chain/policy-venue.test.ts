@@ -24,9 +24,10 @@ const EXPECTED_RULE: Record<Exclude<HostileKind, 'price_slippage'>, PolicyRule> 
 
 describe('transactions of the simulated venue', () => {
   for (const { product, operationId, discriminator } of PRODUCT_OPERATIONS) {
-    // Perps transactions carry the program's real instructions, built by the venue's handlers:
-    // test/chain/policy-perps-venue.test.ts accepts each operation's and refuses their hostile variants.
-    for (const transactionType of product === 'perps' ? [] : (['legacy', 'instant'] as const)) {
+    // Perps transactions and Ultra swaps carry the program's real instructions, built by the
+    // venue's handlers: test/chain/policy-perps-venue.test.ts and policy-swap-venue.test.ts accept
+    // each operation's and refuse their hostile variants.
+    for (const transactionType of product === 'perps' || product === 'ultra' ? [] : (['legacy', 'instant'] as const)) {
       it(`accepts its ${transactionType} ${product} transaction (${operationId})`, async () => {
         const tx = buildRequestTransaction({
           payer: wallet,

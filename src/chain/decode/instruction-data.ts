@@ -27,6 +27,13 @@ export class InstructionDataReader {
     return this.#view.getUint8(this.#offset++);
   }
 
+  u16(field: string): number {
+    this.#need(2, field);
+    const value = this.#view.getUint16(this.#offset, true);
+    this.#offset += 2;
+    return value;
+  }
+
   u32(field: string): number {
     this.#need(4, field);
     const value = this.#view.getUint32(this.#offset, true);

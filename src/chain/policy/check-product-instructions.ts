@@ -1,6 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
 import type { DecodedInstruction, DecodedTransaction, PerpsInstruction } from '../decode.ts';
 import { CUSTODY_MINT, PERPS_MINT_TOKEN_PROGRAM, perpsPositionAddress, isPerpsPositionRequestAddress, type PerpsSide } from '../programs/perps/addresses.ts';
+import { MINTS } from '../../api/mints.ts';
 import { PROGRAMS } from '../programs.ts';
 import type { PerpsIntentBounds, PolicyContext } from './context.ts';
 import { CUSTODY_ROLES, FIXED_ROLES, INCREASE_REQUESTS, MINT_ROLES, PAID_IN_ARGUMENT, walletTokenRoles } from './perps-operations.ts';
@@ -25,7 +26,7 @@ export function checkProductInstructions(decoded: DecodedTransaction, ctx: Polic
   const allowed = perpsInstructionsOf(ctx.operationId);
   const violations: Violation[] = [];
   const payments: Outflow[] = [];
-  let acting = 0;
+  const acting: PerpsInstruction[] = [];
   for (const ix of decoded.instructions) {
     // An account that did not resolve is already unresolved_lookup: nothing to judge by role.
     if (ix.programId !== PROGRAMS.perps || ix.accounts.some((a) => a.pubkey === null)) continue;
@@ -33,13 +34,15 @@ export function checkProductInstructions(decoded: DecodedTransaction, ctx: Polic
     // is the instruction gate's.
     const parsed = ix.parsed?.program === 'perps' ? ix.parsed : undefined;
     if (!parsed || !allowed.has(parsed.type)) continue;
-    acting++;
+    acting.push(parsed);
     violations.push(...checkInstruction(ix, parsed, ctx, payments));
   }
+  const bounds = ctx.intent?.perps;
+  if (bounds?.depositBorrow !== undefined) violations.push(...checkLendingSet(acting, bounds.depositBorrow));
   // An intent asks for one request: bounds checked per instruction would let two of them through
   // (none at all is refused by the gate, intent or not).
-  if (ctx.intent?.perps !== undefined && acting > 1) {
-    violations.push({ rule: 'intent_exceeded', detail: `${acting} perps instructions of ${ctx.operationId}; the intent asks for one` });
+  else if (bounds !== undefined && acting.length > 1) {
+    violations.push({ rule: 'intent_exceeded', detail: `${acting.length} perps instructions of ${ctx.operationId}; the intent asks for one` });
   }
   return { violations, payments };
 }
@@ -206,6 +209,8 @@ function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide 
       exceeded(`triggerAboveThreshold is ${String(above ?? 'absent')}; the intent's request fires ${b.triggerAboveThreshold ? 'above' : 'below'} its trigger`);
     }
   }
+  if (b.lpMint !== undefined && p.type === 'addLiquidity2') out.push(...checkLpMint(p, b.lpMint, where));
+  if (b.depositBorrow !== undefined) out.push(...checkLending(p, b.depositBorrow, where));
   const worst = bigintArg(p, 'priceSlippage');
   if (b.requirePriceBound === true && fillsAtMarket) {
     if (worst === undefined) exceeded('a market request without priceSlippage fills at any price');
@@ -223,6 +228,52 @@ function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide 
       const bound = buys ? (b.referencePriceUsd * (BPS + b.maxSlippageBps)) / BPS : (b.referencePriceUsd * (BPS - b.maxSlippageBps) + BPS - 1n) / BPS;
       if (buys ? worst > bound : worst < bound) exceeded(`priceSlippage ${worst} accepts a worse price than ${bound} (${b.maxSlippageBps} bps from ${b.referencePriceUsd})`);
     }
+  }
+  return out;
+}
+
+/** An LP mint deposits exactly the intent's amount of its mint, asks no pre-swap, and takes no less LP than the intent accepts. */
+function checkLpMint(p: PerpsInstruction, b: NonNullable<PerpsIntentBounds['lpMint']>, where: string): Violation[] {
+  const out: Violation[] = [];
+  const exceeded = (detail: string) => out.push({ rule: 'intent_exceeded', detail: `${where}: ${detail}` });
+  const custodyMint = p.accounts.custody === undefined ? undefined : CUSTODY_MINT[p.accounts.custody];
+  if (custodyMint !== undefined && custodyMint !== b.depositMint) {
+    out.push({ rule: 'product_account', detail: `${where}: deposits into the custody of mint ${custodyMint}; the intent deposits mint ${b.depositMint}` });
+  }
+  const amountIn = bigintArg(p, 'tokenAmountIn');
+  if (amountIn !== b.tokenAmountIn) exceeded(`tokenAmountIn ${String(amountIn)} differs from the intent's ${b.tokenAmountIn}`);
+  if (p.args.tokenAmountPreSwap !== null && p.args.tokenAmountPreSwap !== undefined) exceeded(`swaps ${String(p.args.tokenAmountPreSwap)} before the deposit (tokenAmountPreSwap); the intent deposits its token as it is`);
+  const minLp = bigintArg(p, 'minLpAmountOut');
+  if (b.minLpAmountOut !== undefined && minLp !== undefined && minLp < b.minLpAmountOut) exceeded(`minLpAmountOut ${minLp} is below the intent's minLpAmount ${b.minLpAmountOut}`);
+  return out;
+}
+
+/** A deposit moves exactly the intent's JLP; a borrow takes exactly its USDC, from the USDC custody. */
+function checkLending(p: PerpsInstruction, b: NonNullable<PerpsIntentBounds['depositBorrow']>, where: string): Violation[] {
+  const out: Violation[] = [];
+  const amount = bigintArg(p, 'amount');
+  if (p.type === 'depositCollateralForBorrows' && amount !== b.depositAmount) {
+    out.push({ rule: 'intent_exceeded', detail: `${where}: deposits ${String(amount)} JLP; the intent deposits ${b.depositAmount}` });
+  }
+  if (p.type === 'borrowFromCustody') {
+    if (amount !== b.borrowAmount) out.push({ rule: 'intent_exceeded', detail: `${where}: borrows ${String(amount)} USDC; the intent borrows ${b.borrowAmount}` });
+    const custodyMint = p.accounts.custody === undefined ? undefined : CUSTODY_MINT[p.accounts.custody];
+    if (custodyMint !== undefined && custodyMint !== MINTS.USDC) out.push({ rule: 'product_account', detail: `${where}: borrows from the custody of mint ${custodyMint}; the intent borrows USDC` });
+  }
+  return out;
+}
+
+/** A deposit-borrow: at most one deposit and one borrow, and each one the intent asks for (a non-zero amount) is there. */
+function checkLendingSet(acting: readonly PerpsInstruction[], b: NonNullable<PerpsIntentBounds['depositBorrow']>): Violation[] {
+  const out: Violation[] = [];
+  const wanted: Array<[string, bigint, string]> = [
+    ['depositCollateralForBorrows', b.depositAmount, 'deposits'],
+    ['borrowFromCustody', b.borrowAmount, 'borrows'],
+  ];
+  for (const [type, amount, verb] of wanted) {
+    const count = acting.filter((p) => p.type === type).length;
+    if (count > 1) out.push({ rule: 'intent_exceeded', detail: `${count} ${type} instructions; the intent ${verb} once` });
+    if (count === 0 && amount > 0n) out.push({ rule: 'intent_exceeded', detail: `no ${type} instruction; the intent ${verb} ${amount}` });
   }
   return out;
 }

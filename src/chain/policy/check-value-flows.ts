@@ -91,6 +91,22 @@ function sendLamports(c: SystemCheck, to: string, lamports: string, what: string
   send(report, accounts, { instruction: index, to, asset: 'lamports', amount: BigInt(lamports) }, 'value_transfer', what);
 }
 
+type ReshapingInstruction = Extract<SystemInstruction, { type: 'assign' | 'allocate' | 'assignWithSeed' | 'allocateWithSeed' }>;
+
+/**
+ * How the account an allocate/assign acts on belongs to the wallet, for the refusal's detail, or
+ * undefined when it does not: the wallet itself, an account derived from the wallet (a seed
+ * variant with the wallet as base), or one this transaction creates with the wallet's lamports.
+ */
+function walletDerivation(c: SystemCheck, ix: ReshapingInstruction): string | undefined {
+  if (c.accounts.isWallet(ix.account)) return 'the wallet account';
+  if ((ix.type === 'assignWithSeed' || ix.type === 'allocateWithSeed') && c.accounts.isWallet(ix.base)) return `${ix.account} (derived from the wallet with seed ${JSON.stringify(ix.seed)})`;
+  const created = c.decoded.instructions.some(
+    (other) => other.parsed?.program === 'system' && (other.parsed.type === 'createAccount' || other.parsed.type === 'createAccountWithSeed') && other.parsed.newAccount === ix.account && c.accounts.isWallet(other.parsed.from),
+  );
+  return created ? `${ix.account} (created with the wallet's lamports)` : undefined;
+}
+
 function checkSystem(c: SystemCheck): void {
   const { index, ix, accounts, report } = c;
   switch (ix.type) {
@@ -126,11 +142,16 @@ function checkSystem(c: SystemCheck): void {
     }
     case 'assign':
     case 'allocate':
-      if (accounts.isWallet(ix.account)) {
-        const what = ix.type === 'assign' ? `assigns the wallet account to program ${ix.owner}` : 'allocates data in the wallet account';
-        report.violations.push({ rule: 'authority_change', detail: `instruction ${index}: System ${ix.type} ${what}` });
-      }
+    case 'assignWithSeed':
+    case 'allocateWithSeed': {
+      // No operation explains these: a swap or an order creates token accounts (createAccount of
+      // token-account size, above) and never reshapes or hands over an account of the wallet's.
+      const whose = walletDerivation(c, ix);
+      if (whose === undefined) return;
+      const what = ix.type === 'assign' || ix.type === 'assignWithSeed' ? `gives ${whose} to program ${ix.owner}` : `allocates ${ix.space} bytes in ${whose}`;
+      report.violations.push({ rule: 'authority_change', detail: `instruction ${index}: System ${ix.type} ${what}; no operation explains it` });
       return;
+    }
     case 'authorizeNonceAccount':
       if (accounts.isWallet(ix.authority) && !accounts.isWallet(ix.newAuthority) && !accounts.isExplained(ix.newAuthority)) {
         report.violations.push({ rule: 'authority_change', detail: `instruction ${index}: hands the wallet's nonce account ${ix.nonceAccount} to ${ix.newAuthority}` });

@@ -18,6 +18,29 @@ export interface PolicyIntent {
   readonly slippageBps?: number;
   /** What perps instructions may ask for; checked against their decoded arguments. */
   readonly perps?: PerpsIntentBounds;
+  /** What an aggregator route (an Ultra swap) may ask for; checked against its decoded arguments. */
+  readonly swap?: SwapIntentBounds;
+}
+
+/**
+ * Bounds on an aggregator route (check-swap-instructions.ts). Mints are base58, amounts in the
+ * mints' smallest units.
+ */
+export interface SwapIntentBounds {
+  readonly inputMint: string;
+  readonly outputMint: string;
+  /** The most of inputMint the route may take: the intent's amount. */
+  readonly maxInAmount: bigint;
+  /**
+   * The least of outputMint the route may settle for: the quote's out amount less the allowed
+   * slippage. Undefined when no quote is known: then the route is refused, since its own quoted
+   * amount comes from the very bytes under judgement and bounds nothing.
+   */
+  readonly minOutAmount?: bigint;
+  /** How minOutAmount was derived (for the refusal's one line), e.g. "the quote's 1000 less 50 bps". */
+  readonly minOutBasis?: string;
+  /** The one platform fee account a route may name (execution.ultraPlatformFeeAccount); absent: none. */
+  readonly platformFeeAccount?: string;
 }
 
 /**
@@ -54,6 +77,10 @@ export interface PerpsIntentBounds {
   readonly triggerOnly?: boolean;
   /** Which side of the trigger fires the request (a long's TP and a short's SL fire above it). */
   readonly triggerAboveThreshold?: boolean;
+  /** An LP mint: exactly this deposit of this mint, and at least minLpAmountOut LP back when given. */
+  readonly lpMint?: { readonly depositMint: string; readonly tokenAmountIn: bigint; readonly minLpAmountOut?: bigint };
+  /** Lending: exactly this JLP deposit and this USDC borrow (0: no instruction of that kind). */
+  readonly depositBorrow?: { readonly depositAmount: bigint; readonly borrowAmount: bigint };
 }
 
 /** Everything the policy knows about the action a transaction claims to perform. */

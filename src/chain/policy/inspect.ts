@@ -10,6 +10,7 @@ import { checkProductInstructions } from './check-product-instructions.ts';
 import { checkPrograms } from './check-programs.ts';
 import { checkSigners } from './check-signers.ts';
 import { checkStructure } from './check-structure.ts';
+import { checkSwapInstructions } from './check-swap-instructions.ts';
 import { checkTriggerOrders } from './check-trigger-orders.ts';
 import { checkValueFlows } from './check-value-flows.ts';
 import type { PolicyContext } from './context.ts';
@@ -24,6 +25,7 @@ export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyConte
   const walletAccounts = new WalletAccounts(decoded, ctx);
   const flows = checkValueFlows(decoded, walletAccounts, ctx.maxAccountSpaceBytes);
   const product = checkProductInstructions(decoded, ctx);
+  const swap = checkSwapInstructions(decoded, ctx, walletAccounts);
   const violations: Violation[] = [
     ...checkStructure(decoded, ctx),
     ...checkBlockhash(decoded, ctx),
@@ -32,11 +34,12 @@ export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyConte
     ...checkPrograms(decoded, ctx),
     ...flows.violations,
     ...checkPriorityFee(decoded, ctx),
-    // What the perps program takes by argument counts with every other outflow of its mint.
-    ...checkIntent([...flows.outflows, ...product.payments], ctx),
+    // What the perps program or a route takes by argument counts with every other outflow of its mint.
+    ...checkIntent([...flows.outflows, ...product.payments, ...swap.payments], ctx),
     // What the instructions do, whatever the operation is called: the right one, nothing else of its program.
     ...checkOperationInstructions(decoded, ctx),
     ...product.violations,
+    ...swap.violations,
     ...checkTriggerOrders(ctx),
     ...checkLookupTables(decoded, walletAccounts),
   ];

@@ -106,3 +106,10 @@ export function perpsInstructionsOf(operationId: OperationId): ReadonlySet<Perps
   if (gate?.program !== 'perps') return new Set();
   return new Set([...gate.required, ...(gate.allowed ?? [])]);
 }
+
+/** The aggregator instructions an operation's transaction may carry (required or allowed); none for other operations. */
+export function aggregatorInstructionsOf(operationId: OperationId): ReadonlySet<AggregatorInstructionName> {
+  const gate = OPERATION_INSTRUCTIONS[operationId];
+  if (gate?.program !== 'aggregator') return new Set();
+  return new Set([...gate.required, ...(gate.allowed ?? [])]);
+}

@@ -27,6 +27,10 @@ const USAGE = `usage:
                                      from it). Without it a decrease intent's market request is
                                      refused (the executor waits for a fresh mark instead)
       --price-drift-bps <bps>        default: execution.priceDriftBps
+      --quote-out <amount>           a swap intent's quote: the output (smallest unit) the Ultra
+                                     order promised for the intent's amount. It bounds the route's
+                                     minimum out (less maxSlippageBps or --slippage-bps); without it
+                                     a swap is refused (its minimum out cannot be bounded)
       --max-account-space <bytes>    default: execution.maxAccountSpaceBytes
       --transaction-type <type>      legacy (default) or instant (allows one empty keeper signer slot)
       --blockhash <hash>             the txMetadata blockhash the transaction must carry
@@ -70,6 +74,7 @@ async function inspect(argv: string[]): Promise<number> {
         'slippage-bps': { type: 'string' },
         'mark-price': { type: 'string' },
         'price-drift-bps': { type: 'string' },
+        'quote-out': { type: 'string' },
         'max-account-space': { type: 'string' },
         'transaction-type': { type: 'string', default: 'legacy' },
         blockhash: { type: 'string' },
@@ -114,6 +119,9 @@ async function inspect(argv: string[]): Promise<number> {
   if (mark !== undefined && !/^[1-9]\d*$/.test(mark)) return usageError('--mark-price must be a positive whole number (USD × 10^6)');
   const drift = values['price-drift-bps'] ?? String(execution.priceDriftBps);
   if (!WHOLE.test(drift) || Number(drift) > 10_000) return usageError('--price-drift-bps must be a whole number from 0 to 10000');
+  const quoteOut = values['quote-out'];
+  if (quoteOut !== undefined && !WHOLE.test(quoteOut)) return usageError('--quote-out must be a whole number (the output mint\'s smallest unit)');
+  const swapQuote = quoteOut !== undefined && intent?.type === 'swap' ? { inAmount: intent.amount, outAmount: quoteOut } : undefined;
   const space = values['max-account-space'] ?? execution.maxAccountSpaceBytes;
   if (!WHOLE.test(space)) return usageError('--max-account-space must be a whole number of bytes');
   const transactionType = values['transaction-type'];
@@ -157,6 +165,7 @@ async function inspect(argv: string[]): Promise<number> {
     priceDriftBps: Number(drift),
     maxAccountSpaceBytes: BigInt(space),
     refuseTriggerOrders,
+    ultraPlatformFeeAccount: execution.ultraPlatformFeeAccount || undefined,
   });
   const route = transactionType === 'instant' ? 'perps-execute' : operation.id.startsWith('trigger.') ? 'trigger-execute' : 'rpc';
   let inspection;
@@ -164,7 +173,7 @@ async function inspect(argv: string[]): Promise<number> {
     inspection = await inspector.inspectDetailed(
       transaction,
       intent,
-      { operationId: operation.id, route, txMetadata: values.blockhash ? { blockhash: values.blockhash } : undefined },
+      { operationId: operation.id, route, swapQuote, txMetadata: values.blockhash ? { blockhash: values.blockhash } : undefined },
       knownAccounts,
     );
   } catch (error) {

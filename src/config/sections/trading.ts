@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pubkey } from '../../api/pubkey.ts';
 import { receiveToken } from '../../api/schemas/perps.ts';
 import { strategyName } from '../../sdk/name.ts';
 import { exactUint, positiveInt } from '../formats.ts';
@@ -83,6 +84,14 @@ export const executionSection = {
     kind: 'boolean',
     env: 'STRATD_ALLOW_UNCHECKED_TRIGGER_ORDERS',
     format: 'true or false',
+  }),
+  ultraPlatformFeeAccount: key({
+    doc: 'The one platform fee account an Ultra swap\'s route may name (a token account of the integrator that takes a fee on swaps). "" (default): none, and a route naming any platform fee account is refused before signing (policy product_account).',
+    schema: z.union([z.literal(''), pubkey]),
+    default: '',
+    kind: 'string',
+    env: 'STRATD_ULTRA_PLATFORM_FEE_ACCOUNT',
+    format: 'a base58 public key, or ""',
   }),
   slippageBps: key({
     doc: 'Default maximum slippage of a decrease, in basis points (the API default is 200), and of a swap whose intent names none (an Ultra order accepting more is refused); also how far below (a sale) or above (a purchase) its trigger a TP/SL request that names its own worst fill price may set it.',

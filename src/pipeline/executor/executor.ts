@@ -613,7 +613,7 @@ export class Executor {
       realisedPnlUsd: built.realisedPnlUsd,
       builtNotionalUsd: built.notionalUsd,
       createdTpslPubkeys: built.createdTpslPubkeys ? [...built.createdTpslPubkeys] : undefined,
-      swapQuote: built.quote,
+      swapQuote: built.swapQuote,
     };
     // The policy and the expiry check start on these bytes at once; `built` is stored only when
     // they cannot answer (an RPC outage), so that the retry inspects these bytes again instead of
@@ -929,7 +929,7 @@ function builtOf(r: ActionRecord): BuiltTransaction {
     positionPubkey: r.positionPubkey,
     positionRequestPubkey: r.positionRequestPubkey,
     marketMint: r.marketMint,
-    quote: r.swapQuote,
+    swapQuote: r.swapQuote,
   };
 }
 

@@ -8,6 +8,7 @@ import type { ActionRecord } from '../../records/action-record.ts';
 import { MarkPriceUnavailable } from './mark-price.ts';
 import type { BuiltTransaction, TransactionInspector } from './ports.ts';
 import type { CurrentTpsl } from '../../risk/reducing.ts';
+import { swapIntentBounds, type SwapQuote, type SwapReference } from './swap-bounds.ts';
 
 export interface PolicyInspectorOptions {
   readonly wallet: PublicKey;
@@ -45,11 +46,15 @@ export interface PolicyInspectorOptions {
    * does not show the request yet, the size is not bounded.
    */
   readonly currentTpsl?: (tpslPubkey: string) => Promise<CurrentTpsl | undefined>;
+  /** execution.ultraPlatformFeeAccount: the one platform fee account a swap's route may name (absent: none). */
+  readonly ultraPlatformFeeAccount?: string;
 }
 
 /** What the policy needs of a build: the operation, how it is routed, the blockhash it reported, a swap's quote. */
-export type InspectionTarget = Pick<BuiltTransaction, 'operationId' | 'route' | 'positionPubkey' | 'quote'> & {
+export type InspectionTarget = Pick<BuiltTransaction, 'operationId' | 'route' | 'positionPubkey'> & {
   readonly txMetadata?: { readonly blockhash: string } | null;
+  /** A swap's quote: its in and out amounts are all the policy reads of it. */
+  readonly swapQuote?: SwapQuote;
 };
 
 export interface DetailedInspection {
@@ -101,7 +106,8 @@ export class PolicyInspector implements TransactionInspector {
     ]);
     // A configured mark source that knows no fresh mark: no verdict yet (transient), not a violation.
     if (isDecrease(intent) && this.options.markPrice && markPriceUsd === undefined) throw new MarkPriceUnavailable(intent.positionPubkey);
-    const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0 }, currentTpsl);
+    const swap: SwapReference = { quote: built.swapQuote, platformFeeAccount: this.options.ultraPlatformFeeAccount };
+    const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0 }, currentTpsl, swap);
     const verdict = inspectTransaction(decoded, {
       wallet: this.options.wallet,
       operationId: built.operationId,
@@ -126,7 +132,9 @@ export class PolicyInspector implements TransactionInspector {
  * program's own escrow moves by CPI and its layout is not published, so that bound does not reach
  * it (docs/safety.md, "A trigger order's amounts are not checked"). No intent: nothing may move.
  */
-export function intentBounds(intent: Intent | undefined, slippageBps: number, price: PriceReference = {}, currentTpsl?: CurrentTpsl): PolicyIntent {
+export function intentBounds(intent: Intent | undefined, slippageBps: number, price: PriceReference = {}, currentTpsl?: CurrentTpsl, swap: SwapReference = {}): PolicyIntent {
+  if (intent?.type === 'swap') return swapIntentBounds(intent, slippageBps, swap);
+  if (intent?.type === 'lp-mint' || intent?.type === 'deposit-borrow') return lendingBounds(intent);
   if (intent?.type === 'trigger-create') {
     return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: toBigInt(intent.makingAmount) }, slippageBps };
   }
@@ -186,6 +194,31 @@ export function intentBounds(intent: Intent | undefined, slippageBps: number, pr
   };
   const fee: Record<string, bigint> = intent.type === 'decrease-with-fee' ? { [MINTS.USDC]: toBigInt(intent.feeTokenAmount) } : {};
   return { maxMoveLamports: 0n, maxMoveTokens: fee, slippageBps, perps };
+}
+
+/** The custody mint of each LP deposit token the API takes. */
+const LP_DEPOSIT_MINT: Readonly<Record<Extract<Intent, { type: 'lp-mint' }>['depositToken'], string>> = { WBTC: MINTS.BTC, ETH: MINTS.ETH, SOL: MINTS.SOL, USDC: MINTS.USDC };
+
+/**
+ * An LP mint deposits exactly its amount of its token (and takes at least minLpAmount LP when
+ * given); a deposit-borrow deposits exactly its JLP and borrows exactly its USDC. The deposits
+ * are the only tokens of the wallet's that may move; what comes back must land in the wallet's own
+ * accounts (check-product-instructions.ts).
+ */
+function lendingBounds(intent: Extract<Intent, { type: 'lp-mint' | 'deposit-borrow' }>): PolicyIntent {
+  if (intent.type === 'lp-mint') {
+    const depositMint = LP_DEPOSIT_MINT[intent.depositToken];
+    const tokenAmountIn = toBigInt(intent.depositTokenAmount);
+    const minLpAmountOut = intent.minLpAmount === undefined ? undefined : toBigInt(intent.minLpAmount);
+    return { maxMoveLamports: 0n, maxMoveTokens: { [depositMint]: tokenAmountIn }, slippageBps: 0, perps: { lpMint: { depositMint, tokenAmountIn, minLpAmountOut } } };
+  }
+  const depositAmount = toBigInt(intent.depositTokenAmount);
+  return {
+    maxMoveLamports: 0n,
+    maxMoveTokens: { [MINTS.JLP]: depositAmount },
+    slippageBps: 0,
+    perps: { depositBorrow: { depositAmount, borrowAmount: toBigInt(intent.borrowTokenAmount) } },
+  };
 }
 
 /** The daemon's own mark price a decrease is bounded by, and the drift (bps) allowed from it. */

@@ -28,10 +28,13 @@ export interface BuiltTransaction {
   readonly realisedPnlUsd?: string;
   /** USD × 10^6 the built transaction moves, from the API's quote (the risk gate's check before signing). */
   readonly notionalUsd?: string;
+  /**
+   * A swap's quote (the Ultra order's inAmount, outAmount, otherAmountThreshold): the policy bounds
+   * the route's minimum out by it, and the action record keeps it.
+   */
+  readonly swapQuote?: SwapQuote;
   /** The TP/SL requests a create makes (its response's tpslPubkeys): booked to the strategy when it lands (src/risk/tpsl-book.ts). */
   readonly createdTpslPubkeys?: readonly string[];
-  /** A swap's quote (Ultra order): the least out the signed transaction must guarantee (the policy's bound). */
-  readonly quote?: SwapQuote;
 }
 
 /**

@@ -113,7 +113,7 @@ async function buildSwap(intent: Extract<Intent, { type: 'swap' }>, o: SpotBuild
     otherAmountThreshold: res.otherAmountThreshold,
     slippageBps: res.slippageBps ?? Number(((outAmount - threshold) * 10_000n) / outAmount),
   };
-  return { operationId: 'ultra.order', route: 'ultra-execute', requestId: res.requestId, unsignedTx: res.transaction, awaitsKeeper: false, quote };
+  return { operationId: 'ultra.order', route: 'ultra-execute', requestId: res.requestId, unsignedTx: res.transaction, awaitsKeeper: false, swapQuote: quote };
 }
 
 /**

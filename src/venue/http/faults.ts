@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HOSTILE_KINDS, type HostileKind } from '../tx/hostile.ts';
+import { HOSTILE_KINDS, SWAP_HOSTILE_KINDS, type AnyHostileKind } from '../tx/hostile.ts';
 import { Prng } from '../market/prng.ts';
 import { RATE_TIERS, type RateTier } from './rate-limit.ts';
 
@@ -38,7 +38,7 @@ export const operationFaultsSchema = z.strictObject({
    */
   frozen: z.boolean().optional(),
   /** Build write transactions that differ from the request (extra transfer, approval...). */
-  hostile: z.enum(HOSTILE_KINDS).nullable().optional(),
+  hostile: z.enum([...HOSTILE_KINDS, ...SWAP_HOSTILE_KINDS]).nullable().optional(),
   /** With `hostile`: only the next N builds are hostile, then the venue builds honestly again. */
   hostileNext: count.optional(),
   /**
@@ -158,16 +158,16 @@ export class FaultPlan {
   }
 
   /** The hostile kind of this build of the operation; a `hostileNext` count is used up by it. */
-  hostileFor(operationId: string): HostileKind | undefined {
+  hostileFor(operationId: string): AnyHostileKind | undefined {
     return this.hostile(operationId, true);
   }
 
   /** What hostileFor would answer, without using up a count (for a handler that shapes arguments before the build). */
-  peekHostile(operationId: string): HostileKind | undefined {
+  peekHostile(operationId: string): AnyHostileKind | undefined {
     return this.hostile(operationId, false);
   }
 
-  private hostile(operationId: string, use: boolean): HostileKind | undefined {
+  private hostile(operationId: string, use: boolean): AnyHostileKind | undefined {
     const key = this.operations.get(operationId)?.hostile ? operationId : '*';
     const faults = this.operations.get(key);
     const kind = faults?.hostile ?? undefined;

@@ -5,7 +5,7 @@ import type { VenueChain } from '../chain/chain.ts';
 import type { VenueAction } from '../market/market.ts';
 import { derivedRequestId } from '../market/keys.ts';
 import { derivedBase58 } from '../chain/blockhashes.ts';
-import { buildRequestTransaction, DEFAULT_COMPUTE_UNIT_LIMIT, DEFAULT_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS, toBase64, type HostileKind } from '../tx/builder.ts';
+import { buildRequestTransaction, DEFAULT_COMPUTE_UNIT_LIMIT, DEFAULT_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS, toBase64, type AnyHostileKind } from '../tx/builder.ts';
 import type { RequestBook } from '../tx/request-book.ts';
 
 /** txMetadata of spec 2.3: integer strings. */
@@ -29,7 +29,7 @@ export interface IssueRequest {
   readonly priorityFeeMicroLamports?: bigint;
   /** Rent of the accounts the request creates (position request, order account...). */
   readonly accountRentLamports?: bigint;
-  readonly hostile?: HostileKind;
+  readonly hostile?: AnyHostileKind;
   /** Build on a blockhash the chain has expired or never issued (txMetadata still claims a fresh one's lastValidBlockHeight). */
   readonly staleBlockhash?: 'expired' | 'never_issued';
   /** The discriminator (hex) of the program instruction the operation performs (BuildRequestOptions). */

@@ -1,11 +1,11 @@
 import { PublicKey, TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
 import { PROGRAMS } from '../../chain/programs.ts';
 import type { Product } from '../../api/operation.ts';
-import { foreignAccountFor, hostileGoesFirst, hostileInstruction, hostileNonceAccountFor, type HostileKind } from './hostile.ts';
+import { foreignAccountFor, hostileGoesFirst, hostileInstruction, hostileNonceAccountFor, type AnyHostileKind } from './hostile.ts';
 import { MAX_REQUEST_ID_BYTES, PRODUCT_PROGRAM, requestInstructionData } from './request-instruction.ts';
 import { compileV0Message, serializedTransaction } from './v0-message.ts';
 
-export type { HostileKind } from './hostile.ts';
+export type { AnyHostileKind, HostileKind } from './hostile.ts';
 
 /** Defaults close to what the service sets on its own transactions. */
 export const DEFAULT_COMPUTE_UNIT_LIMIT = 300_000;
@@ -64,7 +64,7 @@ export interface BuildRequestOptions {
    */
   readonly instructions?: readonly TransactionInstruction[];
   /** Build the transaction a hostile venue would send instead. */
-  readonly hostile?: HostileKind;
+  readonly hostile?: AnyHostileKind;
   /** Where hostile transfers go / the hostile fee payer (default: derived from requestId). */
   readonly foreign?: PublicKey;
 }

@@ -8,7 +8,23 @@ import { PROGRAMS } from '../../chain/programs.ts';
  * stratd's inspection must refuse to sign each of them.
  */
 export const HOSTILE_KINDS = ['sol_transfer', 'token_transfer', 'token_approve', 'fee_payer', 'unknown_program', 'durable_nonce', 'price_slippage'] as const;
+
+/**
+ * Ways a hostile venue alters an Ultra swap's route (aggregator-instructions.ts); the builds of
+ * other operations stay honest under them: in-amount ×100, a minimum out of 1, the output to a
+ * foreign account, a foreign platform fee account, a made-up aggregator instruction beside the
+ * route carrying the taker's token accounts.
+ */
+export const SWAP_HOSTILE_KINDS = ['swap_in_amount', 'swap_min_out', 'swap_foreign_destination', 'swap_foreign_platform_fee', 'aggregator_unknown_instruction'] as const;
+export type SwapHostileKind = (typeof SWAP_HOSTILE_KINDS)[number];
+/** The generic kinds, which alter any operation's build. */
 export type HostileKind = (typeof HOSTILE_KINDS)[number];
+/** Any kind the venue's `hostile` fault takes. */
+export type AnyHostileKind = HostileKind | SwapHostileKind;
+
+export function isSwapHostileKind(kind: AnyHostileKind | undefined): kind is SwapHostileKind {
+  return (SWAP_HOSTILE_KINDS as readonly string[]).includes(kind ?? '');
+}
 
 /** Lamports the hostile SOL transfer takes (1 SOL). */
 export const HOSTILE_LAMPORTS = 1_000_000_000n;
@@ -89,7 +105,7 @@ export function splApproveInstruction(source: PublicKey, delegate: PublicKey, ow
 }
 
 /** Kinds whose instruction goes first: the runtime treats a transaction as durable only then. */
-export function hostileGoesFirst(kind: HostileKind): boolean {
+export function hostileGoesFirst(kind: AnyHostileKind): boolean {
   return kind === 'durable_nonce';
 }
 
@@ -97,7 +113,7 @@ export function hostileGoesFirst(kind: HostileKind): boolean {
  * The extra instruction a hostile kind adds (none for 'fee_payer', which changes the
  * message's fee payer instead, nor for 'price_slippage', which changes a perps request's argument).
  */
-export function hostileInstruction(kind: HostileKind, payer: PublicKey, foreign: PublicKey, nonceAccount: PublicKey = foreign): TransactionInstruction | undefined {
+export function hostileInstruction(kind: AnyHostileKind, payer: PublicKey, foreign: PublicKey, nonceAccount: PublicKey = foreign): TransactionInstruction | undefined {
   const usdc = new PublicKey(MINTS.USDC);
   switch (kind) {
     case 'sol_transfer':
@@ -117,6 +133,9 @@ export function hostileInstruction(kind: HostileKind, payer: PublicKey, foreign:
       return SystemProgram.nonceAdvance({ noncePubkey: nonceAccount, authorizedPubkey: payer });
     case 'fee_payer':
     case 'price_slippage':
+      return undefined;
+    default:
+      // The swap kinds change the route itself (aggregator-instructions.ts).
       return undefined;
   }
 }

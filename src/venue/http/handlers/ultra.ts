@@ -1,7 +1,8 @@
 import { displayFloat, formatScaled, toBigInt, USD_DECIMALS } from '../../../api/amounts.ts';
-import { AGGREGATOR_INSTRUCTIONS } from '../../../chain/programs/aggregator/instructions.ts';
 import { PROGRAMS } from '../../../chain/programs.ts';
 import { derivedAddress } from '../../market/keys.ts';
+import { ultraRouteInstructions } from '../../tx/aggregator-instructions.ts';
+import { foreignAccountFor, isSwapHostileKind, type AnyHostileKind, type SwapHostileKind } from '../../tx/hostile.ts';
 import { HttpFailure, productErrorBody } from '../error-bodies.ts';
 import type { Handler } from '../services.ts';
 import { issueFor } from './issue.ts';
@@ -23,9 +24,20 @@ export const ultraOrder: Handler<'ultra.order'> = (req, ctx) => {
       transactionType: 'legacy',
       requestId,
       action: { kind: 'ultra.swap', requestId, taker: req.taker, inputMint: req.inputMint, outputMint: req.outputMint, inAmount: amount, outAmount: quote.outAmount, minOutAmount: threshold },
-      accounts: [req.taker, req.receiver ?? req.taker],
       // The aggregator's route, as the live service's Metis swaps carry it.
-      discriminator: AGGREGATOR_INSTRUCTIONS.route,
+      instructions: ultraRouteInstructions({
+        requestId,
+        taker: req.taker,
+        receiver: req.receiver,
+        inputMint: req.inputMint,
+        outputMint: req.outputMint,
+        inAmount: amount,
+        quotedOutAmount: quote.outAmount,
+        slippageBps: SLIPPAGE_BPS,
+        // Peek: the build itself (issueFor) uses up a hostileNext count.
+        hostile: swapHostility(ctx.services.faults.peekHostile(ctx.operationId)),
+        foreign: foreignAccountFor(requestId).toBase58(),
+      }),
     });
     transaction = issued.base64;
   }
@@ -81,3 +93,7 @@ export const ultraOrder: Handler<'ultra.order'> = (req, ctx) => {
     ...(planned.insufficientFunds ? { errorCode: 1, errorMessage: 'Insufficient funds' } : {}),
   };
 };
+
+function swapHostility(kind: AnyHostileKind | undefined): SwapHostileKind | undefined {
+  return isSwapHostileKind(kind) ? kind : undefined;
+}
