@@ -87,6 +87,8 @@ export const actionRecord = z.object({
   detail: z.string().optional(),
   /** When the risk gate reserved this action's share of its hourly limits (accept passed). */
   riskReservedAtMs: z.number().optional(),
+  /** What the accept check reserved toward the hourly spend limit (USD × 10^6): given back if the action never executes. */
+  riskSpendUsd: z.string().regex(/^\d+$/).optional(),
   /** The final outcome was told to the strategy side and the risk gate. */
   finalSettled: z.boolean().optional(),
 });

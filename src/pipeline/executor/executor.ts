@@ -247,7 +247,7 @@ export class Executor {
     if (decision.allowed) this.#refusedAt.delete(record.strategy);
     else this.#refusedAt.set(record.strategy, now);
     const initial: ActionRecord = decision.allowed
-      ? { ...record, riskReservedAtMs: decision.reservedAtMs ?? now }
+      ? { ...record, riskReservedAtMs: decision.reservedAtMs ?? now, ...(decision.spendUsd === undefined ? {} : { riskSpendUsd: decision.spendUsd.toString() }) }
       : { ...record, state: 'rejected', reason: `risk:${decision.rule}`, detail: decision.detail };
     // A rejection at accept is final at once: the same script frees the intent key (a pause must
     // not keep the strategy from deciding again once resumed).
