@@ -59,6 +59,7 @@ import type { Venue } from '../paper/venue.ts';
 import { lockPaperFolder } from '../paper/lock.ts';
 import { ensurePaperWallet } from '../paper/wallet.ts';
 import { RecordingWriter } from '../records/recording.ts';
+import { readOperatorApproval } from '../records/operator-approval.ts';
 import { versionLine } from '../kernel/runtime.ts';
 import { PreflightError, preflightOptions, runPreflight } from '../ops/preflight.ts';
 import { createReloader, type ReloadOutcome } from './reload.ts';
@@ -493,6 +494,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       validityRead.set(mint!, { seconds: Number(seconds), atMs: Date.now() });
       return Number(seconds);
     },
+    operatorApproval: (actionId) => readOperatorApproval(redis, prefix, actionId),
     intentKeeper: intentKeeper({ redis, prefix, ttlMs: config.strategies.intentLockMs, ledger: o.ledger, logger }),
     keepIntentEveryMs: Math.floor(config.strategies.intentLockMs / 3),
     settle: async (record, outcome) => {

@@ -29,6 +29,7 @@ export const actionRecord = z.object({
   trigger: job.trigger.optional(),
   stateAfter: job.stateAfter,
   stateChanges: job.stateChanges,
+  operator: job.operator,
   stateCommitted: z.boolean().default(false),
   state: actionState,
   acceptedAtMs: z.number(),
