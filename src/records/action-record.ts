@@ -100,6 +100,11 @@ export function isFinalRecord(record: Pick<ActionRecord, 'state' | 'dryRun'>): b
   return FINAL_STATES.has(record.state) || (record.dryRun && record.state === 'inspected');
 }
 
+/** An operator's dry run that ended where it should (`stratd act --dry-run`): inspected, nothing signed, nothing executed. */
+export function isOperatorDryRun(record: Pick<ActionRecord, 'state' | 'dryRun' | 'operator'>): boolean {
+  return record.state === 'inspected' && record.dryRun && record.operator?.dryRun === true;
+}
+
 /** The fields a build sets, cleared: a stale build that was never signed goes back to accepted. */
 export function clearedBuild(): Partial<ActionRecord> {
   return {

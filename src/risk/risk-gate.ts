@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { toBigInt } from '../api/amounts.ts';
 import { RISK_ADDING_INTENT_TYPES, type Intent } from '../sdk/intent.ts';
-import type { ActionRecord } from '../records/action-record.ts';
+import { isOperatorDryRun, type ActionRecord } from '../records/action-record.ts';
 import type { RiskDecision, RiskGate } from './risk-gate-port.ts';
 import { isTightening, REDUCING_INTENTS, type CurrentTpsl } from './reducing.ts';
 import { BUCKET_LIFETIME_MS, bucketAt, HOUR_BUCKETS, RollingHourCounter, sumOfBuckets } from './rolling-counter.ts';
@@ -266,7 +266,7 @@ export class RedisRiskGate implements RiskGate {
    */
   async recordOutcome(record: ActionRecord): Promise<void> {
     const landed = record.state === 'landed';
-    const released = (record.state === 'rejected' || record.state === 'expired') && record.riskReservedAtMs !== undefined;
+    const released = (record.state === 'rejected' || record.state === 'expired' || isOperatorDryRun(record)) && record.riskReservedAtMs !== undefined;
     const counts = record.state === 'rejected' && countsTowardBreaker(record.reason);
     const pnl = landed ? realisedPnl(record) : undefined;
     const reservedAt = record.riskReservedAtMs ?? 0;

@@ -59,12 +59,11 @@ describe('stratd act', () => {
 
   it('bad input: one line naming the argument and the allowed values, exit 2, nothing decided', async () => {
     const before = (await decisions()).length;
-    const unknown = await act(['open', 'DOGE', 'long', '--collateral', '1SOL', '--leverage', '2', '--sl', '5%', '--yes']);
+    const [unknown, noTty] = await Promise.all([act(['open', 'DOGE', 'long', '--collateral', '1SOL', '--leverage', '2', '--sl', '5%', '--yes']), act(['close', sol])]);
     expect(unknown.code, unknown.stderr).toBe(2);
     expect(unknown.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^stratd act: <market>: "DOGE" is not a perps market; allowed: SOL, ETH, BTC$/)]);
     // Every other kind of bad input (decimals, tokens, leverage, positions) is read by the same code: test/cli/act-intent.test.ts.
     // Without a terminal and without --yes nothing is even read.
-    const noTty = await act(['close', sol]);
     expect(noTty.code).toBe(2);
     expect(noTty.stderr.trim().split('\n')).toHaveLength(1);
     expect(noTty.stderr).toMatch(/--yes: no terminal to confirm on/);
@@ -85,6 +84,20 @@ describe('stratd act', () => {
     expect(record).toMatchObject({ state: 'inspected', dryRun: true, strategy: 'operator' });
     expect(record?.signature).toBeUndefined();
     expect((await control.landed()).length).toBe(landedBefore);
+  });
+
+  it('intents that add risk meet the risk gate before the build: refused by the limit\'s name, or passed on to the builder', async () => {
+    // $1,001 of USDC is beyond risk.maxSpendPerHourUsd ($1,000).
+    const [spend, open] = await Promise.all([
+      act(['swap', '1001', 'USDC', 'SOL', '--dry-run']),
+      act(['open', 'SOL', 'long', '--collateral', '0.5SOL', '--leverage', '3', '--sl', '10%', '--dry-run']),
+    ]);
+    expect(spend.code, spend.stdout + spend.stderr).toBe(1);
+    expect(spend.stdout).toMatch(/^rejected: risk:max_spend_per_hour/m);
+    // Within every limit, the open reaches the builder: refused there until its builder is merged
+    // (fix/perps-write), a dry run's preview after.
+    if (open.code === 1) expect(open.stdout).toMatch(/^rejected: build:unsupported_intent/m);
+    else expect(open.stdout).toMatch(/dry run: nothing signed/);
   });
 
   it('a confirmation answered "n" on a terminal ends the action rejected, nothing signed', async () => {

@@ -14,8 +14,8 @@ const PREFIX = `stratd-test:{operator-confirm-${process.pid}}:`;
 let h: VenueExecutorHarness;
 
 beforeAll(async () => {
-  // 60 blocks of 20 ms: an unanswered build expires in about a second.
-  h = await VenueExecutorHarness.start(redis, PREFIX, { slotMs: 20, blockhashValidBlocks: 60 });
+  // A build lives 750 blocks of 20 ms: longer than any wait here; the venue's clock is moved on to expire one.
+  h = await VenueExecutorHarness.start(redis, PREFIX, { slotMs: 20, blockhashValidBlocks: 750 });
 });
 afterAll(async () => {
   await h.stop();
@@ -30,18 +30,22 @@ async function stopLossOf(w: TestWallet): Promise<Intent> {
   return { type: 'tpsl-create', key: `act:sl:${++n}`, reason: 'by hand', notionalUsd: '0', positionPubkey: p.positionPubkey, marketMint: MINTS.SOL, side: 'long', requestType: 'sl', triggerPrice: ((p.liquidationPriceUsd + p.markPriceUsd) / 2n).toString(), receiveToken: 'USDC' };
 }
 
-/** Starts an operator's act and answers `answer(held record)` once it is held at `inspected` (or never, for undefined). */
-async function act(w: TestWallet, answer: ((inspectedSha256: string) => OperatorApproval) | undefined, withReader = true) {
+/**
+ * Starts an operator's act and answers `answer(inspected hash)` once it is held at `inspected`;
+ * 'expire': no answer, the venue's chain moves past the build's blockhash instead.
+ */
+async function act(w: TestWallet, answer: ((inspectedSha256: string) => OperatorApproval) | 'expire', withReader = true) {
   const ex = h.executor(w, withReader ? { operatorApproval: (id) => readOperatorApproval(redis, PREFIX, id) } : {});
   const job = { ...h.job(await stopLossOf(w)), strategy: 'operator', operator: { who: 'alice', why: 'test' } };
   await ex.accept(job);
   const driving = ex.drive(job.actionId, h.signal);
-  if (answer) {
+  if (withReader) {
     const held = await until('held at inspected', async () => {
       const r = (await h.store.load(job.actionId))?.record;
       return r?.state === 'inspected' ? r : undefined;
-    });
-    await answerOperatorAction(redis, PREFIX, job.actionId, answer(held.inspectedMessageSha256!));
+    }, 30_000);
+    if (answer === 'expire') await h.control('advance', { ms: 30_000 });
+    else await answerOperatorAction(redis, PREFIX, job.actionId, answer(held.inspectedMessageSha256!));
   }
   return driving;
 }
@@ -60,7 +64,7 @@ describe("an operator's act is signed only as confirmed", () => {
     expect(other).toMatchObject({ state: 'rejected', reason: 'operator:not_confirmed' });
     const declined = await act(w, () => ({ decision: 'decline', why: 'changed my mind', by: 'alice' }));
     expect(declined).toMatchObject({ state: 'rejected', reason: 'operator:declined', detail: 'alice: changed my mind' });
-    const unanswered = await act(w, undefined);
+    const unanswered = await act(w, 'expire');
     expect(unanswered).toMatchObject({ state: 'rejected', reason: 'operator:unconfirmed' });
     const unreadable = await act(w, (sha) => ({ decision: 'sign', messageSha256: sha, by: 'alice' }), false);
     expect(unreadable).toMatchObject({ state: 'rejected', reason: 'operator:unconfirmable' });

@@ -96,6 +96,14 @@ describe('limits of risk-adding intents, each refused with its name', () => {
     expect((await g.check('accept', trigger)).allowed).toBe(true);
   });
 
+  it("an operator's dry run gives its spend back: it executed nothing", async () => {
+    const g = gate([position(MINTS.SOL, 'long', 100_000_000n)]);
+    const dry = swapUsdc(900);
+    const accepted = (await g.check('accept', dry)) as { reservedAtMs: number };
+    await g.recordOutcome({ ...dry, state: 'inspected', dryRun: true, operator: { who: 'alice', why: 'preview', dryRun: true }, riskReservedAtMs: accepted.reservedAtMs, riskSpendUsd: '900000000' });
+    expect((await g.check('accept', swapUsdc(900))).allowed).toBe(true);
+  });
+
   it('price_unknown: a spend whose mint has no known price is refused; exposure_unknown without a fresh positions snapshot', async () => {
     const g = gate([]);
     expect(await g.check('accept', recordFor({ type: 'swap', inputMint: MINTS.ETH, outputMint: MINTS.USDC, amount: '100000000' }))).toMatchObject({ allowed: false, rule: 'price_unknown' });

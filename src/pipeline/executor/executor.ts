@@ -9,7 +9,7 @@ import { SignerError, signInspected } from '../../chain/signer.ts';
 import { silentLogger, type Logger } from '../../kernel/logger.ts';
 import { actionJobSchema, type ActionJob } from '../../records/action.ts';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
-import { clearedBuild, FINAL_STATES, isFinalRecord, type ActionRecord, type ActionState } from '../../records/action-record.ts';
+import { clearedBuild, FINAL_STATES, isFinalRecord, isOperatorDryRun, type ActionRecord, type ActionState } from '../../records/action-record.ts';
 import { abortableSleep } from '../../kernel/abortable-sleep.ts';
 import { SubmittedWatch } from './submitted-watch.ts';
 import { errorForLog, isTransient, provablyNotProcessed } from './api-error-evidence.ts';
@@ -511,7 +511,8 @@ export class Executor {
     const outcome = record.state === 'landed' || record.state === 'expired' ? record.state : 'rejected';
     const results = await Promise.allSettled([
       this.options.settle(record, outcome),
-      FINAL_STATES.has(record.state) ? this.risk.recordOutcome?.(record) : undefined,
+      // An operator's dry run is told too: it executed nothing, so its reservations come back.
+      FINAL_STATES.has(record.state) || isOperatorDryRun(record) ? this.risk.recordOutcome?.(record) : undefined,
     ]);
     const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     if (failures.length > 1) this.logger.warn({ actionId: record.actionId, err: errorForLog(failures[1]) }, 'settling the action failed twice; retrying');
