@@ -51,6 +51,9 @@ const USAGE = `usage: stratd act <command> [arguments] [--yes | --dry-run] [--wh
   exit: 0 landed (or a dry run inspected), 1 rejected or expired (with the reason), 2 bad input.
 `;
 
+/** How often an act that runs the executor itself reads the wallet's positions again (a poller's default cadence). */
+const POSITIONS_REFRESH_MS = 5_000;
+
 const OPTIONS = {
   yes: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
@@ -135,6 +138,8 @@ interface ActRequest {
 /** One act, from the facts it is read against to its outcome. */
 class OperatorAct {
   private daemon: Daemon | undefined;
+  /** In-process only: stops the refresh of the wallet's positions snapshot. */
+  private stopRefresh: (() => Promise<void>) | undefined;
   private readonly store: ActionStore;
 
   constructor(
@@ -187,6 +192,7 @@ class OperatorAct {
       const final = await this.until(job.actionId, deadline, isFinalRecord);
       return final ? this.outcome(final) : this.timedOut(job.actionId);
     } finally {
+      await this.stopRefresh?.();
       await this.daemon?.stop();
     }
   }
@@ -208,8 +214,10 @@ class OperatorAct {
 
   /**
    * No executor listens: this process runs one, wired exactly as `stratd run --role executor`
-   * wires it (its own ops server on a free port), and reads the wallet's positions once itself
-   * into the snapshot store, where the executor's mark price and the risk gate read them.
+   * wires it (its own ops server on a free port), and reads the wallet's positions itself into the
+   * snapshot store, where the executor's mark price and the risk gate read them — again every few
+   * seconds while the act waits (for the operator's answer too), as the pollers would: the gate's
+   * check before signing wants a snapshot younger than execution.markPriceMaxAgeMs.
    */
   private async startInProcess(): Promise<string> {
     const { config } = loadConfig({ argv: [...configArgv(this.request.options as { config?: string; set?: string[] }), '--set', 'ops.port=0'] });
@@ -218,13 +226,24 @@ class OperatorAct {
     this.daemon = await startDaemon({ config, roles: ['executor'], logger: silentLogger });
     const wallet = this.daemon.wallet;
     const client = new ApiClient({ baseUrl: this.daemon.venue?.apiUrl ?? config.api.baseUrl, apiKey: config.api.key || undefined, timeoutMs: config.api.timeoutMs, retries: config.api.retries });
-    try {
+    const refresh = async () => {
       const now = Date.now();
       const positions = (await client.call('perps.positions', { walletAddress: wallet })).dataList;
       await storeLatestSnapshot(this.redis, this.prefix, { kind: 'positions', source: 'perps.positions', key: wallet, tickMs: now, receivedAtMs: Date.now(), wallet, positions });
-    } finally {
+    };
+    try {
+      await refresh();
+    } catch (error) {
       await client.close();
+      throw error;
     }
+    // A failed refresh is retried at the next one; the gate refuses (exposure_unknown) only once the last is too old.
+    const timer = setInterval(() => void refresh().catch(() => undefined), POSITIONS_REFRESH_MS);
+    timer.unref();
+    this.stopRefresh = async () => {
+      clearInterval(timer);
+      await client.close();
+    };
     return wallet;
   }
 
