@@ -23,6 +23,7 @@ const COMMANDS: readonly CommandEntry[] = [
   { name: 'backtest', summary: 'Replay a recording against a simulated venue, executing intents, and report per strategy', load: async () => (await import('./commands/backtest.ts')).backtestCommand },
   { name: 'config', summary: 'Check, show and document the configuration', load: async () => (await import('./commands/config.ts')).configCommand },
   { name: 'venue', summary: 'Run the simulated venue (trading API + JSON-RPC chain) for paper trading and tests', load: async () => (await import('./commands/venue.ts')).venueCommand },
+  { name: 'act', summary: 'Carry out one action by hand (open, close, swap, ...) through the executor, with a preview and confirmation', load: async () => (await import('./commands/act.ts')).actCommand },
   { name: 'tx', summary: 'Inspect a transaction against the signing policy', load: async () => (await import('./commands/tx.ts')).txCommand },
   { name: 'paper', summary: 'Paper trading: "paper reset" starts over (fresh venue, wallet kept)', load: async () => (await import('./commands/paper.ts')).paperCommand },
   { name: 'keygen', summary: 'Create a new wallet key file (mode 0600)', load: async () => (await import('./commands/keygen.ts')).keygenCommand },

@@ -47,6 +47,8 @@ import { SnapshotCache } from '../pipeline/snapshot-cache.ts';
 import { markPriceFromSnapshots } from '../pipeline/executor/mark-price.ts';
 import { startStrategyWorker, type StrategyWorker } from '../pipeline/strategy-worker.ts';
 import { RedisRiskGate } from '../risk/risk-gate.ts';
+import { riskLimitsFromConfig } from '../risk/risk-limits-config.ts';
+import { exposureFromSnapshots } from '../risk/exposure-facts.ts';
 import { TradingSwitch } from '../risk/trading-switch.ts';
 import { tpslFromSnapshots } from '../risk/tpsl-lookup.ts';
 import { withStopArbitration } from '../risk/stop-arbitration.ts';
@@ -57,6 +59,7 @@ import type { Venue } from '../paper/venue.ts';
 import { lockPaperFolder } from '../paper/lock.ts';
 import { ensurePaperWallet } from '../paper/wallet.ts';
 import { RecordingWriter } from '../records/recording.ts';
+import { readOperatorApproval } from '../records/operator-approval.ts';
 import { versionLine } from '../kernel/runtime.ts';
 import { PreflightError, preflightOptions, runPreflight } from '../ops/preflight.ts';
 import { createReloader, type ReloadOutcome } from './reload.ts';
@@ -438,13 +441,9 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     redis,
     prefix,
     // Read through the holder on every check: a reload's new limits judge the next action.
-    limits: () => ({
-      maxNotionalPerActionUsd: BigInt(liveRisk.current.maxNotionalPerActionUsd),
-      maxActionsPerStrategyPerHour: liveRisk.current.maxActionsPerStrategyPerHour,
-      maxNotionalPerHourUsd: BigInt(liveRisk.current.maxNotionalPerHourUsd),
-      dailyLossStopUsd: BigInt(liveRisk.current.dailyLossStopUsd),
-      circuitBreakerRejections: liveRisk.current.circuitBreakerRejections,
-    }),
+    limits: () => riskLimitsFromConfig(liveRisk.current),
+    // Open positions and prices for the limits of risk-adding intents: the same fresh-snapshot rule as the mark price.
+    exposure: exposureFromSnapshots({ redis, prefix, wallet: signer.publicKey.toBase58(), maxAgeMs: config.execution.markPriceMaxAgeMs }),
     breaker: () => ({ autoResetMs: liveRisk.current.breakerAutoResetMs, protectiveStrategies: liveRisk.current.protectiveStrategies }),
     ledger: o.ledger,
     notifier: o.notifier,
@@ -496,6 +495,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       validityRead.set(mint!, { seconds: Number(seconds), atMs: Date.now() });
       return Number(seconds);
     },
+    operatorApproval: (actionId) => readOperatorApproval(redis, prefix, actionId),
     intentKeeper: intentKeeper({ redis, prefix, ttlMs: config.strategies.intentLockMs, ledger: o.ledger, logger }),
     keepIntentEveryMs: Math.floor(config.strategies.intentLockMs / 3),
     settle: async (record, outcome) => {

@@ -45,6 +45,7 @@ export const actionRecord = z.object({
   trigger: job.trigger.optional(),
   stateAfter: job.stateAfter,
   stateChanges: job.stateChanges,
+  operator: job.operator,
   stateCommitted: z.boolean().default(false),
   state: actionState,
   acceptedAtMs: z.number(),
@@ -105,6 +106,8 @@ export const actionRecord = z.object({
   detail: z.string().optional(),
   /** When the risk gate reserved this action's share of its hourly limits (accept passed). */
   riskReservedAtMs: z.number().optional(),
+  /** What the accept check reserved toward the hourly spend limit (USD × 10^6): given back if the action never executes. */
+  riskSpendUsd: z.string().regex(/^\d+$/).optional(),
   /** The final outcome was told to the strategy side and the risk gate. */
   finalSettled: z.boolean().optional(),
 });
@@ -113,6 +116,11 @@ export type ActionRecord = z.infer<typeof actionRecord>;
 /** Final for the store and the drivers: landed, rejected, expired — or a dry run's inspected. */
 export function isFinalRecord(record: Pick<ActionRecord, 'state' | 'dryRun'>): boolean {
   return FINAL_STATES.has(record.state) || (record.dryRun && record.state === 'inspected');
+}
+
+/** An operator's dry run that ended where it should (`stratd act --dry-run`): inspected, nothing signed, nothing executed. */
+export function isOperatorDryRun(record: Pick<ActionRecord, 'state' | 'dryRun' | 'operator'>): boolean {
+  return record.state === 'inspected' && record.dryRun && record.operator?.dryRun === true;
 }
 
 /** The fields a build sets, cleared: a stale build that was never signed goes back to accepted. */

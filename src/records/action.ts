@@ -12,6 +12,13 @@ import { stateChange } from './state-changes.ts';
  * one action.
  */
 
+export const operatorAct = z.strictObject({
+  who: z.string().min(1).max(100),
+  why: z.string().min(1).max(500),
+  dryRun: z.boolean().optional(),
+});
+export type OperatorAct = z.infer<typeof operatorAct>;
+
 export const actionIdText = z.string().regex(/^act-[0-9a-f]{40}$/, { message: 'expected an action id "act-" + 40 hex digits' });
 
 export const actionJobSchema = z.strictObject({
@@ -40,6 +47,12 @@ export const actionJobSchema = z.strictObject({
    * survive. Absent on an action enqueued before it existed: stateAfter is committed whole.
    */
   stateChanges: z.array(stateChange).optional(),
+  /**
+   * An operator's one-off action (`stratd act`): who asked and why, for the ledger. The executor
+   * builds and inspects it, then holds it at `inspected` until the operator confirms the exact
+   * message shown (src/records/operator-approval.ts); `dryRun` ends it there, nothing signed.
+   */
+  operator: operatorAct.optional(),
 });
 export type ActionJob = z.infer<typeof actionJobSchema>;
 

@@ -3,7 +3,8 @@ import type { ActionRecord } from '../records/action-record.ts';
 /** The risk gate as the executor calls it (one of its ports, src/pipeline/executor/ports.ts); src/risk/risk-gate.ts is the real one. */
 export type RiskDecision =
   /** `reservedAtMs`: when an accept check reserved the hourly limits (the bucket a release must decrement). */
-  | { readonly allowed: true; readonly reservedAtMs?: number }
+  /** `spendUsd`: what an accept check reserved toward the hourly spend limit (USD × 10^6), when any. */
+  | { readonly allowed: true; readonly reservedAtMs?: number; readonly spendUsd?: bigint }
   | { readonly allowed: false; readonly rule: string; readonly detail: string };
 
 export interface RiskGate {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { toBigInt } from '../api/amounts.ts';
-import type { Intent } from '../sdk/intent.ts';
-import type { ActionRecord } from '../records/action-record.ts';
+import { RISK_ADDING_INTENT_TYPES, type Intent } from '../sdk/intent.ts';
+import { isOperatorDryRun, type ActionRecord } from '../records/action-record.ts';
 import type { RiskDecision, RiskGate } from './risk-gate-port.ts';
 import { isTightening, REDUCING_INTENTS, type CurrentTpsl } from './reducing.ts';
 import { BUCKET_LIFETIME_MS, bucketAt, HOUR_BUCKETS, RollingHourCounter, sumOfBuckets } from './rolling-counter.ts';
@@ -11,6 +11,7 @@ import { breakersKey, CircuitBreakers, countsTowardBreaker, recordBreakerTrip } 
 import type { Ledger } from '../records/ledger.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
+import { judgeRiskAdding, type ExposureFacts, type RiskAddingLimits } from './exposure-limits.ts';
 
 export interface RiskLimits {
   /** USD × 10^6. */
@@ -20,6 +21,12 @@ export interface RiskLimits {
   /** Realised loss in one UTC day (USD × 10^6, positive) after which trading switches to reducing. */
   readonly dailyLossStopUsd: bigint;
   readonly circuitBreakerRejections: number;
+  /**
+   * The limits of intents that add risk or spend (RISK_ADDING_INTENT_TYPES): leverage, notional per
+   * market and per wallet, open positions, hourly spend. Absent: not checked (tools and tests that
+   * judge only protective flow); the daemon always sets them.
+   */
+  readonly adding?: RiskAddingLimits;
 }
 
 export interface BreakerOptions {
@@ -47,6 +54,11 @@ export interface RedisRiskGateOptions {
   readonly tradingSwitch?: TradingSwitch;
   /** Where a breaker trip is raised as a notification. */
   readonly notifier?: NotifySink;
+  /**
+   * The wallet's open positions and the latest prices (src/risk/exposure-facts.ts), read for each
+   * check of a risk-adding intent; undefined when unknown, and then such an intent is refused.
+   */
+  readonly exposure?: () => Promise<ExposureFacts | undefined>;
 }
 
 const DEFAULT_BREAKER: BreakerOptions = { autoResetMs: 15 * 60_000, protectiveStrategies: ['liquidation-guard'] };
@@ -61,6 +73,8 @@ export class RedisRiskGate implements RiskGate {
   private readonly tradingSwitch: TradingSwitch;
   private readonly actionsPerStrategy = new Map<string, RollingHourCounter>();
   private readonly notionalPerHour: RollingHourCounter;
+  /** What risk-adding swaps and orders spent (USD × 10^6), for risk.maxSpendPerHourUsd. */
+  private readonly spendPerHour: RollingHourCounter;
   private readonly now: () => number;
   readonly breakers: CircuitBreakers;
   private readonly breakerOption: BreakerOptions | (() => BreakerOptions);
@@ -72,6 +86,7 @@ export class RedisRiskGate implements RiskGate {
     this.breakers = new CircuitBreakers(o.redis, o.prefix);
     this.breakerOption = o.breaker ?? DEFAULT_BREAKER;
     this.notionalPerHour = new RollingHourCounter(o.redis, `${o.prefix}risk:notional`);
+    this.spendPerHour = new RollingHourCounter(o.redis, `${o.prefix}risk:spend`);
     this.now = o.now ?? Date.now;
   }
 
@@ -100,6 +115,18 @@ export class RedisRiskGate implements RiskGate {
     const protectiveDecrease = (intent.type === 'decrease' || intent.type === 'decrease-with-fee') && this.breaker.protectiveStrategies.includes(record.strategy);
     if (!protectiveDecrease && notional > limits.maxNotionalPerActionUsd) {
       return refuse('max_notional_per_action', `notional ${notional} exceeds ${limits.maxNotionalPerActionUsd} (USD × 10^6)`);
+    }
+    // The limits of risk-adding intents, which read the wallet's positions and prices. The loss
+    // stop refuses at once by its name; any other of them after the trading state, so reducing
+    // mode and a halt are named as such.
+    const adding = limits.adding !== undefined && RISK_ADDING_INTENT_TYPES.has(intent.type) ? limits.adding : undefined;
+    let spendUsd = 0n;
+    let addingRefusal: RiskDecision | undefined;
+    if (adding) {
+      const judged = await this.judgeAdding(intent, adding, limits);
+      if (!judged.ok && judged.rule === 'daily_loss_stop') return refuse(judged.rule, judged.detail);
+      if (judged.ok) spendUsd = judged.spendUsd;
+      else addingRefusal = refuse(judged.rule, judged.detail);
     }
     const now = this.now();
     const actions = this.counterFor(record.strategy);
@@ -139,12 +166,20 @@ export class RedisRiskGate implements RiskGate {
       if (reserving) await giveBack();
       throw error;
     }
-    const refusal = this.stateRefusal(record, readTradingState(rawState), lowers, trip);
+    const refusal = this.stateRefusal(record, readTradingState(rawState), lowers, trip) ?? addingRefusal;
     if (refusal) {
       if (reserving) await giveBack();
       return refusal;
     }
-    if (!reserving) return { allowed: true };
+    if (!reserving) {
+      // Reserved at accept: the hour's total (this action's share in it) must still fit the
+      // limit in force, which a reload may have lowered meanwhile.
+      if (adding && spendUsd > 0n) {
+        const spent = await this.spendPerHour.total(now);
+        if (spent > adding.maxSpendPerHourUsd) return refuse('max_spend_per_hour', `the last hour's spend ${spent} exceeds risk.maxSpendPerHourUsd ${adding.maxSpendPerHourUsd} (USD × 10^6)`);
+      }
+      return { allowed: true };
+    }
     let actionsTotal: bigint;
     let notionalTotal: bigint;
     try {
@@ -163,7 +198,36 @@ export class RedisRiskGate implements RiskGate {
       await giveBack();
       return refuse('max_notional_per_hour', `this action would take the last hour's notional beyond ${limits.maxNotionalPerHourUsd} (USD × 10^6)`);
     }
+    if (adding && spendUsd > 0n) {
+      let spent: bigint;
+      try {
+        spent = await this.spendPerHour.reserve(now, spendUsd);
+      } catch (error) {
+        await giveBack();
+        throw error;
+      }
+      if (spent > adding.maxSpendPerHourUsd) {
+        await Promise.all([giveBack(), this.spendPerHour.release(now, spendUsd)]);
+        return refuse('max_spend_per_hour', `spending ${spendUsd} would take the last hour's spend to ${spent}, beyond risk.maxSpendPerHourUsd ${adding.maxSpendPerHourUsd} (USD × 10^6)`);
+      }
+      return { allowed: true, reservedAtMs: now, spendUsd };
+    }
     return { allowed: true, reservedAtMs: now };
+  }
+
+  /**
+   * The checks of a risk-adding intent before anything is reserved: the day's realised loss (the
+   * stop halts risk-adding intents for the rest of the UTC day, whatever the trading state: a
+   * resume brings protective and managing flow back, not new risk), then the exposure limits.
+   */
+  private async judgeAdding(intent: Intent, adding: RiskAddingLimits, limits: RiskLimits): Promise<ReturnType<typeof judgeRiskAdding>> {
+    const [dayTotal, facts] = await Promise.all([this.o.redis.get(this.pnlKey()), this.o.exposure ? this.o.exposure() : Promise.resolve(undefined)]);
+    const day = dayTotal === null ? 0n : BigInt(dayTotal);
+    if (day <= -limits.dailyLossStopUsd) {
+      return { ok: false, rule: 'daily_loss_stop', detail: `today's realised loss ${-day} reached risk.dailyLossStopUsd ${limits.dailyLossStopUsd} (USD × 10^6); no ${intent.type} until the UTC day ends` };
+    }
+    if (!facts) return { ok: false, rule: 'exposure_unknown', detail: "no fresh positions snapshot of the wallet: its exposure is unknown, so nothing that adds risk is allowed" };
+    return judgeRiskAdding(intent, facts, adding);
   }
 
   /** What the trading state and the strategy's breaker say of this action, if they refuse it. */
@@ -187,7 +251,11 @@ export class RedisRiskGate implements RiskGate {
   }
 
   async releaseReservation(record: ActionRecord, reservedAtMs: number): Promise<void> {
-    await Promise.all([this.counterFor(record.strategy).release(reservedAtMs, 1n), this.notionalPerHour.release(reservedAtMs, toBigInt(record.intent.notionalUsd))]);
+    await Promise.all([
+      this.counterFor(record.strategy).release(reservedAtMs, 1n),
+      this.notionalPerHour.release(reservedAtMs, toBigInt(record.intent.notionalUsd)),
+      record.riskSpendUsd === undefined ? undefined : this.spendPerHour.release(reservedAtMs, toBigInt(record.riskSpendUsd)),
+    ]);
   }
 
   /**
@@ -198,7 +266,7 @@ export class RedisRiskGate implements RiskGate {
    */
   async recordOutcome(record: ActionRecord): Promise<void> {
     const landed = record.state === 'landed';
-    const released = (record.state === 'rejected' || record.state === 'expired') && record.riskReservedAtMs !== undefined;
+    const released = (record.state === 'rejected' || record.state === 'expired' || isOperatorDryRun(record)) && record.riskReservedAtMs !== undefined;
     const counts = record.state === 'rejected' && countsTowardBreaker(record.reason);
     const pnl = landed ? realisedPnl(record) : undefined;
     const reservedAt = record.riskReservedAtMs ?? 0;
@@ -222,6 +290,8 @@ export class RedisRiskGate implements RiskGate {
     ])) as [number, number, string | null | undefined];
     const [recorded, streak, dayTotal] = result;
     if (recorded !== 1) return;
+    // After the once-only marker: a crash between the two keeps the spend reserved (errs toward refusing).
+    if (released && record.riskSpendUsd !== undefined) await this.spendPerHour.release(reservedAt, toBigInt(record.riskSpendUsd));
     // The day's total as the same script left it: the day this PnL was booked to, no second read
     // (should a reply ever lack it, the stop is not skipped: the total is read).
     if (pnl !== undefined) await this.checkLossStop(dayTotal ?? (await this.o.redis.get(keys[4]!)));

@@ -44,6 +44,22 @@ export class RollingHourCounter {
     return sumOfBuckets(await this.redis.mget(...this.bucketKeys(nowMs)));
   }
 
+  /**
+   * Adds `amount` to the bucket of `atMs` and answers the hour's total with it, in one MULTI (no
+   * other client's write falls between the add and the read). The caller releases it when over.
+   */
+  async reserve(atMs: number, amount: bigint): Promise<bigint> {
+    const replies = await this.redis
+      .multi()
+      .incrby(this.bucketKeyAt(atMs), amount.toString())
+      .pexpire(this.bucketKeyAt(atMs), BUCKET_LIFETIME_MS)
+      .mget(...this.bucketKeys(atMs))
+      .exec();
+    const failed = replies?.find(([error]) => error);
+    if (!replies || failed) throw failed?.[0] ?? new Error('the reservation transaction was discarded');
+    return sumOfBuckets(replies[2]![1] as Array<string | null>);
+  }
+
   /** Gives back what a reservation took at `reservedAtMs` (the action never executed, or did not fit). */
   async release(reservedAtMs: number, amount: bigint): Promise<void> {
     await RELEASE.run(this.redis, [this.bucketKeyAt(reservedAtMs)], [amount.toString()]);

@@ -201,6 +201,17 @@ const usd = (doc: string, dflt: string, env: string) =>
     format: 'a non-negative integer string (USD × 10^6)',
   });
 
+/** risk.maxLeverage.<market>: at most the spec's ceiling for the market, conservative by default. */
+const leverageKey = (symbol: string, specMax: number) =>
+  key({
+    doc: `Highest leverage an open or increase on ${symbol} may ask for (or imply: size over the collateral's value); the spec allows up to ${specMax}.`,
+    schema: z.number().min(1.1).max(specMax),
+    default: 10,
+    kind: 'number',
+    env: `STRATD_RISK_MAX_LEVERAGE_${symbol}`,
+    format: `a number from 1.1 to ${specMax}`,
+  });
+
 export const riskSection = {
   maxNotionalPerActionUsd: usd('Largest notional of one action. A decrease of a protective strategy (risk.protectiveStrategies) is not held to it: its size is the position\'s.', '10000000000', 'STRATD_RISK_MAX_NOTIONAL_PER_ACTION_USD'),
   maxActionsPerStrategyPerHour: key({
@@ -229,6 +240,22 @@ export const riskSection = {
     env: 'STRATD_RISK_BREAKER_AUTO_RESET_MS',
     format: 'a non-negative integer (ms)',
   }),
+  maxLeverage: {
+    SOL: leverageKey('SOL', 100),
+    ETH: leverageKey('ETH', 150),
+    BTC: leverageKey('BTC', 150),
+  },
+  maxNotionalPerMarketUsd: usd("Risk-adding intents (open, increase): the wallet's open positions in one market (long and short, from its latest positions snapshot) plus the intent's size may not exceed this.", '5000000000', 'STRATD_RISK_MAX_NOTIONAL_PER_MARKET_USD'),
+  maxNotionalPerWalletUsd: usd("Risk-adding intents (open, increase): all of the wallet's open positions plus the intent's size may not exceed this.", '10000000000', 'STRATD_RISK_MAX_NOTIONAL_PER_WALLET_USD'),
+  maxOpenPositions: key({
+    doc: 'An open that would make a new position is refused when the wallet already holds this many open positions (its latest positions snapshot).',
+    schema: positiveInt,
+    default: 3,
+    kind: 'int',
+    env: 'STRATD_RISK_MAX_OPEN_POSITIONS',
+    format: 'a positive integer',
+  }),
+  maxSpendPerHourUsd: usd("What swaps and orders may spend in any rolling hour: a swap's amount, a trigger order's making amount, a recurring order's whole in-amount, an LP mint's deposit and a deposit-borrow's borrowed USDC, valued when accepted at the latest known price (USDC and USDT at $1; other mints at the mark of the wallet's positions snapshot, else the ranked-tokens usdPrice); an intent whose mint has no known price is refused (price_unknown).", '1000000000', 'STRATD_RISK_MAX_SPEND_PER_HOUR_USD'),
   protectiveStrategies: key({
     doc: "Strategies whose exposure-lowering actions (decreases, cancels, tightening TP/SL) pass other strategies' circuit breakers and a halt made by the risk system, and whose decreases pass both notional limits; an operator's pause still stops them.",
     schema: z.array(strategyName),

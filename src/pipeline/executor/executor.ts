@@ -9,7 +9,7 @@ import { SignerError, signInspected } from '../../chain/signer.ts';
 import { silentLogger, type Logger } from '../../kernel/logger.ts';
 import { actionJobSchema, type ActionJob } from '../../records/action.ts';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
-import { clearedBuild, FINAL_STATES, isFinalRecord, type ActionRecord, type ActionState } from '../../records/action-record.ts';
+import { clearedBuild, FINAL_STATES, isFinalRecord, isOperatorDryRun, type ActionRecord, type ActionState } from '../../records/action-record.ts';
 import { abortableSleep } from '../../kernel/abortable-sleep.ts';
 import { SubmittedWatch } from './submitted-watch.ts';
 import { errorForLog, isTransient, provablyNotProcessed } from './api-error-evidence.ts';
@@ -23,6 +23,7 @@ import { allowAllRisk, BuildRefused } from './ports.ts';
 import { PreparationTurn, type PreparationSlot, type PreparationSlots } from './preparation-slots.ts';
 import type { IntentKeeper } from './intent-keeper.ts';
 import { postSigned, repeatsSafely, type ExecuteReply } from './execute-post.ts';
+import type { OperatorApproval } from '../../records/operator-approval.ts';
 
 export interface ExecutorOptions {
   readonly store: ActionStore;
@@ -82,7 +83,15 @@ export interface ExecutorOptions {
   readonly intentKeeper?: IntentKeeper;
   /** How often an ambiguous action's intent key is kept (default: every confirmation poll). */
   readonly keepIntentEveryMs?: number;
+  /**
+   * The operator's answer to an act's preview (src/records/operator-approval.ts). An operator's
+   * action is held at `inspected` until it exists; without this reader such an action is refused.
+   */
+  readonly operatorApproval?: (actionId: string) => Promise<OperatorApproval | undefined>;
 }
+
+/** How often an operator's held act looks for the operator's answer. */
+const OPERATOR_POLL_MS = 100;
 
 /**
  * The states whose next step prepares the action (build, inspect + sign): those take a
@@ -186,7 +195,8 @@ export class Executor {
       acceptedAtMs: now,
       updatedAtMs: now,
       stateCommitted: false,
-      dryRun: this.options.dryRun ?? false,
+      // An operator's dry run ends at `inspected` like a dry-run daemon's actions: nothing signed.
+      dryRun: (this.options.dryRun ?? false) || action.operator?.dryRun === true,
       awaitsKeeper: false,
       buildAttempts: 0,
       sendCount: 0,
@@ -248,7 +258,7 @@ export class Executor {
     if (decision.allowed) this.#refusedAt.delete(record.strategy);
     else this.#refusedAt.set(record.strategy, now);
     const initial: ActionRecord = decision.allowed
-      ? { ...record, riskReservedAtMs: decision.reservedAtMs ?? now }
+      ? { ...record, riskReservedAtMs: decision.reservedAtMs ?? now, ...(decision.spendUsd === undefined ? {} : { riskSpendUsd: decision.spendUsd.toString() }) }
       : { ...record, state: 'rejected', reason: `risk:${decision.rule}`, detail: decision.detail };
     // A rejection at accept is final at once: the same script frees the intent key (a pause must
     // not keep the strategy from deciding again once resumed).
@@ -425,7 +435,7 @@ export class Executor {
         case 'built':
           return await this.inspect(stored);
         case 'inspected':
-          return await this.sign(stored);
+          return await this.sign(stored, signal);
         case 'signed':
           return await this.submit(stored);
         case 'submitted':
@@ -502,7 +512,8 @@ export class Executor {
     const outcome = record.state === 'landed' || record.state === 'expired' ? record.state : 'rejected';
     const results = await Promise.allSettled([
       this.options.settle(record, outcome),
-      FINAL_STATES.has(record.state) ? this.risk.recordOutcome?.(record) : undefined,
+      // An operator's dry run is told too: it executed nothing, so its reservations come back.
+      FINAL_STATES.has(record.state) || isOperatorDryRun(record) ? this.risk.recordOutcome?.(record) : undefined,
     ]);
     const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     if (failures.length > 1) this.logger.warn({ actionId: record.actionId, err: errorForLog(failures[1]) }, 'settling the action failed twice; retrying');
@@ -537,6 +548,9 @@ export class Executor {
     const detail = Object.fromEntries(
       Object.entries({
         intent: r.state === 'accepted' ? r.intent.type : undefined,
+        // Who asked for an operator's act and why: in the ledger with its accept.
+        who: r.state === 'accepted' ? r.operator?.who : undefined,
+        why: r.state === 'accepted' ? r.operator?.why : undefined,
         operationId: r.operationId,
         route: r.route,
         signature: r.signature,
@@ -694,6 +708,8 @@ export class Executor {
     }
     const inspected = { violations: [], inspectedMessageSha256: verdict.messageSha256 };
     if (r.dryRun || this.options.signer === undefined) return this.transition(from, { state: 'inspected', ...inspected }, passed);
+    // An operator's act waits at `inspected` for the operator to see these bytes and confirm them.
+    if (r.operator) return this.transition(from, { state: 'inspected', ...inspected }, passed);
     const passedInspection: ActionRecord = { ...r, ...inspected, state: 'inspected', updatedAtMs: this.now() };
     try {
       // Asked after the policy's reads, right before the signature: a halt acknowledged while they
@@ -712,15 +728,38 @@ export class Executor {
 
   // ------------------------------------------------------------------ inspected → signed
   /** A record stored `inspected` (by an earlier version, which stored each step apart) is signed here. */
-  private async sign(stored: StoredAction): Promise<StoredAction | undefined> {
+  private async sign(stored: StoredAction, signal?: AbortSignal): Promise<StoredAction | undefined> {
     const r = stored.record;
     if (r.dryRun || !this.options.signer) return undefined; // dry-run: final at inspected
+    if (r.operator && !(await this.operatorConfirmed(r, signal))) return stored;
     const [decision, expired] = await Promise.all([this.risk.check('sign', r), this.blockhashExpired(r)]);
     if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
+    // A rebuild would make bytes the operator never saw: the act ends instead.
+    if (expired && r.operator) throw new Refusal('operator:unconfirmed', 'the build expired before it was signed; nothing signed');
     if (expired) return this.transition(stored, { ...clearedBuild(), state: 'accepted' });
     const tx = storedTransaction(r);
     const verdict = await this.passingVerdict(tx, r);
     return this.storeSigned(stored, { state: 'signed', ...(await this.signVerified(tx, verdict)), builtSlot: verdict.freshAtSlot, ...UNSIGNED_DROPPED });
+  }
+
+  /**
+   * Whether the operator confirmed exactly the inspected message of an act. Not yet: waits one
+   * poll and answers false (the drive comes back, renewing its lease), until the build's blockhash
+   * expires. A decline, or a confirmation of other bytes, ends the action: nothing signed.
+   */
+  private async operatorConfirmed(r: ActionRecord, signal?: AbortSignal): Promise<boolean> {
+    if (!this.options.operatorApproval) throw new Refusal('operator:unconfirmable', 'this executor reads no operator confirmations');
+    const answer = await this.options.operatorApproval(r.actionId);
+    if (!answer) {
+      if (await this.blockhashExpired(r)) throw new Refusal('operator:unconfirmed', 'the build expired before the operator confirmed it; nothing signed');
+      await abortableSleep(OPERATOR_POLL_MS, signal);
+      return false;
+    }
+    if (answer.decision === 'decline') throw new Refusal('operator:declined', `${answer.by}: ${answer.why}`);
+    if (answer.messageSha256 !== r.inspectedMessageSha256) {
+      throw new Refusal('operator:not_confirmed', `the operator confirmed message sha256 ${answer.messageSha256}, not the inspected ${r.inspectedMessageSha256 ?? '(none)'}`);
+    }
+    return true;
   }
 
   /**

@@ -1,0 +1,133 @@
+import { decimalToScaled, toBigInt, USD_SCALE } from '../api/amounts.ts';
+import { MARKET_SYMBOL, MINT_DECIMALS, MINTS, type MarketMint } from '../api/mints.ts';
+import type { Intent } from '../sdk/intent.ts';
+import type { PositionView } from '../sdk/position-view.ts';
+
+/**
+ * The limits on intents that add risk or spend (RISK_ADDING_INTENT_TYPES), config risk.*.
+ * Amounts are USD × 10^6; leverage is × 10^6 too, so "2.5" compares exactly.
+ */
+export interface RiskAddingLimits {
+  /** Per market mint, leverage × 10^6. */
+  readonly maxLeverage: Readonly<Record<MarketMint, bigint>>;
+  readonly maxNotionalPerMarketUsd: bigint;
+  readonly maxNotionalPerWalletUsd: bigint;
+  readonly maxOpenPositions: number;
+  readonly maxSpendPerHourUsd: bigint;
+}
+
+/**
+ * What a risk-adding intent is judged against: the wallet's open positions (its latest positions
+ * snapshot) and the latest known price of each mint.
+ */
+export interface ExposureFacts {
+  readonly positions: readonly PositionView[];
+  /** USD × 10^6 per whole token; undefined when no price of the mint is known. */
+  priceUsd(mint: string): bigint | undefined;
+}
+
+export type ExposureJudgement =
+  | { readonly ok: false; readonly rule: string; readonly detail: string }
+  /** `spendUsd`: what the intent spends toward risk.maxSpendPerHourUsd (0 for a perps open). */
+  | { readonly ok: true; readonly spendUsd: bigint };
+
+/** The mint an LP deposit token names (WBTC is the BTC market's custody). */
+const DEPOSIT_TOKEN_MINT: Readonly<Record<string, string>> = { WBTC: MINTS.BTC, ETH: MINTS.ETH, SOL: MINTS.SOL, USDC: MINTS.USDC };
+
+/**
+ * The USD value (× 10^6, rounded down) of `amount` of `mint` (smallest unit): USDC and USDT count
+ * one dollar per token (they are what the venue settles in, so no price of them is asked for);
+ * every other mint is valued at its latest known price. Undefined when its price or its decimals
+ * are unknown.
+ */
+export function tokenValueUsd(facts: Pick<ExposureFacts, 'priceUsd'>, mint: string, amount: bigint): bigint | undefined {
+  const decimals = MINT_DECIMALS[mint];
+  if (decimals === undefined) return undefined;
+  const price = mint === MINTS.USDC || mint === MINTS.USDT ? USD_SCALE : facts.priceUsd(mint);
+  if (price === undefined || price <= 0n) return undefined;
+  return (amount * price) / 10n ** BigInt(decimals);
+}
+
+const refuse = (rule: string, detail: string): ExposureJudgement => ({ ok: false, rule, detail });
+const unpriced = (mint: string): ExposureJudgement =>
+  refuse('price_unknown', `no price of ${mintName(mint)} is known (latest positions and ranked-tokens snapshots), so the amount cannot be held to the limits`);
+
+/**
+ * Judges one risk-adding intent against the limits: leverage, open positions, notional per
+ * market and per wallet for a perps open or increase; for swaps and orders, what it spends
+ * (valued at the latest prices) for the hourly spend limit, which the gate sums.
+ */
+export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: RiskAddingLimits): ExposureJudgement {
+  switch (intent.type) {
+    case 'open':
+    case 'increase':
+      return judgePerps(intent, facts, limits);
+    case 'swap':
+      return spend(facts, intent.inputMint, toBigInt(intent.amount));
+    case 'trigger-create':
+      return spend(facts, intent.inputMint, toBigInt(intent.makingAmount));
+    case 'recurring-create':
+      return spend(facts, intent.inputMint, toBigInt(intent.inAmount));
+    case 'lp-mint':
+      return spend(facts, DEPOSIT_TOKEN_MINT[intent.depositToken] ?? '', toBigInt(intent.depositTokenAmount));
+    // A borrow is money taken to spend: its USDC counts (the LP deposit is collateral, not spent).
+    case 'deposit-borrow':
+      return spend(facts, MINTS.USDC, toBigInt(intent.borrowTokenAmount));
+    default:
+      return { ok: true, spendUsd: 0n };
+  }
+}
+
+function spend(facts: ExposureFacts, mint: string, amount: bigint): ExposureJudgement {
+  const usd = tokenValueUsd(facts, mint, amount);
+  return usd === undefined ? unpriced(mint) : { ok: true, spendUsd: usd };
+}
+
+function judgePerps(intent: Extract<Intent, { type: 'open' | 'increase' }>, facts: ExposureFacts, limits: RiskAddingLimits): ExposureJudgement {
+  const market = intent.marketMint;
+  const symbol = MARKET_SYMBOL[market];
+  const payMint = intent.inputMint ?? intent.collateralMint;
+  const collateralUsd = tokenValueUsd(facts, payMint, toBigInt(intent.collateralTokenDelta));
+  const leverage = intent.leverage === undefined ? undefined : decimalToScaled(intent.leverage, 6);
+  let sizeUsd: bigint;
+  if (intent.sizeUsdDelta !== undefined) sizeUsd = toBigInt(intent.sizeUsdDelta);
+  else if (collateralUsd === undefined) return unpriced(payMint);
+  else sizeUsd = (collateralUsd * (leverage ?? 0n)) / USD_SCALE;
+  const maxLeverage = limits.maxLeverage[market];
+  // The leverage the intent asks for, or the one its size implies on its collateral.
+  if (leverage !== undefined && leverage > maxLeverage) {
+    return refuse('max_leverage', `leverage ${intent.leverage} on ${symbol} is above risk.maxLeverage.${symbol} (${formatLeverage(maxLeverage)})`);
+  }
+  if (leverage === undefined) {
+    if (collateralUsd === undefined) return unpriced(payMint);
+    if (collateralUsd === 0n || sizeUsd * USD_SCALE > maxLeverage * collateralUsd) {
+      return refuse('max_leverage', `size ${sizeUsd} on collateral worth ${collateralUsd} (USD × 10^6) is above risk.maxLeverage.${symbol} (${formatLeverage(maxLeverage)})`);
+    }
+  }
+  const open = facts.positions.filter((p) => p.sizeUsd > 0n);
+  const isNew = intent.type === 'open' && !open.some((p) => p.marketMint === market && p.side === intent.side);
+  if (isNew && open.length + 1 > limits.maxOpenPositions) {
+    return refuse('max_open_positions', `the wallet holds ${open.length} open positions; risk.maxOpenPositions is ${limits.maxOpenPositions}`);
+  }
+  const inMarket = open.filter((p) => p.marketMint === market).reduce((sum, p) => sum + p.sizeUsd, 0n);
+  if (inMarket + sizeUsd > limits.maxNotionalPerMarketUsd) {
+    return refuse('max_notional_per_market', `${symbol} positions of ${inMarket} plus ${sizeUsd} would exceed risk.maxNotionalPerMarketUsd ${limits.maxNotionalPerMarketUsd} (USD × 10^6)`);
+  }
+  const inWallet = open.reduce((sum, p) => sum + p.sizeUsd, 0n);
+  if (inWallet + sizeUsd > limits.maxNotionalPerWalletUsd) {
+    return refuse('max_notional_per_wallet', `open positions of ${inWallet} plus ${sizeUsd} would exceed risk.maxNotionalPerWalletUsd ${limits.maxNotionalPerWalletUsd} (USD × 10^6)`);
+  }
+  return { ok: true, spendUsd: 0n };
+}
+
+/** Leverage × 10^6 as text ("10", "2.5"), for messages. */
+export function formatLeverage(scaled: bigint): string {
+  const whole = scaled / USD_SCALE;
+  const fraction = (scaled % USD_SCALE).toString().padStart(6, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : `${whole}`;
+}
+
+function mintName(mint: string): string {
+  const known = Object.entries(MINTS).find(([, m]) => m === mint);
+  return known ? known[0] : mint;
+}

@@ -1,0 +1,170 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { MINTS } from '../../src/api/mints.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { heldSetting } from '../../src/daemon/live-settings.ts';
+import { RISK_ADDING_INTENT_TYPES } from '../../src/sdk/intent.ts';
+import type { PositionView } from '../../src/sdk/position-view.ts';
+import type { ExposureFacts } from '../../src/risk/exposure-limits.ts';
+import { RedisRiskGate, type RiskLimits } from '../../src/risk/risk-gate.ts';
+import { riskLimitsFromConfig } from '../../src/risk/risk-limits-config.ts';
+import { TradingStateStore } from '../../src/risk/trading-state.ts';
+import { redisScope } from '../support/redis-scope.ts';
+import { recordFor } from './records.ts';
+
+const scope = redisScope(`risk-adding-${process.pid}`);
+afterEach(() => scope.clean());
+afterAll(() => scope.close());
+
+const POSITION = '815wh1VLC8D7ZWMa3uB7GgjHFetANuML2dPrJiLV1nVF';
+const OTHER = 'CFG9Bmppz7eZbna96UizACJPYT3UgVgps3KkMNNo6P4k';
+const SOL_PRICE = 150_000_000n; // $150
+
+const LIMITS: RiskLimits = {
+  maxNotionalPerActionUsd: 10n ** 12n,
+  maxActionsPerStrategyPerHour: 1_000,
+  maxNotionalPerHourUsd: 10n ** 13n,
+  dailyLossStopUsd: 50_000_000n, // $50
+  circuitBreakerRejections: 100,
+  adding: {
+    maxLeverage: { [MINTS.SOL]: 10_000_000n, [MINTS.ETH]: 10_000_000n, [MINTS.BTC]: 10_000_000n },
+    maxNotionalPerMarketUsd: 5_000_000_000n, // $5,000
+    maxNotionalPerWalletUsd: 8_000_000_000n, // $8,000
+    maxOpenPositions: 3,
+    maxSpendPerHourUsd: 1_000_000_000n, // $1,000
+  },
+};
+
+function position(market: string, side: 'long' | 'short', sizeUsd: bigint, pubkey = POSITION): PositionView {
+  return { positionPubkey: pubkey, marketMint: market as PositionView['marketMint'], collateralMint: MINTS.USDC, side, sizeUsd, collateralUsd: sizeUsd / 5n, markPriceUsd: market === MINTS.SOL ? SOL_PRICE : 3_000_000_000n, liquidationPriceUsd: 1n, entryPriceUsd: 1n, pnlAfterFeesUsd: 0n, tpslRequests: [] };
+}
+
+function facts(positions: PositionView[]): ExposureFacts {
+  const prices = new Map(positions.map((p) => [p.marketMint as string, p.markPriceUsd]));
+  return { positions, priceUsd: (mint) => prices.get(mint) };
+}
+
+function gate(positions: PositionView[] | undefined, limits: RiskLimits | (() => RiskLimits) = LIMITS): RedisRiskGate {
+  return new RedisRiskGate({ redis: scope.redis, prefix: scope.prefix, limits, exposure: async () => (positions ? facts(positions) : undefined) });
+}
+
+/** An open of a SOL long: 1 SOL of collateral ($150) at `leverage`. */
+const openSol = (extra: Record<string, unknown> = {}) =>
+  recordFor({ type: 'open', marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '1000000000', leverage: '5', stopLossPrice: '120000000', ...extra });
+const swapUsdc = (usd: number) => recordFor({ type: 'swap', inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: String(usd * 1_000_000) });
+
+describe('limits of risk-adding intents, each refused with its name', () => {
+  it('max_leverage: asked for, or implied by size over collateral value, at accept and before signing', async () => {
+    const g = gate([position(MINTS.SOL, 'short', 100_000_000n)]);
+    expect((await g.check('accept', openSol({ leverage: '10' }))).allowed).toBe(true);
+    for (const stage of ['accept', 'sign'] as const) {
+      expect(await g.check(stage, openSol({ leverage: '10.5' }))).toMatchObject({ allowed: false, rule: 'max_leverage' });
+    }
+    // $1,501 of size on $150 of collateral is just above 10×.
+    expect(await g.check('accept', openSol({ leverage: undefined, sizeUsdDelta: '1501000000' }))).toMatchObject({ allowed: false, rule: 'max_leverage' });
+    expect((await g.check('accept', openSol({ leverage: undefined, sizeUsdDelta: '1500000000' }))).allowed).toBe(true);
+  });
+
+  it('max_open_positions: a new position beyond the count is refused; adding to a held one is not', async () => {
+    const held = [position(MINTS.SOL, 'long', 100_000_000n), position(MINTS.ETH, 'long', 100_000_000n, OTHER), position(MINTS.BTC, 'short', 100_000_000n, OTHER)];
+    const g = gate(held);
+    expect(await g.check('accept', openSol({ side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000' }))).toMatchObject({ allowed: false, rule: 'max_open_positions' });
+    expect((await g.check('accept', openSol())).allowed).toBe(true);
+  });
+
+  it('max_notional_per_market and max_notional_per_wallet count the open positions plus the intent', async () => {
+    const g = gate([position(MINTS.SOL, 'short', 4_500_000_000n), position(MINTS.ETH, 'long', 2_900_000_000n, OTHER)]);
+    // $750 (5 × $150) more on SOL: $5,250 > $5,000.
+    expect(await g.check('accept', openSol())).toMatchObject({ allowed: false, rule: 'max_notional_per_market' });
+    // $450 on SOL fits the market ($4,950) but not the wallet ($7,850 → $7,400 + ... ): $4,500 + $2,900 + $750 > $8,000.
+    const wallet = gate([position(MINTS.SOL, 'short', 4_000_000_000n), position(MINTS.ETH, 'long', 3_500_000_000n, OTHER)]);
+    expect(await wallet.check('sign', openSol({ leverage: '5' }))).toMatchObject({ allowed: false, rule: 'max_notional_per_wallet' });
+    expect((await wallet.check('accept', openSol({ leverage: '2' }))).allowed).toBe(true);
+  });
+
+  it('max_spend_per_hour: swaps and orders reserve their USD value; a rejection gives it back', async () => {
+    const g = gate([position(MINTS.SOL, 'long', 100_000_000n)]);
+    const first = swapUsdc(600);
+    const accepted = await g.check('accept', first);
+    expect(accepted).toMatchObject({ allowed: true, spendUsd: 600_000_000n });
+    // 3 SOL of a trigger order = $450: $1,050 in the hour.
+    const trigger = recordFor({ type: 'trigger-create', inputMint: MINTS.SOL, outputMint: MINTS.USDC, makingAmount: '3000000000', takingAmount: '500000000' });
+    expect(await g.check('accept', trigger)).toMatchObject({ allowed: false, rule: 'max_spend_per_hour' });
+    // Refused: nothing of it stayed reserved, $400 still fits.
+    expect((await g.check('accept', swapUsdc(400))).allowed).toBe(true);
+    // The first swap is rejected: its $600 comes back.
+    await g.recordOutcome({ ...first, state: 'rejected', reason: 'api:bad_request', riskReservedAtMs: (accepted as { reservedAtMs: number }).reservedAtMs, riskSpendUsd: '600000000' });
+    expect((await g.check('accept', trigger)).allowed).toBe(true);
+  });
+
+  it("an operator's dry run gives its spend back: it executed nothing", async () => {
+    const g = gate([position(MINTS.SOL, 'long', 100_000_000n)]);
+    const dry = swapUsdc(900);
+    const accepted = (await g.check('accept', dry)) as { reservedAtMs: number };
+    await g.recordOutcome({ ...dry, state: 'inspected', dryRun: true, operator: { who: 'alice', why: 'preview', dryRun: true }, riskReservedAtMs: accepted.reservedAtMs, riskSpendUsd: '900000000' });
+    expect((await g.check('accept', swapUsdc(900))).allowed).toBe(true);
+  });
+
+  it('price_unknown: a spend whose mint has no known price is refused; exposure_unknown without a fresh positions snapshot', async () => {
+    const g = gate([]);
+    expect(await g.check('accept', recordFor({ type: 'swap', inputMint: MINTS.ETH, outputMint: MINTS.USDC, amount: '100000000' }))).toMatchObject({ allowed: false, rule: 'price_unknown' });
+    expect(await g.check('accept', recordFor({ type: 'lp-mint', depositToken: 'SOL', depositTokenAmount: '1000000000' }))).toMatchObject({ allowed: false, rule: 'price_unknown' });
+    expect(await gate(undefined).check('accept', openSol())).toMatchObject({ allowed: false, rule: 'exposure_unknown' });
+    // What does not add risk is not held to them.
+    expect((await gate(undefined).check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);
+  });
+});
+
+describe('the daily loss stop and reducing mode', () => {
+  it('after the loss stop, risk-adding intents are refused by its name; protective ones pass', async () => {
+    const g = gate([position(MINTS.SOL, 'long', 100_000_000n)]);
+    const losing = recordFor({ type: 'decrease' }, { strategy: 'liquidation-guard' });
+    await g.recordOutcome({ ...losing, state: 'landed', realisedPnlUsd: '-60000000' });
+    expect((await new TradingStateStore(scope.redis, scope.prefix).get()).state).toBe('reducing');
+    for (const stage of ['accept', 'sign'] as const) {
+      expect(await g.check(stage, openSol())).toMatchObject({ allowed: false, rule: 'daily_loss_stop' });
+      expect(await g.check(stage, swapUsdc(10))).toMatchObject({ allowed: false, rule: 'daily_loss_stop' });
+    }
+    for (const type of ['decrease', 'tpsl-create', 'trigger-cancel'] as const) {
+      expect((await g.check('accept', recordFor({ type }, { strategy: 'liquidation-guard' }))).allowed, type).toBe(true);
+    }
+    expect((await g.check('accept', recordFor({ type: 'add-collateral', positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '1000' }))).allowed).toBe(true);
+  });
+
+  it('reducing-only mode refuses every risk-adding intent type', async () => {
+    const g = gate([position(MINTS.SOL, 'long', 100_000_000n)]);
+    await new TradingStateStore(scope.redis, scope.prefix).set('reducing', 'operator', 'test');
+    const samples: Record<string, Record<string, unknown>> = {
+      open: openSol().intent,
+      increase: { ...openSol().intent, type: 'increase', positionPubkey: POSITION },
+      'trigger-create': { inputMint: MINTS.USDC, outputMint: MINTS.SOL, makingAmount: '1000000', takingAmount: '1' },
+      'lp-mint': { depositToken: 'USDC', depositTokenAmount: '1000000' },
+      'deposit-borrow': { depositTokenAmount: '1000000', borrowTokenAmount: '1000000' },
+      'recurring-create': { inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: '1000000', numberOfOrders: 2, intervalSec: 3600 },
+      swap: swapUsdc(1).intent,
+    };
+    expect(Object.keys(samples).sort()).toEqual([...RISK_ADDING_INTENT_TYPES].sort());
+    for (const [type, sample] of Object.entries(samples)) {
+      const { key: _key, reason: _reason, ...fields } = sample;
+      expect(await g.check('accept', recordFor({ ...fields, type }, { strategy: 'liquidation-guard' })), type).toMatchObject({ allowed: false, rule: 'reducing' });
+    }
+    expect((await g.check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);
+  });
+});
+
+describe('the limits come from config and reload live', () => {
+  it('risk.maxLeverage.SOL changed by a reload judges the next open', async () => {
+    const holder = { current: loadConfig({ env: {} }).config.risk };
+    const g = gate([position(MINTS.SOL, 'long', 100_000_000n)], () => riskLimitsFromConfig(holder.current));
+    expect(holder.current.maxLeverage.SOL).toBe(10);
+    expect((await g.check('accept', openSol({ leverage: '8' }))).allowed).toBe(true);
+    const next = loadConfig({ env: {}, argv: ['--set', 'risk.maxLeverage.SOL=5'] }).config;
+    const prepared = await heldSetting('risk limits', ['risk'], holder, (c) => c.risk).prepare(next);
+    await prepared.commit();
+    expect(await g.check('accept', openSol({ leverage: '8' }))).toMatchObject({ allowed: false, rule: 'max_leverage', detail: expect.stringContaining('risk.maxLeverage.SOL (5)') });
+  });
+
+  it("a leverage limit above the spec's ceiling is a configuration error", () => {
+    expect(() => loadConfig({ env: {}, argv: ['--set', 'risk.maxLeverage.SOL=101'] })).toThrow(/risk\.maxLeverage\.SOL/);
+    expect(loadConfig({ env: {}, argv: ['--set', 'risk.maxLeverage.BTC=150'] }).config.risk.maxLeverage.BTC).toBe(150);
+  });
+});
