@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { archiveFamilyDir } from '../../records/audit-archive.ts';
+import { ArchiveError, archiveFamilyDir } from '../../records/audit-archive.ts';
 import { archivedLedgerNewestFirst } from '../../records/ledger-archive.ts';
 import { Ledger, type LedgerEntryType, type LedgerRecord } from '../../records/ledger.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
@@ -108,13 +108,19 @@ async function newestShown(ledger: Ledger, familyDir: string, limit: number, typ
   const files: string[] = [];
   let scanned = fromRedis.scanned;
   const oldestInRedis = fromRedis.oldestId;
-  for await (const { entry, file } of archivedLedgerNewestFirst(familyDir, oldestInRedis)) {
-    if (scanned >= ACTIONS_SCAN_BOUND) return { ...fromRedis, shown, scanned, exhausted: false, archived: { shown: shown.length - fromRedis.shown.length, files } };
-    scanned++;
-    if (types && !types.includes(entry.type)) continue;
-    if (!files.includes(basename(file))) files.push(basename(file));
-    shown.push(entry);
-    if (shown.length === limit) break;
+  try {
+    for await (const { entry, file } of archivedLedgerNewestFirst(familyDir, oldestInRedis)) {
+      if (scanned >= ACTIONS_SCAN_BOUND) return { ...fromRedis, shown, scanned, exhausted: false, archived: { shown: shown.length - fromRedis.shown.length, files } };
+      scanned++;
+      if (types && !types.includes(entry.type)) continue;
+      if (!files.includes(basename(file))) files.push(basename(file));
+      shown.push(entry);
+      if (shown.length === limit) break;
+    }
+  } catch (error) {
+    if (!(error instanceof ArchiveError)) throw error;
+    // What Redis holds is still worth printing; the operator is told the older part is missing.
+    process.stderr.write(`(the archive could not be read, older entries not shown: ${error.message})\n`);
   }
   return { ...fromRedis, shown, scanned, exhausted: true, archived: { shown: shown.length - fromRedis.shown.length, files } };
 }
