@@ -4,7 +4,8 @@
 // MEMORY USAGE of each: the structures that grow with activity, and the bytes per action each costs. Action
 // jobs are not made by the executor alone: as many as landed are added to an actions queue under the same
 // prefix, built from the settled records (a finished job holds the same hash plus its return value and
-// timestamps, tens of bytes more). Prints a table; deletes its keys. The arithmetic of docs/operations.md,
+// timestamps, tens of bytes more). Then archives all of it (bounds of 0) and prints the archiver's rate.
+// Prints a table; deletes its keys. The arithmetic of docs/operations.md,
 // "Redis memory and the archive", uses these figures.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,9 +14,12 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createLogger } from '../src/kernel/logger.ts';
 import { connectRedis } from '../src/kernel/redis.ts';
+import { AuditArchiver } from '../src/pipeline/audit-archiver.ts';
 import { settledIndexKey } from '../src/pipeline/executor/action-store.ts';
 import { keyPrefix, openQueue, QUEUES } from '../src/pipeline/queues.ts';
 import { actionJobSchema } from '../src/records/action.ts';
+import { ArchiveWriter } from '../src/records/audit-archive.ts';
+import { Ledger } from '../src/records/ledger.ts';
 import { startVenueProcess } from './daemon-venue.ts';
 import { executorRate } from './executor-rate.ts';
 
@@ -78,6 +82,27 @@ try {
   for (const [name, g] of [...groups].sort((a, b) => b[1].bytes - a[1].bytes)) {
     console.log(`| \`${name}\` | ${g.keys} | ${g.bytes} | ${Math.round(g.bytes / g.keys)} | ${(g.bytes / Math.max(1, actions)).toFixed(0)} |`);
   }
+  // The archiver's own rate: everything above moved to an archive folder of this run at once
+  // (bounds of 0, no minimum age), in passes as the daemon runs them.
+  const archiver = new AuditArchiver({
+    redis,
+    prefix,
+    ledger: new Ledger(redis, { prefix, maxLen: 0 }),
+    writer: new ArchiveWriter({ dir: join(dir, 'archive'), maxFileBytes: 64 * 1_048_576 }),
+    bounds: { settled: { maxRecords: 0, maxAgeMs: 86_400_000, minAgeMs: 0 }, ledgerMaxLen: 0, ledgerMaxAgeMs: 86_400_000 },
+    everyMs: 5_000,
+    logger,
+  });
+  const started = performance.now();
+  let moved = { actions: 0, ledger: 0 };
+  for (;;) {
+    const pass = await archiver.runOnce();
+    if (pass.actions + pass.ledger === 0) break;
+    moved = { actions: moved.actions + pass.actions, ledger: moved.ledger + pass.ledger };
+  }
+  const seconds = (performance.now() - started) / 1_000;
+  await archiver.stop();
+  console.log(`archiver: ${moved.actions} records and ${moved.ledger} ledger entries archived and removed in ${seconds.toFixed(2)} s (${(moved.actions / seconds).toFixed(0)} actions/s with their ledger entries)`);
 } finally {
   const keys = await prefixKeys();
   for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
