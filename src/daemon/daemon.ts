@@ -217,6 +217,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger: logger.child({ component: 'archive' }),
       notifier,
       metrics,
+      redisOutage,
     });
     archiver.start();
     closers.push(() => archiver.stop());

@@ -8,6 +8,7 @@ import { ArchiveError, type ArchiveLine, type ArchiveWriter } from '../records/a
 import { ledgerArchiveLine, type Ledger } from '../records/ledger.ts';
 import { SettledRecords, type SettledBounds, type SettledRecord } from './executor/settled-records.ts';
 import type { Metrics } from './metrics.ts';
+import type { RedisOutageLog } from './redis-outage.ts';
 
 /**
  * Keeps Redis bounded without losing the audit trail: every pass moves the settled action records
@@ -39,6 +40,8 @@ export interface AuditArchiverOptions {
   readonly logger: Logger;
   readonly notifier?: NotifySink;
   readonly metrics?: Metrics;
+  /** Redis's outage log: a pass that failed because Redis is down is told there, once, not every pass. */
+  readonly redisOutage?: Pick<RedisOutageLog, 'absorbs'>;
   readonly now?: () => number;
   /** Records read, archived and removed per step (default 500). */
   readonly batch?: number;
@@ -90,7 +93,7 @@ export class AuditArchiver {
           await this.runOnce();
         } catch (error) {
           // Redis unreachable or the like: nothing was trimmed; the next pass tries again.
-          this.o.logger.warn({ err: error }, 'archiver pass failed; the next one tries again');
+          if (!this.o.redisOutage?.absorbs(error)) this.o.logger.warn({ err: error }, 'archiver pass failed; the next one tries again');
         }
         await abortableSleep(this.o.everyMs, stopping.signal);
       }
