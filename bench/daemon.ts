@@ -17,7 +17,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Keypair } from '@solana/web3.js';
@@ -119,6 +119,8 @@ function daemonSettings(venue: BenchVenue, redisPrefix: string, keyFile: string,
     'api.requestsPerSecond': 500,
     'redis.prefix': redisPrefix,
     'wallet.paperKeyFile': keyFile,
+    // What leaves Redis goes to the run's own folder (removed with it), not to the working directory's var/.
+    'archive.dir': join(dirname(keyFile), 'archive'),
     'venue.seedWallet': false,
     'log.level': 'warn',
     ...(everySecond ? Object.fromEntries(SNAPSHOT_KINDS.filter((kind) => THROUGHPUT_POLLS === 'all' || kind === 'positions').map((kind) => [`pollers.${kind}.cron`, '* * * * * *'])) : {}),

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { Redis } from 'ioredis';
 import { writeKeyFile } from '../src/chain/signer.ts';
@@ -106,6 +106,8 @@ function daemonSettings(venue: ChaosVenue, redisUrl: string, keyFile: string): R
     // its own copy) and, where this version has them, short retention of finished actions and jobs.
     'ledger.maxLen': 1_000,
     ...Object.fromEntries(Object.entries(RETENTION).filter(([path]) => hasConfigKey(path))),
+    // Where this version archives what leaves Redis: the run's own folder, never the working directory's var/.
+    ...(hasConfigKey('archive.dir') ? { 'archive.dir': join(dirname(keyFile), 'archive') } : {}),
   };
 }
 

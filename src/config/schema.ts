@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isConfigKey, type ConfigKey, type KeyTree } from './key.ts';
 import { apiSection, modeKey, redisSection, rpcSection, venueSection, walletSection } from './sections/connectivity.ts';
-import { ledgerSection, logSection, opsSection, shutdownSection } from './sections/operations.ts';
+import { archiveSection, ledgerSection, logSection, opsSection, shutdownSection } from './sections/operations.ts';
 import { notifySection } from './sections/notify.ts';
 import { pollersSection } from './sections/pollers.ts';
 import { preflightSection } from './sections/preflight.ts';
@@ -23,6 +23,7 @@ export const configKeys = {
   execution: executionSection,
   risk: riskSection,
   ledger: ledgerSection,
+  archive: archiveSection,
   ops: opsSection,
   notify: notifySection,
   shutdown: shutdownSection,

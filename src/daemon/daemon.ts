@@ -57,6 +57,8 @@ import { noteOutcomeForBackoff } from '../pipeline/strategy-runtime/refusal-back
 import { settleAction } from '../pipeline/strategy-runtime/settle.ts';
 import type { Venue } from '../paper/venue.ts';
 import { lockPaperFolder } from '../paper/lock.ts';
+import { AuditArchiver } from '../pipeline/audit-archiver.ts';
+import { archiveFamilyDir, ArchiveWriter } from '../records/audit-archive.ts';
 import { ensurePaperWallet } from '../paper/wallet.ts';
 import { RecordingWriter } from '../records/recording.ts';
 import { readOperatorApproval } from '../records/operator-approval.ts';
@@ -200,6 +202,28 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const tradingSwitch = new TradingSwitch({ redis, prefix, ledger, notifier, logger: logger.child({ component: 'risk' }) });
     const health = watchHealth({ watchdog, redis, notifier, staleIntervals: config.notify.staleIntervals, logger: notifyLogger });
     closers.push(async () => health.stop());
+
+    // ---------------------------------------------------------------- the audit archive
+    // Every process runs it, one at a time holds its lease: Redis stays within its bounds as long
+    // as one process of the deployment is up, and nothing leaves Redis before it is on disk.
+    const archiver = new AuditArchiver({
+      redis,
+      prefix,
+      ledger,
+      writer: new ArchiveWriter({ dir: archiveFamilyDir(config.archive.dir, prefix), maxFileBytes: config.archive.maxFileBytes }),
+      bounds: {
+        settled: { maxRecords: config.execution.maxSettledRecords, maxAgeMs: config.execution.retentionMs, minAgeMs: config.archive.minAgeMs },
+        ledgerMaxLen: config.ledger.maxLen,
+        ledgerMaxAgeMs: config.ledger.maxAgeMs,
+      },
+      everyMs: config.archive.everyMs,
+      logger: logger.child({ component: 'archive' }),
+      notifier,
+      metrics,
+      redisOutage,
+    });
+    archiver.start();
+    closers.push(() => archiver.stop());
 
     // ---------------------------------------------------------------- API client
     const paperBudget = config.mode === 'paper' ? Math.max(config.api.requestsPerSecond, 50) : config.api.requestsPerSecond;
@@ -450,7 +474,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     findTpsl,
     tradingSwitch: o.tradingSwitch,
   });
-  const store = new ActionStore(redis, prefix, { ledgerMaxLen: config.ledger.maxLen, retentionMs: config.execution.retentionMs, replicas: { count: o.replicaCount ?? 0, timeoutMs: REPLICA_ACK_TIMEOUT_MS } });
+  const store = new ActionStore(redis, prefix, { retentionMs: config.execution.retentionMs, replicas: { count: o.replicaCount ?? 0, timeoutMs: REPLICA_ACK_TIMEOUT_MS } });
   // Several strategies on one stop: a move or cancel that loosens a trigger another strategy set
   // (booked, or on an action that may have landed unseen) is refused, at accept and before signing.
   const risk = withStopArbitration(gate, { redis, prefix, findTpsl, unbooked: unbookedTpslActions(store), ledger: o.ledger });

@@ -20,6 +20,8 @@ export const NOTIFY_EVENT_KINDS = [
   'rpc_unreachable',
   /** A position changed without one of our actions: TP/SL trigger, limit fill, liquidation, manual close. */
   'external_fill',
+  /** The audit archive could not be written (disk full, permissions): nothing leaves Redis until it can; and when it can again. */
+  'archive_failed',
 ] as const;
 export const notifyEventKind = z.enum(NOTIFY_EVENT_KINDS);
 export type NotifyEventKind = z.infer<typeof notifyEventKind>;

@@ -80,7 +80,7 @@ export function fillBaselineKey(prefix: string, wallet: string): string {
 // (marked, never written) nor write it twice (written, not marked).
 const RECORD_FILL = new RedisScript(`
 if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
-  if ARGV[2] ~= '' then redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'entry', ARGV[2]) end
+  if ARGV[2] ~= '' then redis.call('XADD', KEYS[2], '*', 'entry', ARGV[2]) end
   return 1
 end
 return 0
@@ -266,7 +266,7 @@ export class FillWatcher {
           txHash: order.lastTx,
         };
         const entry = this.o.ledger.encode(orderFillEntry(fill, this.now()));
-        const fresh = await RECORD_FILL.run(redis, [fillSeenKey(prefix, fill.id), this.o.ledger.streamKey], [this.retentionMs, entry, this.o.ledger.maxLen]);
+        const fresh = await RECORD_FILL.run(redis, [fillSeenKey(prefix, fill.id), this.o.ledger.streamKey], [this.retentionMs, entry]);
         if (fresh === 1) {
           recorded.push(fill);
           this.o.logger?.info({ fill: fill.id, cause, order: fill.orderKey, inputAmount: fill.inputAmount }, 'external fill');
@@ -295,7 +295,7 @@ export class FillWatcher {
       // The first history read: its fills happened before the watch began (or while stratd was
       // not watching at all); they are marked, not reported, so a first start does not page the
       // operator with the wallet's whole past.
-      for (const trade of ordered) await RECORD_FILL.run(redis, [fillSeenKey(prefix, fillId(trade)), this.o.ledger.streamKey], [this.retentionMs, '', this.o.ledger.maxLen]);
+      for (const trade of ordered) await RECORD_FILL.run(redis, [fillSeenKey(prefix, fillId(trade)), this.o.ledger.streamKey], [this.retentionMs, '']);
       return [];
     }
     const recorded: ExternalFill[] = [];
@@ -308,7 +308,7 @@ export class FillWatcher {
       const trigger = cause === 'tpsl_trigger' && trade.positionRequestPubkey ? (await redis.get(tpslKindKey(prefix, trade.positionRequestPubkey))) ?? undefined : undefined;
       const fill: ExternalFill = { id, cause, trade, ...(trigger ? { trigger } : {}) };
       const entry = this.o.ledger.encode(fillEntry(fill, this.now()));
-      const fresh = await RECORD_FILL.run(redis, [fillSeenKey(prefix, id), this.o.ledger.streamKey], [this.retentionMs, entry, this.o.ledger.maxLen]);
+      const fresh = await RECORD_FILL.run(redis, [fillSeenKey(prefix, id), this.o.ledger.streamKey], [this.retentionMs, entry]);
       if (fresh !== 1) continue; // another replica recorded it first
       recorded.push(fill);
       this.o.logger?.info({ fill: fill.id, cause, market: trade.mint, side: trade.side, sizeUsd: trade.size }, 'external fill');

@@ -45,6 +45,9 @@ export class Metrics {
     labelNames: ['position', 'market', 'side'],
     registers: [this.registry],
   });
+  readonly archived = new Counter({ name: 'stratd_archived_total', help: 'Records appended to the audit archive before they left Redis, by kind (actions: settled action records, ledger: ledger entries)', labelNames: ['kind'], registers: [this.registry] });
+  readonly archiveFailures = new Counter({ name: 'stratd_archive_failures_total', help: 'Archiver passes that could not write the audit archive (nothing was trimmed from Redis)', registers: [this.registry] });
+  readonly archiveWritable = new Gauge({ name: 'stratd_archive_writable', help: "1 when this process's last archiver pass wrote the audit archive (or had nothing to write), 0 while it cannot", registers: [this.registry] });
   readonly walletBalance = new Gauge({ name: 'stratd_wallet_balance', help: "The wallet's balance in whole tokens (SOL; USDC where the RPC reports token accounts)", labelNames: ['token'], registers: [this.registry] });
 
   constructor(options: { defaults?: boolean } = {}) {

@@ -267,7 +267,7 @@ async function enqueueActions(decisions: readonly ActionJob[], deps: HandlerDeps
     deps.prefix,
     actions.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, actionId: a.actionId, jobKey: deps.actions.toKey(a.actionId), recordKey: actionRecordKey(deps.prefix, a.actionId), decisionEntry: deps.ledger.encode(decisionEntry(a, at)), outboxEntry: JSON.stringify(a) })),
     deps.config.strategies.intentLockMs,
-    { streamKey: deps.ledger.streamKey, maxLen: deps.ledger.maxLen },
+    { streamKey: deps.ledger.streamKey },
     { ...decisionOutboxKeys(deps.prefix), nowMs: Date.now() },
   );
   // A decision suppressed behind an unfinished action is noted once per holding action, not on

@@ -1,13 +1,16 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
+import type { ArchiveLine } from './audit-archive.ts';
 import { sanitiseDeep } from './ledger-text.ts';
 
 /**
  * The ledger: an append-only Redis stream (<prefix>ledger) of every decision and every state
- * change, the audit trail an operator reads after an incident (`stratd actions`). Capped
- * with XADD MAXLEN ~ ledger.maxLen. It never holds key material: entries that look like a
- * key are refused.
+ * change, the audit trail an operator reads after an incident (`stratd actions`). No append
+ * trims it: the archiver (src/pipeline/audit-archiver.ts) writes what is beyond ledger.maxLen
+ * entries or older than ledger.maxAgeMs to the audit archive, and only then trims it (XTRIM
+ * MINID), so no entry leaves Redis unarchived. It never holds key material: entries that look
+ * like a key are refused.
  */
 
 export const LEDGER_ENTRY_TYPES = [
@@ -62,7 +65,7 @@ export class LedgerError extends Error {
 export interface LedgerOptions {
   /** The hash-tagged key prefix, "{stratd}:". */
   readonly prefix: string;
-  /** Approximate number of entries kept (config ledger.maxLen). */
+  /** Number of entries the archiver keeps in Redis (config ledger.maxLen); older ones are archived, then trimmed. */
   readonly maxLen: number;
   /** Extra refusal, e.g. the custody layer's "is this text our secret key?". */
   readonly isSecret?: (text: string) => boolean;
@@ -86,7 +89,7 @@ export class Ledger {
     this.streamKey = ledgerStreamKey(options.prefix);
   }
 
-  /** Approximate number of entries kept (MAXLEN ~ of every append). */
+  /** Number of entries the archiver keeps in Redis (config ledger.maxLen). */
   get maxLen(): number {
     return this.options.maxLen;
   }
@@ -99,7 +102,7 @@ export class Ledger {
   /** Validates and appends an entry; answers its stream id. */
   async append(entry: LedgerEntryInput): Promise<string> {
     const encoded = encodeLedgerEntry(entry, this.options.isSecret);
-    const id = await this.redis.xadd(this.streamKey, 'MAXLEN', '~', String(this.options.maxLen), '*', 'entry', encoded);
+    const id = await this.redis.xadd(this.streamKey, '*', 'entry', encoded);
     return id ?? '';
   }
 
@@ -109,7 +112,7 @@ export class Ledger {
     if (entries.length === 1) return [await this.append(entries[0]!)];
     const encoded = entries.map((entry) => encodeLedgerEntry(entry, this.options.isSecret));
     const pipeline = this.redis.pipeline();
-    for (const text of encoded) pipeline.xadd(this.streamKey, 'MAXLEN', '~', String(this.options.maxLen), '*', 'entry', text);
+    for (const text of encoded) pipeline.xadd(this.streamKey, '*', 'entry', text);
     const replies = (await pipeline.exec()) ?? [];
     return replies.map(([error, id]) => {
       if (error) throw error;
@@ -126,6 +129,27 @@ export class Ledger {
     return options.types ? records.filter((r) => options.types!.includes(r.type)) : records;
   }
 
+  /** How many entries the stream holds now. */
+  async length(): Promise<number> {
+    return this.redis.xlen(this.streamKey);
+  }
+
+  /**
+   * The oldest entries, oldest first, strictly after stream id `after` (from the start without),
+   * at most `count`, as the stream holds them: the archiver's read of what it is about to trim.
+   * Each comes with its raw text too: an entry this version cannot read is archived as it is,
+   * never dropped nor left to block the trimming.
+   */
+  async oldest(count: number, after?: string): Promise<Array<{ readonly id: string; readonly text: string }>> {
+    const rows = await this.redis.xrange(this.streamKey, after === undefined ? '-' : `(${after}`, '+', 'COUNT', count);
+    return rows.map(([id, fields]) => ({ id, text: fields[fields.indexOf('entry') + 1] ?? '' }));
+  }
+
+  /** Removes every entry up to and including stream id `through` (XTRIM MINID, exact): only what is archived. */
+  async trimThrough(through: string): Promise<number> {
+    return this.redis.xtrim(this.streamKey, 'MINID', nextStreamId(through));
+  }
+
   /**
    * Entries appended after stream id `after` ("$" for "from now"), waiting up to blockMs for the
    * first (XREAD BLOCK): `stratd actions --follow`. Use a connection of its own while it blocks.
@@ -139,6 +163,30 @@ export class Ledger {
 /** The stream key of the ledger under a key prefix (the executor's transition script appends there too). */
 export function ledgerStreamKey(prefix: string): string {
   return `${prefix}ledger`;
+}
+
+/** The smallest stream id after `id` ("5-3" → "5-4"): MINID keeps ids at or above it. */
+export function nextStreamId(id: string): string {
+  const [ms, seq] = id.split('-');
+  return `${ms}-${(BigInt(seq ?? '0') + 1n).toString()}`;
+}
+
+/** An archived ledger line as the entry it was ({id, ...entry}); undefined when it is not a valid entry. */
+export function ledgerRecordFromArchive(line: ArchiveLine): LedgerRecord | undefined {
+  const { id, ...entry } = line;
+  const parsed = ledgerEntrySchema.safeParse(entry);
+  return parsed.success ? { id, ...sanitiseDeep(parsed.data) } : undefined;
+}
+
+/** A stream entry as its archive line: the entry's own fields beside its id, or its raw text when it is not JSON. */
+export function ledgerArchiveLine(id: string, text: string): ArchiveLine {
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ...(value as Record<string, unknown>), id };
+  } catch {
+    // archived as it is, below
+  }
+  return { id, raw: text };
 }
 
 /**

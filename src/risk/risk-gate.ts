@@ -271,7 +271,7 @@ export class RedisRiskGate implements RiskGate {
     const pnl = landed ? realisedPnl(record) : undefined;
     const reservedAt = record.riskReservedAtMs ?? 0;
     const keys = [
-      `${this.o.prefix}risk:outcome:${record.actionId}`,
+      outcomeMarkerKey(this.o.prefix, record.actionId),
       `${this.o.prefix}risk:streak:${record.strategy}`,
       this.counterFor(record.strategy).bucketKeyAt(reservedAt),
       this.notionalPerHour.bucketKeyAt(reservedAt),
@@ -335,6 +335,15 @@ export class RedisRiskGate implements RiskGate {
  * last rejection is older than this is forgotten, so rejections spread over days never add up.
  */
 const STREAK_TTL_SEC = 3_600;
+
+/**
+ * The "outcome recorded" marker of an action: its outcome is booked at most once. Needed while
+ * the action's record is in Redis (a settlement may be retried); the archiver removes it with the
+ * settled record (src/pipeline/executor/settled-records.ts), the TTL is the bound when it does not run.
+ */
+export function outcomeMarkerKey(prefix: string, actionId: string): string {
+  return `${prefix}risk:outcome:${actionId}`;
+}
 
 /** How long the "outcome recorded" marker of an action is kept: longer than any recovery. */
 const OUTCOME_MARKER_TTL_SEC = 8 * 86_400;

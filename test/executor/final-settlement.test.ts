@@ -5,7 +5,7 @@
 // finishes. A refusal is written final first and settled after (executor-last-checks.test.ts
 // shows why). A settled record expires after the retention.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
+import { ActionStore, settledIndexKey } from '../../src/pipeline/executor/action-store.ts';
 import type { ActionRecord } from '../../src/records/action-record.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { claimIntent, intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
@@ -64,10 +64,9 @@ describe('final and settled', () => {
     expect(booked).toEqual([action.actionId, action.actionId]);
     expect(await intentHolder(redis, prefix, action.strategy, action.intent.key)).toBeUndefined();
     expect(await store.openActionIds()).not.toContain(action.actionId);
-    // Settled: the record expires after the retention, the ledger keeps the history.
-    const ttl = await redis.pttl(`${prefix}action:${action.actionId}`);
-    expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(RETENTION_MS);
+    // Settled: no TTL removes the record unarchived; it waits in the settled index for the archiver.
+    expect(await redis.pttl(`${prefix}action:${action.actionId}`)).toBe(-1);
+    expect(await redis.zscore(settledIndexKey(prefix), action.actionId)).not.toBeNull();
     expect(await h.statesOf(action.actionId)).toEqual(['accepted', 'built', 'inspected', 'signed', 'submitted', 'landed']);
   });
 

@@ -73,7 +73,7 @@ describe('claimIntents with decision entries', () => {
         { strategy: 'guard', intentKey: 'job', actionId: 'act-existing', jobKey: job, decisionEntry: entry('act-existing') },
       ],
       60_000,
-      { streamKey: ledger.streamKey, maxLen: ledger.maxLen },
+      { streamKey: ledger.streamKey },
     );
     expect(results.map((r) => r.result)).toEqual(['claimed', 'held-by-other', 'held-by-this', 'action-exists']);
     expect((await ledger.read({ reverse: false, limit: 10 })).map((e) => e.actionId)).toEqual(['act-new']);

@@ -43,13 +43,16 @@ describe('ledger', () => {
     expect(findKeyMaterial({ signature: '5'.repeat(88), amounts: [1, 2, 3] })).toBeUndefined();
   });
 
-  it('is capped near ledger.maxLen', async () => {
+  it('never trims on append (only the archiver trims, after archiving); trimThrough removes exactly up to an id', async () => {
+    await scope.redis.del(`${scope.prefix}ledger`);
     const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 100 });
-    for (let i = 0; i < 1_000; i++) await ledger.append({ at: i, type: 'system' });
-    const length = await scope.redis.xlen(ledger.streamKey);
-    expect(length).toBeGreaterThanOrEqual(100);
-    expect(length).toBeLessThan(300); // MAXLEN ~ trims whole stream nodes
-    expect((await ledger.read({ limit: 1 }))[0]!.at).toBe(999);
+    for (let i = 0; i < 300; i++) await ledger.append({ at: i, type: 'system' });
+    expect(await ledger.length()).toBe(300);
+    const oldest = await ledger.oldest(10);
+    expect(oldest.map((o) => JSON.parse(o.text).at)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(await ledger.trimThrough(oldest[9]!.id)).toBe(10);
+    expect((await ledger.oldest(1))[0]!.id > oldest[9]!.id).toBe(true);
+    expect(await ledger.length()).toBe(290);
   });
 
   it('sanitises control characters (newlines, ANSI escapes, bidi overrides) on write and on read', async () => {

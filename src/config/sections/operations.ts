@@ -6,12 +6,52 @@ import { key } from '../key.ts';
 
 export const ledgerSection = {
   maxLen: key({
-    doc: 'Approximate number of entries the ledger stream keeps (XADD MAXLEN ~); older entries are trimmed.',
-    schema: z.int().min(100),
+    doc: 'Most entries the ledger stream keeps in Redis: the archiver appends older ones to the audit archive (archive.dir), then trims them. Nothing trims an entry that is not archived.',
+    schema: positiveInt,
     default: 100_000,
     kind: 'int',
     env: 'STRATD_LEDGER_MAX_LEN',
-    format: 'an integer of at least 100',
+    format: 'a positive integer',
+  }),
+  maxAgeMs: key({
+    doc: 'Ledger entries older than this leave Redis for the audit archive whatever their number.',
+    schema: positiveInt,
+    default: 604_800_000,
+    kind: 'int',
+    format: 'a positive integer (ms; default 7 days)',
+  }),
+};
+
+/** The audit archive: what leaves Redis is appended to JSON-lines files first (src/pipeline/audit-archiver.ts). */
+export const archiveSection = {
+  dir: key({
+    doc: 'Folder of the audit archive: settled action records and ledger entries are appended there (one subfolder per redis.prefix, JSON lines, rotated by size and UTC day, gzip-compressed when rotated) before they leave Redis. Relative to the working directory.',
+    schema: z.string().min(1),
+    default: 'var/archive',
+    kind: 'string',
+    env: 'STRATD_ARCHIVE_DIR',
+    format: 'a folder path',
+  }),
+  maxFileBytes: key({
+    doc: 'An archive file is rotated (compressed, a new one begun) once it holds this many bytes, and at each new UTC day.',
+    schema: positiveInt,
+    default: 67_108_864,
+    kind: 'int',
+    format: 'a positive integer (bytes; default 64 MiB)',
+  }),
+  everyMs: key({
+    doc: 'How often the archiver looks for what is beyond the bounds (one process of the deployment at a time).',
+    schema: positiveInt,
+    default: 5_000,
+    kind: 'int',
+    format: 'a positive integer (ms)',
+  }),
+  minAgeMs: key({
+    doc: 'A settled action record stays in Redis at least this long, whatever execution.maxSettledRecords says: longer than a decision stays buildable (2 minutes), so an action job delivered again finds its record.',
+    schema: positiveInt,
+    default: 180_000,
+    kind: 'int',
+    format: 'a positive integer (ms)',
   }),
 };
 

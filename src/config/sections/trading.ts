@@ -168,12 +168,20 @@ export const executionSection = {
     format: `one of ${receiveToken.options.join(', ')}`,
   }),
   retentionMs: key({
-    doc: 'How long a finished action stays in Redis: its record expires this long after it was settled, finished action jobs are removed after it too, and the claim of the signature of a signed action (one signature, one action) lasts this long from its signing.',
+    doc: 'How long a settled action stays in Redis at most: the archiver moves its record to the audit archive (archive.dir) once it was settled this long ago; finished action jobs are removed after it too, and the claim of the signature of a signed action (one signature, one action) lasts this long from its signing.',
     schema: positiveInt,
     default: 604_800_000,
     kind: 'int',
     env: 'STRATD_EXECUTION_RETENTION_MS',
     format: 'a positive integer (ms; default 7 days)',
+  }),
+  maxSettledRecords: key({
+    doc: 'Most settled action records kept in Redis (about 4 KB each): the archiver moves the oldest beyond it to the audit archive (archive.dir), never one settled less than archive.minAgeMs ago and never an unsettled one. See docs/operations.md, "Redis memory and the archive".',
+    schema: positiveInt,
+    default: 20_000,
+    kind: 'int',
+    env: 'STRATD_EXECUTION_MAX_SETTLED_RECORDS',
+    format: 'a positive integer',
   }),
   retainedJobs: key({
     doc: 'Most finished action jobs kept in Redis (completed and failed each), whatever their age.',

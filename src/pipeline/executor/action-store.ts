@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { intentLockKey } from '../strategy-runtime/intent-lock.ts';
 import { ledgerStreamKey } from '../../records/ledger.ts';
 import { actionRecord, isFinalRecord, type ActionRecord } from '../../records/action-record.ts';
+import { releaseLease, takeLease } from '../../kernel/redis-lease.ts';
 import { RedisScript } from '../../kernel/redis-script.ts';
 
 /** A write lost a race with another process; reload and continue from the stored state. */
@@ -33,24 +34,27 @@ export class SignatureClaimed extends Error {
 
 /**
  * Every executor transition is this one script, so a crash can never split its writes:
- * compare-and-set of the record on its version, the ledger entry of the state change (XADD MAXLEN
- * ~), and the indexes. A final record releases its strategy's intent lock in the same step (the
+ * compare-and-set of the record on its version, the ledger entry of the state change (XADD; only
+ * the archiver trims the ledger, after archiving), and the indexes. A final record releases its strategy's intent lock in the same step (the
  * guard is never blind behind a finished action) but stays in the open set until it is settled
  * (risk bookkeeping done), so any process's sweeper finishes a final-but-unsettled action; the
- * settled record leaves the open set and expires after the retention.
+ * settled record leaves the open set for the settled index (scored by its settle time), where the
+ * archiver (src/pipeline/audit-archiver.ts) finds it once it is beyond execution.maxSettledRecords
+ * or older than the retention, archives it, and only then removes it: no TTL removes a record unarchived.
  * The settled write of the executor that holds the action's lease also frees that lease (no
  * separate release after it): only when the lease is still that owner's, never one another process
  * took after ours expired, and never on a final-but-unsettled write (its settlement, which follows
  * under the same lease, frees it; until then no other process's sweeper starts the bookkeeping too).
  * A create also takes the action out of the decision outbox (strategy-runtime/intent-lock.ts):
  * from then on its record is the durable copy.
- * A `signed` write also claims its signature for the action (key 8, kept for the retention): a
+ * A `signed` write also claims its signature for the action (key 9, kept for the retention): a
  * signature another action claimed first is refused before anything is written, so two actions
  * can never share one landing. The same action claiming it again (a retry) is fine.
- *   KEYS: record, open set, ledger stream, intent lock, lease, outbox hash, outbox index, and for
- *         a `signed` write the signature's claim
+ *   KEYS: record, open set, ledger stream, intent lock, lease, outbox hash, outbox index, settled
+ *         index, and for a `signed` write the signature's claim
  *   ARGV: [1] expected version, [2] new version, [3] record JSON, [4] mode (open|final|settled),
- *         [5] action id, [6] open-set score, [7] ledger entry ('' for none), [8] ledger max length,
+ *         [5] action id, [6] open-set score, [7] ledger entry ('' for none), [8] settled-index
+ *         score (ms, the settle time),
  *         [9] retention seconds, [10] lease owner to take the lease for ('' for none: only a create
  *         takes it), [11] lease ms, [12] lease owner whose lease a settled write frees ('' for
  *         none), [13] ms to keep the intent lock for while this action holds it ('' for none: the
@@ -66,10 +70,10 @@ export class SignatureClaimed extends Error {
 const TRANSITION = new RedisScript(`
 local v = redis.call('HGET', KEYS[1], 'v')
 if (v or '0') ~= ARGV[1] then return 0 end
-if KEYS[8] then
-  local owner = redis.call('GET', KEYS[8])
+if KEYS[9] then
+  local owner = redis.call('GET', KEYS[9])
   if owner and owner ~= ARGV[5] then return {4, owner} end
-  redis.call('SET', KEYS[8], ARGV[5], 'EX', ARGV[9])
+  redis.call('SET', KEYS[9], ARGV[5], 'EX', ARGV[9])
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'json', ARGV[3])
 if ARGV[1] == '0' then
@@ -78,7 +82,7 @@ if ARGV[1] == '0' then
 end
 if ARGV[4] == 'settled' then
   redis.call('ZREM', KEYS[2], ARGV[5])
-  redis.call('EXPIRE', KEYS[1], ARGV[9])
+  redis.call('ZADD', KEYS[8], ARGV[8], ARGV[5])
 else
   redis.call('ZADD', KEYS[2], ARGV[6], ARGV[5])
 end
@@ -87,8 +91,8 @@ local intentLost = false
 if ARGV[13] ~= '' then
   if redis.call('GET', KEYS[4]) == ARGV[5] then redis.call('PEXPIRE', KEYS[4], ARGV[13]) else intentLost = true end
 end
-if ARGV[7] ~= '' then redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'entry', ARGV[7]) end
-for i = 14, #ARGV do redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'entry', ARGV[i]) end
+if ARGV[7] ~= '' then redis.call('XADD', KEYS[3], '*', 'entry', ARGV[7]) end
+for i = 14, #ARGV do redis.call('XADD', KEYS[3], '*', 'entry', ARGV[i]) end
 if ARGV[10] ~= '' then redis.call('SET', KEYS[5], ARGV[10], 'PX', ARGV[11]) end
 if ARGV[4] == 'settled' and ARGV[12] ~= '' and redis.call('GET', KEYS[5]) == ARGV[12] then
   redis.call('DEL', KEYS[5])
@@ -107,9 +111,7 @@ export interface StoredAction {
 }
 
 export interface ActionStoreOptions {
-  /** Approximate length the ledger stream is capped at (config ledger.maxLen). */
-  readonly ledgerMaxLen?: number;
-  /** How long a settled action's record is kept (config execution.retentionMs); default 7 days. */
+  /** How long the claim of a signature lasts (config execution.retentionMs); default 7 days. */
   readonly retentionMs?: number;
   /**
    * Replicas that must acknowledge a `signed` write before its bytes are sent (redis.waitReplicas,
@@ -130,6 +132,11 @@ export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 /** The Redis key of an action's record (a hash: the JSON record and its version). */
 export function actionRecordKey(prefix: string, actionId: string): string {
   return `${prefix}action:${actionId}`;
+}
+
+/** The settled actions still in Redis, scored by when they were settled (ms): what the archiver walks. */
+export function settledIndexKey(prefix: string): string {
+  return `${prefix}actions:settled`;
 }
 
 /** Which action a signature belongs to (claimed by the action's `signed` write). */
@@ -153,7 +160,6 @@ export interface OutboxEntry {
  * and a sorted set of unsettled actions, which start-up reconciliation and the sweeper walk.
  */
 export class ActionStore {
-  private readonly ledgerMaxLen: string;
   private readonly retentionSec: string;
   private readonly replicas: { readonly count: number; readonly timeoutMs: number } | undefined;
   /** The primary had no replica connected at the last look (replicated()). */
@@ -165,7 +171,6 @@ export class ActionStore {
     options: ActionStoreOptions = {},
   ) {
     this.replicas = options.replicas && options.replicas.count > 0 ? options.replicas : undefined;
-    this.ledgerMaxLen = String(options.ledgerMaxLen ?? 100_000);
     this.retentionSec = String(Math.max(1, Math.ceil((options.retentionMs ?? DEFAULT_RETENTION_MS) / 1000)));
   }
 
@@ -260,7 +265,7 @@ export class ActionStore {
     const [ledgerEntry = '', ...moreEntries] = typeof ledgerEntries === 'string' ? [ledgerEntries] : ledgerEntries;
     const mode = !isFinalRecord(record) ? 'open' : record.finalSettled ? 'settled' : 'final';
     const outbox = decisionOutboxKeys(this.prefix);
-    const keys = [this.key(record.actionId), this.openKey, ledgerStreamKey(this.prefix), intentLockKey(this.prefix, record.strategy, record.intent.key), this.leaseKey(record.actionId), outbox.hashKey, outbox.indexKey];
+    const keys = [this.key(record.actionId), this.openKey, ledgerStreamKey(this.prefix), intentLockKey(this.prefix, record.strategy, record.intent.key), this.leaseKey(record.actionId), outbox.hashKey, outbox.indexKey, settledIndexKey(this.prefix)];
     if (record.state === 'signed' && record.signature !== undefined) keys.push(signatureClaimKey(this.prefix, record.signature));
     const result = await TRANSITION.run(this.redis, keys, [
       String(version),
@@ -270,7 +275,7 @@ export class ActionStore {
       record.actionId,
       String(record.acceptedAtMs),
       ledgerEntry,
-      this.ledgerMaxLen,
+      String(Date.now()),
       this.retentionSec,
       lease?.owner ?? '',
       String(lease?.ttlMs ?? 0),
@@ -310,12 +315,12 @@ export class ActionStore {
    * depend on it: every write is a compare-and-set).
    */
   async lease(actionId: string, owner: string, ttlMs: number): Promise<boolean> {
-    return (await LEASE.run(this.redis, [this.leaseKey(actionId)], [owner, String(ttlMs)])) === 1;
+    return takeLease(this.redis, this.leaseKey(actionId), owner, ttlMs);
   }
 
   /** Frees the lease if `owner` still holds it (never one another executor took after ours expired). */
   async release(actionId: string, owner: string): Promise<void> {
-    await RELEASE_LEASE.run(this.redis, [this.leaseKey(actionId)], [owner]);
+    await releaseLease(this.redis, this.leaseKey(actionId), owner);
   }
 }
 
@@ -323,14 +328,3 @@ export class ActionStore {
 function connectedReplicas(role: unknown): number {
   return Array.isArray(role) && Array.isArray(role[2]) ? role[2].length : 1;
 }
-
-/** Takes the lease when free, renews it when `owner` holds it: one step, so no other holder is renewed. */
-const LEASE = new RedisScript(`
-local current = redis.call('GET', KEYS[1])
-if not current then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
-if current == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-return 0`);
-
-const RELEASE_LEASE = new RedisScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`);

@@ -31,8 +31,8 @@ export interface ClaimAnswer {
 
 // Claims N intent keys in one step. KEYS: lock1, job1, record1, lock2, job2, record2, ... (a claim
 // without a job or record key repeats its lock key there, so every key stays in the deployment's
-// hash slot), then the ledger's stream, the outbox hash and the outbox index; ARGV: ttl, the
-// ledger's MAXLEN, now (ms), then per claim its action id, which existence keys it has ('j' job,
+// hash slot), then the ledger's stream, the outbox hash and the outbox index; ARGV: ttl, now (ms),
+// then per claim its action id, which existence keys it has ('j' job,
 // 'r' record, both, or ''), its decision's ledger entry ('' for none) and its action for the
 // outbox ('' for none). The entry is appended and the action put in the outbox when, and only
 // when, the claim takes the key: a claimed key always has its decision in the ledger and its
@@ -45,17 +45,18 @@ local n = math.floor((#KEYS - 3) / 3)
 local stream, outbox, outboxIndex = KEYS[3 * n + 1], KEYS[3 * n + 2], KEYS[3 * n + 3]
 for i = 1, n do
   local lock, job, record = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
-  local id, has, entry, action = ARGV[4 * i], ARGV[4 * i + 1], ARGV[4 * i + 2], ARGV[4 * i + 3]
+  local id, has, entry, action = ARGV[4 * i - 1], ARGV[4 * i], ARGV[4 * i + 1], ARGV[4 * i + 2]
   if (string.find(has, 'j', 1, true) and redis.call('EXISTS', job) == 1) or (string.find(has, 'r', 1, true) and redis.call('EXISTS', record) == 1) then
     out[i] = 'action-exists'
   else
     local current = redis.call('GET', lock)
     if not current then
       redis.call('SET', lock, id, 'PX', ARGV[1])
-      if entry ~= '' then redis.call('XADD', stream, 'MAXLEN', '~', ARGV[2], '*', 'entry', entry) end
+      -- No MAXLEN: only the archiver trims the ledger, after archiving (src/pipeline/audit-archiver.ts).
+      if entry ~= '' then redis.call('XADD', stream, '*', 'entry', entry) end
       if action ~= '' then
         redis.call('HSET', outbox, id, action)
-        redis.call('ZADD', outboxIndex, ARGV[3], id)
+        redis.call('ZADD', outboxIndex, ARGV[2], id)
       end
       out[i] = 'claimed'
     elseif current == id then
@@ -121,7 +122,6 @@ export interface DecisionOutbox {
 /** Where claimIntents appends the decisions of the claims that take their keys. */
 export interface DecisionLedger {
   readonly streamKey: string;
-  readonly maxLen: number;
 }
 
 /**
@@ -140,7 +140,7 @@ export async function claimIntents(redis: Redis, prefix: string, claims: readonl
   // Without a ledger or an outbox their slots repeat the first lock key (never written): KEYS stay in the slot.
   keys.push(ledger?.streamKey ?? keys[0]!, outbox?.hashKey ?? keys[0]!, outbox?.indexKey ?? keys[0]!);
   const args = claims.flatMap((c) => [c.actionId, `${c.jobKey === undefined ? '' : 'j'}${c.recordKey === undefined ? '' : 'r'}`, c.decisionEntry ?? '', c.outboxEntry ?? '']);
-  const [results, holders] = (await CLAIM_SCRIPT.run(redis, keys, [String(ttlMs), String(ledger?.maxLen ?? 0), String(outbox?.nowMs ?? 0), ...args])) as [ClaimResult[], string[]];
+  const [results, holders] = (await CLAIM_SCRIPT.run(redis, keys, [String(ttlMs), String(outbox?.nowMs ?? 0), ...args])) as [ClaimResult[], string[]];
   return results.map((result, i) => (holders[i] ? { result, holder: holders[i] } : { result }));
 }
 
