@@ -51,7 +51,7 @@ export async function submitOperatorAction(o: OperatorSubmission): Promise<Actio
       o.prefix,
       [{ strategy: job.strategy, intentKey: o.intent.key, actionId: job.actionId, jobKey: queue.toKey(job.actionId), recordKey: actionRecordKey(o.prefix, job.actionId), decisionEntry: entry, outboxEntry: JSON.stringify(job) }],
       o.intentLockMs,
-      { streamKey: o.ledger.streamKey, maxLen: o.ledger.maxLen },
+      { streamKey: o.ledger.streamKey },
       { ...decisionOutboxKeys(o.prefix), nowMs: now },
     );
     await queue.add(o.intent.type, job, { jobId: job.actionId });

@@ -148,7 +148,7 @@ class OperatorAct {
     private readonly config: Config,
     private readonly request: ActRequest,
   ) {
-    this.store = new ActionStore(redis, prefix, { ledgerMaxLen: config.ledger.maxLen, retentionMs: config.execution.retentionMs });
+    this.store = new ActionStore(redis, prefix, { retentionMs: config.execution.retentionMs });
   }
 
   async run(): Promise<number> {
