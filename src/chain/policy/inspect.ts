@@ -1,6 +1,9 @@
 import type { VersionedTransaction } from '@solana/web3.js';
 import { decodeTransaction, readWireTransaction, TransactionDecodeError, type DecodedTransaction, type LookupTableResolver, type WireTransaction } from '../decode.ts';
 import { checkBlockhash } from './check-blockhash.ts';
+import { checkDbcInstructions } from './check-dbc-instructions.ts';
+import { checkDcaInstructions } from './check-dca-instructions.ts';
+import { checkLimitOrderInstructions } from './check-limit-order-instructions.ts';
 import { checkIntent } from './check-intent.ts';
 import { checkNonce } from './check-nonce.ts';
 import { checkLookupTables } from './check-lookup-tables.ts';
@@ -10,7 +13,6 @@ import { checkProductInstructions } from './check-product-instructions.ts';
 import { checkPrograms } from './check-programs.ts';
 import { checkSigners } from './check-signers.ts';
 import { checkStructure } from './check-structure.ts';
-import { checkTriggerOrders } from './check-trigger-orders.ts';
 import { checkValueFlows } from './check-value-flows.ts';
 import type { PolicyContext } from './context.ts';
 import type { Verdict, Violation } from './verdict.ts';
@@ -24,6 +26,8 @@ export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyConte
   const walletAccounts = new WalletAccounts(decoded, ctx);
   const flows = checkValueFlows(decoded, walletAccounts, ctx.maxAccountSpaceBytes);
   const product = checkProductInstructions(decoded, ctx);
+  // The order and fee-claim programs, each read through its IDL layout.
+  const orders = [checkLimitOrderInstructions(decoded, ctx), checkDcaInstructions(decoded, ctx), checkDbcInstructions(decoded, ctx)];
   const violations: Violation[] = [
     ...checkStructure(decoded, ctx),
     ...checkBlockhash(decoded, ctx),
@@ -32,12 +36,12 @@ export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyConte
     ...checkPrograms(decoded, ctx),
     ...flows.violations,
     ...checkPriorityFee(decoded, ctx),
-    // What the perps program takes by argument counts with every other outflow of its mint.
-    ...checkIntent([...flows.outflows, ...product.payments], ctx),
+    // What the perps and order programs take by argument counts with every other outflow of its mint.
+    ...checkIntent([...flows.outflows, ...product.payments, ...orders.flatMap((o) => o.payments)], ctx),
     // What the instructions do, whatever the operation is called: the right one, nothing else of its program.
     ...checkOperationInstructions(decoded, ctx),
     ...product.violations,
-    ...checkTriggerOrders(ctx),
+    ...orders.flatMap((o) => o.violations),
     ...checkLookupTables(decoded, walletAccounts),
   ];
   const freshAtSlot = ctx.recentBlockhash?.valid ? { freshAtSlot: ctx.recentBlockhash.slot } : {};

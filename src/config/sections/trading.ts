@@ -76,14 +76,6 @@ export const strategiesSection = {
 };
 
 export const executionSection = {
-  allowUncheckedTriggerOrders: key({
-    doc: "Live and dry-run modes: sign trigger orders (trigger.createOrder) although the policy cannot check their amounts. The trigger program takes the escrow by CPI and stratd does not decode its instruction's arguments yet, so neither the amount escrowed nor the limit price is compared with the intent: a hostile or broken build could escrow the wallet's whole balance of the input token. Off: such builds are refused (policy product_instruction). Paper mode signs them either way (no money). See docs/safety.md.",
-    schema: z.boolean(),
-    default: false,
-    kind: 'boolean',
-    env: 'STRATD_ALLOW_UNCHECKED_TRIGGER_ORDERS',
-    format: 'true or false',
-  }),
   slippageBps: key({
     doc: 'Default maximum slippage of a decrease, in basis points (the API default is 200); also how far below (a sale) or above (a purchase) its trigger a TP/SL request that names its own worst fill price may set it.',
     schema: z.int().min(0).max(10_000),
