@@ -29,6 +29,14 @@ export function decodeAnchorInstruction<Program extends string, Name extends str
   const disc = discriminatorOf(data);
   const layout = disc === null ? undefined : layouts.get(disc);
   if (!layout) return undefined;
+  return { program, type: layout.name, ...accountsByRole(layout, accounts), args: decodeAnchorArgs(layout, data) };
+}
+
+/** An instruction's accounts named by the layout's roles, and those beyond its list; too few is InstructionDataError. */
+export function accountsByRole(
+  layout: { readonly name: string; readonly accounts: ReadonlyArray<{ readonly name: string }> },
+  accounts: readonly string[],
+): { accounts: Record<string, string>; extraAccounts: string[] } {
   if (accounts.length < layout.accounts.length) {
     throw new InstructionDataError(`${layout.name}: ${accounts.length} accounts, the layout names ${layout.accounts.length}`);
   }
@@ -36,5 +44,5 @@ export function decodeAnchorInstruction<Program extends string, Name extends str
   layout.accounts.forEach((spec, i) => {
     byRole[spec.name] = accounts[i] as string;
   });
-  return { program, type: layout.name, accounts: byRole, extraAccounts: accounts.slice(layout.accounts.length), args: decodeAnchorArgs(layout, data) };
+  return { accounts: byRole, extraAccounts: accounts.slice(layout.accounts.length) };
 }

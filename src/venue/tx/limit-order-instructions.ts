@@ -2,6 +2,7 @@ import { PublicKey, type TransactionInstruction } from '@solana/web3.js';
 import { anchorEventAuthority, constantProgramAddress } from '../../chain/programs/anchor-event-authority.ts';
 import { LIMIT_ORDER_LAYOUTS } from '../../chain/programs/limit-order/layouts.ts';
 import { PROGRAMS } from '../../chain/programs.ts';
+import type { TriggerAction } from '../market/trigger-orders.ts';
 import { anchorInstruction, u64OfKey, venueTokenAccount } from './anchor-instruction.ts';
 import { foreignAccountFor, HOSTILE_AMOUNT_FACTOR, hostileUnknownInstruction, type OrderHostileKind } from './hostile.ts';
 
@@ -12,16 +13,8 @@ import { foreignAccountFor, HOSTILE_AMOUNT_FACTOR, hostileUnknownInstruction, ty
  * "none", the program id). `hostile` alters them as tx/hostile.ts describes.
  */
 
-export interface TriggerCreateOrder {
-  readonly maker: string;
-  readonly orderKey: string;
-  readonly inputMint: string;
-  readonly outputMint: string;
-  readonly makingAmount: bigint;
-  readonly takingAmount: bigint;
-  readonly expiredAtSec: number | null;
-  readonly slippageBps: number;
-}
+/** What the market model planned for the order (its create action). */
+export type TriggerCreateOrder = Omit<Extract<TriggerAction, { kind: 'trigger.create' }>, 'kind'>;
 
 function common(): Record<string, string> {
   return { event_authority: anchorEventAuthority(PROGRAMS.trigger), program: PROGRAMS.trigger };

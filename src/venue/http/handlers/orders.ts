@@ -4,7 +4,7 @@ import type { TriggerAction } from '../../market/trigger-orders.ts';
 import { recurringCloseInstructions, recurringDepositInstructions, recurringOpenInstructions } from '../../tx/dca-instructions.ts';
 import { studioClaimInstructions } from '../../tx/dbc-instructions.ts';
 import { triggerCancelInstructions, triggerCreateInstructions } from '../../tx/limit-order-instructions.ts';
-import type { Handler } from '../services.ts';
+import type { Handler, HandlerContext } from '../services.ts';
 import { issueFor } from './issue.ts';
 
 /**
@@ -76,7 +76,7 @@ export const triggerCancelOrders: Handler<'trigger.cancelOrders'> = (req, ctx) =
 };
 
 /** The orders a cancel closes, with the input mint each refunds (planCancel found every one). */
-function cancelled(ctx: Parameters<Handler<'trigger.cancelOrder'>>[1], orderKeys: readonly string[]): Array<{ orderKey: string; inputMint: string }> {
+function cancelled(ctx: HandlerContext, orderKeys: readonly string[]): Array<{ orderKey: string; inputMint: string }> {
   return orderKeys.map((orderKey) => ({ orderKey, inputMint: ctx.services.market.triggers.orders.get(orderKey)?.inputMint ?? '' }));
 }
 
@@ -149,7 +149,7 @@ export const recurringPriceDeposit: Handler<'recurring.priceDeposit'> = (req, ct
 };
 
 /** The mints of an order the market model found (its plan refused any other). */
-function recurringOrder(ctx: Parameters<Handler<'recurring.cancelOrder'>>[1], user: string, orderKey: string): { user: string; orderKey: string; inputMint: string; outputMint: string } {
+function recurringOrder(ctx: HandlerContext, user: string, orderKey: string): { user: string; orderKey: string; inputMint: string; outputMint: string } {
   const order = ctx.services.market.recurring.orders.get(orderKey);
   return { user, orderKey, inputMint: order?.inputMint ?? '', outputMint: order?.outputMint ?? '' };
 }
