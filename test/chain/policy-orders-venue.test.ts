@@ -16,6 +16,7 @@ import type { Intent } from '../../src/sdk/intent.ts';
 import { anchorInstruction } from '../../src/venue/tx/anchor-instruction.ts';
 import { ORDER_HOSTILE_KINDS, type OrderHostileKind } from '../../src/venue/tx/hostile.ts';
 import type { Venue } from '../../src/venue/venue.ts';
+import { runCli } from '../support/cli.ts';
 import { fundedWallet, sign, testVenue } from '../venue/venue-fixture.ts';
 
 let venue: Venue;
@@ -177,6 +178,14 @@ describe('hostile venue builds are refused with the rule and a detail a person u
       });
     }
   }
+
+  it('stratd tx inspect --intent explains the refusal of a hostile build in one line per fault', async () => {
+    const [tx] = await hostileBuild(intents.studioClaim(), 'foreign_destination');
+    const run = await runCli(['tx', 'inspect', '--wallet', address, '--intent', JSON.stringify(intents.studioClaim()), tx!], { env: { STRATD_RUNTIME: 'src' }, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(3);
+    const out = JSON.parse(run.stdout) as { violations: Array<{ rule: string; detail: string }> };
+    expect(out.violations).toEqual([{ rule: 'product_account', detail: expect.stringMatching(/^instruction 2 \(claim_creator_trading_fee\): token_b_account \w+ is not the wallet's token account of mint EPjF\w+ \(quote_mint\)$/) }]);
+  }, 60_000);
 
   it('the escrow of 100 times the making amount also exceeds what the intent lets leave the wallet', async () => {
     const [tx] = await hostileBuild(intents.triggerCreate(), 'amount_x100');
