@@ -3,12 +3,14 @@
 // benign build of every operation passes, every hostile variant the venue can make of it is
 // refused with the rule and a detail naming the account or amount and its bound, and an honest
 // build judged against an intent that asks for something else is refused rule by rule.
-import { Keypair, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import { Keypair, PublicKey, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import type { OperationId } from '../../src/api/registry.ts';
 import type { PolicyRule, Verdict } from '../../src/chain/policy/index.ts';
+import type { AnchorInstructionLayout } from '../../src/chain/programs/anchor-layout.ts';
+import { DCA_LAYOUTS } from '../../src/chain/programs/dca/layouts.ts';
 import { LIMIT_ORDER_LAYOUTS } from '../../src/chain/programs/limit-order/layouts.ts';
 import { PROGRAMS } from '../../src/chain/programs.ts';
 import { operationOfIntent, PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
@@ -273,5 +275,46 @@ describe('each bound of the intent is checked', () => {
     expect((await judge(tx!, undefined, 'trigger.createOrder')).violations).toEqual([
       { rule: 'intent_exceeded', detail: `the transaction moves 100000000 of mint ${MINTS.USDC}, which the intent does not name` },
     ]);
+  });
+
+  /** The venue's build with one account of its program instruction replaced (or one appended), re-compiled: real bytes but for that account. */
+  async function withAccount(intent: Intent, programId: string, layout: AnchorInstructionLayout, role: string | null, address: string): Promise<VersionedTransaction> {
+    const [tx] = await build(intent);
+    const message = TransactionMessage.decompile(VersionedTransaction.deserialize(Buffer.from(tx!, 'base64')).message);
+    const ix = message.instructions.find((i) => i.programId.toBase58() === programId)!;
+    if (role === null) ix.keys.push({ pubkey: new PublicKey(address), isSigner: false, isWritable: false });
+    else {
+      const at = layout.accounts.findIndex((a) => a.name === role);
+      ix.keys[at] = { ...ix.keys[at]!, pubkey: new PublicKey(address) };
+    }
+    return new VersionedTransaction(message.compileToV0Message());
+  }
+  async function accountRefusals(intent: Intent, programId: string, layout: AnchorInstructionLayout, role: string | null, address: string): Promise<string[]> {
+    const verdict = await judge(await withAccount(intent, programId, layout, role, address), intent);
+    expect(verdict.ok).toBe(false);
+    return verdict.violations.filter((v) => v.rule === 'product_account').map((v) => v.detail);
+  }
+
+  it('each account role the rules bind: payer, source, token program, fixed accounts, nothing beyond the layout', async () => {
+    const other = Keypair.generate().publicKey.toBase58();
+    const lo = LIMIT_ORDER_LAYOUTS.initialize_order;
+    expect(await accountRefusals(trigger(), PROGRAMS.trigger, lo, 'payer', other)).toContain(`instruction 2 (initialize_order): payer is ${other}, not the wallet`);
+    expect(await accountRefusals(trigger(), PROGRAMS.trigger, lo, 'maker_input_mint_account', other)).toContain(
+      `instruction 2 (initialize_order): maker_input_mint_account ${other} is not the wallet's token account of mint ${MINTS.USDC} (input_mint)`,
+    );
+    expect(await accountRefusals(trigger(), PROGRAMS.trigger, lo, 'input_token_program', PROGRAMS.system)).toContainEqual(expect.stringContaining(`input_token_program ${PROGRAMS.system} is not a token program`));
+    expect(await accountRefusals(trigger(), PROGRAMS.trigger, lo, 'event_authority', other)).toContainEqual(expect.stringMatching(new RegExp(`event_authority is ${other}, expected \\w+`)));
+    expect(await accountRefusals(trigger(), PROGRAMS.trigger, lo, null, other)).toContain(`instruction 2 (initialize_order): 1 accounts beyond the layout (${other})`);
+    const cancel = LIMIT_ORDER_LAYOUTS.cancel_order;
+    expect(await accountRefusals(intents.triggerCancel(), PROGRAMS.trigger, cancel, 'signer', other)).toContain(`instruction 2 (cancel_order): signer is ${other}, not the wallet`);
+    const open = DCA_LAYOUTS.open_dca_v2;
+    expect(await accountRefusals(intents.recurringCreate(), PROGRAMS.recurring, open, 'payer', other)).toContain(`instruction 2 (open_dca_v2): payer is ${other}, not the wallet`);
+    expect(await accountRefusals(intents.recurringCreate(), PROGRAMS.recurring, open, 'userAta', other)).toContain(
+      `instruction 2 (open_dca_v2): userAta ${other} is not the wallet's token account of mint ${MINTS.USDC} (inputMint)`,
+    );
+    const close = DCA_LAYOUTS.close_dca;
+    expect(await accountRefusals(intents.recurringCancel(), PROGRAMS.recurring, close, 'userOutAta', other)).toContain(
+      `instruction 2 (close_dca): userOutAta ${other} is not the wallet's token account of mint ${MINTS.SOL} (outputMint)`,
+    );
   });
 });
