@@ -6,6 +6,9 @@ import { decodeComputeBudgetInstruction, type ComputeBudgetInstruction } from '.
 import { checkTableActive, LookupTableError, LookupTableUnavailable, type LookupTableResolver } from './decode/lookup-tables.ts';
 import { decodeMemoInstruction, type MemoInstruction } from './decode/memo.ts';
 import { decodePerpsInstruction, type PerpsInstruction } from './decode/perps.ts';
+import { decodeLimitOrderInstruction, type LimitOrderInstruction } from './decode/limit-order.ts';
+import { decodeDcaInstruction, type DcaInstruction } from './decode/dca.ts';
+import { decodeDbcInstruction, type DbcInstruction } from './decode/dbc.ts';
 import { readWireTransaction } from './decode/read-transaction.ts';
 import { WireTransaction } from './decode/wire-transaction.ts';
 import type { WireLookup } from './decode/wire-layout.ts';
@@ -17,7 +20,7 @@ export { rpcLookupTableResolver, staticLookupTableResolver, LookupTableError, Lo
 export { TransactionDecodeError } from './decode/transaction-decode-error.ts';
 export { readTransaction, readTransactionBytes, readWireTransaction } from './decode/read-transaction.ts';
 export { WireTransaction } from './decode/wire-transaction.ts';
-export type { SystemInstruction, TokenInstruction, AssociatedTokenInstruction, ComputeBudgetInstruction, MemoInstruction, PerpsInstruction, AggregatorInstruction };
+export type { SystemInstruction, TokenInstruction, AssociatedTokenInstruction, ComputeBudgetInstruction, MemoInstruction, PerpsInstruction, AggregatorInstruction, LimitOrderInstruction, DcaInstruction, DbcInstruction };
 
 /** The decoded form of an instruction of a program we know. */
 export type ParsedInstruction =
@@ -27,7 +30,10 @@ export type ParsedInstruction =
   | ComputeBudgetInstruction
   | MemoInstruction
   | PerpsInstruction
-  | AggregatorInstruction;
+  | AggregatorInstruction
+  | LimitOrderInstruction
+  | DcaInstruction
+  | DbcInstruction;
 
 /** An account of the message; `pubkey` is null when it comes from a lookup table that did not resolve. */
 export interface DecodedAccount {
@@ -215,6 +221,12 @@ function parseInstruction(programId: string, accounts: string[], data: Uint8Arra
       return decodePerpsInstruction(accounts, data);
     case PROGRAMS.aggregator:
       return decodeAggregatorInstruction(accounts, data);
+    case PROGRAMS.trigger:
+      return decodeLimitOrderInstruction(accounts, data);
+    case PROGRAMS.recurring:
+      return decodeDcaInstruction(accounts, data);
+    case PROGRAMS.dbc:
+      return decodeDbcInstruction(accounts, data);
     default:
       return undefined;
   }

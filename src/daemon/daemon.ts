@@ -496,7 +496,6 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       markPrice: markPriceFromSnapshots(snapshots, { wallet: signer.publicKey.toBase58(), maxAgeMs: config.execution.markPriceMaxAgeMs }),
       priceDriftBps: config.execution.priceDriftBps,
       maxAccountSpaceBytes: BigInt(config.execution.maxAccountSpaceBytes),
-      refuseTriggerOrders: config.mode !== 'paper' && !config.execution.allowUncheckedTriggerOrders,
       currentTpsl: findTpsl,
       ultraPlatformFeeAccount: config.execution.ultraPlatformFeeAccount || undefined,
     }),

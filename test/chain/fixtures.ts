@@ -21,6 +21,9 @@ import { DCA_INSTRUCTIONS } from '../../src/chain/programs/dca/instructions.ts';
 import { LIMIT_ORDER_INSTRUCTIONS } from '../../src/chain/programs/limit-order/instructions.ts';
 import { PERPS_INSTRUCTIONS } from '../../src/chain/programs/perps/instructions.ts';
 import { createTpslInstruction, increaseInstruction } from '../../src/venue/tx/perps-instructions.ts';
+import { recurringOpenInstructions } from '../../src/venue/tx/dca-instructions.ts';
+import { studioClaimInstructions } from '../../src/venue/tx/dbc-instructions.ts';
+import { triggerCreateInstructions } from '../../src/venue/tx/limit-order-instructions.ts';
 
 export const TOKEN = new PublicKey(PROGRAMS.token);
 export const TOKEN_2022 = new PublicKey(PROGRAMS.token2022);
@@ -95,10 +98,11 @@ export const spl = {
 /**
  * An instruction of a product's program, signed by the wallet (and a keeper slot for instant).
  * For perps, a real benign instruction of the wallet's SOL long: an increase request (legacy) or,
- * with a keeper, an instant TP/SL (allowed for perps.increase and perps.createTpsl). For the other
- * product programs, data that starts with the discriminator of the instruction the product's
- * operation of PRODUCT_OPERATIONS performs (initialize_order for the trigger program...); for any
- * other program, arbitrary data.
+ * with a keeper, an instant TP/SL (allowed for perps.increase and perps.createTpsl). For the
+ * trigger, recurring and Studio programs, the real instruction of the product's operation of
+ * PRODUCT_OPERATIONS (initialize_order, open_dca_v2, claim_creator_trading_fee) as the venue builds
+ * it, escrowing nothing (so intents of the value-rule tests need not name a mint); for the
+ * aggregator, data that starts with a route's discriminator; for any other program, arbitrary data.
  */
 export function productInstruction(program: string, wallet: PublicKey, extraSigners: PublicKey[] = [], extraAccounts: PublicKey[] = []): TransactionInstruction {
   if (program === PROGRAMS.perps) {
@@ -106,11 +110,32 @@ export function productInstruction(program: string, wallet: PublicKey, extraSign
     ix.keys.push(...extraSigners.slice(1).map(s), ...extraAccounts.map(w));
     return ix;
   }
+  const order = benignOrderInstruction(program, wallet.toBase58());
+  if (order) {
+    order.keys.push(...extraSigners.map(s), ...extraAccounts.map(w));
+    return order;
+  }
   return new TransactionInstruction({
     programId: new PublicKey(program),
     keys: [{ pubkey: wallet, isSigner: true, isWritable: true }, ...extraSigners.map(s), ...extraAccounts.map(w)],
     data: Buffer.concat([Buffer.from(PRODUCT_OPERATIONS.find((p) => p.program === program)?.discriminator ?? 'a1b2c3d4', 'hex'), Buffer.from([0, 1, 2, 3])]),
   });
+}
+
+/** A benign instruction of the trigger, recurring or Studio program that moves nothing of the wallet's (making and in amounts 0). */
+function benignOrderInstruction(program: string, wallet: string): TransactionInstruction | undefined {
+  const orderKey = 'BPFLoaderUpgradeab1e11111111111111111111111';
+  const mints = { inputMint: MINTS.USDC, outputMint: MINTS.SOL };
+  switch (program) {
+    case PROGRAMS.trigger:
+      return triggerCreateInstructions({ maker: wallet, orderKey, ...mints, makingAmount: 0n, takingAmount: 1n, expiredAtSec: null, slippageBps: 0 })[0];
+    case PROGRAMS.recurring:
+      return recurringOpenInstructions({ user: wallet, orderKey, ...mints, inAmount: 0n, inAmountPerCycle: 0n, intervalSec: 60, startAtSec: null, minOut: null, maxOut: null })[0];
+    case PROGRAMS.dbc:
+      return studioClaimInstructions({ creator: wallet, poolAddress: orderKey, quoteMint: MINTS.USDC, maxQuoteAmount: 0n })[0];
+    default:
+      return undefined;
+  }
 }
 
 const SOL_CUSTODY = PERPS_ACCOUNTS.custody.SOL;

@@ -24,10 +24,12 @@ const EXPECTED_RULE: Record<Exclude<HostileKind, 'price_slippage'>, PolicyRule> 
 
 describe('transactions of the simulated venue', () => {
   for (const { product, operationId, discriminator } of PRODUCT_OPERATIONS) {
-    // Perps transactions and Ultra swaps carry the program's real instructions, built by the
-    // venue's handlers: test/chain/policy-perps-venue.test.ts and policy-swap-venue.test.ts accept
-    // each operation's and refuse their hostile variants.
-    for (const transactionType of product === 'perps' || product === 'ultra' ? [] : (['legacy', 'instant'] as const)) {
+    // Perps, Ultra, trigger, recurring and Studio transactions carry their programs' real
+    // instructions, built by the venue's handlers: test/chain/policy-perps-venue.test.ts,
+    // policy-swap-venue.test.ts and policy-orders-venue.test.ts accept each operation's and refuse
+    // their hostile variants.
+    const decodedProgram = product === 'perps' || product === 'ultra' || product === 'trigger' || product === 'recurring' || product === 'studio';
+    for (const transactionType of decodedProgram ? [] : (['legacy', 'instant'] as const)) {
       it(`accepts its ${transactionType} ${product} transaction (${operationId})`, async () => {
         const tx = buildRequestTransaction({
           payer: wallet,

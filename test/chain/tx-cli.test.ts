@@ -56,14 +56,12 @@ describe('stratd tx inspect', () => {
     expect(out.violations.map((v) => v.rule)).toEqual(['value_transfer']);
   });
 
-  it('judges a trigger order as the configured daemon would: refused outside paper mode unless unchecked ones are allowed', async () => {
+  it('judges a trigger order by its decoded instruction in live mode too (no setting signs one unchecked any more)', async () => {
     const base = ['tx', 'inspect', '--wallet', wallet.toBase58(), '--operation', 'trigger.createOrder', toBase64(clean)];
     const live = await stratd([...base, '--set', 'mode=live']);
-    expect(live.code, live.stderr).toBe(3);
-    const refused = JSON.parse(live.stdout) as { violations: Array<{ rule: string; detail: string }> };
-    expect(refused.violations).toEqual([{ rule: 'product_instruction', detail: expect.stringContaining('execution.allowUncheckedTriggerOrders') }]);
-    const allowed = await stratd([...base, '--set', 'mode=live', '--set', 'execution.allowUncheckedTriggerOrders=true']);
-    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(live.code, live.stderr).toBe(0);
+    const removed = await stratd([...base, '--set', 'mode=live', '--set', 'execution.allowUncheckedTriggerOrders=true']);
+    expect(removed.code).toBe(2);
   });
 
   it('judges the bytes, not the operation named: a trigger order under a cancel, nothing under a decrease (exit 3)', async () => {

@@ -124,20 +124,25 @@ describe('executor against the simulated venue', () => {
     }
   });
 
-  it('refuses a trigger order unsigned when unchecked trigger orders are not allowed (live mode by default)', async () => {
+  it('refuses unsigned a trigger order whose escrow is 100 times the intent (the policy decodes initialize_order)', async () => {
     const w = await h.fundedWallet();
-    const inspector = new PolicyInspector({ wallet: w.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, refuseTriggerOrders: true });
+    const inspector = new PolicyInspector({ wallet: w.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100 });
     const ex = h.executor(w, { inspector });
     const create = h.job({
       type: 'trigger-create', key: `trigger:refused:${w.address}`, reason: 'buy SOL at 100', notionalUsd: '100000000',
       inputMint: MINTS.USDC, outputMint: MINTS.SOL, makingAmount: '100000000', takingAmount: '1000000000',
     });
-    await ex.accept(create);
-    const final = await ex.drive(create.actionId, h.signal);
-    expect(final).toMatchObject({ state: 'rejected', reason: 'policy:product_instruction' });
-    expect(final?.detail).toContain('execution.allowUncheckedTriggerOrders');
-    expect(final?.signature).toBeUndefined();
-    expect(w.signatures()).toBe(0);
+    h.venue.applyFaults({ operations: { 'trigger.createOrder': { orderHostile: 'amount_x100' } } });
+    try {
+      await ex.accept(create);
+      const final = await ex.drive(create.actionId, h.signal);
+      expect(final).toMatchObject({ state: 'rejected', reason: 'policy:intent_exceeded' });
+      expect(final?.detail).toContain("making_amount 10000000000 differs from the intent's 100000000");
+      expect(final?.signature).toBeUndefined();
+      expect(w.signatures()).toBe(0);
+    } finally {
+      h.venue.applyFaults({ operations: { 'trigger.createOrder': null } });
+    }
   });
 
   it('creates and cancels a trigger order through trigger execute with its request id', async () => {

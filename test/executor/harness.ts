@@ -1,4 +1,4 @@
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { LocalKeypairSigner } from '../../src/chain/signer.ts';
 import type { Redis } from 'ioredis';
@@ -14,7 +14,9 @@ import { Ledger } from '../../src/records/ledger.ts';
 import { VenueChain } from '../../src/venue/chain/chain.ts';
 import { startRpcServer, type RpcServer } from '../../src/venue/chain/rpc-server.ts';
 import { VenueClock } from '../../src/venue/clock.ts';
-import { LIMIT_ORDER_INSTRUCTIONS } from '../../src/chain/programs/limit-order/instructions.ts';
+import { MINTS } from '../../src/api/mints.ts';
+import { PROGRAMS } from '../../src/chain/programs.ts';
+import { triggerCancelInstructions } from '../../src/venue/tx/limit-order-instructions.ts';
 import { buildRequestTransaction, toBase64 } from '../../src/venue/tx/builder.ts';
 import { RequestBook } from '../../src/venue/tx/request-book.ts';
 
@@ -59,17 +61,22 @@ export class ChainHarness {
   readonly builder: ActionBuilder = {
     build: async (record: ActionRecord) => {
       const { blockhash, lastValidBlockHeight } = this.chain.latestBlockhash();
+      const requestId = `${record.actionId}-${Date.now()}`;
+      // The cancel of newAction()'s order, as the venue builds it; a memo of the request id keeps
+      // every build's bytes (and so its signature) its own.
       const tx = buildRequestTransaction({
         payer: this.wallet.publicKey,
         product: 'trigger',
-        requestId: `${record.actionId}-${Date.now()}`,
+        requestId,
         blockhash,
-        accounts: [new PublicKey('5BUwFW4nRbftYTDMbgxykoFWqWHPzahFSNAaaaJtVKsq')],
-        discriminator: LIMIT_ORDER_INSTRUCTIONS.initialize_order,
+        instructions: [
+          ...triggerCancelInstructions(this.wallet.publicKey.toBase58(), [{ orderKey: NEW_ACTION_ORDER, inputMint: MINTS.USDC }]),
+          new TransactionInstruction({ programId: new PublicKey(PROGRAMS.memo), keys: [], data: Buffer.from(requestId) }),
+        ],
       });
       this.requests.register(tx, { requestId: record.actionId, operationId: 'trigger.createOrder', wallet: this.wallet.publicKey.toBase58(), createdAtMs: this.clock.now(), transactionType: 'legacy', payload: {} });
       return {
-        operationId: 'trigger.createOrder',
+        operationId: 'trigger.cancelOrder',
         route: 'rpc',
         unsignedTx: toBase64(tx),
         txMetadata: { blockhash, lastValidBlockHeight: String(lastValidBlockHeight), transactionFeeLamports: '5000', accountRentLamports: '0' },
@@ -135,6 +142,9 @@ export class ChainHarness {
   }
 }
 
+/** The order newAction()'s trigger-cancel intents name. */
+const NEW_ACTION_ORDER = 'CFG9Bmppz7eZbna96UizACJPYT3UgVgps3KkMNNo6P4k';
+
 let counter = 0;
 export function newAction(overrides: { stateAfter?: NewAction['stateAfter'] } = {}): NewAction {
   counter++;
@@ -142,7 +152,7 @@ export function newAction(overrides: { stateAfter?: NewAction['stateAfter'] } = 
   return {
     actionId: actionIdFor('test-strategy', key, 0),
     strategy: 'test-strategy',
-    intent: { type: 'trigger-cancel', key, reason: 'test', notionalUsd: '0', order: 'CFG9Bmppz7eZbna96UizACJPYT3UgVgps3KkMNNo6P4k' },
+    intent: { type: 'trigger-cancel', key, reason: 'test', notionalUsd: '0', order: NEW_ACTION_ORDER },
     decidedAtMs: Date.now(),
     window: 0,
     stateAfter: overrides.stateAfter,

@@ -42,8 +42,7 @@ describe('a trigger-cancel answered with a createOrder transaction', () => {
     const activeBefore = (await h.direct.call('trigger.getTriggerOrders', { user: w.address, orderStatus: 'active' })).orders;
     expect(activeBefore.map((o) => o.orderKey)).toEqual([open.order]);
 
-    // Live mode: trigger orders are refused unchecked (execution.allowUncheckedTriggerOrders off).
-    const inspector = new PolicyInspector({ wallet: w.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, refuseTriggerOrders: true });
+    const inspector = new PolicyInspector({ wallet: w.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100 });
     const risk = new RedisRiskGate({ redis, prefix, limits: { maxNotionalPerActionUsd: 10n ** 12n, maxActionsPerStrategyPerHour: 100, maxNotionalPerHourUsd: 10n ** 12n, dailyLossStopUsd: 10n ** 12n, circuitBreakerRejections: 100 } });
     await risk.tradingState.set(trading, 'test', 'test');
     const ex = h.executor(w, { inspector, risk });

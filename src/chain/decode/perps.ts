@@ -1,6 +1,6 @@
 import { decodePerpsArgs, type PerpsArgValue } from '../programs/perps/codec.ts';
 import { perpsLayoutOf, type PerpsInstructionName } from '../programs/perps/instructions.ts';
-import { InstructionDataError } from './instruction-data.ts';
+import { accountsByRole } from './anchor-instruction.ts';
 
 /** A Jupiter Perpetuals instruction read through its IDL layout: accounts by role, arguments by name. */
 export interface PerpsInstruction {
@@ -20,18 +20,5 @@ export interface PerpsInstruction {
 export function decodePerpsInstruction(accounts: readonly string[], data: Uint8Array): PerpsInstruction | undefined {
   const layout = perpsLayoutOf(data);
   if (!layout) return undefined;
-  if (accounts.length < layout.accounts.length) {
-    throw new InstructionDataError(`${layout.name}: ${accounts.length} accounts, the layout names ${layout.accounts.length}`);
-  }
-  const byRole: Record<string, string> = {};
-  layout.accounts.forEach((spec, i) => {
-    byRole[spec.name] = accounts[i] as string;
-  });
-  return {
-    program: 'perps',
-    type: layout.name as PerpsInstructionName,
-    accounts: byRole,
-    extraAccounts: accounts.slice(layout.accounts.length),
-    args: decodePerpsArgs(layout, data),
-  };
+  return { program: 'perps', type: layout.name as PerpsInstructionName, ...accountsByRole(layout, accounts), args: decodePerpsArgs(layout, data) };
 }

@@ -20,6 +20,12 @@ export interface PolicyIntent {
   readonly perps?: PerpsIntentBounds;
   /** What an aggregator route (an Ultra swap) may ask for; checked against its decoded arguments. */
   readonly swap?: SwapIntentBounds;
+  /** What Limit Order v2 instructions may ask for (trigger orders). */
+  readonly trigger?: TriggerIntentBounds;
+  /** What DCA instructions may ask for (recurring orders). */
+  readonly recurring?: RecurringIntentBounds;
+  /** What a Dynamic Bonding Curve fee claim may ask for (Studio). */
+  readonly studio?: StudioIntentBounds;
 }
 
 /**
@@ -41,6 +47,47 @@ export interface SwapIntentBounds {
   readonly minOutBasis?: string;
   /** The one platform fee account a route may name (execution.ultraPlatformFeeAccount); absent: none. */
   readonly platformFeeAccount?: string;
+}
+
+/**
+ * A trigger order's bounds: a create's exact amounts and mints (the taking amount is the limit
+ * price), or the orders a cancel may close (absent: any order whose maker is the wallet).
+ */
+export type TriggerIntentBounds =
+  | {
+      readonly kind: 'create';
+      readonly inputMint: string;
+      readonly outputMint: string;
+      readonly makingAmount: bigint;
+      readonly takingAmount: bigint;
+      /** Unix seconds, when the intent names an expiry. */
+      readonly expiredAt?: bigint;
+      /** The most slippage the order may allow at fill time (none asked: 0). */
+      readonly maxSlippageBps: bigint;
+    }
+  | { readonly kind: 'cancel'; readonly orders?: readonly string[] };
+
+/** A recurring order's bounds: a create's exact plan, or the one order a cancel may close. */
+export type RecurringIntentBounds =
+  | {
+      readonly kind: 'create';
+      readonly inputMint: string;
+      readonly outputMint: string;
+      readonly inAmount: bigint;
+      readonly numberOfOrders: bigint;
+      readonly intervalSec: bigint;
+      /** Unix seconds, when the intent names a start. */
+      readonly startAt?: bigint;
+      /** Whether the intent bounds the price from below / above: then the order must carry that bound. */
+      readonly minPrice: boolean;
+      readonly maxPrice: boolean;
+    }
+  | { readonly kind: 'cancel'; readonly order: string };
+
+/** A Studio fee claim's bounds: the pool, and the most quote token the claim may take. */
+export interface StudioIntentBounds {
+  readonly pool: string;
+  readonly maxQuoteAmount: bigint;
 }
 
 /**
@@ -114,11 +161,6 @@ export interface PolicyContext {
   readonly chain?: ChainFacts;
   /** The largest account (bytes of data) the wallet may fund the creation of. Default: a token account. */
   readonly maxAccountSpaceBytes?: bigint;
-  /**
-   * Refuse trigger orders (check-trigger-orders.ts): their amounts cannot be checked. The daemon
-   * sets it outside paper mode unless execution.allowUncheckedTriggerOrders is on.
-   */
-  readonly refuseUncheckedTriggerOrders?: boolean;
 }
 
 /** 165 bytes: an SPL token account, the largest account a trade needs the wallet to create. */

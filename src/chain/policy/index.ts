@@ -1,5 +1,5 @@
 export { inspectTransaction, inspectSerialized, type Inspection } from './inspect.ts';
-export { DEFAULT_MAX_ACCOUNT_SPACE_BYTES, DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, type BlockhashStanding, type PolicyContext, type PolicyIntent, type PerpsIntentBounds, type SwapIntentBounds } from './context.ts';
+export { DEFAULT_MAX_ACCOUNT_SPACE_BYTES, DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, type BlockhashStanding, type PolicyContext, type PolicyIntent, type PerpsIntentBounds, type SwapIntentBounds, type TriggerIntentBounds, type RecurringIntentBounds, type StudioIntentBounds } from './context.ts';
 export { POLICY_RULES, type PolicyRule, type Verdict, type Violation } from './verdict.ts';
 export { PolicyViolation, isPolicyViolation } from './policy-violation.ts';
 export { priorityFeeLamports } from './check-priority-fee.ts';

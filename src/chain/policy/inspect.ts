@@ -1,6 +1,9 @@
 import type { VersionedTransaction } from '@solana/web3.js';
 import { decodeTransaction, readWireTransaction, TransactionDecodeError, type DecodedTransaction, type LookupTableResolver, type WireTransaction } from '../decode.ts';
 import { checkBlockhash } from './check-blockhash.ts';
+import { checkDbcInstructions } from './check-dbc-instructions.ts';
+import { checkDcaInstructions } from './check-dca-instructions.ts';
+import { checkLimitOrderInstructions } from './check-limit-order-instructions.ts';
 import { checkIntent } from './check-intent.ts';
 import { checkNonce } from './check-nonce.ts';
 import { checkLookupTables } from './check-lookup-tables.ts';
@@ -11,7 +14,6 @@ import { checkPrograms } from './check-programs.ts';
 import { checkSigners } from './check-signers.ts';
 import { checkStructure } from './check-structure.ts';
 import { checkSwapInstructions } from './check-swap-instructions.ts';
-import { checkTriggerOrders } from './check-trigger-orders.ts';
 import { checkValueFlows } from './check-value-flows.ts';
 import type { PolicyContext } from './context.ts';
 import type { Verdict, Violation } from './verdict.ts';
@@ -26,6 +28,8 @@ export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyConte
   const flows = checkValueFlows(decoded, walletAccounts, ctx.maxAccountSpaceBytes);
   const product = checkProductInstructions(decoded, ctx);
   const swap = checkSwapInstructions(decoded, ctx, walletAccounts);
+  // The order and fee-claim programs, each read through its IDL layout.
+  const orders = [checkLimitOrderInstructions(decoded, ctx), checkDcaInstructions(decoded, ctx), checkDbcInstructions(decoded, ctx)];
   const violations: Violation[] = [
     ...checkStructure(decoded, ctx),
     ...checkBlockhash(decoded, ctx),
@@ -34,13 +38,13 @@ export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyConte
     ...checkPrograms(decoded, ctx),
     ...flows.violations,
     ...checkPriorityFee(decoded, ctx),
-    // What the perps program or a route takes by argument counts with every other outflow of its mint.
-    ...checkIntent([...flows.outflows, ...product.payments, ...swap.payments], ctx),
+    // What the perps program, a route or the order programs take by argument counts with every other outflow of its mint.
+    ...checkIntent([...flows.outflows, ...product.payments, ...swap.payments, ...orders.flatMap((o) => o.payments)], ctx),
     // What the instructions do, whatever the operation is called: the right one, nothing else of its program.
     ...checkOperationInstructions(decoded, ctx),
     ...product.violations,
     ...swap.violations,
-    ...checkTriggerOrders(ctx),
+    ...orders.flatMap((o) => o.violations),
     ...checkLookupTables(decoded, walletAccounts),
   ];
   const freshAtSlot = ctx.recentBlockhash?.valid ? { freshAtSlot: ctx.recentBlockhash.slot } : {};

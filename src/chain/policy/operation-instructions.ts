@@ -113,3 +113,10 @@ export function aggregatorInstructionsOf(operationId: OperationId): ReadonlySet<
   if (gate?.program !== 'aggregator') return new Set();
   return new Set([...gate.required, ...(gate.allowed ?? [])]);
 }
+
+/** The instructions of `program` an operation's transaction may carry (required or allowed); none when its gate is another program's. */
+export function gatedInstructionsOf(operationId: OperationId, program: GatedProgram): ReadonlySet<string> {
+  const gate = OPERATION_INSTRUCTIONS[operationId];
+  if (gate?.program !== program) return new Set();
+  return new Set<string>([...gate.required, ...(gate.allowed ?? [])]);
+}

@@ -35,9 +35,7 @@ const USAGE = `usage:
       --transaction-type <type>      legacy (default) or instant (allows one empty keeper signer slot)
       --blockhash <hash>             the txMetadata blockhash the transaction must carry
       --known-account <pubkey>       an account the operation explains (repeatable)
-      --config <file>, --set key.path=value   the configuration the defaults come from; as the
-                                     daemon of that configuration, a trigger.createOrder is refused
-                                     outside paper mode unless execution.allowUncheckedTriggerOrders
+      --config <file>, --set key.path=value   the configuration the defaults come from
 `;
 
 export const txCommand: Command = {
@@ -91,12 +89,10 @@ async function inspect(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   let execution;
-  let refuseTriggerOrders;
   try {
     // Only mode and execution.* are read: a live configuration without its secrets here is no problem.
     const config = loadConfig({ argv, liveRequirements: false }).config;
     execution = config.execution;
-    refuseTriggerOrders = config.mode !== 'paper' && !execution.allowUncheckedTriggerOrders;
   } catch (error) {
     if (!isConfigError(error)) throw error;
     return usageError(error.message);
@@ -164,7 +160,6 @@ async function inspect(argv: string[]): Promise<number> {
     markPrice: mark === undefined ? undefined : async () => BigInt(mark),
     priceDriftBps: Number(drift),
     maxAccountSpaceBytes: BigInt(space),
-    refuseTriggerOrders,
     ultraPlatformFeeAccount: execution.ultraPlatformFeeAccount || undefined,
   });
   const route = transactionType === 'instant' ? 'perps-execute' : operation.id.startsWith('trigger.') ? 'trigger-execute' : 'rpc';

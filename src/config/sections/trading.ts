@@ -77,14 +77,6 @@ export const strategiesSection = {
 };
 
 export const executionSection = {
-  allowUncheckedTriggerOrders: key({
-    doc: "Live and dry-run modes: sign trigger orders (trigger.createOrder) although the policy cannot check their amounts. The trigger program takes the escrow by CPI and stratd does not decode its instruction's arguments yet, so neither the amount escrowed nor the limit price is compared with the intent: a hostile or broken build could escrow the wallet's whole balance of the input token. Off: such builds are refused (policy product_instruction). Paper mode signs them either way (no money). See docs/safety.md.",
-    schema: z.boolean(),
-    default: false,
-    kind: 'boolean',
-    env: 'STRATD_ALLOW_UNCHECKED_TRIGGER_ORDERS',
-    format: 'true or false',
-  }),
   ultraPlatformFeeAccount: key({
     doc: 'The one platform fee account an Ultra swap\'s route may name (a token account of the integrator that takes a fee on swaps). "" (default): none, and a route naming any platform fee account is refused before signing (policy product_account).',
     schema: z.union([z.literal(''), pubkey]),

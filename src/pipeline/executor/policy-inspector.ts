@@ -9,6 +9,9 @@ import { MarkPriceUnavailable } from './mark-price.ts';
 import type { BuiltTransaction, TransactionInspector } from './ports.ts';
 import type { CurrentTpsl } from '../../risk/reducing.ts';
 import { swapIntentBounds, type SwapQuote, type SwapReference } from './swap-bounds.ts';
+import { recurringIntentBounds } from './recurring-intent-bounds.ts';
+import { studioIntentBounds } from './studio-intent-bounds.ts';
+import { triggerIntentBounds } from './trigger-intent-bounds.ts';
 
 export interface PolicyInspectorOptions {
   readonly wallet: PublicKey;
@@ -34,11 +37,6 @@ export interface PolicyInspectorOptions {
   readonly priceDriftBps?: number;
   /** Largest account the wallet may fund the creation of (default: a token account, 165 bytes). */
   readonly maxAccountSpaceBytes?: bigint;
-  /**
-   * Refuse trigger orders (execution.allowUncheckedTriggerOrders off, outside paper mode): the
-   * policy cannot check the amount their program escrows by CPI nor their limit price.
-   */
-  readonly refuseTriggerOrders?: boolean;
   /**
    * The TP/SL request a tpsl-update changes, as the latest positions snapshot shows it. The API's
    * update takes only a trigger, so the build may not grow the request's size beyond what it is
@@ -119,7 +117,6 @@ export class PolicyInspector implements TransactionInspector {
       knownAccounts: [...knownAccounts(intent, built), ...extraKnownAccounts],
       chain,
       maxAccountSpaceBytes: this.options.maxAccountSpaceBytes,
-      refuseUncheckedTriggerOrders: this.options.refuseTriggerOrders,
     });
     return { decoded, verdict };
   }
@@ -127,17 +124,26 @@ export class PolicyInspector implements TransactionInspector {
 
 /**
  * What an intent may move out of the wallet. Decreases, TP/SL updates and cancels move nothing of
- * the wallet's own (the fee of a with-fee operation is taken from the position or collateral); a
- * trigger order may move at most its making amount by the transfers the policy sees. The trigger
- * program's own escrow moves by CPI and its layout is not published, so that bound does not reach
- * it (docs/safety.md, "A trigger order's amounts are not checked"). No intent: nothing may move.
+ * the wallet's own (the fee of a with-fee operation is taken from the position or collateral). A
+ * trigger or recurring create escrows exactly its making / in amount of the input mint: the
+ * program takes it by CPI, and the policy counts the decoded amount against this bound. Order
+ * cancels and Studio fee claims move nothing out. No intent: nothing may move.
  */
 export function intentBounds(intent: Intent | undefined, slippageBps: number, price: PriceReference = {}, currentTpsl?: CurrentTpsl, swap: SwapReference = {}): PolicyIntent {
   if (intent?.type === 'swap') return swapIntentBounds(intent, slippageBps, swap);
   if (intent?.type === 'lp-mint' || intent?.type === 'deposit-borrow') return lendingBounds(intent);
   if (intent?.type === 'trigger-create') {
-    return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: toBigInt(intent.makingAmount) }, slippageBps };
+    // The escrow is the exact making amount: no slippage on top of it.
+    return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: toBigInt(intent.makingAmount) }, slippageBps: 0, trigger: triggerIntentBounds(intent) };
   }
+  if (intent?.type === 'trigger-cancel' || intent?.type === 'trigger-cancel-all') {
+    return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps, trigger: triggerIntentBounds(intent) };
+  }
+  if (intent?.type === 'recurring-create') {
+    return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: toBigInt(intent.inAmount) }, slippageBps: 0, recurring: recurringIntentBounds(intent) };
+  }
+  if (intent?.type === 'recurring-cancel') return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps, recurring: recurringIntentBounds(intent) };
+  if (intent?.type === 'studio-claim-fee') return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps, studio: studioIntentBounds(intent) };
   if (intent === undefined) return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps: 0 };
   if (intent.type === 'tpsl-create' || intent.type === 'tpsl-update' || intent.type === 'tpsl-cancel') {
     // The integrator fee, in USDC, to the fee receiver the intent names (none on the plain routes);
@@ -173,7 +179,6 @@ export function intentBounds(intent: Intent | undefined, slippageBps: number, pr
           : { positionRequestPubkey: intent.tpslPubkey, triggerOnly: true };
     return { maxMoveLamports: 0n, maxMoveTokens: fee, slippageBps, perps };
   }
-  if (intent.type === 'trigger-cancel') return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps };
   // Not yet bounded by their own rules: nothing of the wallet's may move, so a transaction that
   // spends is refused rather than signed unchecked.
   if (!isDecrease(intent)) return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps };

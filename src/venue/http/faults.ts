@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HOSTILE_KINDS, SWAP_HOSTILE_KINDS, type AnyHostileKind } from '../tx/hostile.ts';
+import { HOSTILE_KINDS, ORDER_HOSTILE_KINDS, SWAP_HOSTILE_KINDS, type AnyHostileKind, type OrderHostileKind } from '../tx/hostile.ts';
 import { Prng } from '../market/prng.ts';
 import { RATE_TIERS, type RateTier } from './rate-limit.ts';
 
@@ -41,6 +41,8 @@ export const operationFaultsSchema = z.strictObject({
   hostile: z.enum([...HOSTILE_KINDS, ...SWAP_HOSTILE_KINDS]).nullable().optional(),
   /** With `hostile`: only the next N builds are hostile, then the venue builds honestly again. */
   hostileNext: count.optional(),
+  /** Build trigger, recurring and Studio transactions whose own program instructions differ from the request (tx/hostile.ts). */
+  orderHostile: z.enum(ORDER_HOSTILE_KINDS).nullable().optional(),
   /**
    * Write operations only: answer a build with the answer to this wallet's latest earlier build of
    * the same operation whose transaction landed (the same bytes: signed again, they make the
@@ -174,6 +176,11 @@ export class FaultPlan {
     if (kind === undefined || faults?.hostileNext === undefined) return kind;
     if (!use) return (this.counters.get(`${key}|hostileNext`) ?? 0) > 0 ? kind : undefined;
     return this.take(key, 'hostileNext') ? kind : undefined;
+  }
+
+  /** How a build of a trigger, recurring or Studio operation alters its program's instructions, if that fault is set (its own entry, else "*"). */
+  orderHostileFor(operationId: string): OrderHostileKind | undefined {
+    return this.operations.get(operationId)?.orderHostile ?? this.operations.get('*')?.orderHostile ?? undefined;
   }
 
   /** The stale blockhash a build of the operation carries, if that fault is set (its own entry, else "*"). */

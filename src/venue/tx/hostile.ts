@@ -26,6 +26,36 @@ export function isSwapHostileKind(kind: AnyHostileKind | undefined): kind is Swa
   return (SWAP_HOSTILE_KINDS as readonly string[]).includes(kind ?? '');
 }
 
+/**
+ * Ways a hostile venue alters the instructions of the order and fee-claim programs (Limit Order
+ * v2, DCA, DBC) themselves, which no extra instruction of another program reveals:
+ * - amount_x100: the amount escrowed or claimed is 100 times the request's (a create, a claim);
+ * - foreign_destination: where tokens go (an order's escrow, a refund, a claim's receiving account)
+ *   is a token account of someone else;
+ * - foreign_owner: the maker / user / creator is someone else (our wallet still pays);
+ * - unknown_instruction: an extra instruction of the same program, with a discriminator the program
+ *   does not have, carrying the wallet and its token account.
+ * A kind that does not apply to an operation (an amount on a cancel) leaves its build honest.
+ */
+export const ORDER_HOSTILE_KINDS = ['amount_x100', 'foreign_destination', 'foreign_owner', 'unknown_instruction'] as const;
+export type OrderHostileKind = (typeof ORDER_HOSTILE_KINDS)[number];
+export const HOSTILE_AMOUNT_FACTOR = 100n;
+
+/** The discriminator of the made-up instruction of 'unknown_instruction': no program has it. */
+export const HOSTILE_UNKNOWN_DISCRIMINATOR = createHash('sha256').update('global:venue_drain').digest().subarray(0, 8);
+
+/** 'unknown_instruction': a made-up instruction of `programId` carrying the wallet (signer) and its token account. */
+export function hostileUnknownInstruction(programId: string, wallet: PublicKey, walletTokenAccount: PublicKey): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: new PublicKey(programId),
+    keys: [
+      { pubkey: wallet, isSigner: true, isWritable: true },
+      { pubkey: walletTokenAccount, isSigner: false, isWritable: true },
+    ],
+    data: Buffer.concat([HOSTILE_UNKNOWN_DISCRIMINATOR, Buffer.alloc(8, 0xff)]),
+  });
+}
+
 /** Lamports the hostile SOL transfer takes (1 SOL). */
 export const HOSTILE_LAMPORTS = 1_000_000_000n;
 /** USDC units the hostile token transfer takes (1,000 USDC). */

@@ -1,17 +1,17 @@
 import { toBigInt } from '../../../api/amounts.ts';
-import { DBC_INSTRUCTIONS } from '../../../chain/programs/dbc/instructions.ts';
-import { DCA_INSTRUCTIONS } from '../../../chain/programs/dca/instructions.ts';
-import { LIMIT_ORDER_INSTRUCTIONS } from '../../../chain/programs/limit-order/instructions.ts';
 import { invalidArgument } from '../../market/errors.ts';
 import type { TriggerAction } from '../../market/trigger-orders.ts';
-import type { Handler } from '../services.ts';
+import { recurringCloseInstructions, recurringDepositInstructions, recurringOpenInstructions } from '../../tx/dca-instructions.ts';
+import { studioClaimInstructions } from '../../tx/dbc-instructions.ts';
+import { triggerCancelInstructions, triggerCreateInstructions } from '../../tx/limit-order-instructions.ts';
+import type { Handler, HandlerContext } from '../services.ts';
 import { issueFor } from './issue.ts';
 
 /**
- * Trigger (limit) and recurring (DCA) order builds and lists (spec 4.8, 4.9, 4.14, 4.17; api-facts
- * 2.3, 2.4). Each build's instruction starts with the discriminator of the program instruction the
- * live service puts there (initialize_order, cancel_order, open_dca_v2, close_dca, deposit,
- * claim_creator_trading_fee).
+ * Trigger (limit) and recurring (DCA) order builds and lists, and the Studio fee claim (spec 4.8,
+ * 4.9, 4.14, 4.17; api-facts 2.3, 2.4, 2.6). Each build carries the program instructions the live
+ * service puts there, with the IDL layouts (initialize_order, cancel_order, open_dca_v2, close_dca,
+ * deposit, claim_creator_trading_fee: src/venue/tx/*-instructions.ts).
  */
 
 const ORDERS_PER_CANCEL_TX = 5;
@@ -30,12 +30,12 @@ export const triggerCreateOrder: Handler<'trigger.createOrder'> = (req, ctx) => 
     slippageBps: req.params.slippageBps === undefined ? 0 : Number(toBigInt(req.params.slippageBps)),
   }, ctx.nowMs);
   const orderKey = action.kind === 'trigger.create' ? action.orderKey : '';
+  const instructions = action.kind === 'trigger.create' ? triggerCreateInstructions(action, ctx.services.faults.orderHostileFor(ctx.operationId)) : undefined;
   const issued = issueFor(ctx, 'trigger', {
     wallet: req.payer,
     transactionType: 'legacy',
     action,
-    accounts: [orderKey, req.maker],
-    discriminator: LIMIT_ORDER_INSTRUCTIONS.initialize_order,
+    instructions,
     accountRentLamports: ORDER_RENT,
     priorityFeeMicroLamports: priorityFee(req.computeUnitPrice),
   });
@@ -48,8 +48,7 @@ export const triggerCancelOrder: Handler<'trigger.cancelOrder'> = (req, ctx) => 
     wallet: req.maker,
     transactionType: 'legacy',
     action,
-    accounts: [req.order],
-    discriminator: LIMIT_ORDER_INSTRUCTIONS.cancel_order,
+    instructions: triggerCancelInstructions(req.maker, cancelled(ctx, [req.order]), ctx.services.faults.orderHostileFor(ctx.operationId)),
     priorityFeeMicroLamports: priorityFee(req.computeUnitPrice),
   });
   return { requestId: issued.requestId, transaction: issued.base64 };
@@ -67,8 +66,7 @@ export const triggerCancelOrders: Handler<'trigger.cancelOrders'> = (req, ctx) =
       wallet: req.maker,
       transactionType: 'legacy',
       action: { kind: 'trigger.cancel', maker: req.maker, orderKeys },
-      accounts: orderKeys,
-      discriminator: LIMIT_ORDER_INSTRUCTIONS.cancel_order,
+      instructions: triggerCancelInstructions(req.maker, cancelled(ctx, orderKeys), ctx.services.faults.orderHostileFor(ctx.operationId)),
       requestId: `${group}/${String(transactions.length)}`,
       priorityFeeMicroLamports: priorityFee(req.computeUnitPrice),
     });
@@ -76,6 +74,11 @@ export const triggerCancelOrders: Handler<'trigger.cancelOrders'> = (req, ctx) =
   }
   return { requestId: group, transactions };
 };
+
+/** The orders a cancel closes, with the input mint each refunds (planCancel found every one). */
+function cancelled(ctx: HandlerContext, orderKeys: readonly string[]): Array<{ orderKey: string; inputMint: string }> {
+  return orderKeys.map((orderKey) => ({ orderKey, inputMint: ctx.services.market.triggers.orders.get(orderKey)?.inputMint ?? '' }));
+}
 
 export const triggerGetOrders: Handler<'trigger.getTriggerOrders'> = (req, { services }) =>
   services.market.triggers.list({ user: req.user, orderStatus: req.orderStatus, page: req.page ?? 1, inputMint: req.inputMint, outputMint: req.outputMint });
@@ -101,13 +104,31 @@ export const recurringCreateOrder: Handler<'recurring.createOrder'> = (req, ctx)
         intervalSec: req.params.price.interval,
         startAtSec: req.params.price.startAt ?? null,
       });
-  const orderKey = action.kind === 'recurring.create' ? action.orderKey : '';
+  const time = 'time' in req.params ? req.params.time : undefined;
+  const instructions =
+    action.kind === 'recurring.create'
+      ? recurringOpenInstructions(
+          {
+            user: req.user,
+            orderKey: action.orderKey,
+            inputMint: action.inputMint,
+            outputMint: action.outputMint,
+            inAmount: action.deposit,
+            inAmountPerCycle: action.perCycle,
+            intervalSec: action.intervalSec,
+            startAtSec: action.startAtSec,
+            // Stand-ins of the program's per-cycle output bounds: present exactly when the request bounds the price.
+            minOut: time?.minPrice == null ? null : outBound(time.minPrice),
+            maxOut: time?.maxPrice == null ? null : outBound(time.maxPrice),
+          },
+          ctx.services.faults.orderHostileFor(ctx.operationId),
+        )
+      : undefined;
   const issued = issueFor(ctx, 'recurring', {
     wallet: req.user,
     transactionType: 'legacy',
     action,
-    accounts: [orderKey],
-    discriminator: DCA_INSTRUCTIONS.open_dca_v2,
+    instructions,
     accountRentLamports: ORDER_RENT,
   });
   return { requestId: issued.requestId, transaction: issued.base64 };
@@ -115,15 +136,28 @@ export const recurringCreateOrder: Handler<'recurring.createOrder'> = (req, ctx)
 
 export const recurringCancelOrder: Handler<'recurring.cancelOrder'> = (req, ctx) => {
   const action = ctx.services.market.recurring.planCancel(req.user, req.order, req.recurringType);
-  const issued = issueFor(ctx, 'recurring', { wallet: req.user, transactionType: 'legacy', action, accounts: [req.order], discriminator: DCA_INSTRUCTIONS.close_dca });
+  const instructions = recurringCloseInstructions(recurringOrder(ctx, req.user, req.order), ctx.services.faults.orderHostileFor(ctx.operationId));
+  const issued = issueFor(ctx, 'recurring', { wallet: req.user, transactionType: 'legacy', action, instructions });
   return { requestId: issued.requestId, transaction: issued.base64 };
 };
 
 export const recurringPriceDeposit: Handler<'recurring.priceDeposit'> = (req, ctx) => {
   const action = ctx.services.market.recurring.planPriceDeposit(req.user, req.order, BigInt(req.amount));
-  const issued = issueFor(ctx, 'recurring', { wallet: req.user, transactionType: 'legacy', action, accounts: [req.order], discriminator: DCA_INSTRUCTIONS.deposit });
+  const instructions = recurringDepositInstructions(recurringOrder(ctx, req.user, req.order), BigInt(req.amount));
+  const issued = issueFor(ctx, 'recurring', { wallet: req.user, transactionType: 'legacy', action, instructions });
   return { requestId: issued.requestId, transaction: issued.base64 };
 };
+
+/** The mints of an order the market model found (its plan refused any other). */
+function recurringOrder(ctx: HandlerContext, user: string, orderKey: string): { user: string; orderKey: string; inputMint: string; outputMint: string } {
+  const order = ctx.services.market.recurring.orders.get(orderKey);
+  return { user, orderKey, inputMint: order?.inputMint ?? '', outputMint: order?.outputMint ?? '' };
+}
+
+/** A price bound of the request as a u64 stand-in (price × 10^6, floored at 0). */
+function outBound(price: number): bigint {
+  return BigInt(Math.max(0, Math.floor(Math.min(price, 1e12) * 1_000_000)));
+}
 
 export const recurringGetOrders: Handler<'recurring.getRecurringOrders'> = (req, { services }) =>
   services.market.recurring.list({ user: req.user, orderStatus: req.orderStatus, recurringType: req.recurringType, page: req.page ?? 1, mint: req.mint });
@@ -131,14 +165,11 @@ export const recurringGetOrders: Handler<'recurring.getRecurringOrders'> = (req,
 export const studioClaimFee: Handler<'studio.claimFee'> = (req, ctx) => {
   if (!Number.isFinite(req.maxQuoteAmount)) throw invalidArgument('maxQuoteAmount must be a finite number');
   const max = BigInt(Math.floor(Math.min(req.maxQuoteAmount, Number.MAX_SAFE_INTEGER)));
-  const action = ctx.services.market.studio.planClaim(req.ownerWallet, req.poolAddress, max);
-  const issued = issueFor(ctx, 'studio', {
-    wallet: req.ownerWallet,
-    transactionType: 'legacy',
-    action,
-    accounts: [req.poolAddress],
-    discriminator: DBC_INSTRUCTIONS.claim_creator_trading_fee,
-  });
+  const { studio } = ctx.services.market;
+  const action = studio.planClaim(req.ownerWallet, req.poolAddress, max);
+  const quoteMint = studio.pools.get(req.poolAddress)?.quoteMint ?? '';
+  const instructions = studioClaimInstructions({ creator: req.ownerWallet, poolAddress: req.poolAddress, quoteMint, maxQuoteAmount: max }, ctx.services.faults.orderHostileFor(ctx.operationId));
+  const issued = issueFor(ctx, 'studio', { wallet: req.ownerWallet, transactionType: 'legacy', action, instructions });
   return { transaction: issued.base64 };
 };
 
