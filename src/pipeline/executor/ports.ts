@@ -28,6 +28,8 @@ export interface BuiltTransaction {
   readonly realisedPnlUsd?: string;
   /** USD × 10^6 the built transaction moves, from the API's quote (the risk gate's check before signing). */
   readonly notionalUsd?: string;
+  /** A swap's quoted out amount (smallest unit of the output): the simulation check's minimum out is this less the slippage. */
+  readonly quotedOutAmount?: string;
   /** The TP/SL requests a create makes (its response's tpslPubkeys): booked to the strategy when it lands (src/risk/tpsl-book.ts). */
   readonly createdTpslPubkeys?: readonly string[];
 }
