@@ -62,6 +62,23 @@ function decrease(positionPubkey: string): Intent {
   return { type: 'decrease', key: `decrease:${String(++keys)}`, reason: 'trim', notionalUsd: '50000000', positionPubkey, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', sizeUsdDelta: '50000000' };
 }
 
+function triggerCreate(): Intent {
+  return {
+    type: 'trigger-create', key: `trigger:${String(++keys)}`, reason: 'buy SOL low', notionalUsd: '100000000',
+    inputMint: MINTS.USDC, outputMint: MINTS.SOL, makingAmount: '100000000', takingAmount: '1000000000',
+  };
+}
+
+/** Runs `body` while the venue's test fault shows `amount` of USDC leaving the wallet in every simulation. */
+async function withSimulatedOutflow(amount: string, body: () => Promise<void>): Promise<void> {
+  h.venue.applyFaults({ simulatedOutflow: { mint: MINTS.USDC, amount } });
+  try {
+    await body();
+  } finally {
+    h.venue.applyFaults({ simulatedOutflow: null });
+  }
+}
+
 async function run(executor: ReturnType<typeof checkedExecutor>['executor'], intent: Intent) {
   const job = h.job(intent);
   await executor.accept(job);
@@ -79,11 +96,7 @@ describe('the simulation check before signing', () => {
       marketMint: MINTS.SOL, side: 'long', requestType: 'sl', triggerPrice: String(position.liquidationPriceUsd! + 5_000_000n), receiveToken: 'USDC',
     };
     expect(await run(executor, tpsl)).toMatchObject({ state: 'inspected' });
-    const trigger: Intent = {
-      type: 'trigger-create', key: `trigger:${String(++keys)}`, reason: 'buy SOL low', notionalUsd: '100000000',
-      inputMint: MINTS.USDC, outputMint: MINTS.SOL, makingAmount: '100000000', takingAmount: '1000000000',
-    };
-    expect(await run(executor, trigger)).toMatchObject({ state: 'inspected' });
+    expect(await run(executor, triggerCreate())).toMatchObject({ state: 'inspected' });
     expect(outcomes).toEqual(['passed', 'passed', 'passed']);
   });
 
@@ -91,46 +104,34 @@ describe('the simulation check before signing', () => {
     const w = await h.fundedWallet();
     const { executor, outcomes } = checkedExecutor(w);
     const position = await solLong(w);
-    h.venue.applyFaults({ simulatedOutflow: { mint: MINTS.USDC, amount: '5000000' } });
-    try {
+    await withSimulatedOutflow('5000000', async () => {
       const final = await run(executor, decrease(position.positionPubkey));
       expect(final).toMatchObject({ state: 'rejected', reason: 'policy:simulation_delta' });
       expect(final?.detail).toContain(associatedTokenAccountOf(w.address, MINTS.USDC, PROGRAMS.token));
       expect(final?.detail).toContain('5000000 would leave the wallet');
       expect(outcomes).toEqual(['refused']);
-    } finally {
-      h.venue.applyFaults({ simulatedOutflow: null });
-    }
+    });
   });
 
   it('refuses a trigger order whose simulation escrows more than its making amount', async () => {
     const w = await h.fundedWallet();
     const { executor } = checkedExecutor(w);
-    h.venue.applyFaults({ simulatedOutflow: { mint: MINTS.USDC, amount: '1' } });
-    try {
-      const final = await run(executor, {
-        type: 'trigger-create', key: `trigger:${String(++keys)}`, reason: 'buy SOL low', notionalUsd: '100000000',
-        inputMint: MINTS.USDC, outputMint: MINTS.SOL, makingAmount: '100000000', takingAmount: '1000000000',
-      });
+    await withSimulatedOutflow('1', async () => {
+      const final = await run(executor, triggerCreate());
       expect(final).toMatchObject({ state: 'rejected', reason: 'policy:simulation_delta' });
       expect(final?.detail).toContain('escrows exactly 100000000');
-    } finally {
-      h.venue.applyFaults({ simulatedOutflow: null });
-    }
+    });
   });
 
   it('a simulation that says the transaction would fail is refused (simulation_failed)', async () => {
     const w = await h.fundedWallet();
     const { executor } = checkedExecutor(w);
     // More USDC than the wallet holds leaves in the simulation: the chain says insufficient funds.
-    h.venue.applyFaults({ simulatedOutflow: { mint: MINTS.USDC, amount: '99000000000' } });
-    try {
+    await withSimulatedOutflow('99000000000', async () => {
       const final = await run(executor, decrease((await solLong(w)).positionPubkey));
       expect(final).toMatchObject({ state: 'rejected', reason: 'policy:simulation_failed' });
       expect(final?.detail).toContain('InstructionError');
-    } finally {
-      h.venue.applyFaults({ simulatedOutflow: null });
-    }
+    });
   });
 
   it('RPC down: refused by default (simulation_unavailable); signed with an alert when onUnavailable is alert', async () => {
