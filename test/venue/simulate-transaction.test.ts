@@ -99,6 +99,21 @@ describe('simulateTransaction with accounts', () => {
     expect(await accountsNow(asked)).toEqual(simulated.accounts);
   });
 
+  it('a legacy perps increase shows its own effect, the escrow; the keeper fills later', async () => {
+    const { wallet, address } = await fundedWallet(venue);
+    const built = await client.call('perps.increase', {
+      inputMint: MINTS.USDC, collateralMint: MINTS.USDC, marketMint: MINTS.SOL, side: 'short',
+      collateralTokenDelta: '100000000', leverage: '2', maxSlippageBps: '100', walletAddress: address,
+    });
+    const asked = [ata(address, MINTS.USDC)];
+    const before = await accountsNow(asked);
+    const simulated = await simulate(built.serializedTxBase64 as string, asked);
+    expect(simulated.err).toBeNull();
+    expect(tokenAmount(before[0])! - tokenAmount(simulated.accounts?.[0])!).toBe(100_000_000n);
+    await rpcCall(venue.rpcUrl, 'sendTransaction', [sign(built.serializedTxBase64 as string, wallet), { encoding: 'base64' }]);
+    expect(await accountsNow(asked)).toEqual(simulated.accounts);
+  });
+
   it('reports the error the transaction would fail with: insufficient funds, an expired blockhash, a program the chain lacks', async () => {
     const { address } = await fundedWallet(venue);
     const tooMuch = await client.call('trigger.createOrder', { inputMint: MINTS.USDC, outputMint: MINTS.SOL, maker: address, payer: address, params: { makingAmount: '20000000', takingAmount: '1000000000' } });

@@ -1,4 +1,4 @@
-import { VersionedTransaction, type PublicKey } from '@solana/web3.js';
+import type { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { decodeTransaction, LookupTableUnavailable, TransactionDecodeError, WireTransaction, type DecodedTransaction, type LookupTableResolver } from '../../chain/decode.ts';
 import { ChainFactsReader, DEFAULT_MAX_ACCOUNT_SPACE_BYTES, inspectTransaction, type AccountReader, type BlockhashReader, type PerpsIntentBounds, type PolicyIntent, type Verdict } from '../../chain/policy/index.ts';
 import { toBigInt } from '../../api/amounts.ts';
@@ -127,7 +127,7 @@ export class PolicyInspector implements TransactionInspector {
     if (!verdict.ok || !simulation?.enabled) return { decoded, verdict };
     const wallet = this.options.wallet.toBase58();
     const violations = await simulation.check({
-      unsignedTx: tx instanceof WireTransaction ? tx.bytes() : (tx as VersionedTransaction).serialize(),
+      unsignedTx: tx instanceof WireTransaction ? tx.bytes() : tx.serialize(),
       wallet,
       watched: watchedAccounts(wallet, intent, chain),
       bounds: simulationBounds(intent, decoded, { accountRentLamports: built.txMetadata?.accountRentLamports, quotedOutAmount: built.quotedOutAmount }, this.options.maxAccountSpaceBytes ?? DEFAULT_MAX_ACCOUNT_SPACE_BYTES, slippageBps),
