@@ -39,6 +39,7 @@ import { printReport, type DeploymentFigures, type Report } from './report.ts';
 import { executorRate } from './executor-rate.ts';
 import { hostSpeed, timeWorkload } from './host-speed.ts';
 import { strategyRate } from './strategy-rate.ts';
+import { simulationCost } from './simulation-cost.ts';
 
 const { values } = parseArgs({
   options: {
@@ -73,6 +74,12 @@ const { values } = parseArgs({
      * run with the most landed/s is the daemon's capacity.
      */
     'load-per-tick': { type: 'string', default: '150,250' },
+    /**
+     * Only the cost of the signing policy's simulation check: the latency deployment twice on one
+     * venue (policy.simulation.enabled off, then on) and the check alone in this process
+     * (bench/simulation-cost.ts); writes bench/results/simulation.json. Nothing else runs.
+     */
+    'simulation-only': { type: 'boolean', default: false },
     /** Extra node flags for the daemons (space-separated), e.g. "--max-semi-space-size=2". */
     'daemon-node-args': { type: 'string', default: '' },
   },
@@ -110,10 +117,11 @@ const prefixes: string[] = [];
  * take, the guard acting on every near position with no cooldown (so the load keeps going) and a
  * risk gate that does not stop the load. `everySecond` polls every source every second (throughput).
  */
-function daemonSettings(venue: BenchVenue, redisPrefix: string, keyFile: string, everySecond: boolean, load?: Load): Record<string, string | number | boolean | object> {
+function daemonSettings(venue: BenchVenue, redisPrefix: string, keyFile: string, everySecond: boolean, load?: Load, simulation = true): Record<string, string | number | boolean | object> {
   const unlimitedUsd = '1000000000000000';
   const settings: Record<string, string | number | boolean | object> = {
     mode: 'paper',
+    'policy.simulation.enabled': simulation,
     'api.baseUrl': venue.apiUrl,
     'rpc.url': venue.rpcUrl,
     'api.requestsPerSecond': 500,
@@ -166,7 +174,7 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
  * Runs `count` daemons (one wallet each, `positions` kept open) for a warm-up and a measured window;
  * everything is read over the window only, CPU time and memory from /proc.
  */
-async function deployment(label: string, venue: BenchVenue, client: ApiClient, dir: string, count: number, positions: readonly SeedPosition[], everySecond: boolean, seconds: number, distancePct?: string, load?: Load): Promise<DeploymentFigures> {
+async function deployment(label: string, venue: BenchVenue, client: ApiClient, dir: string, count: number, positions: readonly SeedPosition[], everySecond: boolean, seconds: number, distancePct?: string, load?: Load, simulation = true): Promise<DeploymentFigures> {
   const wallets = [];
   for (let i = 0; i < count; i++) wallets.push(await newWallet(dir, `${label}-${i}`, venue.apiUrl, positions, distancePct));
   const runPrefixes = wallets.map((_, i) => `${RUN}-${label}-${i}`);
@@ -176,7 +184,7 @@ async function deployment(label: string, venue: BenchVenue, client: ApiClient, d
     // One after the other: each start-up time is the process's own, not a fight for the CPU.
     for (const [i, wallet] of wallets.entries()) {
       const profile = [...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []), ...values['daemon-node-args'].split(' ').filter(Boolean)];
-      const daemon = await startDaemonProcess(daemonSettings(venue, runPrefixes[i]!, wallet.keyFile, everySecond, load), REDIS_URL, profile);
+      const daemon = await startDaemonProcess(daemonSettings(venue, runPrefixes[i]!, wallet.keyFile, everySecond, load, simulation), REDIS_URL, profile);
       children.add(daemon.pid);
       daemons.push(daemon);
     }
@@ -254,6 +262,26 @@ async function main(): Promise<void> {
   children.add(venue.pid);
   const client = new ApiClient({ baseUrl: venue.apiUrl, retries: 1 });
   try {
+    if (values['simulation-only']) {
+      const off = await deployment('latency-simulation-off', venue, client, dir, 1, SOL_LONG, false, LATENCY_SECONDS, undefined, undefined, false);
+      const on = await deployment('latency-simulation-on', venue, client, dir, 1, SOL_LONG, false, LATENCY_SECONDS, undefined, undefined, true);
+      const cost = await simulationCost(venue.apiUrl, venue.rpcUrl, 300);
+      const figures = {
+        takenAt: new Date().toISOString(),
+        command: `node bin/run-ts.js bench/daemon.ts --simulation-only --latency-seconds ${LATENCY_SECONDS} --seed ${SEED}`,
+        machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
+        tickToSubmitMs: { simulationOff: off.tickToSubmit, simulationOn: on.tickToSubmit, p50Ratio: on.tickToSubmit.p50 / off.tickToSubmit.p50 },
+        inspectAndSignP50Ms: { simulationOff: off.stageP50Ms['built → inspected → signed'], simulationOn: on.stageP50Ms['built → inspected → signed'] },
+        simulationCheckMs: cost.checks,
+        simulationOutcomes: cost.outcomes,
+      };
+      console.log(JSON.stringify(figures, null, 2));
+      const out = join(values.out, '..', 'simulation.json');
+      await mkdir(join(out, '..'), { recursive: true });
+      await writeFile(out, `${JSON.stringify(figures, null, 2)}\n`);
+      console.log(`\nwritten: ${out}`);
+      return;
+    }
     // ---------------------------------------------------------------- 1. the floor
     const floorWallet = await newWallet(dir, 'floor', venue.apiUrl, SOL_LONG);
     const floorPrefix = keyPrefix(`${RUN}-floor`);

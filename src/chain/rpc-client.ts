@@ -7,6 +7,7 @@ import { JsonRpc, JsonRpcError } from './json-rpc.ts';
 import { observedFetch, type RpcObserver } from './rpc-observer.ts';
 import { rpcFetch } from './rpc-transport.ts';
 import { SignatureStatusBatch } from './signature-status-batch.ts';
+import { jsonRpcSimulation, type SimulationRpc } from './simulate-transaction.ts';
 
 /** Why the RPC refused a transaction, as far as a caller needs to act on it. */
 export type SendRefusal = 'blockhash_not_found' | 'signature_invalid' | 'already_processed' | 'rpc_error' | 'network';
@@ -54,7 +55,11 @@ export class ChainClient {
     this.rpc = new JsonRpc(url, timed, observer);
     this.statuses = new SignatureStatusBatch(this.rpc);
     this.blockhashes = new BlockhashStandingCache(this.rpc, heightMaxAgeMs);
+    this.simulation = jsonRpcSimulation(this.rpc);
   }
+
+  /** The balance-delta check's reads (simulate-transaction.ts): the simulated post-state and the pre-state. */
+  readonly simulation: SimulationRpc;
 
   /**
    * The hot calls (send, statuses, height, accounts) go through a lean client; the rest through

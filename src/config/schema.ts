@@ -5,7 +5,7 @@ import { archiveSection, ledgerSection, logSection, opsSection, shutdownSection 
 import { notifySection } from './sections/notify.ts';
 import { pollersSection } from './sections/pollers.ts';
 import { preflightSection } from './sections/preflight.ts';
-import { executionSection, riskSection, strategiesSection } from './sections/trading.ts';
+import { executionSection, policySection, riskSection, strategiesSection } from './sections/trading.ts';
 import { createTask } from 'node-cron';
 import { expectedCronIntervalMs } from '../kernel/cron-interval.ts';
 
@@ -21,6 +21,7 @@ export const configKeys = {
   pollers: pollersSection,
   strategies: strategiesSection,
   execution: executionSection,
+  policy: policySection,
   risk: riskSection,
   ledger: ledgerSection,
   archive: archiveSection,

@@ -33,6 +33,7 @@ import { keepExecutorPathWarm } from '../pipeline/executor/keep-warm.ts';
 import { TradeHistoryKeeperWatch } from '../pipeline/executor/keeper-watch.ts';
 import { unbookedTpslActions } from '../pipeline/executor/unbooked-tpsl.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
+import { SimulationCheck } from '../pipeline/executor/simulation-check.ts';
 import { Ledger } from '../records/ledger.ts';
 import { intentKeeper } from '../pipeline/executor/intent-keeper.ts';
 import { startPollers, type Pollers } from '../pipeline/pollers/pollers.ts';
@@ -498,6 +499,17 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       maxAccountSpaceBytes: BigInt(config.execution.maxAccountSpaceBytes),
       currentTpsl: findTpsl,
       ultraPlatformFeeAccount: config.execution.ultraPlatformFeeAccount || undefined,
+      simulation: new SimulationCheck(chain.simulation, () => config.policy.simulation, {
+        outcome: (outcome, seconds) => {
+          o.metrics.policySimulations.inc({ outcome });
+          o.metrics.policySimulationSeconds.observe(seconds);
+        },
+        signedUnchecked: (detail) => {
+          logger.warn({ detail }, 'ALERT: signing without the simulation check (policy.simulation.onUnavailable is alert)');
+          const atMs = Date.now();
+          void o.notifier?.notify({ kind: 'simulation_unavailable', severity: 'warning', key: `simulation_unavailable:${String(Math.floor(atMs / 60_000))}`, title: 'signed a transaction without its simulation check: the RPC could not simulate', text: detail.slice(0, 3_000), atMs });
+        },
+      }),
     }),
     signer: config.mode === 'dry-run' ? undefined : signer,
     dryRun: config.mode === 'dry-run',

@@ -18,6 +18,8 @@ export const NOTIFY_EVENT_KINDS = [
   'api_unreachable',
   /** The JSON-RPC node gave no reply (refused, reset, timed out); and when it answers again. */
   'rpc_unreachable',
+  /** The RPC could not simulate a transaction and policy.simulation.onUnavailable (alert) let it be signed unchecked. */
+  'simulation_unavailable',
   /** A position changed without one of our actions: TP/SL trigger, limit fill, liquidation, manual close. */
   'external_fill',
   /** The audit archive could not be written (disk full, permissions): nothing leaves Redis until it can; and when it can again. */

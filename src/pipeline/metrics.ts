@@ -37,6 +37,14 @@ export class Metrics {
   readonly snapshotAge = new Gauge({ name: 'stratd_snapshot_age_seconds', help: 'Age of the newest stored snapshot of each kind (read at scrape)', labelNames: ['kind'], registers: [this.registry] });
   readonly openActions = new Gauge({ name: 'stratd_open_actions', help: 'Unfinished actions of the deployment by state (read at scrape)', labelNames: ['state'], registers: [this.registry] });
   readonly actionPreparation = new Gauge({ name: 'stratd_action_preparation', help: "This process's actions being built, inspected and signed (slot=\"taken\") and waiting for a turn (slot=\"waiting\"); see execution.maxPreparingActions", labelNames: ['slot'], registers: [this.registry] });
+  /** outcome: passed, refused (simulation_delta/failed), invalid, unavailable_refused, unavailable_signed (policy.simulation.onUnavailable alert). */
+  readonly policySimulations = new Counter({ name: 'stratd_policy_simulation_total', help: 'Balance-delta checks by simulation before signing, by outcome', labelNames: ['outcome'], registers: [this.registry] });
+  readonly policySimulationSeconds = new Histogram({
+    name: 'stratd_policy_simulation_duration_seconds',
+    help: 'Duration of the balance-delta check (simulation and pre-state read), whatever its outcome',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
   readonly heldForReplication = new Counter({ name: 'stratd_sends_held_for_replication_total', help: 'Times a signed action was not sent because no Redis replica acknowledged its signed record in time (redis.waitReplicas); it is retried', registers: [this.registry] });
   readonly oldestOpenActionAge = new Gauge({ name: 'stratd_open_action_oldest_age_seconds', help: 'Age of the oldest unfinished action since it was accepted (0 when none)', registers: [this.registry] });
   readonly positionDistance = new Gauge({

@@ -3,6 +3,7 @@ import { silentLogger, type Logger } from '../kernel/logger.ts';
 import { VenueChain } from './chain/chain.ts';
 import { LandingFailure, type LandedTransaction } from './chain/landed.ts';
 import { RpcFaults } from './chain/rpc-faults.ts';
+import type { BalanceChange } from './chain/simulation.ts';
 import { startRpcServer } from './chain/rpc-server.ts';
 import { VenueClock, type VenueClockOptions } from './clock.ts';
 import { applyFaultPatch } from './http/control.ts';
@@ -13,11 +14,12 @@ import { SlidingWindowLimiter, type RateTier } from './http/rate-limit.ts';
 import { createVenueApp } from './http/server.ts';
 import type { VenueServices } from './http/services.ts';
 import { TxIssuer } from './http/tx-issuer.ts';
+import { actionEffects } from './market/action-effects.ts';
 import { ChainLedger } from './market/chain-ledger.ts';
 import { MarketError } from './market/errors.ts';
 import { isVenueAction, Market } from './market/market.ts';
 import { Prng } from './market/prng.ts';
-import { RequestBook } from './tx/request-book.ts';
+import { RequestBook, type PendingRequest } from './tx/request-book.ts';
 
 export interface VenueOptions {
   /** Everything random (prices, tokens, faults, keys of the chain) follows from it. */
@@ -114,6 +116,23 @@ function landingHandler(market: Market, logger: Logger) {
 }
 
 /**
+ * Computes a venue-built transaction's effects for simulateTransaction, failing as its landing
+ * would: a refusal is the same LandingFailure (its custom code), so the simulation's `err` is
+ * the landing's.
+ */
+function simulationHandler(market: Market) {
+  return (request: PendingRequest): BalanceChange[] => {
+    if (!isVenueAction(request.payload)) return [];
+    try {
+      return actionEffects(market, request.payload);
+    } catch (error) {
+      if (error instanceof MarketError) throw new LandingFailure(LANDING_CODES[error.code] ?? 6000, `${error.code}: ${error.message}`);
+      throw error;
+    }
+  };
+}
+
+/**
  * Starts the simulated venue in-process: the market model, the chain with its JSON-RPC server
  * and the HTTP API with the control routes. The daemon's paper mode and the e2e tests use it.
  *
@@ -138,6 +157,7 @@ export async function startVenue(opts: VenueOptions): Promise<Venue> {
     maxRequestExecutionSec: opts.maxRequestExecutionSec,
   });
   chain.onLand(landingHandler(market, logger));
+  chain.onSimulate(simulationHandler(market));
   const services: VenueServices = {
     seed: opts.seed,
     clock,

@@ -162,7 +162,7 @@ describe('venue chain', () => {
       landedCount: 2,
       lamports: { [user.publicKey.toBase58()]: '42' },
       tokens: { [user.publicKey.toBase58()]: { [MINTS.USDC]: '2000000' } },
-      faults: { dropRate: 0, dropAll: false },
+      faults: { dropRate: 0, dropAll: false, simulatedOutflow: null },
       keeper: chain.keeper.publicKey.toBase58(),
     });
   });

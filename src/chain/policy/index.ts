@@ -1,6 +1,7 @@
 export { inspectTransaction, inspectSerialized, type Inspection } from './inspect.ts';
 export { DEFAULT_MAX_ACCOUNT_SPACE_BYTES, DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, type BlockhashStanding, type PolicyContext, type PolicyIntent, type PerpsIntentBounds, type SwapIntentBounds, type TriggerIntentBounds, type RecurringIntentBounds, type StudioIntentBounds } from './context.ts';
-export { POLICY_RULES, type PolicyRule, type Verdict, type Violation } from './verdict.ts';
+export { POLICY_RULES, type PolicyRule, type Verdict, type Violation, type ViolationEvidence } from './verdict.ts';
+export { checkSimulation, type ReportedAccount, type SimulationBounds, type SimulationReport, type WatchedAccount } from './check-simulation.ts';
 export { PolicyViolation, isPolicyViolation } from './policy-violation.ts';
 export { priorityFeeLamports } from './check-priority-fee.ts';
 export { rentExemptMinimum, type Outflow } from './check-value-flows.ts';

@@ -18,6 +18,11 @@ export const POLICY_RULES = [
   'product_instruction',
   'product_account',
   'lookup_table',
+  // The balance-delta check by simulation (check-simulation.ts, src/pipeline/executor/simulation-check.ts).
+  'simulation_delta',
+  'simulation_failed',
+  'simulation_invalid',
+  'simulation_unavailable',
 ] as const;
 
 export type PolicyRule = (typeof POLICY_RULES)[number];
@@ -25,6 +30,21 @@ export type PolicyRule = (typeof POLICY_RULES)[number];
 export interface Violation {
   readonly rule: PolicyRule;
   readonly detail: string;
+  /**
+   * The numbers behind a bound that was exceeded (integer strings, the mint's smallest units):
+   * `stratd tx inspect --intent` formats them for a person where the mint's decimals are known.
+   */
+  readonly evidence?: ViolationEvidence;
+}
+
+export interface ViolationEvidence {
+  readonly account: string;
+  readonly mint: string;
+  /** What would leave the wallet (negative: arrive). */
+  readonly amount: string;
+  readonly bound: string;
+  /** How the amount must relate to the bound: leave at most, leave exactly, or arrive at least. */
+  readonly relation: 'at_most' | 'exactly' | 'at_least';
 }
 
 /**

@@ -4,14 +4,18 @@ import { isOperationId, type OperationId } from '../../api/registry.ts';
 import { LookupTableUnavailable, readWireTransaction, rpcLookupTableResolver, TransactionDecodeError, type LookupTableResolver } from '../../chain/decode.ts';
 import { rpcAccountReader, type AccountReader } from '../../chain/policy/index.ts';
 import { isConfigError, loadConfig, splitConfigArgs } from '../../config/index.ts';
+import { ChainClient } from '../../chain/rpc-client.ts';
 import { operationOfIntent, PolicyInspector } from '../../pipeline/executor/policy-inspector.ts';
+import { SimulationCheck } from '../../pipeline/executor/simulation-check.ts';
 import { intentSchema, type Intent } from '../../sdk/intent.ts';
 import { EXIT, type Command } from '../command.ts';
+import { explainViolation } from './violation-text.ts';
 
 const USAGE = `usage:
   stratd tx inspect --wallet <pubkey> (--operation <operationId> | --intent <json>) [options] <base64 | ->
       Decodes a transaction (base64, or "-" to read it from stdin) and judges it exactly as the
-      executor would, with the same code. Prints JSON { decoded, ok, violations: [{ rule, detail }] }.
+      executor would, with the same code. Prints JSON { decoded, ok, violations: [{ rule, detail }],
+      explanations }, and each refusal explained in one line on stderr.
       Exit 0 when the policy allows it, 3 when it rejects it, 2 on unreadable input or bad usage.
   options:
       --intent <json>                the strategy intent the transaction claims to carry out; it
@@ -20,6 +24,10 @@ const USAGE = `usage:
       --rpc <url>                    read lookup tables, mints and token accounts through this RPC;
                                      without it no mint's token program is known, so no associated
                                      token account counts as the wallet's
+      --simulate <rpc-url>           also run the balance-delta check: simulate the transaction on this
+                                     RPC with the wallet's accounts and compare with the intent
+                                     (policy.simulation.*; reads mints and token accounts there too
+                                     unless --rpc is given)
       --priority-fee-cap <lamports>  default: execution.priorityFeeCapLamports
       --slippage-bps <bps>           default: execution.slippageBps (only with --intent)
       --mark-price <usd×10^6>        the position's current mark price: it bounds the worst price
@@ -68,6 +76,7 @@ async function inspect(argv: string[]): Promise<number> {
         operation: { type: 'string' },
         intent: { type: 'string' },
         rpc: { type: 'string' },
+        simulate: { type: 'string' },
         'priority-fee-cap': { type: 'string' },
         'slippage-bps': { type: 'string' },
         'mark-price': { type: 'string' },
@@ -89,10 +98,12 @@ async function inspect(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   let execution;
+  let simulationSettings;
   try {
-    // Only mode and execution.* are read: a live configuration without its secrets here is no problem.
+    // Only mode, execution.* and policy.* are read: a live configuration without its secrets here is no problem.
     const config = loadConfig({ argv, liveRequirements: false }).config;
     execution = config.execution;
+    simulationSettings = { ...config.policy.simulation, enabled: true };
   } catch (error) {
     if (!isConfigError(error)) throw error;
     return usageError(error.message);
@@ -137,6 +148,17 @@ async function inspect(argv: string[]): Promise<number> {
       return usageError(`--rpc: ${(error as Error).message}`);
     }
   }
+  let simulation: SimulationCheck | undefined;
+  if (values.simulate !== undefined) {
+    let node: ChainClient;
+    try {
+      node = new ChainClient(new URL(values.simulate).toString(), 'confirmed');
+    } catch (error) {
+      return usageError(`--simulate: ${(error as Error).message}`);
+    }
+    simulation = new SimulationCheck(node.simulation, () => simulationSettings);
+    readAccounts ??= node.readAccounts;
+  }
 
   const input = positionals[0] === '-' ? await readStdin() : (positionals[0] ?? '');
   let transaction;
@@ -161,6 +183,7 @@ async function inspect(argv: string[]): Promise<number> {
     priceDriftBps: Number(drift),
     maxAccountSpaceBytes: BigInt(space),
     ultraPlatformFeeAccount: execution.ultraPlatformFeeAccount || undefined,
+    simulation,
   });
   const route = transactionType === 'instant' ? 'perps-execute' : operation.id.startsWith('trigger.') ? 'trigger-execute' : 'rpc';
   let inspection;
@@ -178,7 +201,9 @@ async function inspect(argv: string[]): Promise<number> {
     return EXIT.failed;
   }
   const { decoded, verdict } = inspection;
-  process.stdout.write(`${JSON.stringify({ decoded, ok: verdict.ok, violations: verdict.violations }, null, 2)}\n`);
+  const explanations = verdict.violations.map(explainViolation);
+  process.stdout.write(`${JSON.stringify({ decoded, ok: verdict.ok, violations: verdict.violations, explanations }, null, 2)}\n`);
+  for (const line of explanations) process.stderr.write(`refused: ${line}\n`);
   return verdict.ok ? EXIT.ok : EXIT.rejected;
 }
 

@@ -265,3 +265,39 @@ export const riskSection = {
     format: 'a list of strategy names (comma-separated in env/--set)',
   }),
 };
+
+/** The signing policy's checks that ask the chain (src/chain/policy, src/pipeline/executor/simulation-check.ts). */
+export const policySection = {
+  simulation: {
+    enabled: key({
+      doc: "Before signing, simulate the unsigned transaction on our own RPC (simulateTransaction with the wallet and its token accounts) and refuse it when the wallet's balances would change beyond what the intent allows (policy rule simulation_delta) or the simulation says it would fail (simulation_failed). Catches what decoding cannot see inside a program (a CPI that moves a token). Paper mode checks against the paper venue's node. See docs/safety.md, \"Simulation (balance-delta check)\".",
+      schema: z.boolean(),
+      default: true,
+      kind: 'boolean',
+      env: 'STRATD_POLICY_SIMULATION',
+      format: 'true or false',
+    }),
+    onUnavailable: key({
+      doc: "What happens when the RPC cannot simulate (an error, no answer within policy.simulation.timeoutMs): 'refuse' the transaction (policy rule simulation_unavailable), or 'alert': sign it without the check, notify (kind simulation_unavailable) and count it (stratd_policy_simulation_total{outcome=\"unavailable_signed\"}). An answer that is not the accounts asked for is refused either way (simulation_invalid).",
+      schema: z.enum(['refuse', 'alert']),
+      default: 'refuse',
+      kind: 'string',
+      env: 'STRATD_POLICY_SIMULATION_ON_UNAVAILABLE',
+      format: 'refuse or alert',
+    }),
+    timeoutMs: key({
+      doc: 'Longest wait for the simulation (and the pre-state read beside it) of an action that is not protective; then policy.simulation.onUnavailable applies.',
+      schema: positiveInt,
+      default: 2_000,
+      kind: 'int',
+      format: 'a positive integer (ms)',
+    }),
+    protectiveTimeoutMs: key({
+      doc: 'Longest wait for the simulation of a protective action (a decrease, a TP/SL create or update): a slow node must not hold a position\'s protection; then policy.simulation.onUnavailable applies.',
+      schema: positiveInt,
+      default: 300,
+      kind: 'int',
+      format: 'a positive integer (ms)',
+    }),
+  },
+};

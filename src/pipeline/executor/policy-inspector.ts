@@ -1,6 +1,6 @@
 import type { PublicKey, VersionedTransaction } from '@solana/web3.js';
-import { decodeTransaction, LookupTableUnavailable, TransactionDecodeError, type DecodedTransaction, type LookupTableResolver, type WireTransaction } from '../../chain/decode.ts';
-import { ChainFactsReader, inspectTransaction, type AccountReader, type BlockhashReader, type PerpsIntentBounds, type PolicyIntent, type Verdict } from '../../chain/policy/index.ts';
+import { decodeTransaction, LookupTableUnavailable, TransactionDecodeError, WireTransaction, type DecodedTransaction, type LookupTableResolver } from '../../chain/decode.ts';
+import { ChainFactsReader, DEFAULT_MAX_ACCOUNT_SPACE_BYTES, inspectTransaction, type AccountReader, type BlockhashReader, type PerpsIntentBounds, type PolicyIntent, type Verdict } from '../../chain/policy/index.ts';
 import { toBigInt } from '../../api/amounts.ts';
 import { MINTS } from '../../api/mints.ts';
 import type { Intent } from '../../sdk/intent.ts';
@@ -12,6 +12,8 @@ import { swapIntentBounds, type SwapQuote, type SwapReference } from './swap-bou
 import { recurringIntentBounds } from './recurring-intent-bounds.ts';
 import { studioIntentBounds } from './studio-intent-bounds.ts';
 import { triggerIntentBounds } from './trigger-intent-bounds.ts';
+import { isProtective, simulationBounds, watchedAccounts } from './simulation-bounds.ts';
+import type { SimulationCheck } from './simulation-check.ts';
 
 export interface PolicyInspectorOptions {
   readonly wallet: PublicKey;
@@ -44,13 +46,18 @@ export interface PolicyInspectorOptions {
    * does not show the request yet, the size is not bounded.
    */
   readonly currentTpsl?: (tpslPubkey: string) => Promise<CurrentTpsl | undefined>;
+  /**
+   * The balance-delta check by simulation (policy.simulation.*), run on a transaction every other
+   * rule passed. Without it (or disabled) nothing is simulated.
+   */
+  readonly simulation?: SimulationCheck;
   /** execution.ultraPlatformFeeAccount: the one platform fee account a swap's route may name (absent: none). */
   readonly ultraPlatformFeeAccount?: string;
 }
 
 /** What the policy needs of a build: the operation, how it is routed, the blockhash it reported, a swap's quote. */
 export type InspectionTarget = Pick<BuiltTransaction, 'operationId' | 'route' | 'positionPubkey'> & {
-  readonly txMetadata?: { readonly blockhash: string } | null;
+  readonly txMetadata?: { readonly blockhash: string; readonly accountRentLamports?: string } | null;
   /** A swap's quote: its in and out amounts are all the policy reads of it. */
   readonly swapQuote?: SwapQuote;
 };
@@ -118,7 +125,19 @@ export class PolicyInspector implements TransactionInspector {
       chain,
       maxAccountSpaceBytes: this.options.maxAccountSpaceBytes,
     });
-    return { decoded, verdict };
+    const simulation = this.options.simulation;
+    // Only a transaction every other rule passed is simulated: a refusal needs no second opinion.
+    if (!verdict.ok || !simulation?.enabled) return { decoded, verdict };
+    const wallet = this.options.wallet.toBase58();
+    const violations = await simulation.check({
+      unsignedTx: tx instanceof WireTransaction ? tx.bytes() : tx.serialize(),
+      wallet,
+      watched: watchedAccounts(wallet, intent, chain),
+      bounds: simulationBounds(intent, decoded, { accountRentLamports: built.txMetadata?.accountRentLamports, quotedOutAmount: built.swapQuote?.outAmount }, this.options.maxAccountSpaceBytes ?? DEFAULT_MAX_ACCOUNT_SPACE_BYTES, slippageBps),
+      protective: isProtective(intent),
+    });
+    if (violations.length === 0) return { decoded, verdict };
+    return { decoded, verdict: { ...verdict, ok: false, violations: [...verdict.violations, ...violations] } };
   }
 }
 

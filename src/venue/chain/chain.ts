@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Keypair, type VersionedMessage } from '@solana/web3.js';
+import { MINTS } from '../../api/mints.ts';
 import { PROGRAMS } from '../../chain/programs.ts';
 import { silentLogger, type Logger } from '../../kernel/logger.ts';
 import type { VenueClock } from '../clock.ts';
-import type { RequestBook } from '../tx/request-book.ts';
+import type { PendingRequest, RequestBook } from '../tx/request-book.ts';
 import {
   checkBlockhash,
   checkPrograms,
@@ -20,7 +21,8 @@ import { ed25519Signer } from './ed25519.ts';
 import { landingError, type LandedTransaction, type LandingHandler, type SignatureStatus, type SubmitOutcome, type SubmitVia, type TransactionErrorValue } from './landed.ts';
 import { ChainArgumentError, ChainRejection } from './rejection.ts';
 import { SeededRandom } from './seeded-random.ts';
-import { simulateExecution } from './simulation.ts';
+import { PostStateView, SimulatedShortfall, simulateExecution, type AccountView, type BalanceChange, type TokenAccountView } from './simulation.ts';
+import { TokenAccountIndex } from './token-accounts.ts';
 import { TokenLedger } from './token-ledger.ts';
 
 export interface VenueChainOptions {
@@ -54,6 +56,24 @@ export interface SimulationResult {
   readonly unitsConsumed: number;
   /** The blockhash simulated with, when replaceRecentBlockhash was asked for. */
   readonly replacementBlockhash?: { blockhash: string; lastValidBlockHeight: number };
+  /** Balances had the transaction executed now (the chain's own when it would fail). */
+  readonly postState: AccountView;
+}
+
+/**
+ * What a venue-built transaction's own execution changes, computed without applying it (the
+ * market's effects of its request). Throws what its landing would throw when it would fail.
+ */
+export type EffectsHandler = (request: PendingRequest) => readonly BalanceChange[];
+
+/**
+ * TEST FAULT: an outflow that simulations show from the fee payer and landings never apply, as a
+ * program's hidden CPI would move a token that no instruction decodes to. Only the signing
+ * policy's simulation check can see it.
+ */
+export interface SimulatedOutflowFault {
+  readonly mint: string;
+  readonly amount: bigint;
 }
 
 /** The chain's observable state, JSON-ready (amounts as integer strings), for /__venue/ views. */
@@ -64,7 +84,7 @@ export interface ChainState {
   readonly genesisHash: string;
   readonly keeper: string;
   readonly fees: 'none' | 'charge';
-  readonly faults: { readonly dropRate: number; readonly dropAll: boolean };
+  readonly faults: { readonly dropRate: number; readonly dropAll: boolean; readonly simulatedOutflow: { readonly mint: string; readonly amount: string } | null };
   readonly landedCount: number;
   /** Lamports by wallet. */
   readonly lamports: Record<string, string>;
@@ -89,7 +109,7 @@ interface MutableLanded extends Omit<LandedTransaction, 'err'> {
  * blockhashes, balances, and a transaction pipeline that verifies every signature and the
  * blockhash, lands each signed transaction once and hands it to the market model.
  */
-export class VenueChain {
+export class VenueChain implements AccountView {
   readonly clock: VenueClock;
   readonly seed: number;
   readonly slotMs: number;
@@ -109,6 +129,9 @@ export class VenueChain {
   private readonly dropRandom: SeededRandom;
   private readonly lamports = new Map<string, bigint>();
   private readonly tokens = new TokenLedger();
+  private readonly tokenAccounts = new TokenAccountIndex(() => this.tokens.heldPairs());
+  private effects: EffectsHandler | undefined;
+  private simulatedOutflow: SimulatedOutflowFault | null = null;
   private readonly landedList: MutableLanded[] = [];
   private readonly landedBySignature = new Map<string, MutableLanded>();
   private readonly handlers: LandingHandler[] = [];
@@ -219,6 +242,22 @@ export class VenueChain {
     this.changed();
   }
 
+  /** The associated token account at `address` as a node shows it, or undefined when none exists. */
+  tokenAccountAt(address: string): TokenAccountView | undefined {
+    const holder = this.tokenAccounts.holderOf(address);
+    if (!holder || !this.tokens.hasHeld(holder.owner, holder.mint)) return undefined;
+    return { ...holder, amount: this.tokens.balance(holder.owner, holder.mint) };
+  }
+
+  /** Whose associated token account `address` is (whether or not it exists yet). */
+  tokenHolderAt(address: string): { readonly owner: string; readonly mint: string } | undefined {
+    return this.tokenAccounts.holderOf(address);
+  }
+
+  noteTokenHolder(holder: { readonly owner: string; readonly mint: string }): void {
+    this.tokenAccounts.note({ owner: holder.owner, mint: holder.mint });
+  }
+
   /** Every non-zero token balance of `owner`, by mint. */
   tokenBalances(owner: string): ReadonlyMap<string, bigint> {
     return this.tokens.balancesOf(owner);
@@ -252,8 +291,15 @@ export class VenueChain {
     this.dropAll = drop;
   }
 
-  faults(): { dropRate: number; dropAll: boolean } {
-    return { dropRate: this.dropRate, dropAll: this.dropAll };
+  /** TEST FAULT (SimulatedOutflowFault): simulations show this outflow from the fee payer; null removes it. */
+  setSimulatedOutflow(fault: SimulatedOutflowFault | null): void {
+    if (fault && fault.amount <= 0n) throw new ChainArgumentError(`simulated outflow must be above zero, got ${fault.amount.toString()}`);
+    this.simulatedOutflow = fault;
+  }
+
+  faults(): { dropRate: number; dropAll: boolean; simulatedOutflow: { mint: string; amount: string } | null } {
+    const outflow = this.simulatedOutflow;
+    return { dropRate: this.dropRate, dropAll: this.dropAll, simulatedOutflow: outflow && { mint: outflow.mint, amount: outflow.amount.toString() } };
   }
 
   state(): ChainState {
@@ -272,6 +318,11 @@ export class VenueChain {
   }
 
   // ---- transactions
+
+  /** Sets what simulations compute a venue-built transaction's effects with (the market's). */
+  onSimulate(handler: EffectsHandler): void {
+    this.effects = handler;
+  }
 
   /** Registers a landing handler (called once per landed tx, in order); returns an unsubscribe. */
   onLand(handler: LandingHandler): () => void {
@@ -315,26 +366,43 @@ export class VenueChain {
   }
 
   /**
-   * What a real node's simulateTransaction reports, without landing anything. Malformed
+   * What a real node's simulateTransaction reports, without landing anything: the error the
+   * transaction would fail with, logs, units and the post-state of every balance (the fee, and
+   * the effects of the request the venue built it for, as its landing would apply them now; a
+   * legacy perps request's own effect is its escrow, the keeper's fill comes later). Malformed
    * input and (with sigVerify) bad signatures throw ChainRejection; everything else is `err`.
    */
   simulate(raw: Uint8Array, opts: { sigVerify?: boolean; replaceRecentBlockhash?: boolean } = {}): SimulationResult {
     const decoded = decodeTransaction(raw);
     if (opts.sigVerify) verifySignatures(decoded);
     let replacementBlockhash: SimulationResult['replacementBlockhash'];
-    const fail = (err: TransactionErrorValue): SimulationResult => ({ err, logs: [], unitsConsumed: 0, replacementBlockhash });
+    const fail = (err: TransactionErrorValue, logs: string[] = [], unitsConsumed = 0): SimulationResult => ({ err, logs, unitsConsumed, replacementBlockhash, postState: this });
+    let feeLamports: bigint;
     try {
       if (opts.replaceRecentBlockhash) replacementBlockhash = this.latestBlockhash();
       else checkBlockhash(decoded, this.blockhashes.lookup(decoded.transaction.message.recentBlockhash), this.blockHeight());
       const signature = transactionSignature(decoded);
       if (this.landedBySignature.has(signature) || this.landedEarlier.has(signature)) return fail('AlreadyProcessed');
       checkPrograms(decoded, this.programs);
-      this.chargeableFee(decoded);
+      feeLamports = this.chargeableFee(decoded);
     } catch (error) {
       if (error instanceof ChainRejection) return fail(error.solanaError);
       throw error;
     }
-    return { err: null, ...simulateExecution(decoded.transaction.message), replacementBlockhash };
+    const execution = simulateExecution(decoded.transaction.message);
+    const payer = decoded.requiredSigners[0]?.toBase58() ?? '';
+    const changes: BalanceChange[] = feeLamports > 0n ? [{ owner: payer, mint: MINTS.SOL, delta: -feeLamports }] : [];
+    if (this.simulatedOutflow) changes.push({ owner: payer, mint: this.simulatedOutflow.mint, delta: -this.simulatedOutflow.amount });
+    const request = this.requests?.lookup(decoded.messageBytes);
+    let postState: PostStateView;
+    try {
+      if (request && this.effects) changes.push(...this.effects(request));
+      postState = new PostStateView(this, MINTS.SOL, changes);
+    } catch (error) {
+      const shortfall = error instanceof SimulatedShortfall ? new ChainRejection('insufficient_funds', error.message) : error;
+      return fail(landingError(decoded.transaction.message, shortfall), [...execution.logs.slice(0, -1), `Program log: Error: ${(error as Error).message}`], execution.unitsConsumed);
+    }
+    return { err: null, ...execution, replacementBlockhash, postState };
   }
 
   getSignatureStatus(signature: string, opts: { searchTransactionHistory?: boolean } = {}): SignatureStatus | null {

@@ -3,7 +3,8 @@ import bs58 from 'bs58';
 import { MINT_DECIMALS, MINTS } from '../../api/mints.ts';
 import { mintAccountData } from '../../chain/policy/chain-facts.ts';
 import { PROGRAMS } from '../../chain/programs.ts';
-import type { VenueChain } from './chain.ts';
+import type { AccountView } from './simulation.ts';
+import { TOKEN_ACCOUNT_RENT_LAMPORTS, tokenAccountData } from './token-accounts.ts';
 import { commitment, context, defineMethod, pubkeyParam, readConfig, requireContextSlot, VENUE_SOLANA_VERSION, type MethodHandler } from './rpc-method.ts';
 import { RPC_CODES, RpcError } from './rpc-protocol.ts';
 
@@ -31,12 +32,14 @@ const accountConfig = z
 type AccountConfig = z.infer<typeof accountConfig>;
 
 /**
- * What getAccountInfo reports for an address. The venue keeps no account data: programs are
- * executable stubs, the service's mints are SPL Token mints (the policy reads which token program
- * owns a mint), funded wallets are system accounts, everything else does not exist.
+ * What getAccountInfo reports for an address, as `view` holds the balances (the chain now, or a
+ * simulation's post-state). The venue keeps no other account data: programs are executable
+ * stubs, the service's mints are SPL Token mints (the policy reads which token program owns a
+ * mint), the associated token account of a holder of a token is an SPL token account with its
+ * balance, funded wallets are system accounts, everything else does not exist.
  * (Lookup tables do not exist either: the venue builds without them.)
  */
-export function accountInfo(chain: VenueChain, address: string, config: AccountConfig): Record<string, unknown> | null {
+export function accountInfo(view: AccountView, address: string, config: AccountConfig): Record<string, unknown> | null {
   const encoding = config?.encoding ?? 'binary';
   if (encoding === 'base64+zstd') throw new RpcError(RPC_CODES.invalidParams, 'Invalid params: encoding base64+zstd is not supported by the venue chain');
   const data = encoding === 'binary' ? '' : ['', encoding === 'jsonParsed' ? 'base64' : encoding];
@@ -50,7 +53,13 @@ export function accountInfo(chain: VenueChain, address: string, config: AccountC
     const owner = NATIVE_PROGRAMS.has(address) ? NATIVE_LOADER : UPGRADEABLE_LOADER;
     return { data, executable: true, lamports: 1_141_440n, owner, rentEpoch: RENT_EPOCH_EXEMPT, space: 0 };
   }
-  const lamports = chain.getBalance(address);
+  const tokenAccount = view.tokenAccountAt(address);
+  if (tokenAccount) {
+    const bytes = Buffer.from(tokenAccountData(tokenAccount, tokenAccount.amount));
+    const encoded = encoding === 'base58' || encoding === 'binary' ? bs58.encode(bytes) : bytes.toString('base64');
+    return { data: encoding === 'binary' ? encoded : [encoded, encoding === 'base58' ? 'base58' : 'base64'], executable: false, lamports: TOKEN_ACCOUNT_RENT_LAMPORTS, owner: PROGRAMS.token, rentEpoch: RENT_EPOCH_EXEMPT, space: bytes.length };
+  }
+  const lamports = view.getBalance(address);
   if (lamports === 0n) return null;
   return { data, executable: false, lamports, owner: SYSTEM_OWNER, rentEpoch: RENT_EPOCH_EXEMPT, space: 0 };
 }

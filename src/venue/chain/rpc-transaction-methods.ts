@@ -105,7 +105,8 @@ export const TRANSACTION_METHODS: Readonly<Record<string, MethodHandler>> = {
       value: {
         err: result.err,
         logs: result.logs,
-        accounts: accounts ? accounts.addresses.map((address) => accountInfo(chain, address, { encoding: accounts.encoding ?? 'base64' })) : null,
+        // The post-state of each account asked for, in the order asked (null: none exists then).
+        accounts: accounts ? accounts.addresses.map((address) => accountInfo(result.postState, address, { encoding: accounts.encoding ?? 'base64' })) : null,
         unitsConsumed: result.unitsConsumed,
         returnData: null,
         innerInstructions: config?.innerInstructions ? [] : null,

@@ -3,6 +3,17 @@ import { ChainArgumentError, ChainRejection } from './rejection.ts';
 /** SPL token balances by owner and mint, in the mint's smallest units. */
 export class TokenLedger {
   private readonly byOwner = new Map<string, Map<string, bigint>>();
+  /** Every (owner, mint) that ever held a balance: its token account outlives a zero balance. */
+  private readonly everHeld = new Map<string, { readonly owner: string; readonly mint: string }>();
+
+  hasHeld(owner: string, mint: string): boolean {
+    return this.everHeld.has(`${owner}/${mint}`);
+  }
+
+  /** Every (owner, mint) pair that ever held a balance. */
+  heldPairs(): Iterable<{ readonly owner: string; readonly mint: string }> {
+    return this.everHeld.values();
+  }
 
   balance(owner: string, mint: string): bigint {
     return this.byOwner.get(owner)?.get(mint) ?? 0n;
@@ -43,6 +54,7 @@ export class TokenLedger {
       balances = new Map();
       this.byOwner.set(owner, balances);
     }
+    if (amount > 0n && !this.everHeld.has(`${owner}/${mint}`)) this.everHeld.set(`${owner}/${mint}`, { owner, mint });
     if (amount === 0n) balances.delete(mint);
     else balances.set(mint, amount);
   }

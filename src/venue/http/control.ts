@@ -80,6 +80,7 @@ export function applyFaultPatch(services: VenueServices, patch: FaultPatch): voi
   if (patch.rpc?.frozen !== undefined) services.rpcFaults.setFrozen(chain, patch.rpc.frozen);
   if (patch.dropRate !== undefined) chain.setDropRate(patch.dropRate);
   if (patch.dropAll !== undefined) chain.setDropAll(patch.dropAll);
+  if (patch.simulatedOutflow !== undefined) chain.setSimulatedOutflow(patch.simulatedOutflow && { mint: patch.simulatedOutflow.mint, amount: BigInt(patch.simulatedOutflow.amount) });
   if (patch.keeperDelayMs !== undefined) market.settings.keeperDelayMs = patch.keeperDelayMs;
   if (patch.maxRequestExecutionSec !== undefined) market.settings.maxRequestExecutionSec = patch.maxRequestExecutionSec;
   if (patch.decreaseInstantShare !== undefined) settings.decreaseInstantShare = patch.decreaseInstantShare;
@@ -182,6 +183,7 @@ export function registerControlRoutes(app: FastifyInstance, services: VenueServi
     services.rpcFaults.clear();
     services.chain.setDropRate(0);
     services.chain.setDropAll(false);
+    services.chain.setSimulatedOutflow(null);
     return { operations: {}, rpc: services.rpcFaults.snapshot(), chain: services.chain.faults() };
   });
 

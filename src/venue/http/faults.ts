@@ -76,6 +76,12 @@ export const faultPatchSchema = z.strictObject({
   /** Share of sends the chain accepts but never lands (0..1), or all of them. */
   dropRate: rate.optional(),
   dropAll: z.boolean().optional(),
+  /**
+   * TEST FAULT: simulations of any transaction show this outflow (smallest units of `mint`; the
+   * SOL mint is lamports) from its fee payer, which no landing applies: a program's hidden CPI that
+   * no decoder sees. Only the signing policy's simulation check can catch it. Null removes it.
+   */
+  simulatedOutflow: z.strictObject({ mint: z.string().min(32).max(44), amount: z.string().regex(/^[1-9][0-9]{0,19}$/) }).nullable().optional(),
   keeperDelayMs: count.optional(),
   maxRequestExecutionSec: z.number().int().min(1).optional(),
   /** Share of decrease builds answered as instant transactions (default 0: legacy). */

@@ -1,0 +1,98 @@
+import { checkSimulation, type SimulationBounds, type Violation, type WatchedAccount } from '../../chain/policy/index.ts';
+import { SimulationAnswerInvalid, type SimulationRpc } from '../../chain/simulate-transaction.ts';
+
+/** policy.simulation.* (src/config/sections/trading.ts). */
+export interface SimulationSettings {
+  readonly enabled: boolean;
+  readonly onUnavailable: 'refuse' | 'alert';
+  readonly timeoutMs: number;
+  readonly protectiveTimeoutMs: number;
+}
+
+/** How one check ended: the metric's `outcome` label. */
+export type SimulationOutcome = 'passed' | 'refused' | 'invalid' | 'unavailable_refused' | 'unavailable_signed';
+
+export interface SimulationObserver {
+  /** Every check, with its duration (metrics). */
+  outcome(outcome: SimulationOutcome, seconds: number): void;
+  /** The RPC could not simulate and the setting says sign anyway: the operator must hear of it. */
+  signedUnchecked(detail: string): void;
+}
+
+export interface SimulationRequest {
+  readonly unsignedTx: Uint8Array;
+  readonly wallet: string;
+  readonly watched: readonly WatchedAccount[];
+  readonly bounds: SimulationBounds;
+  /** A decrease or a TP/SL create/update: waits at most protectiveTimeoutMs. */
+  readonly protective: boolean;
+}
+
+/** The RPC did not answer in time. */
+class SimulationTimeout extends Error {
+  override readonly name = 'SimulationTimeout';
+  readonly kind = 'timeout' as const;
+}
+
+/** Pre-state and post-state must be of one slot: a landing between them would blur the delta. */
+const SLOT_ATTEMPTS = 2;
+
+/**
+ * The balance-delta check by simulation (docs/safety.md, "Simulation (balance-delta check)"):
+ * simulates the unsigned transaction with the wallet's accounts, reads the same accounts beside it
+ * at the same slot, and compares (src/chain/policy/check-simulation.ts). An RPC that cannot answer
+ * within the bound is `simulation_unavailable`: refused, or signed with an alert, as configured.
+ */
+export class SimulationCheck {
+  constructor(
+    private readonly rpc: SimulationRpc,
+    private readonly settings: () => SimulationSettings,
+    private readonly observer?: SimulationObserver,
+  ) {}
+
+  get enabled(): boolean {
+    return this.settings().enabled;
+  }
+
+  async check(request: SimulationRequest): Promise<Violation[]> {
+    const settings = this.settings();
+    const started = performance.now();
+    const waitMs = request.protective ? settings.protectiveTimeoutMs : settings.timeoutMs;
+    const done = (outcome: SimulationOutcome, violations: Violation[]): Violation[] => {
+      this.observer?.outcome(outcome, (performance.now() - started) / 1000);
+      return violations;
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new SimulationTimeout(`no answer within ${String(waitMs)} ms`)), waitMs);
+    });
+    try {
+      const violations = await Promise.race([this.compare(request), deadline]);
+      return done(violations.length === 0 ? 'passed' : violations.some((v) => v.rule === 'simulation_invalid') ? 'invalid' : 'refused', violations);
+    } catch (error) {
+      if (error instanceof SimulationAnswerInvalid) return done('invalid', [{ rule: 'simulation_invalid', detail: error.message }]);
+      const detail = `the RPC could not simulate the transaction: ${error instanceof Error ? error.message : String(error)}`;
+      if (settings.onUnavailable === 'alert') {
+        this.observer?.signedUnchecked(detail);
+        return done('unavailable_signed', []);
+      }
+      return done('unavailable_refused', [{ rule: 'simulation_unavailable', detail: `${detail} (policy.simulation.onUnavailable is refuse)` }]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async compare(request: SimulationRequest): Promise<Violation[]> {
+    const addresses = request.watched.map((w) => w.address);
+    for (let attempt = 1; ; attempt++) {
+      const [simulated, pre] = await Promise.all([this.rpc.simulate(request.unsignedTx, addresses), this.rpc.accounts(addresses)]);
+      if (simulated.report.err !== null && simulated.report.err !== undefined) {
+        return checkSimulation(request.wallet, request.watched, pre.accounts, simulated.report, request.bounds);
+      }
+      if (simulated.slot === pre.slot) return checkSimulation(request.wallet, request.watched, pre.accounts, simulated.report, request.bounds);
+      if (attempt >= SLOT_ATTEMPTS) {
+        throw new Error(`the simulation (slot ${String(simulated.slot)}) and the pre-state read (slot ${String(pre.slot)}) answered from different slots ${String(SLOT_ATTEMPTS)} times`);
+      }
+    }
+  }
+}

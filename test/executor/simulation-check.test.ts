@@ -1,0 +1,52 @@
+// SimulationCheck's own decisions, on answers a node could give: the pre-state and the simulation
+// must come from one slot (a landing in between would blur the delta), and an answer that is not
+// the accounts asked for is refused whatever onUnavailable says. The node here is a SimulationRpc
+// answering from fixed accounts: the RPC wire itself is tested in test/chain/check-simulation.test.ts
+// and against the venue in test/executor/simulation-venue.test.ts.
+import { Keypair } from '@solana/web3.js';
+import { describe, expect, it } from 'vitest';
+import { PROGRAMS } from '../../src/chain/programs.ts';
+import type { AccountsAtSlot, SimulatedAtSlot, SimulationRpc } from '../../src/chain/simulate-transaction.ts';
+import { SimulationCheck } from '../../src/pipeline/executor/simulation-check.ts';
+
+const wallet = Keypair.generate().publicKey.toBase58();
+const account = (lamports: bigint) => ({ lamports, owner: PROGRAMS.system, data: new Uint8Array(0) });
+
+function node(slots: { simulate: number[]; accounts: number[] }, postLamports = 999_000n): SimulationRpc & { calls: number } {
+  const rpc = {
+    calls: 0,
+    async simulate(): Promise<SimulatedAtSlot> {
+      rpc.calls++;
+      return { slot: slots.simulate.shift() ?? 0, report: { err: null, logs: [], accounts: [account(postLamports)] } };
+    },
+    async accounts(): Promise<AccountsAtSlot> {
+      return { slot: slots.accounts.shift() ?? 0, accounts: [account(1_000_000n)] };
+    },
+  };
+  return rpc;
+}
+
+const request = { unsignedTx: new Uint8Array(1), wallet, watched: [{ address: wallet, kind: 'wallet' as const }], bounds: { maxLamportsSpent: 1_000n, maxOutflow: {} }, protective: false };
+const settings = { enabled: true, onUnavailable: 'alert' as const, timeoutMs: 1_000, protectiveTimeoutMs: 100 };
+
+describe('SimulationCheck', () => {
+  it('asks again when the pre-state came from another slot, and compares once both agree', async () => {
+    const rpc = node({ simulate: [10, 11], accounts: [9, 11] });
+    expect(await new SimulationCheck(rpc, () => settings).check(request)).toEqual([]);
+    expect(rpc.calls).toBe(2);
+  });
+
+  it('states of two slots twice: no comparison (unavailable; signed with an alert here, refused by default)', async () => {
+    const alerts: string[] = [];
+    const rpc = node({ simulate: [10, 12], accounts: [9, 11] });
+    expect(await new SimulationCheck(rpc, () => settings, { outcome: () => undefined, signedUnchecked: (d) => alerts.push(d) }).check(request)).toEqual([]);
+    expect(alerts).toEqual([expect.stringContaining('different slots')]);
+    const refused = await new SimulationCheck(node({ simulate: [10, 12], accounts: [9, 11] }), () => ({ ...settings, onUnavailable: 'refuse' })).check(request);
+    expect(refused).toEqual([expect.objectContaining({ rule: 'simulation_unavailable' })]);
+  });
+
+  it('a delta beyond the bound is refused even with onUnavailable alert', async () => {
+    const violations = await new SimulationCheck(node({ simulate: [10], accounts: [10] }, 998_999n), () => settings).check(request);
+    expect(violations).toEqual([expect.objectContaining({ rule: 'simulation_delta' })]);
+  });
+});

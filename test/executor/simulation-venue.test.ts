@@ -1,0 +1,169 @@
+// The balance-delta check by simulation, through the executor against the simulated venue: the
+// venue builds each transaction, the executor's PolicyInspector simulates it on the venue's
+// JSON-RPC (simulateTransaction with the wallet's accounts) before signing. Benign builds pass;
+// a build whose simulated effect moves a token out of the wallet (the venue's test fault
+// simulatedOutflow: a hidden CPI no decoder sees) is refused; an RPC that cannot simulate is
+// refused or signed with an alert as configured; a protective decrease waits a bounded time.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MINTS } from '../../src/api/mints.ts';
+import { associatedTokenAccountOf } from '../../src/chain/policy/wallet-accounts.ts';
+import { PROGRAMS } from '../../src/chain/programs.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
+import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
+import { SimulationCheck, type SimulationOutcome, type SimulationSettings } from '../../src/pipeline/executor/simulation-check.ts';
+import type { Intent } from '../../src/sdk/intent.ts';
+import { positionView } from '../../src/sdk/position-view.ts';
+import { venueMarkPrice } from '../support/venue-mark-price.ts';
+import { VenueExecutorHarness, type TestWallet } from './venue-harness.ts';
+
+const redis = connectRedis(redisUrlFromEnv());
+let h: VenueExecutorHarness;
+
+beforeAll(async () => {
+  // Slots of 400 ms (mainnet's): the simulation and the pre-state read beside it share one.
+  h = await VenueExecutorHarness.start(redis, `stratd-test:{simulation-venue-${process.pid}}:`, { slotMs: 400, decreaseInstantShare: 0, fees: 'charge' });
+});
+afterAll(async () => {
+  await h.stop();
+  await redis.quit();
+});
+
+const DEFAULTS: SimulationSettings = { enabled: true, onUnavailable: 'refuse', timeoutMs: 2_000, protectiveTimeoutMs: 300 };
+
+/** An executor whose inspector runs the simulation check; it signs nothing (no signer): each action ends `inspected` or `rejected`. */
+function checkedExecutor(w: TestWallet, settings: Partial<SimulationSettings> = {}) {
+  const outcomes: SimulationOutcome[] = [];
+  const alerts: string[] = [];
+  const simulation = new SimulationCheck(h.chain.simulation, () => ({ ...DEFAULTS, ...settings }), {
+    outcome: (outcome) => outcomes.push(outcome),
+    signedUnchecked: (detail) => alerts.push(detail),
+  });
+  const inspector = new PolicyInspector({
+    wallet: w.signer.publicKey,
+    priorityFeeCapLamports: 5_000_000n,
+    slippageBps: 100,
+    markPrice: venueMarkPrice(h.direct, w.address),
+    priceDriftBps: 300,
+    readBlockhash: h.chain.blockhashStanding,
+    readAccounts: h.chain.readAccounts,
+    simulation,
+  });
+  return { executor: h.executor(w, { inspector, signer: undefined, dryRun: true }), outcomes, alerts };
+}
+
+async function solLong(w: TestWallet) {
+  const view = (await h.positions(w)).map(positionView).find((v) => v?.side === 'long' && v.marketMint === MINTS.SOL);
+  if (!view) throw new Error('the funded SOL long is missing');
+  return view;
+}
+
+let keys = 0;
+function decrease(positionPubkey: string): Intent {
+  return { type: 'decrease', key: `decrease:${String(++keys)}`, reason: 'trim', notionalUsd: '50000000', positionPubkey, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', sizeUsdDelta: '50000000' };
+}
+
+function triggerCreate(): Intent {
+  return {
+    type: 'trigger-create', key: `trigger:${String(++keys)}`, reason: 'buy SOL low', notionalUsd: '100000000',
+    inputMint: MINTS.USDC, outputMint: MINTS.SOL, makingAmount: '100000000', takingAmount: '1000000000',
+  };
+}
+
+/** Runs `body` while the venue's test fault shows `amount` of USDC leaving the wallet in every simulation. */
+async function withSimulatedOutflow(amount: string, body: () => Promise<void>): Promise<void> {
+  h.venue.applyFaults({ simulatedOutflow: { mint: MINTS.USDC, amount } });
+  try {
+    await body();
+  } finally {
+    h.venue.applyFaults({ simulatedOutflow: null });
+  }
+}
+
+async function run(executor: ReturnType<typeof checkedExecutor>['executor'], intent: Intent) {
+  const job = h.job(intent);
+  await executor.accept(job);
+  return executor.drive(job.actionId, h.signal);
+}
+
+describe('the simulation check before signing', () => {
+  it('passes a benign decrease, TP/SL create and trigger order create', async () => {
+    const w = await h.fundedWallet();
+    const { executor, outcomes } = checkedExecutor(w);
+    const position = await solLong(w);
+    expect(await run(executor, decrease(position.positionPubkey))).toMatchObject({ state: 'inspected' });
+    const tpsl: Intent = {
+      type: 'tpsl-create', key: `tpsl:${String(++keys)}`, reason: 'stop', notionalUsd: '0', positionPubkey: position.positionPubkey,
+      marketMint: MINTS.SOL, side: 'long', requestType: 'sl', triggerPrice: String(position.liquidationPriceUsd! + 5_000_000n), receiveToken: 'USDC',
+    };
+    expect(await run(executor, tpsl)).toMatchObject({ state: 'inspected' });
+    expect(await run(executor, triggerCreate())).toMatchObject({ state: 'inspected' });
+    expect(outcomes).toEqual(['passed', 'passed', 'passed']);
+  });
+
+  it('refuses a decrease whose simulated effect moves USDC out of the wallet (simulation_delta, naming the account)', async () => {
+    const w = await h.fundedWallet();
+    const { executor, outcomes } = checkedExecutor(w);
+    const position = await solLong(w);
+    await withSimulatedOutflow('5000000', async () => {
+      const final = await run(executor, decrease(position.positionPubkey));
+      expect(final).toMatchObject({ state: 'rejected', reason: 'policy:simulation_delta' });
+      expect(final?.detail).toContain(associatedTokenAccountOf(w.address, MINTS.USDC, PROGRAMS.token));
+      expect(final?.detail).toContain('5000000 would leave the wallet');
+      expect(outcomes).toEqual(['refused']);
+    });
+  });
+
+  it('refuses a trigger order whose simulation escrows more than its making amount', async () => {
+    const w = await h.fundedWallet();
+    const { executor } = checkedExecutor(w);
+    await withSimulatedOutflow('1', async () => {
+      const final = await run(executor, triggerCreate());
+      expect(final).toMatchObject({ state: 'rejected', reason: 'policy:simulation_delta' });
+      expect(final?.detail).toContain('escrows exactly 100000000');
+    });
+  });
+
+  it('a simulation that says the transaction would fail is refused (simulation_failed)', async () => {
+    const w = await h.fundedWallet();
+    const { executor } = checkedExecutor(w);
+    // More USDC than the wallet holds leaves in the simulation: the chain says insufficient funds.
+    await withSimulatedOutflow('99000000000', async () => {
+      const final = await run(executor, decrease((await solLong(w)).positionPubkey));
+      expect(final).toMatchObject({ state: 'rejected', reason: 'policy:simulation_failed' });
+      expect(final?.detail).toContain('InstructionError');
+    });
+  });
+
+  it('RPC down: refused by default (simulation_unavailable); signed with an alert when onUnavailable is alert', async () => {
+    const w = await h.fundedWallet();
+    const position = await solLong(w);
+    h.venue.applyFaults({ rpc: { methods: { simulateTransaction: { errorRate: 1 } } } });
+    try {
+      const refusing = checkedExecutor(w);
+      expect(await run(refusing.executor, decrease(position.positionPubkey))).toMatchObject({ state: 'rejected', reason: 'policy:simulation_unavailable' });
+      expect(refusing.outcomes).toEqual(['unavailable_refused']);
+      const alerting = checkedExecutor(w, { onUnavailable: 'alert' });
+      expect(await run(alerting.executor, decrease(position.positionPubkey))).toMatchObject({ state: 'inspected' });
+      expect(alerting.outcomes).toEqual(['unavailable_signed']);
+      expect(alerting.alerts).toEqual([expect.stringContaining('could not simulate')]);
+    } finally {
+      h.venue.applyFaults({ rpc: { methods: { simulateTransaction: null } } });
+    }
+  });
+
+  it('a slow simulation: a protective decrease waits only protectiveTimeoutMs, then the unavailable rule applies', async () => {
+    const w = await h.fundedWallet();
+    const position = await solLong(w);
+    h.venue.applyFaults({ rpc: { methods: { simulateTransaction: { latencyMs: 5_000 } } } });
+    try {
+      // The non-protective bound is far longer than the node's delay: only the protective one can end the wait.
+      const { executor, outcomes } = checkedExecutor(w, { protectiveTimeoutMs: 100, timeoutMs: 60_000 });
+      const final = await run(executor, decrease(position.positionPubkey));
+      expect(final).toMatchObject({ state: 'rejected', reason: 'policy:simulation_unavailable' });
+      expect(final?.detail).toContain('no answer within 100 ms');
+      expect(outcomes).toEqual(['unavailable_refused']);
+    } finally {
+      h.venue.applyFaults({ rpc: { methods: { simulateTransaction: null } } });
+    }
+  });
+});
