@@ -76,7 +76,8 @@ export class Notifier implements NotifySink {
     const event = parsed.data;
     const targets = this.o.targets.filter((t) => wants(t, event));
     if (targets.length === 0) return;
-    if (event.kind === 'redis_unreachable') {
+    // Redis away or full: the queue that would carry the event lives there.
+    if (event.kind === 'redis_unreachable' || event.kind === 'redis_write_refused') {
       this.deliverDirectly(targets, event);
       return;
     }
