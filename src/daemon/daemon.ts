@@ -194,7 +194,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // ---------------------------------------------------------------- notifications and the kill switch
     const notifyLogger = logger.child({ component: 'notify' });
     // Targets reload live: every component holds this one sink, a reload swaps what is behind it.
-    const notifier = new LiveNotifier({ redis, prefix, logger: notifyLogger, metrics }, config.notify);
+    const notifier = new LiveNotifier({ redis, prefix, logger: notifyLogger, metrics, redisOutage }, config.notify);
     callNotifier.sink = notifier;
     closers.push(() => notifier.close());
     // The risk limits in force, replaced whole by a reload; the risk gate reads them on every check.

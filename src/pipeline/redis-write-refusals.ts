@@ -11,10 +11,38 @@ export function isRedisOom(error: unknown): boolean {
   return error instanceof Error && /\bOOM command not allowed\b/.test(error.message);
 }
 
-/** The command an ioredis reply error came from (its name only: its arguments hold payloads). */
-function commandName(error: unknown): string | undefined {
-  const command = (error as { command?: { name?: unknown } } | undefined)?.command;
-  return typeof command?.name === 'string' ? command.name : undefined;
+/** Names for operators of the key families the daemon writes (the first segment after the prefix). */
+const FAMILIES: Readonly<Record<string, string>> = {
+  budget: 'API request budget',
+  'budget-protective-waiters': 'API request budget',
+  strategy: 'decision claims',
+  action: 'action records',
+  actions: 'action records',
+  sig: 'action records',
+  ledger: 'ledger',
+  snapshot: 'snapshot store',
+  'snapshot-tick': 'snapshot store',
+  market: 'market jobs',
+  pollers: 'poller heartbeat',
+  notify: 'notifications',
+  fill: 'fill watcher',
+  fills: 'fill watcher',
+};
+
+/**
+ * What a refused command wrote, from the ioredis reply error (never its payload): the family of
+ * its first key after the deployment's hash-tagged prefix ("{stratd}:budget:api" → the API
+ * request budget), or undefined.
+ */
+function refusedFamily(error: unknown): string | undefined {
+  const command = (error as { command?: { name?: unknown; args?: unknown } } | undefined)?.command;
+  if (typeof command?.name !== 'string') return undefined;
+  const args = Array.isArray(command.args) ? command.args : [];
+  const key = /^eval(sha)?$/i.test(command.name) ? args[2] : args[0];
+  const family = typeof key === 'string' ? /^\{[^}]*\}:([^:]+)/.exec(key)?.[1] : undefined;
+  if (family === undefined) return undefined;
+  // A notification queue is "notify.<target>".
+  return FAMILIES[family] ?? FAMILIES[family.split('.')[0]!] ?? `${family} keys`;
 }
 
 /**
@@ -39,10 +67,13 @@ export class RedisWriteRefusals {
     return this.refused;
   }
 
-  /** True when `error` is an OOM refusal (told here, once per kind); false for anything else. */
+  /**
+   * True when `error` is an OOM refusal (told here, once per kind); false for anything else. The
+   * kind is what the command wrote (its key's family), else what the caller says it was writing.
+   */
   tells(error: unknown, write?: string): boolean {
     if (!isRedisOom(error)) return false;
-    const kind = write ?? commandName(error) ?? 'write';
+    const kind = refusedFamily(error) ?? write ?? 'other';
     const count = (this.refused.get(kind) ?? 0) + 1;
     this.refused.set(kind, count);
     if (count > 1) return true;

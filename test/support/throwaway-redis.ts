@@ -11,7 +11,8 @@ export interface ThrowawayRedis {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A free loopback port (for a server the test starts itself). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
