@@ -15,6 +15,8 @@ import { renderStatusPage } from '../../src/ops/status/status-page.ts';
 import { Ledger } from '../../src/records/ledger.ts';
 import { keyPrefix } from '../../src/pipeline/queues.ts';
 import { capturedLogger } from '../support/captured-logger.ts';
+import { runCli } from '../support/cli.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { redisServerInstalled } from '../support/redis-server-binary.ts';
 import { fillTo, startThrowawayRedis, type ThrowawayRedis } from '../support/throwaway-redis.ts';
 
@@ -106,6 +108,19 @@ describe.skipIf(!installed)('Redis memory against maxmemory', () => {
     expect(renderStatusText(view)).toMatch(/^redis memory \d+\.\d MiB of 8\.0 MiB \(8\d\.\d %\) · policy noeviction · CRITICAL \(at or above 85 %\)$/m);
     expect(renderStatusPage(view, 'NONCE', { controls: false })).toMatch(/id="redis-memory" data-level="critical"/);
     await fillTo(server!.redis, MAX_BYTES, 0.3);
+  });
+
+  it('`stratd status` prints the line with the configured thresholds', { timeout: 60_000 }, async () => {
+    await fillTo(server!.redis, MAX_BYTES, 0.75);
+    const result = await runCli(['status', '--set', 'redis.memoryWarnPercent=60', '--set', 'redis.memoryCriticalPercent=72'], { env: { REDIS_URL: server!.url, STRATD_REDIS_PREFIX: 'redis-memory-test' }, timeoutMs: 40_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^redis memory \d+\.\d MiB of 8\.0 MiB \(7\d\.\d %\) · policy noeviction · CRITICAL \(at or above 72 %\)$/m);
+    await fillTo(server!.redis, MAX_BYTES, 0.3);
+  });
+
+  it('refuses thresholds out of order, naming the key', () => {
+    expect(() => loadConfig({ env: {}, overrides: { 'redis.memoryWarnPercent': 85, 'redis.memoryCriticalPercent': 85 } })).toThrow(/redis\.memoryWarnPercent.*85 % is not below redis\.memoryCriticalPercent/s);
+    expect(() => loadConfig({ env: {}, overrides: { 'redis.memoryReservePercent': 70 } })).toThrow(/redis\.memoryReservePercent.*not above redis\.memoryWarnPercent/s);
   });
 
   it('a Redis without maxmemory is reported as having no limit, not as a ratio of the host', { timeout: 30_000 }, async () => {
