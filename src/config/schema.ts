@@ -72,6 +72,10 @@ export const configSchema = objectOf(configKeys).superRefine((config, ctx) => {
       message: `${config.execution.markPriceMaxAgeMs} ms is not more than twice the positions poll interval (${interval} ms for "${positions.cron}"): decreases would wait for a fresh mark price; raise it above ${2 * interval}`,
     });
   }
+  // A warning that comes after the critical alert, or a reserve below the warning, warns of nothing.
+  const { memoryWarnPercent: warn, memoryCriticalPercent: critical, memoryReservePercent: reserve } = config.redis;
+  if (warn >= critical) ctx.addIssue({ code: 'custom', path: ['redis', 'memoryWarnPercent'], message: `${warn} % is not below redis.memoryCriticalPercent (${critical} %)` });
+  if (reserve <= warn) ctx.addIssue({ code: 'custom', path: ['redis', 'memoryReservePercent'], message: `${reserve} % is not above redis.memoryWarnPercent (${warn} %): snapshot jobs would stop before anyone is warned` });
   const seen = new Set<string>();
   config.strategies.enabled.forEach((name, index) => {
     if (seen.has(name)) ctx.addIssue({ code: 'custom', path: ['strategies', 'enabled', index], message: `"${name}" is listed twice` });

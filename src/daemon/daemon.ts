@@ -42,6 +42,8 @@ import type { Snapshot } from '../sdk/snapshot.ts';
 import { keyPrefix, QUEUES } from '../pipeline/queues.ts';
 import { closeRedis, connectRedis } from '../kernel/redis.ts';
 import { RedisOutageLog } from '../pipeline/redis-outage.ts';
+import { RedisWriteRefusals } from '../pipeline/redis-write-refusals.ts';
+import { MemoryReserve } from '../pipeline/memory-reserve.ts';
 import { CallFailureLog, observingReplies } from '../pipeline/call-failure-log.ts';
 import { LocalSnapshots } from '../pipeline/local-snapshots.ts';
 import { SnapshotCache } from '../pipeline/snapshot-cache.ts';
@@ -183,7 +185,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       endpoints: { api: maskUrlSecrets(apiBaseUrl), rpc: maskUrlSecrets(rpcUrl) },
       notifier: { notify: async (event) => callNotifier.sink?.notify(event) },
     });
-    const redisOutage = new RedisOutageLog(logger.child({ component: 'redis' }), { calls: callFailures });
+    // Writes refused because Redis is full (OOM), told once per kind; the notifier is bound below, as for calls.
+    const refusals = new RedisWriteRefusals(logger.child({ component: 'redis' }), { notifier: { notify: async (event) => callNotifier.sink?.notify(event) } });
+    const memoryReserve = new MemoryReserve(config.redis.memoryReservePercent, logger.child({ component: 'redis' }));
+    const redisOutage = new RedisOutageLog(logger.child({ component: 'redis' }), { calls: callFailures, refusals });
     redisOutage.watch(redis);
     closers.push(() => closeRedis(redis));
     const prefix = keyPrefix(config.redis.prefix);
@@ -195,13 +200,24 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // ---------------------------------------------------------------- notifications and the kill switch
     const notifyLogger = logger.child({ component: 'notify' });
     // Targets reload live: every component holds this one sink, a reload swaps what is behind it.
-    const notifier = new LiveNotifier({ redis, prefix, logger: notifyLogger, metrics }, config.notify);
+    const notifier = new LiveNotifier({ redis, prefix, logger: notifyLogger, metrics, redisOutage }, config.notify);
     callNotifier.sink = notifier;
     closers.push(() => notifier.close());
     // The risk limits in force, replaced whole by a reload; the risk gate reads them on every check.
     const liveRisk = { current: config.risk };
     const tradingSwitch = new TradingSwitch({ redis, prefix, ledger, notifier, logger: logger.child({ component: 'risk' }) });
-    const health = watchHealth({ watchdog, redis, notifier, staleIntervals: config.notify.staleIntervals, logger: notifyLogger });
+    const health = watchHealth({
+      watchdog,
+      redis,
+      notifier,
+      staleIntervals: config.notify.staleIntervals,
+      logger: notifyLogger,
+      memory: { warnPercent: config.redis.memoryWarnPercent, criticalPercent: config.redis.memoryCriticalPercent },
+      onRedisMemory: (memory) => {
+        memoryReserve.memoryRead(memory);
+        refusals.memoryRead(memory);
+      },
+    });
     closers.push(async () => health.stop());
 
     // ---------------------------------------------------------------- the audit archive
@@ -289,10 +305,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           await fills.observe(snapshot);
         } catch (error) {
           // Not the read's failure (the snapshot is enqueued): the next trades snapshot lists the fill again.
-          if (!redisOutage.absorbs(error)) logger.warn({ component: 'fills', source: snapshot.kind, err: error }, 'fill watcher could not look at this snapshot; the next one is looked at again');
+          if (!redisOutage.absorbs(error, { write: 'fill watcher' })) logger.warn({ component: 'fills', source: snapshot.kind, err: error }, 'fill watcher could not look at this snapshot; the next one is looked at again');
         }
       };
-      const pollersWith = (cfg: Config) => startPollers({ config: cfg, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot, handOver: strategyWorker?.handOver.bind(strategyWorker), local });
+      const pollersWith = (cfg: Config) => startPollers({ config: cfg, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot, handOver: strategyWorker?.handOver.bind(strategyWorker), local, memoryReserve });
       pollers = pollersWith(config);
       closers.push(() => pollers!.stop());
       restartPollers = async (next) => {
@@ -318,6 +334,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       watchdog,
       notifier,
       logger: logger.child({ component: 'ops' }),
+      memoryThresholds: { warnPercent: config.redis.memoryWarnPercent, criticalPercent: config.redis.memoryCriticalPercent },
       readWalletBalances: walletBalanceReader(new ChainClient(rpcUrl, config.rpc.commitment, true, metrics.rpc, config.rpc.timeoutMs).connection, wallet),
     });
     closers.push(() => ops.close());

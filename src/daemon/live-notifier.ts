@@ -7,6 +7,7 @@ import { Notifier } from '../ops/notify/notifier.ts';
 import { startNotifyWorker, type NotifyWorker } from '../ops/notify/notify-worker.ts';
 import { targetName } from '../config/notify-targets.ts';
 import type { LiveSetting } from './live-settings.ts';
+import type { RedisOutageLog } from '../pipeline/redis-outage.ts';
 
 interface Wiring {
   readonly notifier: Notifier;
@@ -22,7 +23,7 @@ interface Wiring {
 export class LiveNotifier implements NotifySink {
   private wiring: Wiring;
 
-  constructor(private readonly o: { readonly redis: Redis; readonly prefix: string; readonly logger: Logger; readonly metrics?: Metrics }, notify: Config['notify']) {
+  constructor(private readonly o: { readonly redis: Redis; readonly prefix: string; readonly logger: Logger; readonly metrics?: Metrics; readonly redisOutage?: RedisOutageLog }, notify: Config['notify']) {
     this.wiring = this.wire(notify);
   }
 
@@ -54,10 +55,10 @@ export class LiveNotifier implements NotifySink {
   }
 
   private wire(notify: Config['notify']): Wiring {
-    const { redis, prefix, logger, metrics } = this.o;
-    const notifier = new Notifier({ ...notify, redis, prefix, logger, metrics });
+    const { redis, prefix, logger, metrics, redisOutage } = this.o;
+    const notifier = new Notifier({ ...notify, redis, prefix, logger, metrics, redisOutage });
     if (notify.targets.length === 0) return { notifier };
-    const worker = startNotifyWorker({ redis, prefix, targets: notify.targets, deliveryTimeoutMs: notify.deliveryTimeoutMs, logger, metrics });
+    const worker = startNotifyWorker({ redis, prefix, targets: notify.targets, deliveryTimeoutMs: notify.deliveryTimeoutMs, logger, metrics, redisOutage });
     logger.info({ targets: notify.targets.map((t) => `${targetName(t)} (${t.type}, ${t.minSeverity}+)`) }, 'notifications on');
     return { notifier, worker };
   }

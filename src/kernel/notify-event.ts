@@ -15,6 +15,10 @@ export const NOTIFY_EVENT_KINDS = [
   /** A poller made no progress for notify.staleIntervals of its intervals. */
   'poller_stale',
   'redis_unreachable',
+  /** Redis memory crossed redis.memoryWarnPercent / memoryCriticalPercent (or back), has no maxmemory, or evicts keys. */
+  'redis_memory',
+  /** Redis refused a kind of write because it is full (OOM): told once per kind until memory is back. */
+  'redis_write_refused',
   'api_unreachable',
   /** The JSON-RPC node gave no reply (refused, reset, timed out); and when it answers again. */
   'rpc_unreachable',

@@ -3,6 +3,8 @@ import type { ReadReport } from '../pipeline/pollers/pollers.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
 import type { Watchdog } from '../kernel/watchdog.ts';
+import { readRedisMemory, type RedisMemory } from '../kernel/redis-memory.ts';
+import { RedisMemoryAlarm, type RedisMemoryThresholds } from './redis-memory-alarm.ts';
 
 /** Ticks in a row whose reads all failed before the API counts as unreachable. */
 const API_FAILED_TICKS = 3;
@@ -16,6 +18,10 @@ export interface HealthAlertsOptions {
   readonly logger: Logger;
   readonly everyMs?: number;
   readonly now?: () => number;
+  /** redis.memoryWarnPercent / memoryCriticalPercent: INFO memory is read on every check. */
+  readonly memory?: RedisMemoryThresholds;
+  /** Every reading of Redis memory (the executor's reserve and the refusal log end episodes on it). */
+  readonly onRedisMemory?: (memory: RedisMemory) => void;
 }
 
 export interface HealthAlerts {
@@ -29,7 +35,8 @@ export interface HealthAlerts {
 /**
  * Turns the daemon's health into notifications, each raised once per episode: /healthz turning
  * red and back, a poller with no successful read for N intervals, the API failing every read
- * tick after tick, Redis not answering (sent directly: the queue lives in Redis) and back.
+ * tick after tick, Redis not answering (sent directly: the queue lives in Redis) and back, and
+ * Redis memory against its maxmemory (src/ops/redis-memory-alarm.ts).
  */
 export function watchHealth(o: HealthAlertsOptions): HealthAlerts {
   const now = o.now ?? Date.now;
@@ -37,6 +44,8 @@ export function watchHealth(o: HealthAlertsOptions): HealthAlerts {
   let healthy: boolean | undefined;
   let redisDownSinceMs: number | undefined;
   let apiDownSinceMs: number | undefined;
+  const memoryAlarm = o.memory ? new RedisMemoryAlarm(o.memory) : undefined;
+  let memoryUnreadable = false;
   const lastSuccessMs = new Map<string, number>();
   const failedTicks = new Map<string, number>();
   const staleReported = new Set<string>();
@@ -76,6 +85,25 @@ export function watchHealth(o: HealthAlertsOptions): HealthAlerts {
       raise({ kind: 'redis_unreachable', severity: 'warning', key: `redis_back:${redisDownSinceMs}`, title: 'Redis answers again', text: `after ${Math.round((t - redisDownSinceMs) / 1000)} s`, atMs: t });
       redisDownSinceMs = undefined;
     }
+    if (answers && (memoryAlarm || o.onRedisMemory)) await checkMemory(t);
+  };
+
+  const checkMemory = async (t: number) => {
+    let memory: RedisMemory;
+    try {
+      memory = await readRedisMemory(o.redis);
+    } catch (err) {
+      // A proxy that hides INFO: said once, not every 5 s.
+      if (!memoryUnreadable) o.logger.warn({ err }, 'cannot read Redis memory (INFO memory); its alerts are off until it can');
+      memoryUnreadable = true;
+      return;
+    }
+    memoryUnreadable = false;
+    o.onRedisMemory?.(memory);
+    const before = memoryAlarm?.current;
+    for (const event of memoryAlarm?.observe(memory, t) ?? []) raise(event);
+    const after = memoryAlarm?.current;
+    if (after !== before && !(before === undefined && after === 'ok')) o.logger.warn({ usedBytes: memory.usedBytes, maxBytes: memory.maxBytes, policy: memory.policy, level: after, was: before }, `redis memory ${after}`);
   };
 
   const timer = setInterval(() => {
@@ -87,7 +115,8 @@ export function watchHealth(o: HealthAlertsOptions): HealthAlerts {
     check,
     onPollerTick(kind, reports) {
       const t = now();
-      if (reports.some((r) => r.error === undefined)) {
+      // A read whose snapshot Redis refused to store (full) was answered: not an API failure.
+      if (reports.some((r) => r.error === undefined || r.redisFull)) {
         lastSuccessMs.set(kind, t);
         failedTicks.set(kind, 0);
         if (apiDownSinceMs !== undefined) {

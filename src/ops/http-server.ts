@@ -17,6 +17,7 @@ import { formatAge } from './status/human-units.ts';
 import { registerStatusRoutes } from './status/status-routes.ts';
 import { readStatusView } from './status/status-view.ts';
 import { refreshScrapeGauges } from './scrape-gauges.ts';
+import type { RedisMemoryThresholds } from './redis-memory-alarm.ts';
 import type { WalletBalances } from './wallet-balances.ts';
 import type { Watchdog } from '../kernel/watchdog.ts';
 
@@ -42,6 +43,8 @@ export interface OpsServerOptions {
   readonly now?: () => number;
   /** The wallet's balances for the stratd_wallet_balance gauge (cached by the reader). */
   readonly readWalletBalances?: () => Promise<WalletBalances>;
+  /** redis.memoryWarnPercent / memoryCriticalPercent, for the status page's Redis line. */
+  readonly memoryThresholds?: RedisMemoryThresholds;
   /** Longest a readiness PING may take before Redis counts as not answering. */
   readonly pingTimeoutMs?: number;
 }
@@ -178,6 +181,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
         now,
         staleAfterMs: (kind) => staleAfter.get(`poller:${kind}`),
         readWalletBalances: options.readWalletBalances,
+        memoryThresholds: options.memoryThresholds,
         process: {
           pid: process.pid,
           uptime: formatAge(now() - startedAtMs),

@@ -8,6 +8,7 @@ import { MARKET_SYMBOL } from '../api/mints.ts';
 import { liquidationDistanceBps, positionView } from '../sdk/position-view.ts';
 import type { Metrics } from '../pipeline/metrics.ts';
 import { readTradingState } from './ops-status.ts';
+import { memoryRatio, readRedisMemory } from '../kernel/redis-memory.ts';
 import { BALANCE_DECIMALS, type WalletBalances } from './wallet-balances.ts';
 
 export interface ScrapeGaugeSource {
@@ -60,10 +61,26 @@ export async function refreshScrapeGauges(source: ScrapeGaugeSource): Promise<vo
     if (view && distance !== undefined) metrics.positionDistance.set({ position: view.positionPubkey, market: MARKET_SYMBOL[view.marketMint], side: view.side }, Number(distance));
   }
 
+  await refreshRedisMemoryGauges(redis, metrics);
+
   const balances = (await source.readWalletBalances?.()) ?? {};
   // Whole tokens as float64 for Prometheus: exact amounts stop here.
   for (const token of ['SOL', 'USDC'] as const) {
     const value = balances[token];
     if (value !== undefined) metrics.walletBalance.set({ token }, displayFloat(value, BALANCE_DECIMALS[token]));
   }
+}
+
+/**
+ * Redis memory against its maxmemory. What is not known is NaN, never 0 (an unlabelled gauge
+ * cannot be removed): a ratio of 0 would read as an empty Redis, a maxmemory of 0 as no limit,
+ * and NaN fails every alert comparison.
+ */
+async function refreshRedisMemoryGauges(redis: Redis, metrics: Metrics): Promise<void> {
+  const memory = await readRedisMemory(redis).catch(() => undefined);
+  metrics.redisMaxMemoryPolicy.reset();
+  if (memory) metrics.redisMaxMemoryPolicy.set({ policy: memory.policy }, 1);
+  metrics.redisUsedMemory.set(memory?.usedBytes ?? Number.NaN);
+  metrics.redisMaxMemory.set(memory?.maxBytes ?? Number.NaN);
+  metrics.redisMemoryRatio.set((memory && memoryRatio(memory)) ?? Number.NaN);
 }

@@ -56,6 +56,10 @@ export class Metrics {
   readonly archived = new Counter({ name: 'stratd_archived_total', help: 'Records appended to the audit archive before they left Redis, by kind (actions: settled action records, ledger: ledger entries)', labelNames: ['kind'], registers: [this.registry] });
   readonly archiveFailures = new Counter({ name: 'stratd_archive_failures_total', help: 'Archiver passes that could not write the audit archive (nothing was trimmed from Redis)', registers: [this.registry] });
   readonly archiveWritable = new Gauge({ name: 'stratd_archive_writable', help: "1 when this process's last archiver pass wrote the audit archive (or had nothing to write), 0 while it cannot", registers: [this.registry] });
+  readonly redisUsedMemory = new Gauge({ name: 'stratd_redis_used_memory_bytes', help: "Redis's used_memory (INFO memory, read at scrape; NaN when unreadable)", registers: [this.registry] });
+  readonly redisMaxMemory = new Gauge({ name: 'stratd_redis_maxmemory_bytes', help: "Redis's maxmemory, beyond which it refuses writes (noeviction) or deletes keys; 0: no limit set", registers: [this.registry] });
+  readonly redisMemoryRatio = new Gauge({ name: 'stratd_redis_memory_ratio', help: 'used_memory / maxmemory of Redis (NaN when no maxmemory is set, or Redis memory cannot be read)', registers: [this.registry] });
+  readonly redisMaxMemoryPolicy = new Gauge({ name: 'stratd_redis_maxmemory_policy', help: "Redis's maxmemory-policy (1 on the policy in force; anything but noeviction may delete the executor's keys)", labelNames: ['policy'], registers: [this.registry] });
   readonly walletBalance = new Gauge({ name: 'stratd_wallet_balance', help: "The wallet's balance in whole tokens (SOL; USDC where the RPC reports token accounts)", labelNames: ['token'], registers: [this.registry] });
 
   constructor(options: { defaults?: boolean } = {}) {

@@ -1,10 +1,13 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../kernel/logger.ts';
 import { callSource, type CallFailureLog, type CallSource } from './call-failure-log.ts';
+import type { RedisWriteRefusals } from './redis-write-refusals.ts';
 
 export interface RedisOutageLogOptions {
   /** Where failed API and RPC calls go (classified by their error's class, not by their message). */
   readonly calls?: CallFailureLog;
+  /** Where writes Redis refused for want of memory (OOM) go: told once per kind of write (context.write). */
+  readonly refusals?: RedisWriteRefusals;
   /** While Redis is down, the failures it causes are one line per this interval, with a count. */
   readonly intervalMs?: number;
   readonly now?: () => number;
@@ -47,11 +50,12 @@ export class RedisOutageLog {
   }
 
   /**
-   * True when the error is told here: an API or RPC failure (to the call log, rate-limited), or
-   * any other failure while a watched Redis connection is down (counted, one line per interval).
+   * True when the error is told here: a write Redis refused because it is full (once per kind of
+   * write, `context.write`), an API or RPC failure (to the call log, rate-limited), or any other failure while a watched Redis connection is down (counted, one line per interval).
    * False for anything the caller should log itself.
    */
   absorbs(error: unknown, context: Record<string, unknown> = {}): boolean {
+    if (this.options.refusals?.tells(error, typeof context.write === 'string' ? context.write : undefined)) return true;
     if (callSource(error) !== undefined) return this.options.calls?.tells(error, context) ?? false;
     if (this.downSinceMs === undefined) return false;
     this.failedCalls++;

@@ -1,4 +1,5 @@
 import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
+import { isRedisOom } from './redis-write-refusals.ts';
 import type { Redis } from 'ioredis';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
 import type { Config } from '../config/schema.ts';
@@ -103,7 +104,7 @@ export function startStrategyWorker(options: StrategyWorkerOptions): StrategyWor
     },
   );
   worker.on('failed', (job, error) => {
-    if (options.redisOutage?.absorbs(error)) return;
+    if (options.redisOutage?.absorbs(error, { write: 'decision' })) return;
     options.logger.error({ jobId: job?.id, err: error }, 'snapshot job failed');
   });
   worker.on('error', (error) => {
@@ -114,8 +115,11 @@ export function startStrategyWorker(options: StrategyWorkerOptions): StrategyWor
     handOver(snapshot, jobId) {
       if (closed || handedOver.has(jobId)) return;
       const run = runner.fromSnapshot(snapshot);
-      // Its failure is reported by its job (or by another process that runs that job).
-      run.catch(() => undefined);
+      // Its failure is reported by its job (or by another process that runs that job), except a
+      // write Redis refused for want of memory: near maxmemory the job may never have been added.
+      run.catch((error: unknown) => {
+        if (isRedisOom(error)) options.redisOutage?.absorbs(error, { write: 'decision' });
+      });
       handedOver.set(jobId, run);
       // A job another process took never comes here: forget the run after a while.
       setTimeout(() => handedOver.delete(jobId), HANDED_OVER_KEEP_MS).unref();
@@ -312,7 +316,7 @@ async function enqueueActions(decisions: readonly ActionJob[], deps: HandlerDeps
     toQueue = toStore.filter((action, i) => {
       const result = stored[i]!;
       if (result.status === 'fulfilled') return false;
-      if (!deps.redisOutage?.absorbs(result.reason)) deps.logger.warn({ actionId: action.actionId, err: result.reason }, 'this process could not store the action; its job will bring it to an executor');
+      if (!deps.redisOutage?.absorbs(result.reason, { write: 'action record' })) deps.logger.warn({ actionId: action.actionId, err: result.reason }, 'this process could not store the action; its job will bring it to an executor');
       return true;
     });
   }

@@ -15,6 +15,7 @@ import { VenueControl } from '../support/venue-control.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const ALERTS = join(ROOT, 'deploy', 'prometheus', 'alerts.yml');
+const ALERT_TESTS = join(ROOT, 'deploy', 'prometheus', 'alerts.test.yml');
 const DASHBOARD = join(ROOT, 'deploy', 'grafana', 'stratd.json');
 const run = promisify(execFile);
 
@@ -112,6 +113,11 @@ describe('metrics, dashboard and alert rules', () => {
 
   it.skipIf(!promtool)('promtool check rules passes on the alert rules', async () => {
     const { stdout } = await run('promtool', ['check', 'rules', ALERTS]);
+    expect(stdout).toContain('SUCCESS');
+  });
+
+  it.skipIf(!promtool)('promtool test rules passes: the Redis memory alerts fire at 70 % and 85 %, hold through a dip and tell a missing limit', async () => {
+    const { stdout } = await run('promtool', ['test', 'rules', ALERT_TESTS]);
     expect(stdout).toContain('SUCCESS');
   });
 });

@@ -35,6 +35,7 @@ function view(): StatusView {
     takeProfitsPlacedBy: ['tpsl-coverage'],
     pollers: [{ kind: 'positions', ageMs: 1, stale: false, text: HOSTILE }],
     queues: { market: { waiting: 1, active: 0, delayed: 0, failed: 0 } },
+    redisMemory: { level: 'warning', evicting: false, text: '400.0 MiB of 512.0 MiB (78.1 %) · policy noeviction · WARNING (at or above 70 %)' },
     money: moneyView({
       trades: [trade({ pnl: '12500000', fee: '500000', txHash: 'SigOfGuard' }), trade({ pnl: '-3000000', fee: '250000', txHash: 'SigByHand', createdTime: 1 })],
       positions: [],

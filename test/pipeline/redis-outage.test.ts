@@ -2,7 +2,6 @@
 // in a stack trace per connection, loop and retry. A throwaway redis-server of our own is stopped
 // (SIGKILL) and started again on the same port.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/kernel/redis.ts';
 import { RedisOutageLog } from '../../src/pipeline/redis-outage.ts';
@@ -10,23 +9,13 @@ import { ApiError } from '../../src/api/errors.ts';
 import { CallFailureLog } from '../../src/pipeline/call-failure-log.ts';
 import { capturedLogger } from '../support/captured-logger.ts';
 import { redisServerInstalled } from '../support/redis-server-binary.ts';
+import { freePort } from '../support/throwaway-redis.ts';
 
 const servers: ChildProcess[] = [];
 
 afterAll(() => {
   for (const s of servers) if (s.exitCode === null) s.kill('SIGKILL');
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function startRedis(port: number): ChildProcess {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });

@@ -8,7 +8,7 @@ import { withDeploymentRedis } from '../deployment-redis.ts';
 const USAGE = `usage: stratd status [--wallet <pubkey>] [--config <file>] [--set key=value]
   The status page as text, read from the deployment's Redis: trading state, every position with
   its mark, liquidation price, distance and TP/SL coverage, open and recent actions, strategies,
-  pollers and queues.
+  pollers, Redis memory against its maxmemory, and queues.
   --wallet    whose positions (default: the wallet of the latest positions snapshot)
   The first line names the Redis (password masked) and the key prefix read.
 `;
@@ -41,6 +41,7 @@ export const statusCommand: Command = {
           ledger: new Ledger(redis, { prefix, maxLen: config.ledger.maxLen }),
           queues,
           now: Date.now,
+          memoryThresholds: { warnPercent: config.redis.memoryWarnPercent, criticalPercent: config.redis.memoryCriticalPercent },
         });
         // Which Redis and prefix: an empty view from the wrong one must not look like an idle daemon.
         process.stdout.write(`reading ${shownUrl} prefix ${prefix}\n${renderStatusText(view)}`);

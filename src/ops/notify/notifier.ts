@@ -6,6 +6,7 @@ import type { Logger } from '../../kernel/logger.ts';
 import type { Metrics } from '../../pipeline/metrics.ts';
 import { deliver } from './delivery.ts';
 import { notifyEventSchema, severityRank, type NotifyEvent, type NotifyEventInput, type NotifySink } from '../../kernel/notify-event.ts';
+import type { RedisOutageLog } from '../../pipeline/redis-outage.ts';
 import { targetName, type NotifyTarget } from '../../config/notify-targets.ts';
 
 /**
@@ -39,6 +40,8 @@ export interface NotifierOptions extends NotifierSettings {
   readonly logger: Logger;
   readonly metrics?: Metrics;
   readonly now?: () => number;
+  /** A full Redis (OOM) is told once there, not on every notification sent directly because of it. */
+  readonly redisOutage?: RedisOutageLog;
 }
 
 /** Whether a target wants an event: its kind subscribed (or "*") and at least its minimum severity. */
@@ -76,7 +79,8 @@ export class Notifier implements NotifySink {
     const event = parsed.data;
     const targets = this.o.targets.filter((t) => wants(t, event));
     if (targets.length === 0) return;
-    if (event.kind === 'redis_unreachable') {
+    // Redis away or full: the queue that would carry the event lives there.
+    if (event.kind === 'redis_unreachable' || event.kind === 'redis_write_refused') {
       this.deliverDirectly(targets, event);
       return;
     }
@@ -96,7 +100,7 @@ export class Notifier implements NotifySink {
         });
         this.o.metrics?.notifierDeliveries.inc({ target: name, outcome: 'queued' });
       } catch (error) {
-        this.o.logger.warn({ target: name, err: (error as Error).message }, 'cannot queue a notification; sending it directly');
+        if (!this.o.redisOutage?.absorbs(error, { write: 'notifications' })) this.o.logger.warn({ target: name, err: (error as Error).message }, 'cannot queue a notification; sending it directly');
         this.deliverDirectly([target], event);
       }
     }

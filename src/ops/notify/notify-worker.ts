@@ -6,6 +6,7 @@ import type { Metrics } from '../../pipeline/metrics.ts';
 import { deliver } from './delivery.ts';
 import { notifyEventSchema } from '../../kernel/notify-event.ts';
 import { notifyQueueName, type NotifyJob } from './notifier.ts';
+import type { RedisOutageLog } from '../../pipeline/redis-outage.ts';
 import { targetName, type NotifyTarget } from '../../config/notify-targets.ts';
 
 export interface NotifyWorkerOptions {
@@ -16,6 +17,8 @@ export interface NotifyWorkerOptions {
   readonly logger: Logger;
   readonly metrics?: Metrics;
   readonly concurrency?: number;
+  /** Tells a Redis outage or a full Redis once instead of every worker error (src/pipeline/redis-outage.ts). */
+  readonly redisOutage?: RedisOutageLog;
 }
 
 export interface NotifyWorker {
@@ -51,6 +54,8 @@ function startTargetWorker(options: NotifyWorkerOptions, target: NotifyTarget): 
     metrics?.notifierDeliveries.inc({ target: name, outcome: final ? 'failed' : 'retried' });
     logger.warn({ target: name, event: job.data.event.key, attempt: job.attemptsMade, final, err: error.message }, final ? 'notification failed for good' : 'notification failed; will retry');
   });
-  worker.on('error', (err) => logger.warn({ err: err.message, target: name }, 'notify worker error'));
+  worker.on('error', (err) => {
+    if (!options.redisOutage?.absorbs(err, { write: 'notifications' })) logger.warn({ err: err.message, target: name }, 'notify worker error');
+  });
   return worker;
 }

@@ -96,6 +96,9 @@ ${view.pollers.length === 0
     : html`<table id="pollers"><tr><th>Source</th><th>Last tick</th></tr>
 ${view.pollers.map((p) => html`<tr><td>${p.kind}</td><td class="${p.stale ? 'stale' : ''}">${p.text}</td></tr>`)}</table>`}
 
+<h2>Redis</h2>
+<p id="redis-memory" data-level="${view.redisMemory.level ?? 'unknown'}" class="${view.redisMemory.level === 'critical' || view.redisMemory.level === 'warning' || view.redisMemory.level === 'no_limit' || view.redisMemory.evicting ? 'missing' : ''}">Memory ${view.redisMemory.text}</p>
+
 <h2>Queues</h2>
 <table id="queues-table"><tr><th>Queue</th><th>Waiting</th><th>Active</th><th>Delayed</th><th>Failed</th></tr>
 ${Object.entries(view.queues).map(([name, q]) => html`<tr><td>${name}</td><td class="num">${q.waiting}</td><td class="num">${q.active}</td><td class="num">${q.delayed}</td><td class="num">${q.failed}</td></tr>`)}

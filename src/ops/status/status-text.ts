@@ -34,6 +34,8 @@ export function renderStatusText(view: StatusView): string {
   if (view.pollers.length === 0) out.push('  none has ticked yet');
   for (const p of view.pollers) out.push(`  ${p.kind.padEnd(16)} ${p.text}`);
   out.push('');
+  out.push(`redis memory ${view.redisMemory.text}`);
+  out.push('');
   out.push('queues');
   for (const [name, q] of Object.entries(view.queues)) {
     out.push(`  ${name.padEnd(8)} waiting ${String(q.waiting)}  active ${String(q.active)}  delayed ${String(q.delayed)}  failed ${String(q.failed)}`);

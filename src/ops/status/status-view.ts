@@ -14,6 +14,8 @@ import { formatAge, formatBps, formatPercent, formatTime, formatUsd } from './hu
 import { tpslCoverage, type TpslLeg } from './tpsl-coverage.ts';
 import type { WalletBalances } from '../wallet-balances.ts';
 import { moneyView, type LandedAction, type MoneyView } from './money.ts';
+import { evicts, readRedisMemory } from '../../kernel/redis-memory.ts';
+import { describeRedisMemory, redisMemoryLevel, type RedisMemoryLevel, type RedisMemoryThresholds } from '../redis-memory-alarm.ts';
 
 /**
  * The status page's content, read once and rendered twice: as HTML by the ops server (`/`) and
@@ -70,6 +72,15 @@ export interface PollerLine {
   readonly text: string;
 }
 
+/** Redis memory against its maxmemory, judged by redis.memoryWarnPercent / memoryCriticalPercent. */
+export interface RedisMemoryLine {
+  /** Undefined: INFO memory could not be read, or no thresholds were given. */
+  readonly level: RedisMemoryLevel | undefined;
+  /** The maxmemory-policy deletes keys when full (anything but noeviction). */
+  readonly evicting: boolean;
+  readonly text: string;
+}
+
 export interface StatusView {
   readonly generatedAt: string;
   readonly mode: string;
@@ -91,6 +102,7 @@ export interface StatusView {
   readonly takeProfitsPlacedBy: readonly string[];
   readonly pollers: readonly PollerLine[];
   readonly queues: OpsStatus['queues'];
+  readonly redisMemory: RedisMemoryLine;
   /** Balances, equity, realised (24 h, all recorded) and unrealised PnL, per strategy and total. */
   readonly money: MoneyView;
 }
@@ -115,6 +127,8 @@ export interface StatusSource {
   readonly recentActions?: number;
   /** The wallet's balances over RPC (the ops server); absent, balances are not shown. */
   readonly readWalletBalances?: () => Promise<WalletBalances>;
+  /** redis.memoryWarnPercent / memoryCriticalPercent; absent, memory is shown without a level. */
+  readonly memoryThresholds?: RedisMemoryThresholds;
 }
 
 const LEDGER_SCAN = 500;
@@ -122,13 +136,14 @@ const LEDGER_SCAN = 500;
 export async function readStatusView(source: StatusSource): Promise<StatusView> {
   const { redis, prefix, now } = source;
   const store = new ActionStore(redis, prefix);
-  const [trading, openIds, heartbeats, queues, ledger, book] = await Promise.all([
+  const [trading, openIds, heartbeats, queues, ledger, book, redisMemory] = await Promise.all([
     new TradingStateStore(redis, prefix).get(),
     store.openActionIds(),
     readPollerHeartbeats(redis, prefix),
     readQueueCounts(source.queues),
     source.ledger.read({ limit: LEDGER_SCAN, types: ['decision', 'action_state', 'fill'] }),
     readTpslBook(redis, prefix),
+    redisMemoryLine(redis, source.memoryThresholds),
   ]);
   const snapshot = source.wallet
     ? await readLatestSnapshot(redis, prefix, 'positions', source.wallet)
@@ -180,8 +195,22 @@ export async function readStatusView(source: StatusSource): Promise<StatusView> 
       return { kind, ageMs, stale, text: `${formatAge(ageMs)} ago, ${String(beat.reads)} reads, ${String(beat.failed)} failed${stale ? ', STALE' : ''}` };
     }),
     queues,
+    redisMemory,
     money: moneyView({ trades: trades?.trades, positions: views, balances, landed, tpslOwners, strategies: source.strategies ?? [], nowMs: now() }),
   };
+}
+
+async function redisMemoryLine(redis: Redis, thresholds: RedisMemoryThresholds | undefined): Promise<RedisMemoryLine> {
+  const memory = await readRedisMemory(redis).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  if (typeof memory === 'string') return { level: undefined, evicting: false, text: `unreadable (INFO memory: ${memory})` };
+  const level = thresholds && redisMemoryLevel(memory, thresholds);
+  const judged =
+    level === 'no_limit' ? ' · NO LIMIT: set maxmemory'
+    : level === 'critical' ? ` · CRITICAL (at or above ${thresholds!.criticalPercent} %)`
+    : level === 'warning' ? ` · WARNING (at or above ${thresholds!.warnPercent} %)`
+    : '';
+  const evicting = evicts(memory.policy);
+  return { level, evicting, text: `${describeRedisMemory(memory)} · policy ${memory.policy}${evicting ? ' (EVICTS KEYS: set noeviction)' : ''}${judged}` };
 }
 
 /**

@@ -72,7 +72,7 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
     const run = executor
       .drive(actionId, stop.signal, from)
       .catch((error: unknown) => {
-        if (!options.redisOutage?.absorbs(error, { actionId })) logger.error({ actionId, err: error }, 'driving an action failed');
+        if (!options.redisOutage?.absorbs(error, { actionId, write: 'executor record' })) logger.error({ actionId, err: error }, 'driving an action failed');
       })
       .finally(() => driving.delete(actionId));
     driving.set(actionId, run);

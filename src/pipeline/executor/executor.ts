@@ -358,7 +358,7 @@ export class Executor {
         held = undefined;
         if (error instanceof StaleActionWrite) continue;
         // A transient failure (RPC, API or Redis down): keep the state, try again shortly.
-        if (!this.options.redisOutage?.absorbs(error, { actionId })) this.logger.warn({ actionId, err: errorForLog(error) }, 'executor step failed; retrying');
+        if (!this.options.redisOutage?.absorbs(error, { actionId, write: 'executor record' })) this.logger.warn({ actionId, err: errorForLog(error) }, 'executor step failed; retrying');
         await abortableSleep(this.pollMs, signal);
       }
     }

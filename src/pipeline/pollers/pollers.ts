@@ -10,6 +10,8 @@ import type { Watchdog } from '../../kernel/watchdog.ts';
 import { keyPrefix, openQueue, QUEUES, snapshotJobId } from '../queues.ts';
 import { SNAPSHOT_KINDS, snapshotSchema, type Snapshot, type SnapshotKind } from '../../sdk/snapshot.ts';
 import { storeLatestSnapshot } from '../../records/snapshot-store.ts';
+import type { MemoryReserve } from '../memory-reserve.ts';
+import { isRedisOom } from '../redis-write-refusals.ts';
 import { lastSlotAtOrBefore } from './slot.ts';
 import type { RedisOutageLog } from '../redis-outage.ts';
 import { POLLER_SOURCES, type PollContext, type SourceRead } from './sources.ts';
@@ -38,6 +40,8 @@ export interface StartPollersOptions {
   readonly handOver?: (snapshot: Snapshot, jobId: string) => void;
   /** This process's own snapshots, for its SnapshotCaches (they take the one of the tick Redis holds from here). */
   readonly local?: LocalSnapshots;
+  /** Above redis.memoryReservePercent, snapshot jobs are not enqueued (src/pipeline/memory-reserve.ts). */
+  readonly memoryReserve?: MemoryReserve;
 }
 
 /** What one read of a tick did. */
@@ -48,6 +52,8 @@ export interface ReadReport {
   /** The snapshot job id (present when the read succeeded). */
   readonly jobId?: string;
   readonly error?: string;
+  /** The API answered, but Redis refused to store what it said (full): not an API failure. */
+  readonly redisFull?: true;
 }
 
 export interface Pollers {
@@ -176,7 +182,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
     await options.redis
       .hset(pollerHeartbeatKey(prefix), kind, JSON.stringify({ tickMs, at: now(), reads: reports.length, failed }))
       .catch((err: unknown) => {
-        if (!options.redisOutage?.absorbs(err)) logger.warn({ err }, 'cannot write the poller heartbeat');
+        if (!options.redisOutage?.absorbs(err, { write: 'poller heartbeat' })) logger.warn({ err }, 'cannot write the poller heartbeat');
       });
     // A completed tick is progress even when its reads failed (an API outage is not a stuck
     // process); the failures show in /status and the logs.
@@ -186,6 +192,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
   }
 
   async function runRead(kind: SnapshotKind, read: SourceRead<SnapshotKind>, tickMs: number): Promise<ReadReport> {
+    let failedWrite: string | undefined;
     try {
       const body = await read.run();
       options.redisOutage?.callSucceeded('api');
@@ -196,18 +203,26 @@ export function startPollers(options: StartPollersOptions): Pollers {
       options.local?.remember(snapshot);
       const jobId = snapshotJobId(kind, read.key, tickMs);
       // Stored and enqueued together: a strategy reads its trigger from the job, the rest of the world from the store.
-      const durable = Promise.all([storeLatestSnapshot(options.redis, prefix, snapshot), queue.add(kind, snapshot, { jobId })]);
+      // Near maxmemory the job gives way (the executor's writes come first); the store is one value per key.
+      const sheds = options.memoryReserve?.sheds === true;
+      if (sheds) options.memoryReserve!.skippedJob();
+      const writes: Array<[string, Promise<unknown>]> = [['snapshot store', storeLatestSnapshot(options.redis, prefix, snapshot)], ...(sheds ? [] : [['market job', queue.add(kind, snapshot, { jobId })] as [string, Promise<unknown>]])];
       // This process's strategy worker starts on it while it is written: a decision becomes an
       // action only through its own durable job, and the run carries its trigger snapshot itself.
       options.handOver?.(snapshot, jobId);
-      await durable;
+      const settled = await Promise.allSettled(writes.map(([, write]) => write));
+      const refused = settled.findIndex((s) => s.status === 'rejected');
+      if (refused >= 0) {
+        failedWrite = writes[refused]![0];
+        throw (settled[refused] as PromiseRejectedResult).reason;
+      }
       await options.onSnapshot?.(snapshot);
       options.metrics?.snapshotsEnqueued.inc({ kind });
       lastSnapshotMs.set(kind, Date.now());
       return { kind, key: read.key, tickMs, jobId };
     } catch (error) {
-      if (!options.redisOutage?.absorbs(error, { source: kind, key: read.key })) logger.warn({ source: kind, key: read.key, tickMs, err: error }, 'poller read failed');
-      return { kind, key: read.key, tickMs, error: errorText(error) };
+      if (!options.redisOutage?.absorbs(error, { source: kind, key: read.key, ...(failedWrite ? { write: failedWrite } : {}) })) logger.warn({ source: kind, key: read.key, tickMs, err: error }, 'poller read failed');
+      return { kind, key: read.key, tickMs, error: errorText(error), ...(isRedisOom(error) ? { redisFull: true as const } : {}) };
     }
   }
 
