@@ -354,7 +354,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await reloader.listen(redis, prefix);
     closers.push(() => reloader.stop());
     // Last up, first down: a stopping process no longer answers `stratd pause`.
-    const presence = await startPresence({ redis, prefix, roles: options.roles, mode: config.mode, logger, notifier });
+    const presence = await startPresence({ redis, prefix, roles: options.roles, mode: config.mode, logger, notifier, redisOutage });
     closers.push(() => presence.stop());
     ops.markReady();
 

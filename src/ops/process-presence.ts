@@ -35,6 +35,8 @@ export interface PresenceOptions {
   /** Raises the notification of a change made from a shell (`stratd pause`), which sends none itself. */
   readonly notifier?: NotifySink;
   readonly beatMs?: number;
+  /** Tells a failed beat that a Redis outage or a full Redis already explains (once), instead of a line per beat. */
+  readonly redisOutage?: { absorbs(error: unknown, context?: Record<string, unknown>): boolean };
 }
 
 export interface Presence {
@@ -56,7 +58,9 @@ export async function startPresence(options: PresenceOptions): Promise<Presence>
   const beat = () => redis.set(key, JSON.stringify({ ...me, lastBeatMs: Date.now() }), 'PX', beatMs * 3);
   await beat();
   const timer = setInterval(() => {
-    beat().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'heartbeat not written'));
+    beat().catch((err: unknown) => {
+      if (!options.redisOutage?.absorbs(err, { write: 'process heartbeat' })) logger.warn({ err: (err as Error).message }, 'heartbeat not written');
+    });
   }, beatMs);
   timer.unref();
 
