@@ -25,7 +25,9 @@ export function checkProductInstructions(decoded: DecodedTransaction, ctx: Polic
   const allowed = perpsInstructionsOf(ctx.operationId);
   const violations: Violation[] = [];
   const payments: Outflow[] = [];
-  let acting = 0;
+  const bounds = ctx.intent?.perps;
+  const acting: string[] = [];
+  const attached: Array<{ ix: DecodedInstruction; parsed: PerpsInstruction }> = [];
   for (const ix of decoded.instructions) {
     // An account that did not resolve is already unresolved_lookup: nothing to judge by role.
     if (ix.programId !== PROGRAMS.perps || ix.accounts.some((a) => a.pubkey === null)) continue;
@@ -33,15 +35,54 @@ export function checkProductInstructions(decoded: DecodedTransaction, ctx: Polic
     // is the instruction gate's.
     const parsed = ix.parsed?.program === 'perps' ? ix.parsed : undefined;
     if (!parsed || !allowed.has(parsed.type)) continue;
-    acting++;
+    if (bounds?.attachedTpsl !== undefined && ATTACHED_TPSL.has(parsed.type)) {
+      attached.push({ ix, parsed });
+      continue;
+    }
+    acting.push(parsed.type);
     violations.push(...checkInstruction(ix, parsed, ctx, payments));
   }
-  // An intent asks for one request: bounds checked per instruction would let two of them through
-  // (none at all is refused by the gate, intent or not).
-  if (ctx.intent?.perps !== undefined && acting > 1) {
-    violations.push({ rule: 'intent_exceeded', detail: `${acting} perps instructions of ${ctx.operationId}; the intent asks for one` });
+  // An intent asks for one request (a deposit-borrow: one of each of its two kinds): bounds checked
+  // per instruction would let a second one through (none at all is refused by the gate, intent or not).
+  const most = bounds?.maxInstructions ?? 1;
+  if (bounds !== undefined && (acting.length > most || new Set(acting).size < acting.length)) {
+    violations.push({ rule: 'intent_exceeded', detail: `${acting.length} perps instructions of ${ctx.operationId} (${acting.join(', ')}); the intent asks for ${most === 1 ? 'one' : `${most} of different kinds`}` });
   }
+  if (bounds?.attachedTpsl !== undefined) violations.push(...checkAttachedTpsl(attached, bounds, ctx, payments));
   return { violations, payments };
+}
+
+/** TP/SL instructions an open or increase carries beside its increase (the request's tpsl member). */
+const ATTACHED_TPSL: ReadonlySet<string> = new Set(['instantCreateTpsl', 'createDecreasePositionRequest2']);
+
+/**
+ * The TP/SL an open or increase attaches: each one the intent names exactly once, for the whole
+ * position the increase acts on, at exactly its trigger; none besides. A missing stop-loss would
+ * open a position without a stop; a moved trigger is a different stop than the one decided.
+ */
+function checkAttachedTpsl(attached: ReadonlyArray<{ ix: DecodedInstruction; parsed: PerpsInstruction }>, b: PerpsIntentBounds, ctx: PolicyContext, payments: Outflow[]): Violation[] {
+  const out: Violation[] = [];
+  const wanted = [...(b.attachedTpsl ?? [])];
+  // The account rules as for any TP/SL create (owner, position derived from the wallet, request PDA),
+  // bounded to the increase's position, the whole of it, and no market fill.
+  const asTpsl: PerpsIntentBounds = { positionPubkey: b.positionPubkey, entirePosition: true, triggerOnly: true };
+  for (const { ix, parsed } of attached) {
+    out.push(...checkInstruction(ix, parsed, { ...ctx, intent: { ...ctx.intent, perps: asTpsl } }, payments));
+    const where = `instruction ${ix.index} (${parsed.type})`;
+    const trigger = bigintArg(parsed, 'triggerPrice');
+    const above = parsed.args.triggerAboveThreshold;
+    const at = wanted.findIndex((w) => w.triggerPriceUsd === trigger && w.triggerAboveThreshold === above);
+    if (at < 0) {
+      out.push({ rule: 'intent_exceeded', detail: `${where}: a TP/SL at ${String(trigger ?? 'no trigger')} firing ${above === true ? 'above' : 'below'} it is not one the intent attaches` });
+      continue;
+    }
+    wanted.splice(at, 1);
+    if (parsed.args.entirePosition !== true) out.push({ rule: 'intent_exceeded', detail: `${where}: the attached TP/SL does not close the entire position` });
+  }
+  for (const w of wanted) {
+    out.push({ rule: 'intent_exceeded', detail: `the intent's TP/SL at ${w.triggerPriceUsd} (firing ${w.triggerAboveThreshold ? 'above' : 'below'}) is not attached: the position would open without it` });
+  }
+  return out;
 }
 
 export interface ProductReport {
@@ -205,6 +246,14 @@ function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide 
     if (above !== b.triggerAboveThreshold) {
       exceeded(`triggerAboveThreshold is ${String(above ?? 'absent')}; the intent's request fires ${b.triggerAboveThreshold ? 'above' : 'below'} its trigger`);
     }
+  }
+  const minLp = bigintArg(p, 'minLpAmountOut');
+  if (b.minLpAmountOut !== undefined && p.type === 'addLiquidity2' && (minLp === undefined || minLp < b.minLpAmountOut)) {
+    exceeded(`minLpAmountOut ${String(minLp)} accepts less LP than the intent's ${b.minLpAmountOut}`);
+  }
+  const borrowed = bigintArg(p, 'amount');
+  if (b.maxBorrowAmount !== undefined && p.type === 'borrowFromCustody' && borrowed !== undefined && borrowed > b.maxBorrowAmount) {
+    exceeded(`borrows ${borrowed}; the intent borrows at most ${b.maxBorrowAmount}`);
   }
   const worst = bigintArg(p, 'priceSlippage');
   if (b.requirePriceBound === true && fillsAtMarket) {

@@ -54,6 +54,19 @@ export interface PerpsIntentBounds {
   readonly triggerOnly?: boolean;
   /** Which side of the trigger fires the request (a long's TP and a short's SL fire above it). */
   readonly triggerAboveThreshold?: boolean;
+  /**
+   * An open or increase with TP/SL attached (the request's tpsl member): the TP/SL instructions
+   * the transaction must carry, each exactly once, on the bounded position, for the whole
+   * position, at exactly this trigger and firing side. Present (even empty): a TP/SL instruction
+   * beside the increase that is not in the list is refused.
+   */
+  readonly attachedTpsl?: ReadonlyArray<{ readonly triggerPriceUsd: bigint; readonly triggerAboveThreshold: boolean }>;
+  /** How many acting perps instructions (attached TP/SL aside) the intent asks for, each of a different kind; default 1. */
+  readonly maxInstructions?: number;
+  /** An LP mint: the least LP the instruction may accept (minLpAmountOut). */
+  readonly minLpAmountOut?: bigint;
+  /** A borrow: the most the instruction may borrow (borrowFromCustody amount). */
+  readonly maxBorrowAmount?: bigint;
 }
 
 /** Everything the policy knows about the action a transaction claims to perform. */

@@ -6,6 +6,8 @@ import type { Intent } from '../../sdk/intent.ts';
 import { MINTS } from '../../api/mints.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
 import { BuildRefused, type ActionBuilder, type BuiltTransaction } from './ports.ts';
+import { buildPerpsIncrease } from './perps-increase-builder.ts';
+import { buildPerpsLiquidity } from './perps-liquidity-builder.ts';
 
 /** The mint a TP/SL close pays out in, by receive token. */
 const RECEIVE_MINT = { SOL: MINTS.SOL, ETH: MINTS.ETH, BTC: MINTS.BTC, USDC: MINTS.USDC } as const;
@@ -85,12 +87,14 @@ export class ApiActionBuilder implements ActionBuilder {
         const res = await client.call('trigger.cancelOrder', { maker: wallet, order: intent.order }, { signal });
         return { operationId: 'trigger.cancelOrder', ...triggerRoute(res.requestId), unsignedTx: res.transaction, awaitsKeeper: false };
       }
-      case 'trigger-cancel-all':
       case 'open':
       case 'increase':
       case 'add-collateral':
+        return buildPerpsIncrease(client, wallet, this.o.slippageBps, intent, signal);
       case 'lp-mint':
       case 'deposit-borrow':
+        return buildPerpsLiquidity(client, wallet, intent, signal);
+      case 'trigger-cancel-all':
       case 'recurring-create':
       case 'recurring-cancel':
       case 'swap':

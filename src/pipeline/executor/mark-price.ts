@@ -18,8 +18,11 @@ export interface MarkPriceOptions {
 export class MarkPriceUnavailable extends Error {
   override readonly name = 'MarkPriceUnavailable';
   readonly kind = 'mark_price_unavailable';
-  constructor(readonly positionPubkey: string) {
-    super(`no fresh mark price of position ${positionPubkey} is known (positions snapshot missing, stale or without it); inspecting again`);
+  constructor(
+    readonly positionPubkey: string,
+    readonly of: 'position' | 'market' = 'position',
+  ) {
+    super(`no fresh mark price of ${of} ${positionPubkey} is known (positions snapshot missing, stale or without it); inspecting again`);
   }
 }
 
@@ -54,5 +57,25 @@ export function markPriceFromSnapshots(snapshots: Pick<SnapshotCache, 'latestFor
     const item = snapshot.positions.find((p) => p.positionPubkey === positionPubkey);
     const view = item ? viewOf(item) : undefined;
     return view && view.markPriceUsd > 0n ? view.markPriceUsd : undefined;
+  };
+}
+
+/**
+ * The daemon's own latest mark price of a market (USD × 10^6): the mark of any position of that
+ * market in the wallet's latest positions snapshot (the mark is the market's, not the position's).
+ * Undefined when the snapshot is stale or holds no position of the market: an open of a market the
+ * wallet holds nothing of then waits (MarkPriceUnavailable) — the API gives no other price the
+ * daemon reads itself (docs/safety.md, "Opening risk").
+ */
+export function marketMarkFromSnapshots(snapshots: Pick<SnapshotCache, 'latestFor'>, options: MarkPriceOptions): (marketMint: string) => Promise<bigint | undefined> {
+  const now = options.now ?? Date.now;
+  return async (marketMint) => {
+    const snapshot = await snapshots.latestFor('positions', options.wallet);
+    if (!snapshot || now() - snapshot.receivedAtMs > options.maxAgeMs) return undefined;
+    for (const item of snapshot.positions) {
+      const view = viewOf(item);
+      if (view && view.marketMint === marketMint && view.markPriceUsd > 0n) return view.markPriceUsd;
+    }
+    return undefined;
   };
 }

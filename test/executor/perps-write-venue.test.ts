@@ -1,0 +1,179 @@
+// The perps write side through the executor against the simulated venue: open (with its stop-loss
+// attached at open), increase, add collateral, LP mint and deposit-borrow. Each is decided as an
+// action job, built by the venue's API, inspected by the signing policy, signed, sent and seen on
+// the venue. Hostile builds (the relay answers with another request's build) are refused unsigned.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MINTS } from '../../src/api/mints.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
+import { readTpslBook, bookTpslLanding } from '../../src/risk/tpsl-book.ts';
+import type { Intent } from '../../src/sdk/intent.ts';
+import { positionView } from '../../src/sdk/position-view.ts';
+import { EXECUTE_PATH, VenueExecutorHarness, type TestWallet } from './venue-harness.ts';
+
+const redis = connectRedis(redisUrlFromEnv());
+const PREFIX = `stratd-test:{perps-write-venue-${process.pid}}:`;
+const INCREASE_PATH = '/perps/v1/positions/increase';
+let h: VenueExecutorHarness;
+
+beforeAll(async () => {
+  h = await VenueExecutorHarness.start(redis, PREFIX, { slotMs: 20, blockhashValidBlocks: 750, decreaseInstantShare: 0, keeperDelayMs: 200 });
+});
+afterAll(async () => {
+  await h.stop();
+  await redis.quit();
+});
+
+const solMark = () => h.venue.market.price(MINTS.SOL);
+
+/** A 3× SOL short of 100 USDC, its stop-loss 10 % above the mark and its take-profit 10 % below. */
+function openShort(key: string, overrides: Partial<Extract<Intent, { type: 'open' }>> = {}): Extract<Intent, { type: 'open' }> {
+  const mark = solMark();
+  return {
+    type: 'open', key, reason: 'test entry', notionalUsd: '300000000',
+    marketMint: MINTS.SOL, side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000', leverage: '3',
+    stopLossPrice: ((mark * 110n) / 100n).toString(), takeProfitPrice: ((mark * 90n) / 100n).toString(),
+    ...overrides,
+  };
+}
+
+async function positionOf(w: TestWallet, side: 'long' | 'short') {
+  return (await h.positions(w)).map(positionView).find((v) => v?.side === side && v.marketMint === MINTS.SOL);
+}
+
+type Body = Record<string, unknown>;
+
+/**
+ * The relay answers the increase build with what `change` makes of the executor's request, built by
+ * the venue; `reply` may then doctor the reply (a build that claims requests it does not carry).
+ */
+function hostileIncrease(change: (body: Body) => Body, reply: (res: Body) => Body = (res) => res): void {
+  h.relay.answerInstead(INCREASE_PATH, async (body) => reply((await h.direct.call('perps.increase', change(body as Body) as never)) as Body));
+}
+
+async function runToEnd(w: TestWallet, intent: Intent) {
+  const ex = h.executor(w);
+  const job = h.job(intent);
+  await ex.accept(job);
+  return { job, final: await ex.drive(job.actionId, h.signal) };
+}
+
+describe('perps opens through the executor', () => {
+  it('opens a short with its stop-loss and take-profit attached, through perps execute, and books both', async () => {
+    const w = await h.fundedWallet();
+    const intent = openShort(`open:${w.address}`);
+    const { job, final } = await runToEnd(w, intent);
+    expect(final).toMatchObject({ state: 'landed', route: 'perps-execute', executeAction: 'increase-position', operationId: 'perps.increase', sendCount: 1 });
+    expect(h.relay.to(EXECUTE_PATH).filter((r) => (r.body as Record<string, unknown>).serializedTxBase64 === final!.signedTx)).toHaveLength(1);
+
+    const position = await positionOf(w, 'short');
+    expect(position?.positionPubkey).toBe(final!.positionPubkey);
+    expect(position!.sizeUsd).toBeGreaterThan(290_000_000n);
+    // Both requests on the venue, at the intent's triggers, in the order the book reads them.
+    const [sl, tp] = final!.createdTpslPubkeys!;
+    expect(h.venue.market.perps.tpsl.get(sl!)).toMatchObject({ status: 'active', requestType: 'sl', triggerPrice: BigInt(intent.stopLossPrice) });
+    expect(h.venue.market.perps.tpsl.get(tp!)).toMatchObject({ status: 'active', requestType: 'tp', triggerPrice: BigInt(intent.takeProfitPrice!) });
+
+    await bookTpslLanding(redis, PREFIX, final!, Date.now());
+    const book = await readTpslBook(redis, PREFIX, [sl!, tp!]);
+    expect(book.entries.get(sl!)).toMatchObject({ owner: job.strategy, requestType: 'sl', side: 'short', triggerPrice: intent.stopLossPrice });
+    expect(book.entries.get(tp!)).toMatchObject({ owner: job.strategy, requestType: 'tp', triggerPrice: intent.takeProfitPrice });
+  });
+
+  it('increases a held long as a legacy request: landed only once the keeper filled exactly it', async () => {
+    const w = await h.fundedWallet();
+    const before = (await positionOf(w, 'long'))!;
+    const { final } = await runToEnd(w, {
+      type: 'increase', key: `increase:${w.address}`, reason: 'add to the winner', notionalUsd: '50000000',
+      positionPubkey: before.positionPubkey, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '100000000', sizeUsdDelta: '50000000',
+    });
+    expect(final).toMatchObject({ state: 'landed', route: 'rpc', awaitsKeeper: true, operationId: 'perps.increase', sendCount: 1 });
+    const fills = await h.direct.call('perps.trades', { walletAddress: w.address, action: 'Increase', start: 0, end: 100 });
+    expect(fills.dataList.filter((t) => t.positionRequestPubkey === final!.positionRequestPubkey)).toHaveLength(1);
+    expect((await positionOf(w, 'long'))!.sizeUsd).toBe(before.sizeUsd + 50_000_000n);
+  });
+
+  it('adds collateral only: size unchanged, collateral up', async () => {
+    const w = await h.fundedWallet();
+    const before = (await positionOf(w, 'long'))!;
+    const { final } = await runToEnd(w, {
+      type: 'add-collateral', key: `collateral:${w.address}`, reason: 'lower the leverage', notionalUsd: '0',
+      positionPubkey: before.positionPubkey, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '200000000',
+    });
+    expect(final).toMatchObject({ state: 'landed', operationId: 'perps.increase' });
+    const after = (await positionOf(w, 'long'))!;
+    expect(after.sizeUsd).toBe(before.sizeUsd);
+    expect(after.collateralUsd).toBeGreaterThan(before.collateralUsd);
+  });
+
+  it('a doubled action (the same job accepted and driven twice at once) opens once', async () => {
+    const w = await h.fundedWallet();
+    const job = h.job(openShort(`open:doubled:${w.address}`));
+    const a = h.executor(w);
+    const b = h.executor(w);
+    await Promise.all([a.accept(job), b.accept(job)]);
+    const [x, y] = await Promise.all([a.drive(job.actionId, h.signal), b.drive(job.actionId, h.signal)]);
+    const final = (await h.store.load(job.actionId))!.record;
+    expect(final.state).toBe('landed');
+    expect([x?.signature, y?.signature].filter((s) => s !== undefined).every((s) => s === final.signature)).toBe(true);
+    expect(w.signatures()).toBe(1);
+    expect(h.landedCount(final.signature)).toBe(1);
+    const opens = await h.direct.call('perps.trades', { walletAddress: w.address, action: 'Increase', start: 0, end: 100 });
+    expect(opens.dataList.filter((t) => t.side === 'short')).toHaveLength(1);
+  });
+
+  it('a crash between signing and sending resumes on another executor and opens once, never signing again', async () => {
+    const w = await h.fundedWallet();
+    const job = h.job(openShort(`open:crash:${w.address}`));
+    const first = new AbortController();
+    const crashing = h.executor(w, { onTransition: (r) => (r.state === 'signed' ? first.abort() : undefined) });
+    await crashing.accept(job);
+    await crashing.drive(job.actionId, first.signal);
+    const atCrash = (await h.store.load(job.actionId))!.record;
+    expect(atCrash.state).toBe('signed');
+    expect(h.landedCount(atCrash.signature)).toBe(0);
+
+    const final = await h.executor(w).drive(job.actionId, h.signal);
+    expect(final).toMatchObject({ state: 'landed', signature: atCrash.signature });
+    expect(w.signatures()).toBe(1);
+    expect(h.landedCount(final!.signature)).toBe(1);
+    const opens = await h.direct.call('perps.trades', { walletAddress: w.address, action: 'Increase', start: 0, end: 100 });
+    expect(opens.dataList.filter((t) => t.side === 'short')).toHaveLength(1);
+  });
+});
+
+describe('hostile open builds are refused unsigned', () => {
+  const ethMark = () => h.venue.market.price(MINTS.ETH);
+  const tpslOf = (b: Body) => b.tpsl as Body[];
+  // [what, the request the venue builds instead, the violation (rule: detail fragment), a doctored reply, intent changes]
+  const cases: Array<[string, (b: Body) => Body, string, ((res: Body) => Body)?, Partial<Extract<Intent, { type: 'open' }>>?]> = [
+    // Of a fixed size, so that only the payment is out of bounds (with leverage the size is too).
+    ['an open paying ×100 the collateral', (b) => ({ ...b, collateralTokenDelta: (BigInt(String(b.collateralTokenDelta)) * 100n).toString() }), `intent_exceeded: the transaction moves 10000000000 of mint ${MINTS.USDC}`, undefined, { leverage: undefined, sizeUsdDelta: '300000000' }],
+    ['a stop-loss at another trigger', (b) => ({ ...b, tpsl: tpslOf(b).map((t) => (t.requestType === 'sl' ? { ...t, triggerPrice: ((solMark() * 105n) / 100n).toString() } : t)) }), 'intent_exceeded: is not one the intent attaches'],
+    [
+      'an open without its stop-loss (the reply still claims one)',
+      (b) => ({ ...b, tpsl: tpslOf(b).filter((t) => t.requestType !== 'sl') }),
+      'intent_exceeded: is not attached: the position would open without it',
+      (res) => ({ ...res, tpslRequests: [...(res.tpslRequests as Body[]), { requestType: 'sl', positionRequestPubkey: 'CFG9Bmppz7eZbna96UizACJPYT3UgVgps3KkMNNo6P4k' }] }),
+    ],
+    [
+      'an open of another position (ETH short)',
+      (b) => ({ ...b, marketMint: MINTS.ETH, tpsl: [{ desiredMint: MINTS.USDC, requestType: 'sl', triggerPrice: ((ethMark() * 110n) / 100n).toString() }, { desiredMint: MINTS.USDC, requestType: 'tp', triggerPrice: ((ethMark() * 90n) / 100n).toString() }] }),
+      'product_account: acts on position',
+    ],
+    ['a size beyond the leverage asked', (b) => ({ ...b, leverage: '6' }), 'intent_exceeded: is above the intent'],
+  ];
+  it.each(cases)('%s', async (_what, change, violation, reply, intent) => {
+    const w = await h.fundedWallet();
+    hostileIncrease(change, reply);
+    try {
+      const { final } = await runToEnd(w, openShort(`open:hostile:${w.address}`, intent));
+      expect(final).toMatchObject({ state: 'rejected', sendCount: 0 });
+      const [rule, fragment] = violation.split(': ');
+      expect(final!.violations?.filter((v) => v.rule === rule && v.detail.includes(fragment!)), JSON.stringify(final!.violations)).not.toEqual([]);
+      expect(w.signatures()).toBe(0);
+      expect(await positionOf(w, 'short')).toBeUndefined();
+    } finally {
+      h.relay.answerInstead(INCREASE_PATH, undefined as never);
+    }
+  });
+});
