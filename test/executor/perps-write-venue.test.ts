@@ -177,3 +177,69 @@ describe('hostile open builds are refused unsigned', () => {
     }
   });
 });
+
+describe('LP mint and deposit-borrow through the executor', () => {
+  const LP_MINT_PATH = '/perps/v1/jlp/mint';
+  const BORROW_PATH = '/perps/v1/lending/deposit-borrow';
+  const jlpOf = (w: TestWallet) => h.venue.market.ledger.balanceOf(w.address, MINTS.JLP);
+
+  it('mints LP from 1,000 USDC: the LP balance rises by the quote, after the 5 bps mint fee', async () => {
+    const w = await h.fundedWallet();
+    const before = jlpOf(w);
+    const { final } = await runToEnd(w, { type: 'lp-mint', key: `lp:${w.address}`, reason: 'park idle USDC', notionalUsd: '1000000000', depositToken: 'USDC', depositTokenAmount: '1000000000' });
+    expect(final).toMatchObject({ state: 'landed', route: 'rpc', operationId: 'perps.lpMint', sendCount: 1 });
+    const quoted = h.relay.to(LP_MINT_PATH).at(-1)!.body as Record<string, unknown>;
+    expect(quoted).toMatchObject({ walletAddress: w.address, depositToken: 'USDC', depositTokenAmount: '1000000000' });
+    const minted = jlpOf(w) - before;
+    // 1,000 USD less 5 bps at the JLP price.
+    expect(minted).toBe((999_500_000n * 1_000_000n) / h.venue.market.lending.jlpPrice());
+  });
+
+  it('refuses an LP mint whose floor is below the intent\'s minLpAmount', async () => {
+    const w = await h.fundedWallet();
+    const { final } = await runToEnd(w, { type: 'lp-mint', key: `lp:floor:${w.address}`, reason: 'park idle USDC', notionalUsd: '1000000000', depositToken: 'USDC', depositTokenAmount: '1000000000', minLpAmount: '999000000000' });
+    expect(final).toMatchObject({ state: 'rejected', sendCount: 0 });
+    expect(final!.violations?.some((v) => v.rule === 'intent_exceeded' && v.detail.includes('minLpAmountOut'))).toBe(true);
+    expect(w.signatures()).toBe(0);
+  });
+
+  it('refuses an LP mint build that deposits ×10', async () => {
+    const w = await h.fundedWallet();
+    h.relay.answerInstead(LP_MINT_PATH, async (body) => h.direct.call('perps.lpMint', { ...(body as Body), depositTokenAmount: '5000000000' } as never));
+    try {
+      const { final } = await runToEnd(w, { type: 'lp-mint', key: `lp:hostile:${w.address}`, reason: 'park idle USDC', notionalUsd: '500000000', depositToken: 'USDC', depositTokenAmount: '500000000' });
+      expect(final).toMatchObject({ state: 'rejected', sendCount: 0 });
+      expect(final!.violations?.some((v) => v.rule === 'intent_exceeded' && v.detail.includes(`moves 5000000000 of mint ${MINTS.USDC}`))).toBe(true);
+      expect(w.signatures()).toBe(0);
+    } finally {
+      h.relay.answerInstead(LP_MINT_PATH, undefined as never);
+    }
+  });
+
+  it('deposits LP and borrows USDC: a borrow position with its debt and a liquidation price', async () => {
+    const w = await h.fundedWallet();
+    await h.control('fund', { wallet: w.address, tokens: { [MINTS.JLP]: '500000000' } });
+    const usdcBefore = h.venue.market.ledger.balanceOf(w.address, MINTS.USDC);
+    const { final } = await runToEnd(w, { type: 'deposit-borrow', key: `borrow:${w.address}`, reason: 'borrow against JLP', notionalUsd: '100000000', depositTokenAmount: '100000000', borrowTokenAmount: '100000000' });
+    expect(final).toMatchObject({ state: 'landed', route: 'rpc', operationId: 'perps.depositBorrow', sendCount: 1 });
+    const position = h.venue.market.lending.positions.get(final!.positionPubkey!);
+    expect(position).toMatchObject({ owner: w.address, collateralJlp: 100_000_000n, borrowed: 100_000_000n });
+    expect(h.venue.market.ledger.balanceOf(w.address, MINTS.USDC) - usdcBefore).toBe(100_000_000n);
+    const quote = h.venue.market.lending.quoteDepositBorrow(w.address, 0n, 0n, h.venue.clock.now());
+    expect(quote.liquidationPriceUsd).toBeGreaterThan(0n);
+  });
+
+  it('refuses a deposit-borrow build that borrows twice what the intent asks', async () => {
+    const w = await h.fundedWallet();
+    await h.control('fund', { wallet: w.address, tokens: { [MINTS.JLP]: '500000000' } });
+    h.relay.answerInstead(BORROW_PATH, async (body) => h.direct.call('perps.depositBorrow', { ...(body as Body), borrowTokenAmount: '200000000' } as never));
+    try {
+      const { final } = await runToEnd(w, { type: 'deposit-borrow', key: `borrow:hostile:${w.address}`, reason: 'borrow against JLP', notionalUsd: '100000000', depositTokenAmount: '100000000', borrowTokenAmount: '100000000' });
+      expect(final).toMatchObject({ state: 'rejected', sendCount: 0 });
+      expect(final!.violations?.some((v) => v.rule === 'intent_exceeded' && v.detail.includes('borrows 200000000'))).toBe(true);
+      expect(w.signatures()).toBe(0);
+    } finally {
+      h.relay.answerInstead(BORROW_PATH, undefined as never);
+    }
+  });
+});
