@@ -243,3 +243,83 @@ describe('LP mint and deposit-borrow through the executor', () => {
     }
   });
 });
+
+describe('perps limit orders through the executor', () => {
+  const ORDERS_PATH = '/perps/v1/orders/limit';
+  const limitOrders = async (w: TestWallet) => (await h.direct.call('perps.limitOrders', { walletAddress: w.address })).dataList;
+  function createIntent(w: TestWallet, key: string, overrides: Partial<Extract<Intent, { type: 'limit-order-create' }>> = {}): Extract<Intent, { type: 'limit-order-create' }> {
+    return {
+      type: 'limit-order-create', key: `${key}:${w.address}`, reason: 'buy the dip', notionalUsd: '300000000',
+      marketMint: MINTS.SOL, side: 'long', inputMint: MINTS.USDC, inputTokenAmount: '100000000',
+      triggerPrice: ((solMark() * 90n) / 100n).toString(), leverage: '3', ...overrides,
+    };
+  }
+
+  it('creates, moves and cancels a limit order: each through perps execute or the RPC, each seen on the venue', async () => {
+    const w = await h.fundedWallet();
+    const usdcBefore = h.venue.market.ledger.balanceOf(w.address, MINTS.USDC);
+    const intent = createIntent(w, 'limit');
+    const { final: created } = await runToEnd(w, intent);
+    expect(created).toMatchObject({ state: 'landed', route: 'perps-execute', executeAction: 'limit-order', operationId: 'perps.createLimitOrder', sendCount: 1 });
+    const [order] = await limitOrders(w);
+    expect(order).toMatchObject({ triggerPrice: intent.triggerPrice, side: 'long', inputMint: MINTS.USDC, collateralTokenAmount: '100000000', executed: false, positionPubkey: created!.positionPubkey });
+    expect(h.venue.market.ledger.balanceOf(w.address, MINTS.USDC)).toBe(usdcBefore - 100_000_000n);
+
+    const moved = ((solMark() * 85n) / 100n).toString();
+    const { final: updated } = await runToEnd(w, { type: 'limit-order-update', key: `limit:move:${w.address}`, reason: 'lower the entry', notionalUsd: '0', positionRequestPubkey: String(order!.positionRequestPubkey), triggerPrice: moved });
+    expect(updated).toMatchObject({ state: 'landed', route: 'perps-execute', operationId: 'perps.updateLimitOrder' });
+    expect((await limitOrders(w))[0]).toMatchObject({ positionRequestPubkey: order!.positionRequestPubkey, triggerPrice: moved });
+
+    const { final: cancelled } = await runToEnd(w, { type: 'limit-order-cancel', key: `limit:cancel:${w.address}`, reason: 'no longer wanted', notionalUsd: '0', positionRequestPubkey: String(order!.positionRequestPubkey) });
+    expect(cancelled).toMatchObject({ state: 'landed', route: 'rpc', operationId: 'perps.cancelLimitOrder' });
+    expect(await limitOrders(w)).toEqual([]);
+    expect(h.venue.market.ledger.balanceOf(w.address, MINTS.USDC)).toBe(usdcBefore);
+    expect(h.relay.to(ORDERS_PATH).map((r) => r.method)).toEqual(expect.arrayContaining(['POST', 'PATCH', 'DELETE']));
+  });
+
+  it('refuses a build at another trigger, or paying ×10 the input, unsigned', async () => {
+    for (const [what, change, fragment] of [
+      ['trigger', (b: Body) => ({ ...b, triggerPrice: ((solMark() * 80n) / 100n).toString() }), 'differs from the intent'],
+      ['input', (b: Body) => ({ ...b, inputTokenAmount: '1000000000', leverage: undefined, sizeUsdDelta: '300000000' }), `moves 1000000000 of mint ${MINTS.USDC}`],
+    ] as const) {
+      const w = await h.fundedWallet();
+      h.relay.answerInstead(ORDERS_PATH, async (body) => h.direct.call('perps.createLimitOrder', change(body as Body) as never));
+      try {
+        const { final } = await runToEnd(w, createIntent(w, `limit:hostile:${what}`, what === 'input' ? { leverage: undefined, sizeUsdDelta: '300000000' } : {}));
+        expect(final, what).toMatchObject({ state: 'rejected', sendCount: 0 });
+        expect(final!.violations?.some((v) => v.rule === 'intent_exceeded' && v.detail.includes(fragment)), JSON.stringify(final!.violations)).toBe(true);
+        expect(w.signatures()).toBe(0);
+        expect(await limitOrders(w)).toEqual([]);
+      } finally {
+        h.relay.answerInstead(ORDERS_PATH, undefined as never);
+      }
+    }
+  });
+
+  it('the venue keeps the live rules: collateral under $10 at the trigger, or a trigger outside the band, is refused', async () => {
+    const w = await h.fundedWallet();
+    const base = { walletAddress: w.address, asset: 'SOL', inputToken: 'USDC', side: 'long', leverage: '3' } as const;
+    await expect(h.direct.call('perps.createLimitOrder', { ...base, inputTokenAmount: '5000000', triggerPrice: ((solMark() * 90n) / 100n).toString() })).rejects.toThrow(/collateral_below_minimum/);
+    await expect(h.direct.call('perps.createLimitOrder', { ...base, inputTokenAmount: '100000000', triggerPrice: ((solMark() * 40n) / 100n).toString() })).rejects.toThrow(/trigger_price/);
+  });
+
+  // Last: it moves the ETH price (no other test of this file trades ETH).
+  it('fills when the mark crosses the trigger: the order becomes a position', async () => {
+    const w = await h.fundedWallet();
+    const eth = h.venue.market.price(MINTS.ETH);
+    const trigger = (eth * 95n) / 100n;
+    const { final } = await runToEnd(w, createIntent(w, 'limit:fill', { marketMint: MINTS.ETH, triggerPrice: trigger.toString() }));
+    expect(final).toMatchObject({ state: 'landed' });
+    try {
+      await h.control('price', { market: 'ETH', priceUsd: ((eth * 94n) / 100n).toString() });
+      await h.control('advance', { ms: 1_000 });
+      const [order] = await limitOrders(w);
+      expect(order).toMatchObject({ executed: true });
+      const position = (await h.positions(w)).map(positionView).find((v) => v?.marketMint === MINTS.ETH && v.side === 'long');
+      expect(position?.positionPubkey).toBe(final!.positionPubkey);
+      expect(position!.sizeUsd).toBeGreaterThan(250_000_000n);
+    } finally {
+      await h.control('price', { market: 'ETH', priceUsd: eth.toString() });
+    }
+  });
+});

@@ -441,6 +441,58 @@ export const increaseResponse = z.looseObject({
   txMetadata: txMetadata.nullable(),
 });
 
+// ---------------------------------------------------------------- limit orders (api-facts 2.5 "Limit orders")
+/** The market asset of a limit order, by symbol (the live body is symbol-based). */
+export const limitOrderAsset = z.enum(['SOL', 'ETH', 'BTC']);
+/** The token a limit order is funded with; swapped into the collateral when it differs. */
+export const limitOrderInputToken = z.enum(['SOL', 'ETH', 'BTC', 'USDC']);
+
+/** POST /perps/v1/orders/limit: a trigger increase request, its collateral escrowed. */
+export const createLimitOrderRequest = z
+  .strictObject({
+    asset: limitOrderAsset,
+    inputToken: limitOrderInputToken,
+    inputTokenAmount: uintString,
+    side,
+    triggerPrice: uintString,
+    leverage: decimalString.optional(),
+    sizeUsdDelta: uintString.optional(),
+    walletAddress: pubkey.optional(),
+    includeSerializedTx: z.boolean().optional(),
+  })
+  .superRefine((req, ctx) => {
+    if ((req.leverage === undefined) === (req.sizeUsdDelta === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['leverage'], message: 'give exactly one of leverage and sizeUsdDelta' });
+    }
+  });
+/** PATCH /perps/v1/orders/limit: move a limit order's trigger. */
+export const updateLimitOrderRequest = z.strictObject({ positionRequestPubkey: pubkey, triggerPrice: uintString });
+/** DELETE /perps/v1/orders/limit: close a limit order, its escrow back to the wallet. */
+export const cancelLimitOrderRequest = z.strictObject({ positionRequestPubkey: pubkey });
+
+/**
+ * The create and update replies: the position the order opens or adds to, a quote with raw 6-dp
+ * USD values, the transaction. The update adds positionRequestPubkey; neither documents
+ * transactionType or requireKeeperSignature (read when present).
+ */
+export const limitOrderBuildResponse = z.looseObject({
+  positionPubkey: z.string(),
+  positionRequestPubkey: z.string().nullish(),
+  quote: z.looseObject({}).optional(),
+  requireKeeperSignature: z.boolean().optional(),
+  transactionType: z.enum(['legacy', 'instant']).optional(),
+  serializedTxBase64: z.string().nullable(),
+  txMetadata: txMetadata.nullable(),
+});
+/** The cancel reply: a legacy transaction (api-facts), whatever requireKeeperSignature says. */
+export const cancelLimitOrderResponse = z.looseObject({
+  serializedTxBase64: z.string(),
+  txMetadata,
+  positionPubkey: z.string().optional(),
+  positionRequestPubkey: z.string().optional(),
+  requireKeeperSignature: z.boolean().optional(),
+});
+
 // ---------------------------------------------------------------- execute (4.20)
 /** Actions of both documented schema versions (api-facts 2.5). */
 export const perpsExecuteAction = z.enum([

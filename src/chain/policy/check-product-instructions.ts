@@ -241,7 +241,7 @@ function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide 
     if (fillsAtMarket) exceeded(`${p.type} fills at the market; a TP/SL intent only places trigger requests`);
     else if (p.type === 'createDecreasePositionRequest2' && trigger === undefined) exceeded('a trigger request without triggerPrice');
   }
-  if (b.triggerAboveThreshold !== undefined && (p.type === 'createDecreasePositionRequest2' || p.type === 'instantCreateTpsl') && !fillsAtMarket) {
+  if (b.triggerAboveThreshold !== undefined && (p.type === 'createDecreasePositionRequest2' || p.type === 'instantCreateTpsl' || p.type === 'instantCreateLimitOrder') && !fillsAtMarket) {
     const above = p.args.triggerAboveThreshold;
     if (above !== b.triggerAboveThreshold) {
       exceeded(`triggerAboveThreshold is ${String(above ?? 'absent')}; the intent's request fires ${b.triggerAboveThreshold ? 'above' : 'below'} its trigger`);

@@ -5,10 +5,11 @@ import type { PerpsIntentBounds, PolicyIntent } from '../../chain/policy/index.t
 import { attachedTpslOf } from '../../sdk/attached-tpsl.ts';
 import type { Intent } from '../../sdk/intent.ts';
 
-export type PerpsWriteIntent = Extract<Intent, { type: 'open' | 'increase' | 'add-collateral' | 'lp-mint' | 'deposit-borrow' }>;
+const PERPS_WRITES = ['open', 'increase', 'add-collateral', 'limit-order-create', 'limit-order-update', 'limit-order-cancel', 'lp-mint', 'deposit-borrow'] as const;
+export type PerpsWriteIntent = Extract<Intent, { type: (typeof PERPS_WRITES)[number] }>;
 
 export function isPerpsWrite(intent: Intent | undefined): intent is PerpsWriteIntent {
-  return intent?.type === 'open' || intent?.type === 'increase' || intent?.type === 'add-collateral' || intent?.type === 'lp-mint' || intent?.type === 'deposit-borrow';
+  return intent !== undefined && (PERPS_WRITES as readonly string[]).includes(intent.type);
 }
 
 /** What the bounds of a perps write need besides the intent: the wallet, and the daemon's own mark of the market. */
@@ -52,6 +53,7 @@ export function perpsWriteBounds(intent: PerpsWriteIntent, slippageBps: number, 
   if (intent.type === 'deposit-borrow') {
     return { maxMoveLamports: 0n, maxMoveTokens: { [MINTS.JLP]: toBigInt(intent.depositTokenAmount) }, slippageBps, perps: { maxBorrowAmount: toBigInt(intent.borrowTokenAmount), maxInstructions: 2 } };
   }
+  if (intent.type === 'limit-order-create' || intent.type === 'limit-order-update' || intent.type === 'limit-order-cancel') return limitOrderBounds(intent, slippageBps, ref);
   const inputMint = intent.inputMint ?? intent.collateralMint;
   const amount = toBigInt(intent.collateralTokenDelta);
   const requestBps = intent.maxSlippageBps === undefined ? BigInt(Math.trunc(slippageBps)) : toBigInt(intent.maxSlippageBps);
@@ -72,13 +74,51 @@ export function perpsWriteBounds(intent: PerpsWriteIntent, slippageBps: number, 
   return { maxMoveLamports: 0n, maxMoveTokens: { [inputMint]: amount }, slippageBps, perps };
 }
 
+/**
+ * A limit order: at most inputTokenAmount of the input paid in, on the position the wallet, the
+ * market and the side derive (collateral: the market's asset for a long, USDC for a short), at
+ * exactly the intent's trigger and firing side (a long's below, a short's above), never a market
+ * fill, of at most sizeUsdDelta — or, with leverage, the input's value at the trigger × leverage
+ * plus the slippage allowed (USDC or the market's asset; any other input: refused, give
+ * sizeUsdDelta). An update moves exactly the intent's order to exactly its trigger; a cancel
+ * closes exactly the intent's order and pays nothing in. An update's size is not bounded (the
+ * API's PATCH takes a trigger only, and the policy does not read the order's current size).
+ */
+function limitOrderBounds(intent: Extract<Intent, { type: 'limit-order-create' | 'limit-order-update' | 'limit-order-cancel' }>, slippageBps: number, ref: PerpsWriteReference): PolicyIntent {
+  if (intent.type === 'limit-order-cancel') {
+    return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps, perps: { positionRequestPubkey: intent.positionRequestPubkey, triggerOnly: true } };
+  }
+  if (intent.type === 'limit-order-update') {
+    return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps, perps: { positionRequestPubkey: intent.positionRequestPubkey, triggerPriceUsd: toBigInt(intent.triggerPrice), triggerOnly: true } };
+  }
+  const amount = toBigInt(intent.inputTokenAmount);
+  const trigger = toBigInt(intent.triggerPrice);
+  let maxSize = intent.sizeUsdDelta === undefined ? 0n : toBigInt(intent.sizeUsdDelta);
+  if (intent.leverage !== undefined) {
+    const valueUsd = intent.inputMint === MINTS.USDC ? amount : intent.inputMint === intent.marketMint ? (amount * trigger) / 10n ** BigInt(MINT_DECIMALS[intent.inputMint] ?? 0) : 0n;
+    maxSize = (valueUsd * decimalToScaled(intent.leverage, 4) * (BPS + BigInt(Math.max(0, Math.trunc(slippageBps))))) / (LEVERAGE_SCALE * BPS);
+  }
+  const perps: PerpsIntentBounds = {
+    positionPubkey: derivedPosition(ref.wallet, intent.marketMint, intent.side === 'long' ? intent.marketMint : MINTS.USDC, intent.side),
+    triggerPriceUsd: trigger,
+    triggerAboveThreshold: intent.side === 'short',
+    triggerOnly: true,
+    maxSizeUsdDelta: maxSize,
+  };
+  return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: amount }, slippageBps, perps };
+}
+
 /** The position an open creates or adds to: ["position", wallet, pool, custody, collateralCustody, side]. */
 function openedPosition(intent: Extract<Intent, { type: 'open' }>, wallet: string | undefined): string {
-  const custody = CUSTODY_OF_MINT[intent.marketMint];
-  const collateralCustody = CUSTODY_OF_MINT[intent.collateralMint];
+  return derivedPosition(wallet, intent.marketMint, intent.collateralMint, intent.side);
+}
+
+function derivedPosition(wallet: string | undefined, marketMint: string, collateralMint: string, side: 'long' | 'short'): string {
+  const custody = CUSTODY_OF_MINT[marketMint];
+  const collateralCustody = CUSTODY_OF_MINT[collateralMint];
   // No wallet or custody known: a position no instruction can name, so every one is refused.
   if (wallet === undefined || custody === undefined || collateralCustody === undefined) return 'unknown position';
-  return perpsPositionAddress(wallet, custody, collateralCustody, intent.side);
+  return perpsPositionAddress(wallet, custody, collateralCustody, side);
 }
 
 /** The most size a leverage-form open or increase may ask for, USD × 10^6 (0 when the collateral's value is unknown). */

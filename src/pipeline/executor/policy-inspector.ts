@@ -250,6 +250,10 @@ function knownAccounts(intent: Intent | undefined, built: InspectionTarget): str
     case 'add-collateral':
       named.push(intent.positionPubkey);
       break;
+    case 'limit-order-update':
+    case 'limit-order-cancel':
+      named.push(intent.positionRequestPubkey);
+      break;
     default:
       break;
   }
@@ -279,6 +283,12 @@ export function operationOfIntent(intent: Intent): BuiltTransaction['operationId
     case 'increase':
     case 'add-collateral':
       return 'perps.increase';
+    case 'limit-order-create':
+      return 'perps.createLimitOrder';
+    case 'limit-order-update':
+      return 'perps.updateLimitOrder';
+    case 'limit-order-cancel':
+      return 'perps.cancelLimitOrder';
     case 'lp-mint':
       return 'perps.lpMint';
     case 'deposit-borrow':

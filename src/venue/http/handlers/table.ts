@@ -2,6 +2,7 @@ import type { HandlerTable } from '../services.ts';
 import { perpsExecute, recurringExecute, triggerExecute, ultraExecute } from './executes.ts';
 import { recurringCancelOrder, recurringCreateOrder, recurringGetOrders, recurringPriceDeposit, studioClaimFee, triggerCancelOrder, triggerCancelOrders, triggerCreateOrder, triggerGetOrders } from './orders.ts';
 import { perpsDepositBorrow, perpsLpMint } from './perps-lending.ts';
+import { perpsCancelLimitOrder, perpsCreateLimitOrder, perpsUpdateLimitOrder } from './perps-limit-orders.ts';
 import { perpsCancelTpsl, perpsCancelTpslWithFee, perpsCreateTpsl, perpsCreateTpslWithFee, perpsUpdateTpsl, perpsUpdateTpslWithFee } from './perps-tpsl.ts';
 import { perpsDecrease, perpsDecreaseWithFee, perpsIncrease } from './perps-writes.ts';
 import { perpsCollateralLimits, perpsLimitOrders, perpsPoolInfo, perpsPositions, perpsTrades, perpsTraderStats, tokensNew, tokensRanked } from './reads.ts';
@@ -18,6 +19,9 @@ export const HANDLERS: HandlerTable = {
   'perps.trades': perpsTrades,
   'perps.traderStats': perpsTraderStats,
   'perps.increase': perpsIncrease,
+  'perps.createLimitOrder': perpsCreateLimitOrder,
+  'perps.updateLimitOrder': perpsUpdateLimitOrder,
+  'perps.cancelLimitOrder': perpsCancelLimitOrder,
   'perps.decrease': perpsDecrease,
   'perps.decreaseWithFee': perpsDecreaseWithFee,
   'perps.createTpsl': perpsCreateTpsl,
