@@ -209,6 +209,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       retries: config.api.retries,
       budget: new RequestBudget(redis, { keyPrefix: prefix, requestsPerSecond: paperBudget }),
       paths: { 'perps.lpMint': config.api.lpMintPath } as Partial<Record<OperationId, string>>,
+      // The venue serves /perps/v1 itself: a live host here would send paper orders out.
+      perpsBaseUrl: config.mode === 'paper' ? undefined : config.api.perpsBaseUrl || undefined,
       logger: logger.child({ component: 'api' }),
       observer: metrics.api,
     });

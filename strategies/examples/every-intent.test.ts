@@ -16,6 +16,15 @@ const every: Intent[] = [
   { type: 'tpsl-cancel', key: `cancel:${tpsl}`, reason: 'not needed', notionalUsd: '0', tpslPubkey: tpsl },
   { type: 'trigger-create', key: `bid:${samples.SAMPLE_TOKENS[0]}`, reason: 'limit buy', notionalUsd: '10000000', inputMint: MINTS.USDC, outputMint: samples.SAMPLE_TOKENS[0], makingAmount: '10000000', takingAmount: '8000000000', expiredAt: '1767700000' },
   { type: 'trigger-cancel', key: `cancel:${samples.SAMPLE_ORDER}`, reason: 'stale bid', notionalUsd: '10000000', order: samples.SAMPLE_ORDER },
+  // Opening risk: a stop-loss is required at open (attached to the same transaction).
+  { type: 'open', key: 'open:SOL:short', reason: 'momentum short', notionalUsd: '300000000', marketMint: MINTS.SOL, side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000', leverage: '3', stopLossPrice: '165000000', takeProfitPrice: '135000000' },
+  { type: 'increase', key: `add:${position}`, reason: 'add to the winner', notionalUsd: '50000000', positionPubkey: position, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '100000000', sizeUsdDelta: '50000000' },
+  { type: 'add-collateral', key: `collateral:${position}`, reason: 'lower the leverage', notionalUsd: '0', positionPubkey: position, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '200000000' },
+  { type: 'limit-order-create', key: 'limit:SOL:long', reason: 'buy the dip', notionalUsd: '300000000', marketMint: MINTS.SOL, side: 'long', inputMint: MINTS.USDC, inputTokenAmount: '100000000', triggerPrice: '135000000', leverage: '3' },
+  { type: 'limit-order-update', key: `limit:move:${samples.SAMPLE_ORDER}`, reason: 'lower the entry', notionalUsd: '0', positionRequestPubkey: samples.SAMPLE_ORDER, triggerPrice: '130000000' },
+  { type: 'limit-order-cancel', key: `limit:cancel:${samples.SAMPLE_ORDER}`, reason: 'no longer wanted', notionalUsd: '0', positionRequestPubkey: samples.SAMPLE_ORDER },
+  { type: 'lp-mint', key: 'lp:USDC', reason: 'park idle USDC', notionalUsd: '1000000000', depositToken: 'USDC', depositTokenAmount: '1000000000' },
+  { type: 'deposit-borrow', key: 'borrow:JLP', reason: 'borrow against LP', notionalUsd: '100000000', depositTokenAmount: '100000000', borrowTokenAmount: '100000000' },
 ];
 
 const showcase = defineStrategy({ name: 'every-intent', config: z.object({}), subscribes: ['positions'], onSnapshot: () => every });
@@ -23,6 +32,7 @@ const showcase = defineStrategy({ name: 'every-intent', config: z.object({}), su
 describe('every intent type', () => {
   it('validates as the daemon validates it', async () => {
     const out = await runStrategy(showcase, [samples.positions()]);
-    expect(out.intents.map((i) => i.type)).toEqual(['decrease', 'decrease-with-fee', 'tpsl-create', 'tpsl-update', 'tpsl-cancel', 'trigger-create', 'trigger-cancel']);
+    expect(out.intents.map((i) => i.type)).toEqual(every.map((i) => i.type));
+    expect(out.intents).toHaveLength(15);
   });
 });
