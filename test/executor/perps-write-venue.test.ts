@@ -8,6 +8,7 @@ import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { readTpslBook, bookTpslLanding } from '../../src/risk/tpsl-book.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
+import { unbookedTpslActions } from '../../src/pipeline/executor/unbooked-tpsl.ts';
 import { EXECUTE_PATH, VenueExecutorHarness, type TestWallet } from './venue-harness.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
@@ -73,6 +74,12 @@ describe('perps opens through the executor', () => {
     expect(h.venue.market.perps.tpsl.get(sl!)).toMatchObject({ status: 'active', requestType: 'sl', triggerPrice: BigInt(intent.stopLossPrice) });
     expect(h.venue.market.perps.tpsl.get(tp!)).toMatchObject({ status: 'active', requestType: 'tp', triggerPrice: BigInt(intent.takeProfitPrice!) });
 
+    // The documented open fee (6 bps of the size) and a price impact fee, on the venue's own trade.
+    const opens = await h.direct.call('perps.trades', { walletAddress: w.address, action: 'Increase', start: 0, end: 100 });
+    const open = opens.dataList.find((t) => t.positionPubkey === final!.positionPubkey) as Record<string, unknown>;
+    expect(BigInt(String(open.baseFee))).toBe((BigInt(String(open.size)) * 6n) / 10_000n);
+    expect(BigInt(String(open.priceImpactFee))).toBeGreaterThan(0n);
+
     await bookTpslLanding(redis, PREFIX, final!, Date.now());
     const book = await readTpslBook(redis, PREFIX, [sl!, tp!]);
     expect(book.entries.get(sl!)).toMatchObject({ owner: job.strategy, requestType: 'sl', side: 'short', triggerPrice: intent.stopLossPrice });
@@ -131,6 +138,9 @@ describe('perps opens through the executor', () => {
     const atCrash = (await h.store.load(job.actionId))!.record;
     expect(atCrash.state).toBe('signed');
     expect(h.landedCount(atCrash.signature)).toBe(0);
+    // Signed, so it may land unseen: stop arbitration already counts its attached stop-loss as set.
+    const [sl] = atCrash.createdTpslPubkeys!;
+    expect(await unbookedTpslActions(h.store)(sl!)).toEqual([{ strategy: job.strategy, triggerPrice: job.intent.type === 'open' ? job.intent.stopLossPrice : '', created: true, requestType: 'sl', side: 'short' }]);
 
     const final = await h.executor(w).drive(job.actionId, h.signal);
     expect(final).toMatchObject({ state: 'landed', signature: atCrash.signature });
@@ -227,6 +237,8 @@ describe('LP mint and deposit-borrow through the executor', () => {
     expect(h.venue.market.ledger.balanceOf(w.address, MINTS.USDC) - usdcBefore).toBe(100_000_000n);
     const quote = h.venue.market.lending.quoteDepositBorrow(w.address, 0n, 0n, h.venue.clock.now());
     expect(quote.liquidationPriceUsd).toBeGreaterThan(0n);
+    // Interest accrues at the USDC custody's borrow rate: a day later the debt is larger.
+    expect(h.venue.market.lending.borrowedAt(position!, h.venue.clock.now() + 86_400_000)).toBeGreaterThan(100_000_000n);
   });
 
   it('refuses a deposit-borrow build that borrows twice what the intent asks', async () => {
