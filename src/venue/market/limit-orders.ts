@@ -44,19 +44,7 @@ export interface LimitOrderInput {
  * returns the escrow.
  */
 export type LimitOrderAction =
-  | {
-      readonly kind: 'perps.limitCreate';
-      readonly owner: string;
-      readonly requestPubkey: string;
-      readonly marketMint: string;
-      readonly side: Side;
-      readonly collateralMint: string;
-      readonly inputMint: string;
-      readonly inputAmount: bigint;
-      readonly sizeUsdDelta?: bigint;
-      readonly leverageBps?: bigint;
-      readonly triggerPrice: bigint;
-    }
+  | (Omit<LimitOrderInput, 'market'> & { readonly kind: 'perps.limitCreate'; readonly requestPubkey: string; readonly marketMint: string })
   | { readonly kind: 'perps.limitUpdate'; readonly owner: string; readonly requestPubkey: string; readonly triggerPrice: bigint }
   | { readonly kind: 'perps.limitCancel'; readonly owner: string; readonly requestPubkey: string };
 
