@@ -99,6 +99,17 @@ describe('perps opens through the executor', () => {
     expect((await positionOf(w, 'long'))!.sizeUsd).toBe(before.sizeUsd + 50_000_000n);
   });
 
+  it('increases by leverage, paid in the market asset: the size bound is the SOL at the daemon mark x leverage', async () => {
+    const w = await h.fundedWallet();
+    const before = (await positionOf(w, 'long'))!;
+    const { final } = await runToEnd(w, {
+      type: 'increase', key: `increase:lev:${w.address}`, reason: 'add to the winner', notionalUsd: '100000000',
+      positionPubkey: before.positionPubkey, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '500000000', leverage: '2',
+    });
+    expect(final).toMatchObject({ state: 'landed', operationId: 'perps.increase' });
+    expect((await positionOf(w, 'long'))!.sizeUsd).toBeGreaterThan(before.sizeUsd);
+  });
+
   it('adds collateral only: size unchanged, collateral up', async () => {
     const w = await h.fundedWallet();
     const before = (await positionOf(w, 'long'))!;
