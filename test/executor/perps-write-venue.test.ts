@@ -199,6 +199,32 @@ describe('hostile open builds are refused unsigned', () => {
   });
 });
 
+describe('hostile increase and add-collateral builds are refused unsigned', () => {
+  it.each<[string, (b: Body) => Body, string, 'increase' | 'add-collateral']>([
+    ['an increase of another position (a SOL short)', (b) => ({ ...b, side: 'short', collateralMint: MINTS.USDC, inputMint: MINTS.USDC, collateralTokenDelta: '50000000' }), 'product_account: acts on position', 'increase'],
+    ['an add-collateral that adds size', (b) => ({ ...b, sizeUsdDelta: '100000000' }), 'intent_exceeded: is above the intent', 'add-collateral'],
+  ])('%s', async (_what, change, violation, type) => {
+    const w = await h.fundedWallet();
+    const long = (await positionOf(w, 'long'))!;
+    hostileIncrease(change);
+    try {
+      const common = { positionPubkey: long.positionPubkey, marketMint: MINTS.SOL, side: 'long' as const, collateralMint: MINTS.SOL, collateralTokenDelta: '100000000' };
+      const intent: Intent =
+        type === 'increase'
+          ? { type, key: `increase:hostile:${w.address}`, reason: 'add', notionalUsd: '50000000', ...common, sizeUsdDelta: '50000000' }
+          : { type, key: `collateral:hostile:${w.address}`, reason: 'deleverage', notionalUsd: '0', ...common };
+      const { final } = await runToEnd(w, intent);
+      expect(final).toMatchObject({ state: 'rejected', sendCount: 0 });
+      const [rule, fragment] = violation.split(': ');
+      expect(final!.violations?.filter((v) => v.rule === rule && v.detail.includes(fragment!)), JSON.stringify(final!.violations)).not.toEqual([]);
+      expect(w.signatures()).toBe(0);
+      expect((await positionOf(w, 'long'))!.sizeUsd).toBe(long.sizeUsd);
+    } finally {
+      h.relay.answerInstead(INCREASE_PATH, undefined as never);
+    }
+  });
+});
+
 describe('LP mint and deposit-borrow through the executor', () => {
   const LP_MINT_PATH = '/perps/v1/jlp/mint';
   const BORROW_PATH = '/perps/v1/lending/deposit-borrow';
