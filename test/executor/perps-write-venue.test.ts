@@ -345,6 +345,32 @@ describe('perps limit orders through the executor', () => {
     }
   });
 
+  it('refuses an update or a cancel built for another order, unsigned', async () => {
+    const w = await h.fundedWallet();
+    const seed = { wallet: w.address, market: 'SOL', side: 'long', inputMint: MINTS.USDC, inputAmount: '100000000', leverage: '2' };
+    const mine = await h.control<{ positionRequestPubkey: string }>('limit-orders', { ...seed, triggerPrice: ((solMark() * 90n) / 100n).toString() });
+    const other = await h.control<{ positionRequestPubkey: string }>('limit-orders', { ...seed, triggerPrice: ((solMark() * 80n) / 100n).toString() });
+    const trigger = ((solMark() * 88n) / 100n).toString();
+    h.relay.answerInstead(ORDERS_PATH, async (body) => {
+      const b = { ...(body as Body), positionRequestPubkey: other.positionRequestPubkey };
+      return 'triggerPrice' in b ? h.direct.call('perps.updateLimitOrder', b as never) : h.direct.call('perps.cancelLimitOrder', b as never);
+    });
+    try {
+      for (const intent of [
+        { type: 'limit-order-update', key: `limit:move:other:${w.address}`, reason: 'move', notionalUsd: '0', positionRequestPubkey: mine.positionRequestPubkey, triggerPrice: trigger },
+        { type: 'limit-order-cancel', key: `limit:cancel:other:${w.address}`, reason: 'cancel', notionalUsd: '0', positionRequestPubkey: mine.positionRequestPubkey },
+      ] as const) {
+        const { final } = await runToEnd(w, intent);
+        expect(final, intent.type).toMatchObject({ state: 'rejected', sendCount: 0 });
+        expect(final!.violations?.some((v) => v.rule === 'product_account' && v.detail.includes(`changes request ${other.positionRequestPubkey}`)), JSON.stringify(final!.violations)).toBe(true);
+      }
+      expect(w.signatures()).toBe(0);
+      expect((await limitOrders(w)).map((o) => o.triggerPrice).sort()).toEqual([((solMark() * 80n) / 100n).toString(), ((solMark() * 90n) / 100n).toString()].sort());
+    } finally {
+      h.relay.answerInstead(ORDERS_PATH, undefined as never);
+    }
+  });
+
   it('the venue keeps the live rules: collateral under $10 at the trigger, or a trigger outside the band, is refused', async () => {
     const w = await h.fundedWallet();
     const base = { walletAddress: w.address, asset: 'SOL', inputToken: 'USDC', side: 'long', leverage: '3' } as const;
