@@ -114,6 +114,9 @@ venue, the CLI and this page are all made from that table.
   DELETE of \`/perps/v1/orders/limit\` as the service documents them (a symbol-based body). Create and update
   carry instructions the keeper co-signs and go through \`transaction/execute\` with the action \`limit-order\`;
   a cancel is a legacy transaction, sent through the RPC.
+- \`GET /perps/v1/market-stats\` (not in the spec; the service documents its fields, not their format) gives the
+  executor a market's mark for an open when the wallet holds no position of that market; only a price with a
+  decimal point is read as dollars.
 - Repaying or withdrawing a borrow is not an operation of stratd: the service lists \`/lending/pay-withdraw\`
   (later \`/lending/repay-withdraw\`) without documenting its body.
 

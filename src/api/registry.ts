@@ -50,6 +50,17 @@ export const operations = {
     lite: false,
     effect: 'read',
   }),
+  'perps.marketStats': defineOperation({
+    id: 'perps.marketStats',
+    product: 'perps',
+    method: 'GET',
+    path: '/perps/v1/market-stats',
+    summary: "A market's price and 24 h figures (api-facts 2.5; not in the spec). The executor's own mark for opens",
+    request: perps.marketStatsRequest,
+    response: perps.marketStatsResponse,
+    lite: false,
+    effect: 'read',
+  }),
   'perps.positions': defineOperation({
     id: 'perps.positions',
     product: 'perps',

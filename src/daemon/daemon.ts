@@ -44,7 +44,7 @@ import { RedisOutageLog } from '../pipeline/redis-outage.ts';
 import { CallFailureLog, observingReplies } from '../pipeline/call-failure-log.ts';
 import { LocalSnapshots } from '../pipeline/local-snapshots.ts';
 import { SnapshotCache } from '../pipeline/snapshot-cache.ts';
-import { marketMarkFromSnapshots, markPriceFromSnapshots } from '../pipeline/executor/mark-price.ts';
+import { marketMarkFromSnapshots, marketMarkWithStats, markPriceFromSnapshots } from '../pipeline/executor/mark-price.ts';
 import { startStrategyWorker, type StrategyWorker } from '../pipeline/strategy-worker.ts';
 import { RedisRiskGate } from '../risk/risk-gate.ts';
 import { TradingSwitch } from '../risk/trading-switch.ts';
@@ -473,7 +473,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       readBlockhash: chain.blockhashStanding,
       slippageBps: config.execution.slippageBps,
       markPrice: markPriceFromSnapshots(snapshots, { wallet: signer.publicKey.toBase58(), maxAgeMs: config.execution.markPriceMaxAgeMs }),
-      marketMarkPrice: marketMarkFromSnapshots(snapshots, { wallet: signer.publicKey.toBase58(), maxAgeMs: config.execution.markPriceMaxAgeMs }),
+      marketMarkPrice: marketMarkWithStats(marketMarkFromSnapshots(snapshots, { wallet: signer.publicKey.toBase58(), maxAgeMs: config.execution.markPriceMaxAgeMs }), client),
       priceDriftBps: config.execution.priceDriftBps,
       maxAccountSpaceBytes: BigInt(config.execution.maxAccountSpaceBytes),
       refuseTriggerOrders: config.mode !== 'paper' && !config.execution.allowUncheckedTriggerOrders,

@@ -148,6 +148,11 @@ export const SAMPLES: { [Id in OperationId]: Sample<Id> } = {
     responseText: json({ requireKeeperSignature: false, serializedTxBase64: TX, transactionType: 'legacy', txMetadata: META }),
     expect: { method: 'DELETE', path: '/perps/v1/tpsl-with-fee', query: {}, body: { tpslPubkey: ORDER, fee: '50000' } },
   },
+  'perps.marketStats': {
+    request: { mint: MINTS.SOL },
+    responseText: json({ price: '148.25', priceChange24H: '-1.2', priceHigh24H: '151.00', priceLow24H: '146.10', volume: '123456789.12' }),
+    expect: { method: 'GET', path: '/perps/v1/market-stats', query: { mint: MINTS.SOL } },
+  },
   'perps.createLimitOrder': {
     request: { asset: 'SOL', inputToken: 'USDC', inputTokenAmount: '100000000', side: 'long', triggerPrice: '120000000', leverage: '3', walletAddress: WALLET },
     responseText: json({ positionPubkey: POSITION, quote: { leverage: '3', sizeUsdDelta: '300000000' }, serializedTxBase64: TX, txMetadata: META }),

@@ -4,7 +4,9 @@
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
-import { marketMarkFromSnapshots, markPriceFromSnapshots, MarkPriceUnavailable } from '../../src/pipeline/executor/mark-price.ts';
+import { marketMarkFromSnapshots, marketMarkWithStats, marketStatsPrice, markPriceFromSnapshots, MarkPriceUnavailable } from '../../src/pipeline/executor/mark-price.ts';
+import { ApiClient } from '../../src/api/client.ts';
+import { startVenue } from '../../src/venue/venue.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import { SnapshotCache } from '../../src/pipeline/snapshot-cache.ts';
 import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
@@ -56,6 +58,28 @@ describe('markPriceFromSnapshots', () => {
     expect(await market(MINTS.SOL)).toBe(151n * USD);
     expect(await market(MINTS.ETH)).toBeUndefined();
     expect(await marketMarkFromSnapshots(cache, { wallet: WALLET, maxAgeMs: 500, now: () => NOW })(MINTS.SOL)).toBeUndefined();
+  });
+
+  it('market-stats: only a decimal with a point is dollars; an integer string could be micro-dollars, so it is no mark', () => {
+    expect(marketStatsPrice('148.25')).toBe(148_250_000n);
+    expect(marketStatsPrice(148.25)).toBe(148_250_000n);
+    expect(marketStatsPrice('148250000')).toBeUndefined();
+    expect(marketStatsPrice('0.000000')).toBeUndefined();
+    expect(marketStatsPrice('n/a')).toBeUndefined();
+  });
+
+  it('without a position of the market, the mark for an open is read from market-stats (the venue serves it)', async () => {
+    const venue = await startVenue({ seed: 5, clock: { speed: 1 }, slotMs: 20, volatility: 0 });
+    const client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0 });
+    try {
+      const mark = marketMarkWithStats(async () => undefined, client);
+      expect(await mark(MINTS.ETH)).toBe(venue.market.price(MINTS.ETH));
+      // A position's mark comes first, without a call.
+      expect(await marketMarkWithStats(async () => 150n * USD, { call: async () => Promise.reject(new Error('not called')) })(MINTS.SOL)).toBe(150n * USD);
+    } finally {
+      await client.close();
+      await venue.close();
+    }
   });
 
   it('an open with no fresh market mark is no verdict yet either (MarkPriceUnavailable)', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
+import { usdString as usdText } from '../../src/venue/market/units.ts';
 import { operationIds, operations, type OperationId, type RequestOf, type ResponseOf } from '../../src/api/registry.ts';
 import type { ApiClient } from '../../src/api/client.ts';
 import type { Venue } from '../../src/venue/venue.ts';
@@ -77,6 +78,11 @@ describe('perps reads', () => {
     expect(info.maxRequestExecutionSec).toBe('45');
     expect(info.openFeePercent).toBe('0.06');
     expect(Number(info.longUtilizationPercent)).toBeGreaterThan(0);
+  });
+
+  it('perps.marketStats gives the market price as a decimal of dollars', async () => {
+    const stats = await call('perps.marketStats', { mint: MINTS.SOL });
+    expect(stats.price).toBe(usdText(venue.market.price(MINTS.SOL)));
   });
 
   it('perps.positions lists the seeded positions', async () => {

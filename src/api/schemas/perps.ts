@@ -27,6 +27,20 @@ export const poolInfoResponse = z.looseObject({
 });
 export type PoolInfo = z.infer<typeof poolInfoResponse>;
 
+// ---------------------------------------------------------------- market stats (api-facts 2.5, not in the spec)
+export const marketStatsRequest = z.strictObject({ mint: marketMint });
+/**
+ * GET /perps/v1/market-stats: the market's price and its day. The facts name the fields, not their
+ * format: read as text here; only a decimal with a point is taken as dollars (marketStatsPrice).
+ */
+export const marketStatsResponse = z.looseObject({
+  price: z.union([z.string(), z.number()]),
+  priceChange24H: z.union([z.string(), z.number()]).nullish(),
+  priceHigh24H: z.union([z.string(), z.number()]).nullish(),
+  priceLow24H: z.union([z.string(), z.number()]).nullish(),
+  volume: z.union([z.string(), z.number()]).nullish(),
+});
+
 // ---------------------------------------------------------------- collateral limits (4.10)
 export const collateralLimitsRequest = z.strictObject({ inputMint: pubkey, positionPubkey: pubkey });
 export const collateralLimitsResponse = z.looseObject({

@@ -62,6 +62,7 @@ export const OPERATION_INSTRUCTIONS: Readonly<Record<OperationId, OperationInstr
   'tokens.ranked': null,
   'tokens.new': null,
   'perps.poolInfo': null,
+  'perps.marketStats': null,
   'perps.positions': null,
   'perps.collateralLimits': null,
   'perps.limitOrders': null,
