@@ -8,6 +8,9 @@ import { operations, type OperationId, type RequestOf, type ResponseOf } from '.
 import type { BudgetPriority, RequestBudget } from './request-budget.ts';
 import { abortableSleep } from '../kernel/abortable-sleep.ts';
 
+
+/** The version prefix of every perps path in the registry (the spec's). */
+const PERPS_PREFIX = '/perps/v1';
 export interface ApiLogger {
   warn(obj: object, msg: string): void;
   debug(obj: object, msg: string): void;
@@ -47,6 +50,12 @@ export interface ApiClientOptions {
   readonly budgetPriority?: BudgetPriority;
   readonly logger?: ApiLogger;
   readonly observer?: ApiObserver;
+  /**
+   * The perps API's base, version included (the spec's https://api.jup.ag/perps/v1, or the
+   * https://perps-api.jup.ag/v2 host the official CLI uses): a perps operation's path has its
+   * /perps/v1 prefix replaced by it. Absent: baseUrl + the registry's /perps/v1 paths.
+   */
+  readonly perpsBaseUrl?: string;
   /** Path overrides per operation (e.g. the spec's /perps/v1/lp/mint instead of /jlp/mint). */
   readonly paths?: Partial<Record<OperationId, string>>;
   readonly dispatcher?: Dispatcher;
@@ -188,6 +197,13 @@ export class ApiClient {
     return result.data;
   }
 
+  /** The URL of an operation's path: a perps path under perpsBaseUrl when one is set, else under `base`. */
+  private baseFor(op: OperationDef, base: string, path: string): string {
+    const perps = op.product === 'perps' ? this.options.perpsBaseUrl?.replace(/\/+$/, '') : undefined;
+    if (perps && path.startsWith(PERPS_PREFIX)) return `${perps}${path.slice(PERPS_PREFIX.length)}`;
+    return `${base}${path}`;
+  }
+
   /** A server that echoes our key (buggy or hostile) must not get it into an error or a log. */
   private scrubbed(reply: RawReply): RawReply {
     const key = this.options.apiKey;
@@ -215,7 +231,7 @@ export class ApiClient {
     if (hasBody) headers['content-type'] = 'application/json';
     if (this.options.apiKey && !useLite) headers['x-api-key'] = this.options.apiKey;
     const qs = query.toString();
-    const url = `${base}${path}${qs ? `?${qs}` : ''}`;
+    const url = `${this.baseFor(op, base, path)}${qs ? `?${qs}` : ''}`;
 
     const timeoutMs = this.options.timeoutMs ?? DEFAULTS.timeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);

@@ -136,4 +136,27 @@ signature; a reply can only prove that nothing was sent.
   \`execution.slippageBps\`) of its \`outAmount\`; the quote travels with the build to the signing policy.
 - **The deprecated recurring price deposit** (\`recurring.priceDeposit\`) is never built: no intent carries it,
   a strategy that asks for \`recurring-price-deposit\` is told it is deprecated, and \`stratd api call\` refuses it.
+
+- Perps limit orders: the spec shows only the GET; stratd creates, moves and cancels them with the POST, PATCH and
+  DELETE of \`/perps/v1/orders/limit\` as the service documents them (a symbol-based body). Create and update
+  carry instructions the keeper co-signs and go through \`transaction/execute\` with the action \`limit-order\`;
+  a cancel is a legacy transaction, sent through the RPC.
+- \`GET /perps/v1/market-stats\` (not in the spec; the service documents its fields, not their format) gives the
+  executor a market's mark for an open when the wallet holds no position of that market; only a price with a
+  decimal point is read as dollars.
+- Repaying or withdrawing a borrow is not an operation of stratd: the service lists \`/lending/pay-withdraw\`
+  (later \`/lending/repay-withdraw\`) without documenting its body.
+
+### Live drift
+
+- **The perps base.** The spec's perps API is \`<api.baseUrl>/perps/v1\`; the official CLI talks to
+  \`https://perps-api.jup.ag/v2\`, a later schema version whose increase, decrease and TP/SL bodies are
+  symbol-based and whose execute actions are \`create-tpsl\`, \`cancel-limit-order\` and the like. \`api.perpsBaseUrl\`
+  (default \`""\`: the spec's) replaces \`<api.baseUrl>/perps/v1\` for every perps operation; stratd's request
+  bodies stay the spec's, so on the \`/v2\` host only the operations both versions share (reads, limit orders,
+  LP mint, lending, execute) work unchanged.
+- **Custodies.** The pool has had five custodies (SOL, ETH, BTC, USDC, USDT); a sixth, JupUSD, exists live. Reads
+  take any custody and collateral mint as text (the response schemas do not list them). The signing policy knows
+  the five by address and refuses an instruction naming any other custody (\`product_account\`): stratd signs
+  nothing for a JupUSD custody until its address and mint are added to \`src/chain/programs.ts\`.
 `;

@@ -47,7 +47,7 @@ import { MemoryReserve } from '../pipeline/memory-reserve.ts';
 import { CallFailureLog, observingReplies } from '../pipeline/call-failure-log.ts';
 import { LocalSnapshots } from '../pipeline/local-snapshots.ts';
 import { SnapshotCache } from '../pipeline/snapshot-cache.ts';
-import { markPriceFromSnapshots } from '../pipeline/executor/mark-price.ts';
+import { marketMarkFromSnapshots, marketMarkWithStats, markPriceFromSnapshots } from '../pipeline/executor/mark-price.ts';
 import { startStrategyWorker, type StrategyWorker } from '../pipeline/strategy-worker.ts';
 import { RedisRiskGate } from '../risk/risk-gate.ts';
 import { riskLimitsFromConfig } from '../risk/risk-limits-config.ts';
@@ -253,6 +253,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       retries: config.api.retries,
       budget: new RequestBudget(redis, { keyPrefix: prefix, requestsPerSecond: paperBudget }),
       paths: { 'perps.lpMint': config.api.lpMintPath } as Partial<Record<OperationId, string>>,
+      // The venue serves /perps/v1 itself: a live host here would send paper orders out.
+      perpsBaseUrl: config.mode === 'paper' ? undefined : config.api.perpsBaseUrl || undefined,
       logger: logger.child({ component: 'api' }),
       observer: metrics.api,
     });
@@ -512,6 +514,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       readBlockhash: chain.blockhashStanding,
       slippageBps: config.execution.slippageBps,
       markPrice: markPriceFromSnapshots(snapshots, { wallet: signer.publicKey.toBase58(), maxAgeMs: config.execution.markPriceMaxAgeMs }),
+      marketMarkPrice: marketMarkWithStats(marketMarkFromSnapshots(snapshots, { wallet: signer.publicKey.toBase58(), maxAgeMs: config.execution.markPriceMaxAgeMs }), client),
       priceDriftBps: config.execution.priceDriftBps,
       maxAccountSpaceBytes: BigInt(config.execution.maxAccountSpaceBytes),
       currentTpsl: findTpsl,

@@ -54,7 +54,7 @@ const unpriced = (mint: string): ExposureJudgement =>
 
 /**
  * Judges one risk-adding intent against the limits: leverage, open positions, notional per
- * market and per wallet for a perps open or increase; for swaps and orders, what it spends
+ * market and per wallet for a perps open, increase or limit order; for swaps and orders, what it spends
  * (valued at the latest prices) for the hourly spend limit, which the gate sums.
  */
 export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: RiskAddingLimits): ExposureJudgement {
@@ -62,6 +62,13 @@ export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: Ri
     case 'open':
     case 'increase':
       return judgePerps(intent, facts, limits);
+    // A perps limit order is an open waiting for its trigger: held to the same limits when placed.
+    case 'limit-order-create':
+      return judgePerps(
+        { type: 'open', marketMint: intent.marketMint, side: intent.side, inputMint: intent.inputMint, collateralTokenDelta: intent.inputTokenAmount, leverage: intent.leverage, sizeUsdDelta: intent.sizeUsdDelta },
+        facts,
+        limits,
+      );
     case 'swap':
       return spend(facts, intent.inputMint, toBigInt(intent.amount));
     case 'trigger-create':
@@ -83,10 +90,18 @@ function spend(facts: ExposureFacts, mint: string, amount: bigint): ExposureJudg
   return usd === undefined ? unpriced(mint) : { ok: true, spendUsd: usd };
 }
 
-function judgePerps(intent: Extract<Intent, { type: 'open' | 'increase' }>, facts: ExposureFacts, limits: RiskAddingLimits): ExposureJudgement {
+/** What the perps limits read of an open, an increase or a limit order. */
+type PerpsExposureAsk = Pick<Extract<Intent, { type: 'open' }>, 'marketMint' | 'side' | 'collateralTokenDelta' | 'leverage' | 'sizeUsdDelta'> & {
+  readonly type: 'open' | 'increase';
+  /** The token paid in. */
+  readonly inputMint?: string;
+  readonly collateralMint?: string;
+};
+
+function judgePerps(intent: PerpsExposureAsk, facts: ExposureFacts, limits: RiskAddingLimits): ExposureJudgement {
   const market = intent.marketMint;
   const symbol = MARKET_SYMBOL[market];
-  const payMint = intent.inputMint ?? intent.collateralMint;
+  const payMint = intent.inputMint ?? intent.collateralMint ?? '';
   const collateralUsd = tokenValueUsd(facts, payMint, toBigInt(intent.collateralTokenDelta));
   const leverage = intent.leverage === undefined ? undefined : decimalToScaled(intent.leverage, 6);
   let sizeUsd: bigint;

@@ -5,6 +5,7 @@ import { describeIssues, fieldIssues } from '../api/issues.ts';
 import { side } from '../api/schemas/common.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
 import type { Intent } from '../sdk/intent.ts';
+import { attachedTpslOf } from '../sdk/attached-tpsl.ts';
 import { strategyName } from '../sdk/name.ts';
 
 /**
@@ -86,7 +87,7 @@ export interface TpslBook {
 }
 
 /**
- * Books a TP/SL action that landed: a create makes its requests this strategy's, an update says
+ * Books a TP/SL action that landed: a create (or an open's or increase's attached TP/SL) makes its requests this strategy's, an update says
  * this strategy set the trigger, a cancel removes the entry. Other intents write nothing.
  * Idempotent: booking the same landing again writes the same.
  */
@@ -97,6 +98,14 @@ export async function bookTpslLanding(redis: Redis, prefix: string, action: Land
     for (const pubkey of action.createdTpslPubkeys ?? []) {
       writes.push([pubkey, entryText({ owner: action.strategy, ownerIntentKey: intent.key, setBy: action.strategy, triggerPrice: intent.triggerPrice, triggers: { [action.strategy]: intent.triggerPrice }, requestType: intent.requestType, side: intent.side, atMs: nowMs })]);
     }
+  } else if (intent.type === 'open' || intent.type === 'increase') {
+    // The TP/SL attached at open: createdTpslPubkeys is in attachedTpslOf's order (stop-loss first).
+    const attached = attachedTpslOf(intent);
+    (action.createdTpslPubkeys ?? []).forEach((pubkey, i) => {
+      const t = attached[i];
+      if (t === undefined) return;
+      writes.push([pubkey, entryText({ owner: action.strategy, ownerIntentKey: intent.key, setBy: action.strategy, triggerPrice: t.triggerPrice, triggers: { [action.strategy]: t.triggerPrice }, requestType: t.requestType, side: intent.side, atMs: nowMs })]);
+    });
   } else if (intent.type === 'tpsl-update') {
     const known = (await readTpslBook(redis, prefix, [intent.tpslPubkey])).entries.get(intent.tpslPubkey);
     const triggers = { ...(known ? triggersSet(known) : {}), [action.strategy]: intent.triggerPrice };

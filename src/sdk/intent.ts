@@ -205,6 +205,50 @@ export const addCollateralIntent = z.strictObject({
   maxSlippageBps: uintString.optional(),
 });
 
+/** The mints a perps limit order may be funded with (the API's inputToken: SOL, ETH, BTC, USDC). */
+export const limitOrderInputMint = z.enum([MINTS.SOL, MINTS.ETH, MINTS.BTC, MINTS.USDC]);
+
+/**
+ * POST /perps/v1/orders/limit: a perps limit order — an increase the keeper executes when the mark
+ * crosses `triggerPrice` (a long at or below it, a short at or above). The trigger must lie within
+ * 50–100 % of spot for a long and 100–200 % for a short; the collateral worth at least $10 at the
+ * trigger; at most 20 open per market and side. The collateral is the market's asset for a long,
+ * USDC for a short (swapped from inputMint when it differs).
+ *
+ *   { type: 'limit-order-create', key: 'limit:SOL:long', reason: 'buy the dip', notionalUsd: '300000000',
+ *     marketMint: SOL, side: 'long', inputMint: USDC, inputTokenAmount: '100000000',
+ *     triggerPrice: '120000000', leverage: '3' }
+ */
+export const limitOrderCreateIntent = z.strictObject({
+  type: z.literal('limit-order-create'),
+  ...base,
+  marketMint,
+  side,
+  inputMint: limitOrderInputMint,
+  /** Input token, smallest unit. */
+  inputTokenAmount: uintString,
+  /** USD × 10^6. */
+  triggerPrice: uintString,
+  /** Exactly one of leverage and sizeUsdDelta (USD × 10^6). */
+  leverage: leverage.optional(),
+  sizeUsdDelta: uintString.optional(),
+});
+
+/** PATCH /perps/v1/orders/limit: move an open limit order's trigger price. */
+export const limitOrderUpdateIntent = z.strictObject({
+  type: z.literal('limit-order-update'),
+  ...base,
+  positionRequestPubkey: pubkey,
+  triggerPrice: uintString,
+});
+
+/** DELETE /perps/v1/orders/limit: cancel an open limit order; its escrow returns to the wallet. */
+export const limitOrderCancelIntent = z.strictObject({
+  type: z.literal('limit-order-cancel'),
+  ...base,
+  positionRequestPubkey: pubkey,
+});
+
 /** POST /perps/v1/jlp/mint: deposit a pool asset, receive the pool's LP token. */
 export const lpMintIntent = z.strictObject({
   type: z.literal('lp-mint'),
@@ -285,6 +329,9 @@ const intentUnion = z
     openIntent,
     increaseIntent,
     addCollateralIntent,
+    limitOrderCreateIntent,
+    limitOrderUpdateIntent,
+    limitOrderCancelIntent,
     lpMintIntent,
     depositBorrowIntent,
     recurringCreateIntent,
@@ -325,6 +372,20 @@ const intentUnion = z
     if (intent.type === 'recurring-create') {
       if (intent.inputMint === intent.outputMint) ctx.addIssue({ code: 'custom', path: ['outputMint'], message: 'a recurring order needs two different mints' });
       if (BigInt(intent.inAmount) < BigInt(intent.numberOfOrders)) ctx.addIssue({ code: 'custom', path: ['inAmount'], message: 'inAmount must cover at least one unit per order' });
+    }
+    if (intent.type === 'limit-order-create') {
+      if ((intent.leverage === undefined) === (intent.sizeUsdDelta === undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['leverage'], message: 'give exactly one of leverage and sizeUsdDelta' });
+      }
+      const max = MAX_LEVERAGE[intent.marketMint];
+      if (intent.leverage !== undefined && max !== undefined && Number(intent.leverage) > max) {
+        ctx.addIssue({ code: 'custom', path: ['leverage'], message: `leverage ${intent.leverage} is above the market's ${String(max)}×` });
+      }
+      if (intent.sizeUsdDelta !== undefined && BigInt(intent.sizeUsdDelta) === 0n) ctx.addIssue({ code: 'custom', path: ['sizeUsdDelta'], message: 'a limit order needs a non-zero size' });
+      if (BigInt(intent.inputTokenAmount) === 0n) ctx.addIssue({ code: 'custom', path: ['inputTokenAmount'], message: 'a limit order needs collateral' });
+    }
+    if ((intent.type === 'limit-order-create' || intent.type === 'limit-order-update') && BigInt(intent.triggerPrice) === 0n) {
+      ctx.addIssue({ code: 'custom', path: ['triggerPrice'], message: 'a trigger price must be above zero' });
     }
     if (intent.type === 'lp-mint' && BigInt(intent.depositTokenAmount) === 0n) ctx.addIssue({ code: 'custom', path: ['depositTokenAmount'], message: 'an LP mint of 0 deposits nothing' });
     if (intent.type === 'deposit-borrow' && BigInt(intent.borrowTokenAmount) === 0n && BigInt(intent.depositTokenAmount) === 0n) {
@@ -388,6 +449,7 @@ export const RISK_ADDING_INTENT_TYPES: ReadonlySet<IntentType> = new Set<IntentT
   'open',
   'increase',
   'trigger-create',
+  'limit-order-create',
   'lp-mint',
   'deposit-borrow',
   'recurring-create',

@@ -23,6 +23,15 @@ const every: Intent[] = [
   { type: 'recurring-create', key: 'dca:sol', reason: 'buy $300 of SOL over 3 days', notionalUsd: '300000000', inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: '300000000', numberOfOrders: 3, intervalSec: 86_400 },
   { type: 'recurring-cancel', key: `dca:cancel:${samples.SAMPLE_ORDER}`, reason: 'stop buying', notionalUsd: '0', order: samples.SAMPLE_ORDER },
   { type: 'studio-claim-fee', key: `claim:${pool}`, reason: 'collect creator fees', notionalUsd: '0', poolAddress: pool, maxQuoteAmount: '1000000000' },
+  // Opening risk: a stop-loss is required at open (attached to the same transaction).
+  { type: 'open', key: 'open:SOL:short', reason: 'momentum short', notionalUsd: '300000000', marketMint: MINTS.SOL, side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000', leverage: '3', stopLossPrice: '165000000', takeProfitPrice: '135000000' },
+  { type: 'increase', key: `add:${position}`, reason: 'add to the winner', notionalUsd: '50000000', positionPubkey: position, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '100000000', sizeUsdDelta: '50000000' },
+  { type: 'add-collateral', key: `collateral:${position}`, reason: 'lower the leverage', notionalUsd: '0', positionPubkey: position, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '200000000' },
+  { type: 'limit-order-create', key: 'limit:SOL:long', reason: 'buy the dip', notionalUsd: '300000000', marketMint: MINTS.SOL, side: 'long', inputMint: MINTS.USDC, inputTokenAmount: '100000000', triggerPrice: '135000000', leverage: '3' },
+  { type: 'limit-order-update', key: `limit:move:${samples.SAMPLE_ORDER}`, reason: 'lower the entry', notionalUsd: '0', positionRequestPubkey: samples.SAMPLE_ORDER, triggerPrice: '130000000' },
+  { type: 'limit-order-cancel', key: `limit:cancel:${samples.SAMPLE_ORDER}`, reason: 'no longer wanted', notionalUsd: '0', positionRequestPubkey: samples.SAMPLE_ORDER },
+  { type: 'lp-mint', key: 'lp:USDC', reason: 'park idle USDC', notionalUsd: '1000000000', depositToken: 'USDC', depositTokenAmount: '1000000000' },
+  { type: 'deposit-borrow', key: 'borrow:JLP', reason: 'borrow against LP', notionalUsd: '100000000', depositTokenAmount: '100000000', borrowTokenAmount: '100000000' },
 ];
 
 const showcase = defineStrategy({ name: 'every-intent', config: z.object({}), subscribes: ['positions'], onSnapshot: () => every });
@@ -30,6 +39,7 @@ const showcase = defineStrategy({ name: 'every-intent', config: z.object({}), su
 describe('every intent type', () => {
   it('validates as the daemon validates it', async () => {
     const out = await runStrategy(showcase, [samples.positions()]);
-    expect(out.intents.map((i) => i.type)).toEqual(['decrease', 'decrease-with-fee', 'tpsl-create', 'tpsl-update', 'tpsl-cancel', 'trigger-create', 'trigger-cancel', 'trigger-cancel-all', 'swap', 'recurring-create', 'recurring-cancel', 'studio-claim-fee']);
+    expect(out.intents.map((i) => i.type)).toEqual(every.map((i) => i.type));
+    expect(out.intents).toHaveLength(every.length);
   });
 });

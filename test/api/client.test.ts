@@ -84,6 +84,15 @@ describe('lite base', () => {
     await api.close();
     expect(server.requests[0]!.path).toBe('/perps/v1/lp/mint');
   });
+
+  it('sends perps operations under the perps base when one is set (the /v2 host of the CLI), the others under the main base', async () => {
+    server.responder = (req) => ({ body: req.path.endsWith('limit') ? SAMPLES['perps.createLimitOrder'].responseText : SAMPLES['ultra.order'].responseText });
+    const api = client({ perpsBaseUrl: `${baseUrl}/perps-api/v2/` });
+    await api.call('perps.createLimitOrder', SAMPLES['perps.createLimitOrder'].request);
+    await api.call('ultra.order', SAMPLES['ultra.order'].request);
+    await api.close();
+    expect(server.requests.map((r) => r.path)).toEqual(['/perps-api/v2/orders/limit', SAMPLES['ultra.order'].expect.path]);
+  });
 });
 
 async function failure(promise: Promise<unknown>): Promise<ApiError> {

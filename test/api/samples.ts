@@ -148,6 +148,26 @@ export const SAMPLES: { [Id in OperationId]: Sample<Id> } = {
     responseText: json({ requireKeeperSignature: false, serializedTxBase64: TX, transactionType: 'legacy', txMetadata: META }),
     expect: { method: 'DELETE', path: '/perps/v1/tpsl-with-fee', query: {}, body: { tpslPubkey: ORDER, fee: '50000' } },
   },
+  'perps.marketStats': {
+    request: { mint: MINTS.SOL },
+    responseText: json({ price: '148.25', priceChange24H: '-1.2', priceHigh24H: '151.00', priceLow24H: '146.10', volume: '123456789.12' }),
+    expect: { method: 'GET', path: '/perps/v1/market-stats', query: { mint: MINTS.SOL } },
+  },
+  'perps.createLimitOrder': {
+    request: { asset: 'SOL', inputToken: 'USDC', inputTokenAmount: '100000000', side: 'long', triggerPrice: '120000000', leverage: '3', walletAddress: WALLET },
+    responseText: json({ positionPubkey: POSITION, quote: { leverage: '3', sizeUsdDelta: '300000000' }, serializedTxBase64: TX, txMetadata: META }),
+    expect: { method: 'POST', path: '/perps/v1/orders/limit', query: {}, body: { asset: 'SOL', inputToken: 'USDC', inputTokenAmount: '100000000', side: 'long', triggerPrice: '120000000', leverage: '3', walletAddress: WALLET } },
+  },
+  'perps.updateLimitOrder': {
+    request: { positionRequestPubkey: ORDER, triggerPrice: '125000000' },
+    responseText: json({ positionPubkey: POSITION, positionRequestPubkey: ORDER, quote: {}, serializedTxBase64: TX, txMetadata: META }),
+    expect: { method: 'PATCH', path: '/perps/v1/orders/limit', query: {}, body: { positionRequestPubkey: ORDER, triggerPrice: '125000000' } },
+  },
+  'perps.cancelLimitOrder': {
+    request: { positionRequestPubkey: ORDER },
+    responseText: json({ serializedTxBase64: TX, txMetadata: META, positionPubkey: POSITION, positionRequestPubkey: ORDER, requireKeeperSignature: false }),
+    expect: { method: 'DELETE', path: '/perps/v1/orders/limit', query: {}, body: { positionRequestPubkey: ORDER } },
+  },
   'perps.lpMint': {
     request: { depositToken: 'SOL', depositTokenAmount: '1000000000', walletAddress: WALLET },
     responseText: json({ mintFeeBps: '10', mintFeePercent: '0.1', mintTokenAmount: '40000000', serializedTxBase64: TX, transactionType: 'legacy', txMetadata: META }),

@@ -245,7 +245,7 @@ export class VenueExecutorHarness {
       client: this.client,
       chain: this.chain,
       builder: new ApiActionBuilder({ client: this.client, wallet: wallet.signer.publicKey, slippageBps: 100 }),
-      inspector: new PolicyInspector({ wallet: wallet.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, markPrice: venueMarkPrice(this.direct, wallet.address), priceDriftBps: 300, readBlockhash: this.chain.blockhashStanding }),
+      inspector: new PolicyInspector({ wallet: wallet.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, markPrice: venueMarkPrice(this.direct, wallet.address), marketMarkPrice: async (mint) => this.venue.market.price(mint), priceDriftBps: 300, readBlockhash: this.chain.blockhashStanding }),
       signer: wallet.signer,
       keeper: new TradeHistoryKeeperWatch(this.client, wallet.signer.publicKey),
       requestValidity: async () => 45,

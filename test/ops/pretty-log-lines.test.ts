@@ -62,6 +62,10 @@ describe('pretty logs on a terminal', () => {
     expect(line({ type: 'trigger-create', key: 'k', reason: 'r', notionalUsd: '25000000', inputMint: MINTS.USDC, outputMint: bonk, makingAmount: '25000000', takingAmount: '1' })).toBe(
       'action state  accepted  trigger-create  USDC→DezXAZ…  notional $25.00  actionId=act-1',
     );
+    // An open says where it is stopped.
+    expect(line({ type: 'open', key: 'k', reason: 'r', notionalUsd: '300000000', marketMint: MINTS.SOL, side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000', leverage: '3', stopLossPrice: '165000000' })).toBe(
+      'action state  accepted  open  SOL short  notional $300.00  triggerPrice $165.00  actionId=act-1',
+    );
   });
 
   it('keeps an error line one line, with its stack under it only at error level', () => {

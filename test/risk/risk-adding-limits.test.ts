@@ -62,6 +62,10 @@ describe('limits of risk-adding intents, each refused with its name', () => {
     // $1,501 of size on $150 of collateral is just above 10×.
     expect(await g.check('accept', openSol({ leverage: undefined, sizeUsdDelta: '1501000000' }))).toMatchObject({ allowed: false, rule: 'max_leverage' });
     expect((await g.check('accept', openSol({ leverage: undefined, sizeUsdDelta: '1500000000' }))).allowed).toBe(true);
+    // A perps limit order is an open waiting for its trigger: the same leverage limit when placed.
+    const limit = (leverage: string) => recordFor({ type: 'limit-order-create', marketMint: MINTS.SOL, side: 'long', inputMint: MINTS.USDC, inputTokenAmount: '100000000', triggerPrice: '100000000', leverage });
+    expect((await g.check('accept', limit('10'))).allowed).toBe(true);
+    expect(await g.check('accept', limit('10.5'))).toMatchObject({ allowed: false, rule: 'max_leverage' });
   });
 
   it('max_open_positions: a new position beyond the count is refused; adding to a held one is not', async () => {
@@ -141,6 +145,7 @@ describe('the daily loss stop and reducing mode', () => {
       'deposit-borrow': { depositTokenAmount: '1000000', borrowTokenAmount: '1000000' },
       'recurring-create': { inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: '1000000', numberOfOrders: 2, intervalSec: 3600 },
       swap: swapUsdc(1).intent,
+      'limit-order-create': { marketMint: MINTS.SOL, side: 'long', inputMint: MINTS.USDC, inputTokenAmount: '10000000', triggerPrice: '100000000', leverage: '2' },
     };
     expect(Object.keys(samples).sort()).toEqual([...RISK_ADDING_INTENT_TYPES].sort());
     for (const [type, sample] of Object.entries(samples)) {

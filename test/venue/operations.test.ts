@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
+import { usdString as usdText } from '../../src/venue/market/units.ts';
 import { operationIds, operations, type OperationId, type RequestOf, type ResponseOf } from '../../src/api/registry.ts';
 import type { ApiClient } from '../../src/api/client.ts';
 import type { Venue } from '../../src/venue/venue.ts';
@@ -77,6 +78,11 @@ describe('perps reads', () => {
     expect(info.maxRequestExecutionSec).toBe('45');
     expect(info.openFeePercent).toBe('0.06');
     expect(Number(info.longUtilizationPercent)).toBeGreaterThan(0);
+  });
+
+  it('perps.marketStats gives the market price as a decimal of dollars', async () => {
+    const stats = await call('perps.marketStats', { mint: MINTS.SOL });
+    expect(stats.price).toBe(usdText(venue.market.price(MINTS.SOL)));
   });
 
   it('perps.positions lists the seeded positions', async () => {
@@ -166,6 +172,25 @@ describe('perps builds and execute', () => {
     });
     expect(withFee.transactionType).toBe('instant');
     expect(withFee.tpslPubkeys).toHaveLength(1);
+  });
+
+  it('perps limit orders: createLimitOrder (keeper co-signs), updateLimitOrder moves the trigger, cancelLimitOrder (legacy) closes it', async () => {
+    const mark = venue.market.price(MINTS.BTC);
+    const trigger = ((mark * 90n) / 100n).toString();
+    const created = await call('perps.createLimitOrder', { walletAddress: address, asset: 'BTC', inputToken: 'USDC', inputTokenAmount: '50000000', side: 'long', triggerPrice: trigger, leverage: '2' });
+    expect(created.quote).toMatchObject({ sizeUsdDelta: '100000000', side: 'long' });
+    await call('perps.execute', { action: 'create-limit-order', serializedTxBase64: sign(created.serializedTxBase64!, wallet) });
+    const [order] = (await call('perps.limitOrders', { walletAddress: address })).dataList.filter((o) => o.marketMint === MINTS.BTC);
+    expect(order).toMatchObject({ triggerPrice: trigger, positionPubkey: created.positionPubkey });
+    const moved = ((mark * 85n) / 100n).toString();
+    const updated = await call('perps.updateLimitOrder', { positionRequestPubkey: String(order!.positionRequestPubkey), triggerPrice: moved });
+    expect(updated.positionRequestPubkey).toBe(order!.positionRequestPubkey);
+    await client.call('perps.execute', { action: 'update-limit-order', serializedTxBase64: sign(updated.serializedTxBase64!, wallet) });
+    expect((await client.call('perps.limitOrders', { walletAddress: address })).dataList.find((o) => o.positionRequestPubkey === order!.positionRequestPubkey)).toMatchObject({ triggerPrice: moved });
+    const cancelled = await call('perps.cancelLimitOrder', { positionRequestPubkey: String(order!.positionRequestPubkey) });
+    expect(cancelled.requireKeeperSignature).toBe(false);
+    await client.call('perps.execute', { action: 'cancel-limit-order', serializedTxBase64: sign(cancelled.serializedTxBase64, wallet) });
+    expect((await client.call('perps.limitOrders', { walletAddress: address })).dataList.filter((o) => o.marketMint === MINTS.BTC)).toEqual([]);
   });
 
   it('perps.lpMint under /jlp/mint and /lp/mint alike (always legacy)', async () => {

@@ -27,6 +27,20 @@ export const poolInfoResponse = z.looseObject({
 });
 export type PoolInfo = z.infer<typeof poolInfoResponse>;
 
+// ---------------------------------------------------------------- market stats (api-facts 2.5, not in the spec)
+export const marketStatsRequest = z.strictObject({ mint: marketMint });
+/**
+ * GET /perps/v1/market-stats: the market's price and its day. The facts name the fields, not their
+ * format: read as text here; only a decimal with a point is taken as dollars (marketStatsPrice).
+ */
+export const marketStatsResponse = z.looseObject({
+  price: z.union([z.string(), z.number()]),
+  priceChange24H: z.union([z.string(), z.number()]).nullish(),
+  priceHigh24H: z.union([z.string(), z.number()]).nullish(),
+  priceLow24H: z.union([z.string(), z.number()]).nullish(),
+  volume: z.union([z.string(), z.number()]).nullish(),
+});
+
 // ---------------------------------------------------------------- collateral limits (4.10)
 export const collateralLimitsRequest = z.strictObject({ inputMint: pubkey, positionPubkey: pubkey });
 export const collateralLimitsResponse = z.looseObject({
@@ -439,6 +453,58 @@ export const increaseResponse = z.looseObject({
   serializedTxBase64: z.string().nullable(),
   transactionType: z.enum(['mixed', 'instant', 'legacy']),
   txMetadata: txMetadata.nullable(),
+});
+
+// ---------------------------------------------------------------- limit orders (api-facts 2.5 "Limit orders")
+/** The market asset of a limit order, by symbol (the live body is symbol-based). */
+export const limitOrderAsset = z.enum(['SOL', 'ETH', 'BTC']);
+/** The token a limit order is funded with; swapped into the collateral when it differs. */
+export const limitOrderInputToken = z.enum(['SOL', 'ETH', 'BTC', 'USDC']);
+
+/** POST /perps/v1/orders/limit: a trigger increase request, its collateral escrowed. */
+export const createLimitOrderRequest = z
+  .strictObject({
+    asset: limitOrderAsset,
+    inputToken: limitOrderInputToken,
+    inputTokenAmount: uintString,
+    side,
+    triggerPrice: uintString,
+    leverage: decimalString.optional(),
+    sizeUsdDelta: uintString.optional(),
+    walletAddress: pubkey.optional(),
+    includeSerializedTx: z.boolean().optional(),
+  })
+  .superRefine((req, ctx) => {
+    if ((req.leverage === undefined) === (req.sizeUsdDelta === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['leverage'], message: 'give exactly one of leverage and sizeUsdDelta' });
+    }
+  });
+/** PATCH /perps/v1/orders/limit: move a limit order's trigger. */
+export const updateLimitOrderRequest = z.strictObject({ positionRequestPubkey: pubkey, triggerPrice: uintString });
+/** DELETE /perps/v1/orders/limit: close a limit order, its escrow back to the wallet. */
+export const cancelLimitOrderRequest = z.strictObject({ positionRequestPubkey: pubkey });
+
+/**
+ * The create and update replies: the position the order opens or adds to, a quote with raw 6-dp
+ * USD values, the transaction. The update adds positionRequestPubkey; neither documents
+ * transactionType or requireKeeperSignature (read when present).
+ */
+export const limitOrderBuildResponse = z.looseObject({
+  positionPubkey: z.string(),
+  positionRequestPubkey: z.string().nullish(),
+  quote: z.looseObject({}).optional(),
+  requireKeeperSignature: z.boolean().optional(),
+  transactionType: z.enum(['legacy', 'instant']).optional(),
+  serializedTxBase64: z.string().nullable(),
+  txMetadata: txMetadata.nullable(),
+});
+/** The cancel reply: a legacy transaction (api-facts), whatever requireKeeperSignature says. */
+export const cancelLimitOrderResponse = z.looseObject({
+  serializedTxBase64: z.string(),
+  txMetadata,
+  positionPubkey: z.string().optional(),
+  positionRequestPubkey: z.string().optional(),
+  requireKeeperSignature: z.boolean().optional(),
 });
 
 // ---------------------------------------------------------------- execute (4.20)

@@ -26,7 +26,9 @@ export function checkProductInstructions(decoded: DecodedTransaction, ctx: Polic
   const allowed = perpsInstructionsOf(ctx.operationId);
   const violations: Violation[] = [];
   const payments: Outflow[] = [];
+  const bounds = ctx.intent?.perps;
   const acting: PerpsInstruction[] = [];
+  const attached: Array<{ ix: DecodedInstruction; parsed: PerpsInstruction }> = [];
   for (const ix of decoded.instructions) {
     // An account that did not resolve is already unresolved_lookup: nothing to judge by role.
     if (ix.programId !== PROGRAMS.perps || ix.accounts.some((a) => a.pubkey === null)) continue;
@@ -34,17 +36,54 @@ export function checkProductInstructions(decoded: DecodedTransaction, ctx: Polic
     // is the instruction gate's.
     const parsed = ix.parsed?.program === 'perps' ? ix.parsed : undefined;
     if (!parsed || !allowed.has(parsed.type)) continue;
+    if (bounds?.attachedTpsl !== undefined && ATTACHED_TPSL.has(parsed.type)) {
+      attached.push({ ix, parsed });
+      continue;
+    }
     acting.push(parsed);
     violations.push(...checkInstruction(ix, parsed, ctx, payments));
   }
-  const bounds = ctx.intent?.perps;
   if (bounds?.depositBorrow !== undefined) violations.push(...checkLendingSet(acting, bounds.depositBorrow));
-  // An intent asks for one request: bounds checked per instruction would let two of them through
+  // An intent asks for one request: bounds checked per instruction would let a second one through
   // (none at all is refused by the gate, intent or not).
   else if (bounds !== undefined && acting.length > 1) {
-    violations.push({ rule: 'intent_exceeded', detail: `${acting.length} perps instructions of ${ctx.operationId}; the intent asks for one` });
+    violations.push({ rule: 'intent_exceeded', detail: `${acting.length} perps instructions of ${ctx.operationId} (${acting.map((p) => p.type).join(', ')}); the intent asks for one` });
   }
+  if (bounds?.attachedTpsl !== undefined) violations.push(...checkAttachedTpsl(attached, bounds, ctx, payments));
   return { violations, payments };
+}
+
+/** TP/SL instructions an open or increase carries beside its increase (the request's tpsl member). */
+const ATTACHED_TPSL: ReadonlySet<string> = new Set(['instantCreateTpsl', 'createDecreasePositionRequest2']);
+
+/**
+ * The TP/SL an open or increase attaches: each one the intent names exactly once, for the whole
+ * position the increase acts on, at exactly its trigger; none besides. A missing stop-loss would
+ * open a position without a stop; a moved trigger is a different stop than the one decided.
+ */
+function checkAttachedTpsl(attached: ReadonlyArray<{ ix: DecodedInstruction; parsed: PerpsInstruction }>, b: PerpsIntentBounds, ctx: PolicyContext, payments: Outflow[]): Violation[] {
+  const out: Violation[] = [];
+  const wanted = [...(b.attachedTpsl ?? [])];
+  // The account rules as for any TP/SL create (owner, position derived from the wallet, request PDA),
+  // bounded to the increase's position, the whole of it, and no market fill.
+  const asTpsl: PerpsIntentBounds = { positionPubkey: b.positionPubkey, entirePosition: true, triggerOnly: true };
+  for (const { ix, parsed } of attached) {
+    out.push(...checkInstruction(ix, parsed, { ...ctx, intent: { ...ctx.intent, perps: asTpsl } }, payments));
+    const where = `instruction ${ix.index} (${parsed.type})`;
+    const trigger = bigintArg(parsed, 'triggerPrice');
+    const above = parsed.args.triggerAboveThreshold;
+    const at = wanted.findIndex((w) => w.triggerPriceUsd === trigger && w.triggerAboveThreshold === above);
+    if (at < 0) {
+      out.push({ rule: 'intent_exceeded', detail: `${where}: a TP/SL at ${String(trigger ?? 'no trigger')} firing ${above === true ? 'above' : 'below'} it is not one the intent attaches` });
+      continue;
+    }
+    wanted.splice(at, 1);
+    if (parsed.args.entirePosition !== true) out.push({ rule: 'intent_exceeded', detail: `${where}: the attached TP/SL does not close the entire position` });
+  }
+  for (const w of wanted) {
+    out.push({ rule: 'intent_exceeded', detail: `the intent's TP/SL at ${w.triggerPriceUsd} (firing ${w.triggerAboveThreshold ? 'above' : 'below'}) is not attached: the position would open without it` });
+  }
+  return out;
 }
 
 export interface ProductReport {
@@ -203,7 +242,7 @@ function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide 
     if (fillsAtMarket) exceeded(`${p.type} fills at the market; a TP/SL intent only places trigger requests`);
     else if (p.type === 'createDecreasePositionRequest2' && trigger === undefined) exceeded('a trigger request without triggerPrice');
   }
-  if (b.triggerAboveThreshold !== undefined && (p.type === 'createDecreasePositionRequest2' || p.type === 'instantCreateTpsl') && !fillsAtMarket) {
+  if (b.triggerAboveThreshold !== undefined && (p.type === 'createDecreasePositionRequest2' || p.type === 'instantCreateTpsl' || p.type === 'instantCreateLimitOrder') && !fillsAtMarket) {
     const above = p.args.triggerAboveThreshold;
     if (above !== b.triggerAboveThreshold) {
       exceeded(`triggerAboveThreshold is ${String(above ?? 'absent')}; the intent's request fires ${b.triggerAboveThreshold ? 'above' : 'below'} its trigger`);

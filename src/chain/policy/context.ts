@@ -128,6 +128,13 @@ export interface PerpsIntentBounds {
   readonly lpMint?: { readonly depositMint: string; readonly tokenAmountIn: bigint; readonly minLpAmountOut?: bigint };
   /** Lending: exactly this JLP deposit and this USDC borrow (0: no instruction of that kind). */
   readonly depositBorrow?: { readonly depositAmount: bigint; readonly borrowAmount: bigint };
+  /**
+   * An open or increase with TP/SL attached (the request's tpsl member): the TP/SL instructions
+   * the transaction must carry, each exactly once, on the bounded position, for the whole
+   * position, at exactly this trigger and firing side. Present (even empty): a TP/SL instruction
+   * beside the increase that is not in the list is refused.
+   */
+  readonly attachedTpsl?: ReadonlyArray<{ readonly triggerPriceUsd: bigint; readonly triggerAboveThreshold: boolean }>;
 }
 
 /** Everything the policy knows about the action a transaction claims to perform. */

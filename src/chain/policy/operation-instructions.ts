@@ -62,9 +62,14 @@ export const OPERATION_INSTRUCTIONS: Readonly<Record<OperationId, OperationInstr
   'tokens.ranked': null,
   'tokens.new': null,
   'perps.poolInfo': null,
+  'perps.marketStats': null,
   'perps.positions': null,
   'perps.collateralLimits': null,
   'perps.limitOrders': null,
+  // A limit order is a trigger increase request the keeper co-signs at creation; a cancel closes it.
+  'perps.createLimitOrder': { program: 'perps', required: ['instantCreateLimitOrder'] },
+  'perps.updateLimitOrder': { program: 'perps', required: ['instantUpdateLimitOrder'] },
+  'perps.cancelLimitOrder': { program: 'perps', required: ['closePositionRequest'] },
   'perps.trades': null,
   'perps.traderStats': null,
   // An increase may carry the TP/SL requests of its tpsl[] member.

@@ -74,6 +74,15 @@ export const apiSection = {
     env: 'STRATD_API_RPS',
     format: 'a number above 0 (fractions allowed)',
   }),
+  perpsBaseUrl: key({
+    doc: 'Base URL of the perps API, version included, replacing <baseUrl>/perps/v1 for every perps operation. "" means <baseUrl>/perps/v1 (the spec). The official CLI talks to https://perps-api.jup.ag/v2, whose increase and decrease bodies are symbol-based (docs/api.md, "Live drift"): only the operations both versions share work there. Ignored in paper mode (the venue serves /perps/v1).',
+    schema: optionalHttpUrl,
+    default: '',
+    kind: 'string',
+    env: 'STRATD_API_PERPS_BASE_URL',
+    urlMayHoldSecrets: true,
+    format: 'an http(s) URL or ""',
+  }),
   lpMintPath: key({
     doc: 'Path of the LP mint operation: the documented live path is /perps/v1/jlp/mint; the spec writes /perps/v1/lp/mint.',
     schema: z.string().regex(/^\/[A-Za-z0-9/_-]+$/, { message: 'expected an absolute path such as /perps/v1/jlp/mint' }),

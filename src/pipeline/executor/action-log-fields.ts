@@ -49,6 +49,20 @@ export function actionLogFields(intent: Intent): ActionLogFields {
       return { ...base, triggerPriceUsd: intent.triggerPrice };
     case 'trigger-create':
       return { ...base, market: `${symbolOf(intent.inputMint)}→${symbolOf(intent.outputMint)}` };
+    case 'open':
+    case 'increase':
+    case 'add-collateral':
+      return {
+        ...base,
+        market: `${MARKET_SYMBOL[intent.marketMint]} ${intent.side}`,
+        ...(intent.type !== 'add-collateral' && intent.sizeUsdDelta !== undefined ? { sizeUsd: intent.sizeUsdDelta } : {}),
+        // The stop attached at open: a line about an open says where it is stopped.
+        ...(intent.type !== 'add-collateral' && intent.stopLossPrice !== undefined ? { triggerPriceUsd: intent.stopLossPrice } : {}),
+      };
+    case 'limit-order-create':
+      return { ...base, market: `${MARKET_SYMBOL[intent.marketMint]} ${intent.side}`, triggerPriceUsd: intent.triggerPrice, ...(intent.sizeUsdDelta === undefined ? {} : { sizeUsd: intent.sizeUsdDelta }) };
+    case 'limit-order-update':
+      return { ...base, triggerPriceUsd: intent.triggerPrice };
     default:
       return base;
   }

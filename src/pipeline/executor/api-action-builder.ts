@@ -7,6 +7,9 @@ import { MINTS } from '../../api/mints.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
 import { BuildRefused, type ActionBuilder, type BuiltTransaction } from './ports.ts';
 import { buildSpotIntent, executeRoute } from './spot-builders.ts';
+import { buildPerpsIncrease } from './perps-increase-builder.ts';
+import { buildPerpsLiquidity } from './perps-liquidity-builder.ts';
+import { buildPerpsLimitOrder } from './perps-limit-order-builder.ts';
 
 /** The mint a TP/SL close pays out in, by receive token. */
 const RECEIVE_MINT = { SOL: MINTS.SOL, ETH: MINTS.ETH, BTC: MINTS.BTC, USDC: MINTS.USDC } as const;
@@ -95,8 +98,14 @@ export class ApiActionBuilder implements ActionBuilder {
       case 'open':
       case 'increase':
       case 'add-collateral':
+        return buildPerpsIncrease(client, wallet, this.o.slippageBps, intent, signal);
+      case 'limit-order-create':
+      case 'limit-order-update':
+      case 'limit-order-cancel':
+        return buildPerpsLimitOrder(client, wallet, intent, signal);
       case 'lp-mint':
       case 'deposit-borrow':
+        return buildPerpsLiquidity(client, wallet, intent, signal);
         throw new BuildRefused('build:unsupported_intent', `this executor cannot carry out a ${intent.type} intent yet`);
     }
   }

@@ -5,7 +5,7 @@ import type { TradeRecord } from '../../api/schemas/perps.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
 import type { KeeperWatch } from './ports.ts';
 
-/** Trades read per page; the query is narrowed to this wallet's decreases of one market since the build. */
+/** Trades read per page; the query is narrowed to this wallet's decreases (or increases) of one market since the build. */
 const PAGE = 100;
 /**
  * Pages read per look at most. A wallet whose decreases of one market since a build fill more than
@@ -76,12 +76,12 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
   async fulfilled(record: ActionRecord, options: { readonly lastLook?: boolean } = {}): Promise<boolean> {
     if (record.builtAtMs === undefined) return false;
     const mint = marketMintSchema.safeParse(record.marketMint);
-    const query = { mint: mint.success ? mint.data : undefined, sinceSec: Math.max(0, Math.floor(record.builtAtMs / 1000) - (options.lastLook ? LAST_LOOK_MARGIN_SEC : POLL_MARGIN_SEC)) };
+    const query = { action: tradeActionOf(record), mint: mint.success ? mint.data : undefined, sinceSec: Math.max(0, Math.floor(record.builtAtMs / 1000) - (options.lastLook ? LAST_LOOK_MARGIN_SEC : POLL_MARGIN_SEC)) };
     if (options.lastLook) {
       const { found, complete } = await this.read(query, [record]);
       return this.answer(record, found.has(record), complete);
     }
-    const key = `${query.mint ?? ''}/${query.sinceSec}`;
+    const key = `${query.action}/${query.mint ?? ''}/${query.sinceSec}`;
     let looks = this.#queries.get(key);
     if (!looks) {
       looks = { queued: [], reading: false, lastReadAt: Number.NEGATIVE_INFINITY };
@@ -131,7 +131,7 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
   private answer(record: ActionRecord, found: boolean, complete: boolean): boolean {
     if (found) return true;
     if (complete) return false;
-    throw new KeeperWatchOverflow(`more than ${MAX_PAGES * PAGE} decreases of this wallet and market since action ${record.actionId} was built; its fill cannot be told apart`);
+    throw new KeeperWatchOverflow(`more than ${MAX_PAGES * PAGE} ${tradeActionOf(record).toLowerCase()}s of this wallet and market since action ${record.actionId} was built; its fill cannot be told apart`);
   }
 
   /**
@@ -151,7 +151,7 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
       const start = page * PAGE;
       const trades = await this.client.call('perps.trades', {
         walletAddress: this.wallet.toBase58(),
-        action: 'Decrease',
+        action: query.action,
         ...(query.mint ? { mint: query.mint } : {}),
         createdAtAfter: String(query.sinceSec),
         start,
@@ -169,7 +169,17 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
   }
 }
 
+/**
+ * Which fills prove the request: an open, increase or add-collateral is filled by an Increase
+ * trade, every other keeper-applied request (decreases) by a Decrease one.
+ */
+export function tradeActionOf(record: Partial<Pick<ActionRecord, 'intent'>>): 'Increase' | 'Decrease' {
+  const type = record.intent?.type;
+  return type === 'open' || type === 'increase' || type === 'add-collateral' ? 'Increase' : 'Decrease';
+}
+
 interface TradesQuery {
+  readonly action: 'Increase' | 'Decrease';
   readonly mint: MarketMint | undefined;
   /** The window's start, unix seconds (createdAtAfter). */
   readonly sinceSec: number;

@@ -1,3 +1,6 @@
+import { decimalToScaled, USD_DECIMALS } from '../../api/amounts.ts';
+import type { ApiClient } from '../../api/client.ts';
+import { marketMint as marketMintSchema } from '../../api/mints.ts';
 import { positionView } from '../../sdk/position-view.ts';
 import type { SnapshotCache } from '../snapshot-cache.ts';
 
@@ -18,8 +21,11 @@ export interface MarkPriceOptions {
 export class MarkPriceUnavailable extends Error {
   override readonly name = 'MarkPriceUnavailable';
   readonly kind = 'mark_price_unavailable';
-  constructor(readonly positionPubkey: string) {
-    super(`no fresh mark price of position ${positionPubkey} is known (positions snapshot missing, stale or without it); inspecting again`);
+  constructor(
+    readonly positionPubkey: string,
+    readonly of: 'position' | 'market' = 'position',
+  ) {
+    super(`no fresh mark price of ${of} ${positionPubkey} is known (positions snapshot missing, stale or without it); inspecting again`);
   }
 }
 
@@ -54,5 +60,51 @@ export function markPriceFromSnapshots(snapshots: Pick<SnapshotCache, 'latestFor
     const item = snapshot.positions.find((p) => p.positionPubkey === positionPubkey);
     const view = item ? viewOf(item) : undefined;
     return view && view.markPriceUsd > 0n ? view.markPriceUsd : undefined;
+  };
+}
+
+/**
+ * The daemon's own latest mark price of a market (USD × 10^6): the mark of any position of that
+ * market in the wallet's latest positions snapshot (the mark is the market's, not the position's).
+ * Undefined when the snapshot is stale or holds no position of the market (marketMarkWithStats
+ * then asks market-stats; docs/safety.md, "Opening risk").
+ */
+export function marketMarkFromSnapshots(snapshots: Pick<SnapshotCache, 'latestFor'>, options: MarkPriceOptions): (marketMint: string) => Promise<bigint | undefined> {
+  const now = options.now ?? Date.now;
+  return async (marketMint) => {
+    const snapshot = await snapshots.latestFor('positions', options.wallet);
+    if (!snapshot || now() - snapshot.receivedAtMs > options.maxAgeMs) return undefined;
+    for (const item of snapshot.positions) {
+      const view = viewOf(item);
+      if (view && view.marketMint === marketMint && view.markPriceUsd > 0n) return view.markPriceUsd;
+    }
+    return undefined;
+  };
+}
+
+/**
+ * The dollars of a market-stats price, USD × 10^6: only a decimal with a point ("148.25") or a JSON
+ * number is read as dollars. The facts do not say the format; an integer string could be dollars
+ * or micro-dollars, and misreading it by 10^6 would bound a buy by any price, so it is unknown.
+ */
+export function marketStatsPrice(price: string | number): bigint | undefined {
+  const text = typeof price === 'number' ? (Number.isFinite(price) && price > 0 ? price.toFixed(6) : '') : price.trim();
+  if (!/^\d+\.\d+$/.test(text)) return undefined;
+  const mark = decimalToScaled(text, USD_DECIMALS);
+  return mark > 0n ? mark : undefined;
+}
+
+/**
+ * A market's mark for opens: from a position of that market in the fresh positions snapshot, else
+ * read now from GET /perps/v1/market-stats (an API read of the daemon's own, not the build's word).
+ * A market-stats price whose format cannot be read is no mark (the open waits and may expire).
+ */
+export function marketMarkWithStats(fromSnapshots: (marketMint: string) => Promise<bigint | undefined>, client: Pick<ApiClient, 'call'>): (marketMint: string) => Promise<bigint | undefined> {
+  return async (marketMint) => {
+    const known = await fromSnapshots(marketMint);
+    if (known !== undefined) return known;
+    const mint = marketMintSchema.safeParse(marketMint);
+    if (!mint.success) return undefined;
+    return marketStatsPrice((await client.call('perps.marketStats', { mint: mint.data })).price);
   };
 }

@@ -6,6 +6,7 @@ import { MINTS } from '../../api/mints.ts';
 import type { Intent } from '../../sdk/intent.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
 import { MarkPriceUnavailable } from './mark-price.ts';
+import { isPerpsWrite, perpsWriteBounds } from './perps-write-bounds.ts';
 import type { BuiltTransaction, TransactionInspector } from './ports.ts';
 import type { CurrentTpsl } from '../../risk/reducing.ts';
 import { swapIntentBounds, type SwapQuote, type SwapReference } from './swap-bounds.ts';
@@ -35,6 +36,13 @@ export interface PolicyInspectorOptions {
    * --mark-price) a decrease's market request is refused: the build alone would choose that price.
    */
   readonly markPrice?: (positionPubkey: string) => Promise<bigint | undefined>;
+  /**
+   * The freshest mark price (USD × 10^6) of a market the daemon read itself, or undefined when none
+   * is fresh. It bounds the worst price an open (whose position does not exist yet), increase or
+   * add-collateral may fill at, and the size a leverage-form open may ask for. Without a source,
+   * those market requests are refused (no price the daemon knows bounds them).
+   */
+  readonly marketMarkPrice?: (marketMint: string) => Promise<bigint | undefined>;
   /** How far (bps) the market may move between that mark and the build, on top of the request's own slippage. */
   readonly priceDriftBps?: number;
   /** Largest account the wallet may fund the creation of (default: a token account, 165 bytes). */
@@ -104,15 +112,16 @@ export class PolicyInspector implements TransactionInspector {
     const slippageBps = this.options.slippageBps ?? 0;
     // The mark, the current TP/SL, the chain facts and the blockhash's standing are independent reads: all at once.
     const [markPriceUsd, currentTpsl, chain, recentBlockhash] = await Promise.all([
-      isDecrease(intent) && this.options.markPrice ? this.options.markPrice(intent.positionPubkey) : undefined,
+      isDecrease(intent) && this.options.markPrice ? this.options.markPrice(intent.positionPubkey) : opensAtMarket(intent) ? this.marketMark(intent) : undefined,
       intent?.type === 'tpsl-update' && this.options.currentTpsl ? this.options.currentTpsl(intent.tpslPubkey) : undefined,
       this.#facts ? this.#facts.factsFor(decoded, Object.keys(intentBounds(intent, slippageBps).maxMoveTokens ?? {})) : undefined,
       this.options.readBlockhash?.(decoded.recentBlockhash),
     ]);
     // A configured mark source that knows no fresh mark: no verdict yet (transient), not a violation.
     if (isDecrease(intent) && this.options.markPrice && markPriceUsd === undefined) throw new MarkPriceUnavailable(intent.positionPubkey);
+    if (opensAtMarket(intent) && this.options.marketMarkPrice && markPriceUsd === undefined) throw new MarkPriceUnavailable(intent.marketMint, 'market');
     const swap: SwapReference = { quote: built.swapQuote, platformFeeAccount: this.options.ultraPlatformFeeAccount };
-    const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0 }, currentTpsl, swap);
+    const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0, wallet: this.options.wallet.toBase58() }, currentTpsl, swap);
     const verdict = inspectTransaction(decoded, {
       wallet: this.options.wallet,
       operationId: built.operationId,
@@ -139,6 +148,17 @@ export class PolicyInspector implements TransactionInspector {
     if (violations.length === 0) return { decoded, verdict };
     return { decoded, verdict: { ...verdict, ok: false, violations: [...verdict.violations, ...violations] } };
   }
+
+  /** An increase's own position mark when it is known, else the market's. */
+  private async marketMark(intent: Extract<Intent, { type: 'open' | 'increase' | 'add-collateral' }>): Promise<bigint | undefined> {
+    const own = intent.type !== 'open' && this.options.markPrice ? await this.options.markPrice(intent.positionPubkey) : undefined;
+    return own ?? (await this.options.marketMarkPrice?.(intent.marketMint));
+  }
+}
+
+/** Intents whose request fills at the market: bounded by the daemon's mark of the market. */
+function opensAtMarket(intent: Intent | undefined): intent is Extract<Intent, { type: 'open' | 'increase' | 'add-collateral' }> {
+  return intent?.type === 'open' || intent?.type === 'increase' || intent?.type === 'add-collateral';
 }
 
 /**
@@ -198,6 +218,7 @@ export function intentBounds(intent: Intent | undefined, slippageBps: number, pr
           : { positionRequestPubkey: intent.tpslPubkey, triggerOnly: true };
     return { maxMoveLamports: 0n, maxMoveTokens: fee, slippageBps, perps };
   }
+  if (isPerpsWrite(intent)) return perpsWriteBounds(intent, slippageBps, price);
   // Not yet bounded by their own rules: nothing of the wallet's may move, so a transaction that
   // spends is refused rather than signed unchecked.
   if (!isDecrease(intent)) return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps };
@@ -245,10 +266,14 @@ function lendingBounds(intent: Extract<Intent, { type: 'lp-mint' | 'deposit-borr
   };
 }
 
-/** The daemon's own mark price a decrease is bounded by, and the drift (bps) allowed from it. */
+/**
+ * The daemon's own mark price a decrease (or an open's market request) is bounded by, the drift
+ * (bps) allowed from it, and the wallet an open's position derives from.
+ */
 export interface PriceReference {
   readonly markPriceUsd?: bigint;
   readonly driftBps?: number;
+  readonly wallet?: string;
 }
 
 type DecreaseIntent = Extract<Intent, { type: 'decrease' | 'decrease-with-fee' }>;
@@ -277,6 +302,14 @@ function knownAccounts(intent: Intent | undefined, built: InspectionTarget): str
       break;
     case 'trigger-cancel':
       named.push(intent.order);
+      break;
+    case 'increase':
+    case 'add-collateral':
+      named.push(intent.positionPubkey);
+      break;
+    case 'limit-order-update':
+    case 'limit-order-cancel':
+      named.push(intent.positionRequestPubkey);
       break;
     default:
       break;
@@ -307,6 +340,12 @@ export function operationOfIntent(intent: Intent): BuiltTransaction['operationId
     case 'increase':
     case 'add-collateral':
       return 'perps.increase';
+    case 'limit-order-create':
+      return 'perps.createLimitOrder';
+    case 'limit-order-update':
+      return 'perps.updateLimitOrder';
+    case 'limit-order-cancel':
+      return 'perps.cancelLimitOrder';
     case 'lp-mint':
       return 'perps.lpMint';
     case 'deposit-borrow':

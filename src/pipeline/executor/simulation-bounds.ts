@@ -21,7 +21,7 @@ export function isProtective(intent: Intent | undefined): boolean {
 }
 
 /** Operations that create no account: they may spend the fee only, no rent. */
-const CREATES_NOTHING: ReadonlySet<string> = new Set(['tpsl-update', 'tpsl-cancel', 'trigger-cancel', 'trigger-cancel-all', 'recurring-cancel']);
+const CREATES_NOTHING: ReadonlySet<string> = new Set(['tpsl-update', 'tpsl-cancel', 'trigger-cancel', 'trigger-cancel-all', 'recurring-cancel', 'limit-order-update', 'limit-order-cancel']);
 
 /** What the build says about it that the bounds may use (each capped by our own numbers). */
 export interface BuildFacts {
@@ -37,7 +37,7 @@ export interface BuildFacts {
  * - trigger / recurring cancel, Studio fee claim: nothing leaves;
  * - trigger create: exactly the making amount; recurring create: exactly the in amount;
  * - swap: at most the amount in, at least the quote's out less the slippage out (none quoted: something must arrive);
- * - open, increase, add collateral, LP mint, deposit-borrow: at most the intent's input amount.
+ * - open, increase, add collateral, LP mint, deposit-borrow, perps limit order: at most the intent's input amount.
  * Lamports spent: the fee of every signature, the priority fee and, for operations that create
  * accounts, their rent (no more than MAX_CREATED_ACCOUNTS accounts of maxAccountSpaceBytes).
  */
@@ -80,6 +80,11 @@ export function simulationBounds(intent: Intent | undefined, decoded: DecodedTra
       return { maxLamportsSpent, maxOutflow: { [LP_DEPOSIT_MINT[intent.depositToken] ?? MINTS.USDC]: toBigInt(intent.depositTokenAmount) } };
     case 'deposit-borrow':
       return { maxLamportsSpent, maxOutflow: { [MINTS.JLP]: toBigInt(intent.depositTokenAmount) } };
+    case 'limit-order-create':
+      return { maxLamportsSpent, maxOutflow: { [intent.inputMint]: toBigInt(intent.inputTokenAmount) } };
+    case 'limit-order-update':
+    case 'limit-order-cancel':
+      return { maxLamportsSpent, maxOutflow: {} };
   }
 }
 

@@ -1,6 +1,7 @@
 import type { ActionRecord } from '../../records/action-record.ts';
 import type { UnbookedTpslAction } from '../../risk/stop-arbitration.ts';
 import type { ActionStore } from './action-store.ts';
+import { attachedTpslOf } from '../../sdk/attached-tpsl.ts';
 
 /** States in which an action's transaction may have landed while its settlement (and booking) is still to come. */
 const MAY_HAVE_LANDED: ReadonlySet<ActionRecord['state']> = new Set(['signed', 'submitted', 'landed']);
@@ -20,6 +21,9 @@ export function unbookedTpslActions(store: Pick<ActionStore, 'openActionIds' | '
       const intent = record.intent;
       if (intent.type === 'tpsl-create' && record.createdTpslPubkeys?.includes(tpslPubkey)) {
         found.push({ strategy: record.strategy, triggerPrice: intent.triggerPrice, created: true, requestType: intent.requestType, side: intent.side });
+      } else if ((intent.type === 'open' || intent.type === 'increase') && record.createdTpslPubkeys?.includes(tpslPubkey)) {
+        const attached = attachedTpslOf(intent)[record.createdTpslPubkeys.indexOf(tpslPubkey)];
+        if (attached) found.push({ strategy: record.strategy, triggerPrice: attached.triggerPrice, created: true, requestType: attached.requestType, side: intent.side });
       } else if (intent.type === 'tpsl-update' && intent.tpslPubkey === tpslPubkey) {
         found.push({ strategy: record.strategy, triggerPrice: intent.triggerPrice, created: false });
       }

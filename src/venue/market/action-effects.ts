@@ -16,7 +16,8 @@ import type { Market, VenueAction } from './market.ts';
  * - trigger create: the making amount is escrowed; cancel: each order's remaining making returns;
  * - recurring create: the deposit; deposit: the amount; cancel: what is left returns;
  * - LP mint: the deposit leaves, the LP arrives; deposit-borrow: LP in, USDC borrowed out;
- * - Studio fee claim: the claimable fee arrives; Ultra swap: input out, output in.
+ * - Studio fee claim: the claimable fee arrives; Ultra swap: input out, output in;
+ * - perps limit order: create escrows the input, cancel returns it, update moves nothing.
  * Throws MarketError where the landing would refuse the action (an order no longer open).
  */
 export function actionEffects(market: Market, action: VenueAction): BalanceChange[] {
@@ -61,6 +62,14 @@ export function actionEffects(market: Market, action: VenueAction): BalanceChang
     }
     case 'ultra.swap':
       return [out(action.taker, action.inputMint, action.inAmount), into(action.taker, action.outputMint, action.outAmount)];
+    case 'perps.limitCreate':
+      return [out(action.owner, action.inputMint, action.inputAmount)];
+    case 'perps.limitUpdate':
+      return [];
+    case 'perps.limitCancel': {
+      const order = market.limitOrders.openOrder(action.requestPubkey);
+      return [into(order.owner, order.inputMint, order.inputAmount)];
+    }
   }
 }
 

@@ -4,7 +4,7 @@ import { Custody } from './custody.ts';
 import { invalidArgument, MarketError } from './errors.ts';
 import type { BalanceLedger } from './ledger.ts';
 import { Lending, type LendingAction } from './lending.ts';
-import { LimitOrderBook } from './limit-orders.ts';
+import { LimitOrderBook, type LimitOrderAction } from './limit-orders.ts';
 import { PriceOracle } from './oracle.ts';
 import type { LandingMeta, PerpsAction } from './perps-actions.ts';
 import { PerpsBook, type PerpsSettings } from './perps-book.ts';
@@ -20,12 +20,13 @@ import { TriggerOrderBook, type TriggerAction } from './trigger-orders.ts';
 import { UltraOrders, type UltraSwapAction } from './ultra-orders.ts';
 
 /** Everything a venue-built transaction can ask for when it lands. */
-export type VenueAction = PerpsAction | TriggerAction | RecurringAction | LendingAction | ClaimFeeAction | UltraSwapAction;
+export type VenueAction = PerpsAction | LimitOrderAction | TriggerAction | RecurringAction | LendingAction | ClaimFeeAction | UltraSwapAction;
 
 const ACTION_KINDS = new Set<string>([
   'perps.increase', 'perps.decrease', 'perps.createTpsl', 'perps.updateTpsl', 'perps.cancelTpsl',
   'trigger.create', 'trigger.cancel', 'recurring.create', 'recurring.cancel', 'recurring.priceDeposit',
   'lp.mint', 'lending.depositBorrow', 'studio.claimFee', 'ultra.swap',
+  'perps.limitCreate', 'perps.limitUpdate', 'perps.limitCancel',
 ]);
 
 export function isVenueAction(value: unknown): value is VenueAction {
@@ -187,6 +188,11 @@ export class Market {
       case 'perps.updateTpsl':
       case 'perps.cancelTpsl':
         this.perps.land(action, { ...meta, landedAtMs: at });
+        return;
+      case 'perps.limitCreate':
+      case 'perps.limitUpdate':
+      case 'perps.limitCancel':
+        this.limitOrders.land(action, at);
         return;
       case 'trigger.create':
       case 'trigger.cancel':

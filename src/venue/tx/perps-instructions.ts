@@ -184,14 +184,42 @@ export function updateTpslInstruction(p: PositionKeys, request: string, a: { siz
   return perpsInstruction('instantUpdateTpsl', { ...positionAccounts(p, route.keeper), positionRequest: request }, { ...a, requestTime: route.requestTimeSec });
 }
 
+export interface LimitOrderArgs {
+  readonly request: RequestKey;
+  readonly inputMint: string;
+  readonly side: PerpsSide;
+  readonly sizeUsdDelta: bigint;
+  readonly collateralTokenDelta: bigint;
+  readonly triggerPrice: bigint;
+}
+
+/** A limit order: a trigger increase request, its input escrowed in the request's token account, created with the keeper's co-signature. */
+export function createLimitOrderInstruction(p: PositionKeys, a: LimitOrderArgs, route: { keeper: string; requestTimeSec: bigint }): TransactionInstruction {
+  return perpsInstruction('instantCreateLimitOrder', {
+    ...positionAccounts(p, route.keeper), fundingAccount: tokenAccountOf(p.owner, a.inputMint), inputMint: a.inputMint,
+    positionRequest: a.request.pubkey, positionRequestAta: tokenAccountOf(a.request.pubkey, a.inputMint),
+  }, {
+    sizeUsdDelta: a.sizeUsdDelta, collateralTokenDelta: a.collateralTokenDelta, side: a.side, triggerPrice: a.triggerPrice,
+    // A long buys the dip (fires at or below the trigger), a short sells the rise.
+    triggerAboveThreshold: a.side === 'short', counter: a.request.counter, requestTime: route.requestTimeSec,
+  });
+}
+
+export function updateLimitOrderInstruction(p: PositionKeys, request: string, a: { sizeUsdDelta: bigint; triggerPrice: bigint }, route: { keeper: string; requestTimeSec: bigint }): TransactionInstruction {
+  return perpsInstruction('instantUpdateLimitOrder', { ...positionAccounts(p, route.keeper), positionRequest: request }, { ...a, requestTime: route.requestTimeSec });
+}
+
 /**
- * A TP/SL cancel: closes the request and returns its rent to the owner. The optional keeper and
- * ownerAta are "none" (the program id; a trigger request escrows no tokens), so nothing but the
+ * A TP/SL or limit-order cancel: closes the request and returns its rent to the owner. The
+ * optional keeper is "none" (the program id), and so is ownerAta for a TP/SL (a trigger decrease
+ * escrows no tokens); a limit order's escrow returns to the owner's token account. Nothing but the
  * fee payer signs.
  */
-export function closeRequestInstruction(owner: string, position: string, request: string, desiredMint: string): TransactionInstruction {
+export function closeRequestInstruction(owner: string, position: string, request: string, desiredMint: string, escrow: 'none' | 'returned' = 'none'): TransactionInstruction {
+  // A limit order's escrow goes back to the owner's token account of its mint.
+  const ownerAta = escrow === 'returned' ? tokenAccountOf(owner, desiredMint) : PROGRAMS.perps;
   const ix = perpsInstruction('closePositionRequest', {
-    ...COMMON, keeper: PROGRAMS.perps, owner, ownerAta: PROGRAMS.perps, positionRequest: request, positionRequestAta: tokenAccountOf(request, desiredMint), position,
+    ...COMMON, keeper: PROGRAMS.perps, owner, ownerAta, positionRequest: request, positionRequestAta: tokenAccountOf(request, desiredMint), position,
   }, {});
   // An absent optional account signs nothing.
   for (const key of ix.keys) if (key.pubkey.equals(ix.programId)) key.isSigner = false;

@@ -1,5 +1,6 @@
 import { toBigInt } from '../../../api/amounts.ts';
 import { limitOrderJson, collateralLimitsJson, poolInfoJson, positionJson, tradeJson } from '../../market/perps-views.ts';
+import { usdString } from '../../market/units.ts';
 import type { Handler } from '../services.ts';
 
 /** Read operations: the token lists and the perps reads (spec 4.1, 4.2, 4.4, 4.10, 4.11, 4.15, 4.16). */
@@ -11,6 +12,12 @@ export const tokensNew: Handler<'tokens.new'> = (req, { services }) =>
   services.market.tokens.newest(req.limit ?? 100, req.offset ?? 0);
 
 export const perpsPoolInfo: Handler<'perps.poolInfo'> = (req, { services }) => poolInfoJson(services.market, req.mint);
+
+/** The market's price as a decimal of dollars (the live format is not documented; see marketStatsPrice). */
+export const perpsMarketStats: Handler<'perps.marketStats'> = (req, { services }) => {
+  const price = services.market.price(req.mint);
+  return { price: usdString(price), priceChange24H: '0', priceHigh24H: usdString(price), priceLow24H: usdString(price), volume: '0' };
+};
 
 export const perpsPositions: Handler<'perps.positions'> = (req, { services, nowMs }) => {
   const positions = services.market.perps.positionsOf(req.walletAddress, req.includeClosedPositions ?? false);

@@ -2,9 +2,10 @@ import type { HandlerTable } from '../services.ts';
 import { perpsExecute, recurringExecute, triggerExecute, ultraExecute } from './executes.ts';
 import { recurringCancelOrder, recurringCreateOrder, recurringGetOrders, recurringPriceDeposit, studioClaimFee, triggerCancelOrder, triggerCancelOrders, triggerCreateOrder, triggerGetOrders } from './orders.ts';
 import { perpsDepositBorrow, perpsLpMint } from './perps-lending.ts';
+import { perpsCancelLimitOrder, perpsCreateLimitOrder, perpsUpdateLimitOrder } from './perps-limit-orders.ts';
 import { perpsCancelTpsl, perpsCancelTpslWithFee, perpsCreateTpsl, perpsCreateTpslWithFee, perpsUpdateTpsl, perpsUpdateTpslWithFee } from './perps-tpsl.ts';
 import { perpsDecrease, perpsDecreaseWithFee, perpsIncrease } from './perps-writes.ts';
-import { perpsCollateralLimits, perpsLimitOrders, perpsPoolInfo, perpsPositions, perpsTrades, perpsTraderStats, tokensNew, tokensRanked } from './reads.ts';
+import { perpsCollateralLimits, perpsLimitOrders, perpsMarketStats, perpsPoolInfo, perpsPositions, perpsTrades, perpsTraderStats, tokensNew, tokensRanked } from './reads.ts';
 import { ultraOrder } from './ultra.ts';
 
 /** One handler per operation of the registry; the type makes a missing one a compile error. */
@@ -12,12 +13,16 @@ export const HANDLERS: HandlerTable = {
   'tokens.ranked': tokensRanked,
   'tokens.new': tokensNew,
   'perps.poolInfo': perpsPoolInfo,
+  'perps.marketStats': perpsMarketStats,
   'perps.positions': perpsPositions,
   'perps.collateralLimits': perpsCollateralLimits,
   'perps.limitOrders': perpsLimitOrders,
   'perps.trades': perpsTrades,
   'perps.traderStats': perpsTraderStats,
   'perps.increase': perpsIncrease,
+  'perps.createLimitOrder': perpsCreateLimitOrder,
+  'perps.updateLimitOrder': perpsUpdateLimitOrder,
+  'perps.cancelLimitOrder': perpsCancelLimitOrder,
   'perps.decrease': perpsDecrease,
   'perps.decreaseWithFee': perpsDecreaseWithFee,
   'perps.createTpsl': perpsCreateTpsl,
