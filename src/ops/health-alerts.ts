@@ -103,7 +103,7 @@ export function watchHealth(o: HealthAlertsOptions): HealthAlerts {
     const before = memoryAlarm?.current;
     for (const event of memoryAlarm?.observe(memory, t) ?? []) raise(event);
     const after = memoryAlarm?.current;
-    if (after !== before && !(before === undefined && after === 'ok')) o.logger.warn({ usedBytes: memory.usedBytes, maxBytes: memory.maxBytes, policy: memory.policy, level: after, was: before }, `redis memory ${after}`);
+    if (after !== before && !(before === undefined && after === 'ok')) o.logger.warn({ usedBytes: memory.usedBytes, maxBytes: memory.maxBytes, policy: memory.policy, memoryLevel: after, was: before }, `redis memory ${after}`);
   };
 
   const timer = setInterval(() => {
