@@ -7,6 +7,7 @@
 // onUnavailable alert, lets it be signed with an alert; a protective decrease waits a bounded time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
+import type { Logger } from '../../src/kernel/logger.ts';
 import { associatedTokenAccountOf } from '../../src/chain/policy/wallet-accounts.ts';
 import { PROGRAMS } from '../../src/chain/programs.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
@@ -17,6 +18,7 @@ import { SimulationCheck, type SimulationOutcome, type SimulationSettings } from
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { venueMarkPrice } from '../support/venue-mark-price.ts';
+import { capturedLogger } from '../support/captured-logger.ts';
 import { until, VenueExecutorHarness, type TestWallet } from './venue-harness.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
@@ -35,14 +37,14 @@ afterAll(async () => {
 const DEFAULTS: SimulationSettings = { enabled: true, onUnavailable: 'refuse', timeoutMs: 2_000, protectiveTimeoutMs: 300 };
 
 /** An executor whose inspector runs the simulation check; it signs nothing (no signer): each action ends `inspected` or `rejected`. */
-function checkedExecutor(w: TestWallet, settings: Partial<SimulationSettings> = {}) {
+function checkedExecutor(w: TestWallet, settings: Partial<SimulationSettings> = {}, logger?: Logger) {
   const outcomes: SimulationOutcome[] = [];
   const alerts: string[] = [];
   const simulation = new SimulationCheck(h.chain.simulation, () => ({ ...DEFAULTS, ...settings }), {
     outcome: (outcome) => outcomes.push(outcome),
     signedUnchecked: (detail) => alerts.push(detail),
   });
-  return { executor: h.executor(w, { inspector: inspectorFor(w, simulation), signer: undefined, dryRun: true }), outcomes, alerts };
+  return { executor: h.executor(w, { inspector: inspectorFor(w, simulation), signer: undefined, dryRun: true, ...(logger ? { logger } : {}) }), outcomes, alerts };
 }
 
 function inspectorFor(w: TestWallet, simulation: SimulationCheck): PolicyInspector {
@@ -231,11 +233,14 @@ describe('the simulation check before signing', () => {
     h.venue.applyFaults({ rpc: { methods: { simulateTransaction: { latencyMs: 5_000 } } } });
     try {
       // The non-protective bound is far longer than the node's delay: only the protective one can end an attempt.
-      const { executor, outcomes } = checkedExecutor(w, { protectiveTimeoutMs: 100, timeoutMs: 60_000 });
+      const { lines, logger } = capturedLogger('info');
+      const { executor, outcomes } = checkedExecutor(w, { protectiveTimeoutMs: 100, timeoutMs: 60_000 }, logger);
       const job = h.job(decrease(position.positionPubkey));
       await executor.accept(job);
       const driving = executor.drive(job.actionId, h.signal);
-      await until('two held inspections', () => outcomes.filter((o) => o === 'unavailable_held').length >= 2);
+      const endedByTheBound = () => lines.filter((l) => l.includes('held, not signed') && l.includes('no answer within 100 ms')).length;
+      await until('two attempts ended by the protective bound', () => endedByTheBound() >= 2);
+      expect(outcomes.filter((o) => o === 'unavailable_held').length).toBeGreaterThanOrEqual(2);
       h.venue.applyFaults({ rpc: { methods: { simulateTransaction: null } } });
       expect(await driving).toMatchObject({ state: 'inspected' });
       expect(outcomes.at(-1)).toBe('passed');
