@@ -10,19 +10,16 @@ import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.ts';
 import { MINTS } from '../../src/api/mints.ts';
-import { LocalKeypairSigner, writeKeyFile } from '../../src/chain/signer.ts';
+import { writeKeyFile } from '../../src/chain/signer.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { assembleExecutor } from '../../src/daemon/daemon.ts';
-import { silentLogger } from '../../src/kernel/logger.ts';
-import { Watchdog } from '../../src/kernel/watchdog.ts';
 import type { Executor } from '../../src/pipeline/executor/executor.ts';
 import { Metrics } from '../../src/pipeline/metrics.ts';
 import { actionIdFor, actionJobSchema } from '../../src/records/action.ts';
-import { Ledger } from '../../src/records/ledger.ts';
 import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
+import { daemonExecutor } from '../support/daemon-executor.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope(`benign-writes-${process.pid}`);
@@ -57,18 +54,7 @@ beforeAll(async () => {
   expect(config.policy.simulation.enabled).toBe(true);
   client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0 });
   metrics = new Metrics({ defaults: false });
-  executor = assembleExecutor({
-    config,
-    redis: scope.redis,
-    prefix: scope.prefix,
-    client,
-    rpcUrl: venue.rpcUrl,
-    signer: await LocalKeypairSigner.fromKeyFile(keyFile, { mode: 'paper' }),
-    ledger: new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 }),
-    logger: silentLogger,
-    metrics,
-    watchdog: new Watchdog(),
-  });
+  executor = await daemonExecutor({ config, scope, client, rpcUrl: venue.rpcUrl, keyFile, metrics });
 });
 afterAll(async () => {
   await client.close();
