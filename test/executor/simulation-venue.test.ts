@@ -13,6 +13,7 @@ import { PROGRAMS } from '../../src/chain/programs.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { CircuitBreakers } from '../../src/risk/circuit-breaker.ts';
 import { RedisRiskGate } from '../../src/risk/risk-gate.ts';
+import { PreparationSlots } from '../../src/pipeline/executor/preparation-slots.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import { SimulationCheck, type SimulationOutcome, type SimulationSettings } from '../../src/pipeline/executor/simulation-check.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
@@ -208,6 +209,30 @@ describe('the simulation check before signing', () => {
       expect(w.signatures()).toBe(0);
       expect(h.outcomesOf(job.actionId)).toEqual(['expired']);
       expect(await breakers.active(STRATEGY, Date.now())).toBeUndefined();
+    } finally {
+      h.venue.applyFaults({ rpc: { methods: { simulateTransaction: null } } });
+    }
+  });
+
+  it('a held action gives its preparation slot to the next one meanwhile', async () => {
+    const w = await h.fundedWallet();
+    const position = await solLong(w);
+    const outcomes: SimulationOutcome[] = [];
+    const simulation = new SimulationCheck(h.chain.simulation, () => DEFAULTS, { outcome: (outcome) => outcomes.push(outcome), signedUnchecked: () => undefined });
+    // One slot for the whole executor: the second action prepares only if the held first one lets go of it.
+    const executor = h.executor(w, { inspector: inspectorFor(w, simulation), signer: undefined, dryRun: true, preparation: new PreparationSlots(1) });
+    const [first, second] = [h.job(decrease(position.positionPubkey)), h.job(triggerCreate())];
+    h.venue.applyFaults({ rpc: { methods: { simulateTransaction: { errorRate: 1 } } } });
+    try {
+      await executor.accept(first);
+      const drivingFirst = executor.drive(first.actionId, h.signal);
+      await until('the first action held', async () => (await h.store.load(first.actionId))?.record.simulationUnavailableSinceMs !== undefined);
+      await executor.accept(second);
+      const drivingSecond = executor.drive(second.actionId, h.signal);
+      await until('the second action built and held too', async () => (await h.store.load(second.actionId))?.record.simulationUnavailableSinceMs !== undefined);
+      h.venue.applyFaults({ rpc: { methods: { simulateTransaction: null } } });
+      expect(await drivingFirst).toMatchObject({ state: 'inspected' });
+      expect(await drivingSecond).toMatchObject({ state: 'inspected' });
     } finally {
       h.venue.applyFaults({ rpc: { methods: { simulateTransaction: null } } });
     }
