@@ -37,7 +37,7 @@ export class Metrics {
   readonly snapshotAge = new Gauge({ name: 'stratd_snapshot_age_seconds', help: 'Age of the newest stored snapshot of each kind (read at scrape)', labelNames: ['kind'], registers: [this.registry] });
   readonly openActions = new Gauge({ name: 'stratd_open_actions', help: 'Unfinished actions of the deployment by state (read at scrape)', labelNames: ['state'], registers: [this.registry] });
   readonly actionPreparation = new Gauge({ name: 'stratd_action_preparation', help: "This process's actions being built, inspected and signed (slot=\"taken\") and waiting for a turn (slot=\"waiting\"); see execution.maxPreparingActions", labelNames: ['slot'], registers: [this.registry] });
-  /** outcome: passed, refused (simulation_delta/failed), invalid, unavailable_refused, unavailable_signed (policy.simulation.onUnavailable alert). */
+  /** outcome: passed, refused (simulation_delta/failed), invalid, unavailable_held (refuse: the action is held and inspected again), unavailable_signed (policy.simulation.onUnavailable alert). */
   readonly policySimulations = new Counter({ name: 'stratd_policy_simulation_total', help: 'Balance-delta checks by simulation before signing, by outcome', labelNames: ['outcome'], registers: [this.registry] });
   readonly policySimulationSeconds = new Histogram({
     name: 'stratd_policy_simulation_duration_seconds',

@@ -81,6 +81,11 @@ export const actionRecord = z.object({
   createdTpslPubkeys: z.array(z.string()).optional(),
   /** A swap's quote (Ultra order): what the policy bounds the signed transaction's minimum out by. */
   swapQuote: swapQuote.optional(),
+  /**
+   * Since when this build is held because the RPC could not simulate it (policy.simulation.onUnavailable
+   * refuse): it is inspected again while its blockhash is valid, and ends `expired` when that passes.
+   */
+  simulationUnavailableSinceMs: z.number().optional(),
   // inspected
   violations: z.array(z.object({ rule: z.string(), detail: z.string() })).optional(),
   /** SHA-256 (hex) of the message the policy passed: only these exact bytes may be signed. */
@@ -129,7 +134,7 @@ export function clearedBuild(): Partial<ActionRecord> {
     operationId: undefined, route: undefined, executeAction: undefined, requestId: undefined, unsignedTx: undefined,
     txMetadata: undefined, blockhash: undefined, lastValidBlockHeight: undefined, builtAtMs: undefined, violations: undefined,
     builtNotionalUsd: undefined, realisedPnlUsd: undefined, positionRequestPubkey: undefined, inspectedMessageSha256: undefined,
-    createdTpslPubkeys: undefined, swapQuote: undefined,
+    createdTpslPubkeys: undefined, swapQuote: undefined, simulationUnavailableSinceMs: undefined,
   };
 }
 

@@ -10,16 +10,13 @@ import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.ts';
 import { MINTS } from '../../src/api/mints.ts';
-import { LocalKeypairSigner, writeKeyFile } from '../../src/chain/signer.ts';
+import { writeKeyFile } from '../../src/chain/signer.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { assembleExecutor } from '../../src/daemon/daemon.ts';
-import { silentLogger } from '../../src/kernel/logger.ts';
-import { Watchdog } from '../../src/kernel/watchdog.ts';
 import { Metrics } from '../../src/pipeline/metrics.ts';
 import { actionIdFor, actionJobSchema } from '../../src/records/action.ts';
-import { Ledger } from '../../src/records/ledger.ts';
 import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
+import { daemonExecutor } from '../support/daemon-executor.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope(`simulation-wired-${process.pid}`);
@@ -50,18 +47,7 @@ async function runTriggerCreate(simulation: boolean, name: string): Promise<{ st
   });
   const client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0 });
   const metrics = new Metrics({ defaults: false });
-  const executor = assembleExecutor({
-    config,
-    redis: scope.redis,
-    prefix: scope.prefix,
-    client,
-    rpcUrl: venue.rpcUrl,
-    signer: await LocalKeypairSigner.fromKeyFile(keyFile, { mode: 'paper' }),
-    ledger: new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 }),
-    logger: silentLogger,
-    metrics,
-    watchdog: new Watchdog(),
-  });
+  const executor = await daemonExecutor({ config, scope, client, rpcUrl: venue.rpcUrl, keyFile, metrics });
   try {
     const now = Date.now();
     // A trigger order adds risk: the risk gate values it against a fresh positions snapshot (none open).

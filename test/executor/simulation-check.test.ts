@@ -7,7 +7,7 @@ import { Keypair } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { PROGRAMS } from '../../src/chain/programs.ts';
 import type { AccountsAtSlot, SimulatedAtSlot, SimulationRpc } from '../../src/chain/simulate-transaction.ts';
-import { SimulationCheck } from '../../src/pipeline/executor/simulation-check.ts';
+import { SimulationCheck, SimulationUnavailable } from '../../src/pipeline/executor/simulation-check.ts';
 
 const wallet = Keypair.generate().publicKey.toBase58();
 const account = (lamports: bigint) => ({ lamports, owner: PROGRAMS.system, data: new Uint8Array(0) });
@@ -36,13 +36,16 @@ describe('SimulationCheck', () => {
     expect(rpc.calls).toBe(2);
   });
 
-  it('states of two slots twice: no comparison (unavailable; signed with an alert here, refused by default)', async () => {
+  it('states of two slots twice: no comparison (unavailable; signed with an alert here, held by default)', async () => {
     const alerts: string[] = [];
     const rpc = node({ simulate: [10, 12], accounts: [9, 11] });
     expect(await new SimulationCheck(rpc, () => settings, { outcome: () => undefined, signedUnchecked: (d) => alerts.push(d) }).check(request)).toEqual([]);
     expect(alerts).toEqual([expect.stringContaining('different slots')]);
-    const refused = await new SimulationCheck(node({ simulate: [10, 12], accounts: [9, 11] }), () => ({ ...settings, onUnavailable: 'refuse' })).check(request);
-    expect(refused).toEqual([expect.objectContaining({ rule: 'simulation_unavailable' })]);
+    // Under refuse: no verdict at all (thrown, for the executor to hold the action), never a violation.
+    const outcomes: string[] = [];
+    const held = new SimulationCheck(node({ simulate: [10, 12], accounts: [9, 11] }), () => ({ ...settings, onUnavailable: 'refuse' }), { outcome: (o) => outcomes.push(o), signedUnchecked: () => undefined }).check(request);
+    await expect(held).rejects.toBeInstanceOf(SimulationUnavailable);
+    expect(outcomes).toEqual(['unavailable_held']);
   });
 
   it('a delta beyond the bound is refused even with onUnavailable alert', async () => {

@@ -6,7 +6,7 @@ import { rpcAccountReader, type AccountReader } from '../../chain/policy/index.t
 import { isConfigError, loadConfig, splitConfigArgs } from '../../config/index.ts';
 import { ChainClient } from '../../chain/rpc-client.ts';
 import { operationOfIntent, PolicyInspector } from '../../pipeline/executor/policy-inspector.ts';
-import { SimulationCheck } from '../../pipeline/executor/simulation-check.ts';
+import { SimulationCheck, SimulationUnavailable } from '../../pipeline/executor/simulation-check.ts';
 import { intentSchema, type Intent } from '../../sdk/intent.ts';
 import { EXIT, type Command } from '../command.ts';
 import { explainViolation } from './violation-text.ts';
@@ -195,8 +195,8 @@ async function inspect(argv: string[]): Promise<number> {
       knownAccounts,
     );
   } catch (error) {
-    // The RPC did not answer for a lookup table: no verdict either way (exit 1, not 3).
-    if (!(error instanceof LookupTableUnavailable)) throw error;
+    // The RPC did not answer for a lookup table, or could not simulate: no verdict either way (exit 1, not 3).
+    if (!(error instanceof LookupTableUnavailable) && !(error instanceof SimulationUnavailable)) throw error;
     process.stderr.write(`stratd tx inspect: ${error.message}; try again when the RPC answers\n`);
     return EXIT.failed;
   }

@@ -278,7 +278,7 @@ export const policySection = {
       format: 'true or false',
     }),
     onUnavailable: key({
-      doc: "What happens when the RPC cannot simulate (an error, no answer within policy.simulation.timeoutMs): 'refuse' the transaction (policy rule simulation_unavailable), or 'alert': sign it without the check, notify (kind simulation_unavailable) and count it (stratd_policy_simulation_total{outcome=\"unavailable_signed\"}). An answer that is not the accounts asked for is refused either way (simulation_invalid).",
+      doc: "What happens when the RPC cannot simulate (an error, no answer within policy.simulation.timeoutMs): 'refuse' to sign it unchecked (the action is held at its build and inspected again while the build's blockhash is valid, then ends expired with reason simulation_unavailable; the circuit breaker never counts it), or 'alert': sign it without the check, notify (kind simulation_unavailable) and count it (stratd_policy_simulation_total{outcome=\"unavailable_signed\"}). An answer that is not the accounts asked for is refused either way (simulation_invalid).",
       schema: z.enum(['refuse', 'alert']),
       default: 'refuse',
       kind: 'string',
@@ -293,7 +293,7 @@ export const policySection = {
       format: 'a positive integer (ms)',
     }),
     protectiveTimeoutMs: key({
-      doc: 'Longest wait for the simulation of a protective action (a decrease, a TP/SL create or update): a slow node must not hold a position\'s protection; then policy.simulation.onUnavailable applies.',
+      doc: 'Longest wait for the simulation of a protective action (a decrease, a TP/SL create or update): a slow node must not hold a position\'s protection; then policy.simulation.onUnavailable applies (per attempt).',
       schema: positiveInt,
       default: 300,
       kind: 'int',

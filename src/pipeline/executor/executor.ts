@@ -12,6 +12,7 @@ import { describeIssues, fieldIssues } from '../../api/issues.ts';
 import { clearedBuild, FINAL_STATES, isFinalRecord, isOperatorDryRun, type ActionRecord, type ActionState } from '../../records/action-record.ts';
 import { abortableSleep } from '../../kernel/abortable-sleep.ts';
 import { SubmittedWatch } from './submitted-watch.ts';
+import { SimulationUnavailable } from './simulation-check.ts';
 import { errorForLog, isTransient, provablyNotProcessed } from './api-error-evidence.ts';
 import { encodeLedgerEntry } from '../../records/ledger.ts';
 import type { RedisOutageLog } from '../redis-outage.ts';
@@ -317,6 +318,8 @@ export class Executor {
     // The lease is renewed once a third of it has passed, not on every step: until then it cannot
     // have expired (taken on a monotonic clock before Redis set it), so nobody else can hold it.
     let leasedAt = (from && this.#leasedAt.get(from)) ?? Number.NEGATIVE_INFINITY;
+    // Inspections in a row the RPC could not simulate: each waits twice the last before the next.
+    let unsimulated = 0;
     while (!signal?.aborted) {
       const now = performance.now();
       if (now - leasedAt >= leaseMs / 3) {
@@ -349,6 +352,7 @@ export class Executor {
           continue;
         }
         held = await this.step(stored, signal);
+        unsimulated = 0;
         // Settled, and its write freed our lease: done at once (the loop's top would lease it again).
         if (held?.leaseFreed) {
           lease.freed = true;
@@ -357,6 +361,15 @@ export class Executor {
       } catch (error) {
         held = undefined;
         if (error instanceof StaleActionWrite) continue;
+        if (error instanceof SimulationUnavailable) {
+          // An RPC outage may last: the preparation slot goes to others meanwhile, and the wait
+          // grows (within a third of the lease, which the loop's top renews) while the build is valid.
+          turn?.release();
+          unsimulated++;
+          this.logger.warn({ actionId, err: errorForLog(error), attempts: unsimulated }, 'the RPC could not simulate the build: held, not signed; inspecting again');
+          await abortableSleep(Math.min(this.pollMs * 2 ** (unsimulated - 1), leaseMs / 3), signal);
+          continue;
+        }
         // A transient failure (RPC, API or Redis down): keep the state, try again shortly.
         if (!this.options.redisOutage?.absorbs(error, { actionId, write: 'executor record' })) this.logger.warn({ actionId, err: errorForLog(error) }, 'executor step failed; retrying');
         await abortableSleep(this.pollMs, signal);
@@ -672,15 +685,27 @@ export class Executor {
     // The expiry check and the policy run side by side; expiry wins (a stale build is rebuilt
     // whatever the verdict), then a policy failure (an RPC that did not answer) is thrown.
     const [expiry, judged] = await Promise.all([started?.expired ?? this.expiry(r), started?.judged ?? this.judge(tx, r)]);
+    // The RPC could not simulate these bytes: held (marked, so that their expiry ends the action).
+    const unsimulated = !('error' in expiry) && !expiry.expired && 'error' in judged && judged.error instanceof SimulationUnavailable;
+    const held = unsimulated && r.simulationUnavailableSinceMs === undefined ? { simulationUnavailableSinceMs: this.now() } : {};
     if (built && ('error' in expiry || (!expiry.expired && 'error' in judged))) {
       // No verdict yet: the build is kept, and the retry inspects exactly these bytes.
-      await this.transition(stored, built);
+      await this.transition(stored, { ...built, ...held });
       throw 'error' in expiry ? expiry.error : (judged as { readonly error: unknown }).error;
     }
     if ('error' in expiry) throw expiry.error;
+    if (expiry.expired && r.simulationUnavailableSinceMs !== undefined) {
+      // Held for the build's whole validity by an RPC that could not simulate: an outage, not a
+      // verdict on the request, so the action ends expired (no breaker counts it), never signed unchecked.
+      const heldMs = this.now() - r.simulationUnavailableSinceMs;
+      return this.transition(stored, { state: 'expired', reason: 'simulation_unavailable', detail: `the RPC could not simulate the transaction for ${String(heldMs)} ms, until block height passed ${String(r.lastValidBlockHeight)}; nothing signed` });
+    }
     // Nothing was signed: a stale build is simply rebuilt.
     if (expiry.expired) return this.transition(stored, { ...clearedBuild(), state: 'accepted' });
-    if ('error' in judged) throw judged.error;
+    if ('error' in judged) {
+      if (unsimulated && r.simulationUnavailableSinceMs === undefined) await this.transition(stored, { ...held, state: r.state });
+      throw judged.error;
+    }
     // Written from the build when it was not stored: every later write carries its fields.
     const from: StoredAction = built ? { record: built, version: stored.version } : stored;
     const passed = built ? [built] : [];

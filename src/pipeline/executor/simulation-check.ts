@@ -10,7 +10,7 @@ export interface SimulationSettings {
 }
 
 /** How one check ended: the metric's `outcome` label. */
-export type SimulationOutcome = 'passed' | 'refused' | 'invalid' | 'unavailable_refused' | 'unavailable_signed';
+export type SimulationOutcome = 'passed' | 'refused' | 'invalid' | 'unavailable_held' | 'unavailable_signed';
 
 export interface SimulationObserver {
   /** Every check, with its duration (metrics). */
@@ -28,6 +28,18 @@ export interface SimulationRequest {
   readonly protective: boolean;
 }
 
+/**
+ * The RPC could not simulate (an error, no answer in time) and policy.simulation.onUnavailable is
+ * refuse: no verdict yet, never a violation. An outage says nothing about the transaction, so the
+ * executor holds the action at its step and asks again while the build is valid (a rejection would
+ * count toward the strategy's circuit breaker and drop a protective decrease); nothing is signed
+ * unchecked.
+ */
+export class SimulationUnavailable extends Error {
+  override readonly name = 'SimulationUnavailable';
+  readonly kind = 'simulation_unavailable' as const;
+}
+
 /** The RPC did not answer in time. */
 class SimulationTimeout extends Error {
   override readonly name = 'SimulationTimeout';
@@ -41,7 +53,8 @@ const SLOT_ATTEMPTS = 2;
  * The balance-delta check by simulation (docs/safety.md, "Simulation (balance-delta check)"):
  * simulates the unsigned transaction with the wallet's accounts, reads the same accounts beside it
  * at the same slot, and compares (src/chain/policy/check-simulation.ts). An RPC that cannot answer
- * within the bound is `simulation_unavailable`: refused, or signed with an alert, as configured.
+ * within the bound is `simulation_unavailable`: no verdict yet (SimulationUnavailable, thrown), or
+ * signed with an alert, as configured.
  */
 export class SimulationCheck {
   constructor(
@@ -76,7 +89,8 @@ export class SimulationCheck {
         this.observer?.signedUnchecked(detail);
         return done('unavailable_signed', []);
       }
-      return done('unavailable_refused', [{ rule: 'simulation_unavailable', detail: `${detail} (policy.simulation.onUnavailable is refuse)` }]);
+      done('unavailable_held', []);
+      throw new SimulationUnavailable(`${detail} (policy.simulation.onUnavailable is refuse: held, not signed)`);
     } finally {
       clearTimeout(timer);
     }

@@ -1,0 +1,152 @@
+// Every benign write operation passes the whole signing policy, simulation on, as the daemon
+// composes its executor (assembleExecutor, as `stratd run` does): one venue, one wallet, one
+// executor, each operation built by the venue, decoded by every program's rules, simulated on the
+// venue's node, signed and landed. A rule of one program's engineer that refuses another's build
+// (the typical merge defect) fails here, naming the operation and the rule.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Keypair } from '@solana/web3.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.ts';
+import { MINTS } from '../../src/api/mints.ts';
+import { writeKeyFile } from '../../src/chain/signer.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import type { Executor } from '../../src/pipeline/executor/executor.ts';
+import { Metrics } from '../../src/pipeline/metrics.ts';
+import { actionIdFor, actionJobSchema } from '../../src/records/action.ts';
+import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
+import type { Intent } from '../../src/sdk/intent.ts';
+import { positionView } from '../../src/sdk/position-view.ts';
+import { startVenue, type Venue } from '../../src/venue/venue.ts';
+import { daemonExecutor } from '../support/daemon-executor.ts';
+import { redisScope } from '../support/redis-scope.ts';
+
+const scope = redisScope(`benign-writes-${process.pid}`);
+let venue: Venue;
+let dir: string;
+let client: ApiClient;
+let executor: Executor;
+let metrics: Metrics;
+let wallet: string;
+let dbcPool: string;
+let keys = 0;
+
+beforeAll(async () => {
+  // Fees charged: the simulation's lamport bounds (fee, priority fee, rent) are judged too.
+  venue = await startVenue({ seed: 11, clock: { speed: 1 }, volatility: 0, fees: 'charge' });
+  dir = await mkdtemp(join(tmpdir(), 'stratd-benign-writes-'));
+  const keypair = Keypair.generate();
+  const keyFile = join(dir, 'wallet.json');
+  await writeKeyFile(keyFile, keypair);
+  wallet = keypair.publicKey.toBase58();
+  const funded = await fetch(`${venue.apiUrl}/__venue/fund`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ wallet, sol: '20000000000', usdc: '10000000000', dbcPoolUnclaimed: '3000000', positions: [{ market: 'SOL', side: 'long', collateralUsd: '100000000', leverage: '3' }] }),
+  });
+  expect(funded.status).toBe(200);
+  dbcPool = ((await funded.json()) as { dbcPool: { poolAddress: string } }).dbcPool.poolAddress;
+  const { config } = loadConfig({
+    env: {},
+    overrides: { mode: 'paper', 'api.baseUrl': venue.apiUrl, 'rpc.url': venue.rpcUrl, 'redis.url': process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'redis.prefix': scope.redisPrefix, 'wallet.paperKeyFile': keyFile, 'execution.confirmPollMs': 50 },
+  });
+  expect(config.policy.simulation.enabled).toBe(true);
+  client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0 });
+  metrics = new Metrics({ defaults: false });
+  executor = await daemonExecutor({ config, scope, client, rpcUrl: venue.rpcUrl, keyFile, metrics });
+});
+afterAll(async () => {
+  await client.close();
+  await venue.close();
+  await rm(dir, { recursive: true, force: true });
+  await scope.clean();
+  await scope.close();
+});
+
+async function positions() {
+  return (await client.call('perps.positions', { walletAddress: wallet })).dataList;
+}
+
+async function solPosition(side: 'long' | 'short') {
+  const view = (await positions()).map(positionView).find((v) => v?.side === side && v.marketMint === MINTS.SOL && v.sizeUsd > 0n);
+  if (!view) throw new Error(`no SOL ${side} on the venue`);
+  return view;
+}
+
+/** An intent without its key and reason (given here). */
+type Unkeyed = Intent extends infer I ? (I extends Intent ? Omit<I, 'key' | 'reason'> : never) : never;
+
+/** Drives one intent to its end, after the fresh positions snapshot the pollers would keep (marks, exposure, current TP/SL). */
+async function land(intent: Unkeyed): Promise<void> {
+  const now = Date.now();
+  await storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'positions', source: 'perps.positions', key: wallet, tickMs: now, receivedAtMs: now, wallet, positions: await positions() });
+  const key = `${intent.type}:${String(++keys)}`;
+  const job = actionJobSchema.parse({ actionId: actionIdFor('benign', key, now), strategy: 'benign', intent: { key, reason: 'benign', ...intent }, decidedAtMs: now, window: now, trigger: { kind: 'positions', key: 'benign', tickMs: now, receivedAtMs: now } });
+  await executor.accept(job);
+  const final = await executor.drive(job.actionId);
+  expect({ type: intent.type, state: final?.state, reason: final?.reason, detail: final?.detail }).toEqual({ type: intent.type, state: 'landed', reason: undefined, detail: undefined });
+}
+
+const mark = () => venue.market.price(MINTS.SOL);
+
+describe('every benign write passes the whole policy with simulation on (assembleExecutor)', () => {
+  it('TP/SL create, update, cancel and a decrease of the long', async () => {
+    const long = await solPosition('long');
+    const sl = (long.liquidationPriceUsd! + long.markPriceUsd) / 2n;
+    await land({ type: 'tpsl-create', notionalUsd: '0', positionPubkey: long.positionPubkey, marketMint: MINTS.SOL, side: 'long', requestType: 'sl', triggerPrice: sl.toString(), receiveToken: 'USDC' });
+    const [request] = (await solPosition('long')).tpslRequests;
+    await land({ type: 'tpsl-update', notionalUsd: '0', tpslPubkey: request!.pubkey, triggerPrice: (sl + (long.markPriceUsd - sl) / 2n).toString() });
+    await land({ type: 'tpsl-cancel', notionalUsd: '0', tpslPubkey: request!.pubkey });
+    await land({ type: 'decrease', notionalUsd: '50000000', positionPubkey: long.positionPubkey, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', sizeUsdDelta: '50000000' });
+  });
+
+  it('trigger order create, cancel and cancel-all', async () => {
+    const create = { type: 'trigger-create', notionalUsd: '10000000', inputMint: MINTS.USDC, outputMint: MINTS.SOL, makingAmount: '10000000', takingAmount: '1000000000' } as const;
+    await land(create);
+    const [order] = (await client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'active' })).orders;
+    await land({ type: 'trigger-cancel', notionalUsd: '0', order: String(order!.orderKey) });
+    await land(create);
+    await land({ type: 'trigger-cancel-all', notionalUsd: '0' });
+  });
+
+  it('recurring order create and cancel', async () => {
+    await land({ type: 'recurring-create', notionalUsd: '300000000', inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: '300000000', numberOfOrders: 3, intervalSec: 3600 });
+    const [order] = (await client.call('recurring.getRecurringOrders', { user: wallet, orderStatus: 'active', recurringType: 'time', includeFailedTx: false })).time as Array<{ orderKey: string }>;
+    await land({ type: 'recurring-cancel', notionalUsd: '0', order: order!.orderKey });
+  });
+
+  it('swap', async () => {
+    await land({ type: 'swap', notionalUsd: '50000000', inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '50000000' });
+  });
+
+  it('open a short with its stop; increase and add collateral to the long', async () => {
+    const m = mark();
+    await land({
+      type: 'open', notionalUsd: '300000000', marketMint: MINTS.SOL, side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000', leverage: '3',
+      stopLossPrice: ((m * 110n) / 100n).toString(), takeProfitPrice: ((m * 90n) / 100n).toString(),
+    });
+    const long = await solPosition('long');
+    await land({ type: 'increase', notionalUsd: '50000000', positionPubkey: long.positionPubkey, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '100000000', sizeUsdDelta: '50000000' });
+    await land({ type: 'add-collateral', notionalUsd: '0', positionPubkey: long.positionPubkey, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '200000000' });
+  });
+
+  it('limit order create, update and cancel', async () => {
+    const trigger = (mark() * 90n) / 100n;
+    await land({ type: 'limit-order-create', notionalUsd: '300000000', marketMint: MINTS.SOL, side: 'long', inputMint: MINTS.USDC, inputTokenAmount: '100000000', triggerPrice: trigger.toString(), leverage: '3' });
+    const [order] = (await client.call('perps.limitOrders', { walletAddress: wallet })).dataList;
+    await land({ type: 'limit-order-update', notionalUsd: '0', positionRequestPubkey: String(order!.positionRequestPubkey), triggerPrice: ((trigger * 95n) / 100n).toString() });
+    await land({ type: 'limit-order-cancel', notionalUsd: '0', positionRequestPubkey: String(order!.positionRequestPubkey) });
+  });
+
+  it('LP mint, deposit-borrow and a Studio fee claim', async () => {
+    await land({ type: 'lp-mint', notionalUsd: '100000000', depositToken: 'USDC', depositTokenAmount: '100000000' });
+    await land({ type: 'deposit-borrow', notionalUsd: '100000000', depositTokenAmount: '20000000', borrowTokenAmount: '1000000' });
+    await land({ type: 'studio-claim-fee', notionalUsd: '0', poolAddress: dbcPool, maxQuoteAmount: '1000000' });
+  });
+
+  it('every one of them was simulated and passed', async () => {
+    const outcomes = Object.fromEntries((await metrics.policySimulations.get()).values.map((v) => [v.labels.outcome, v.value]));
+    expect(outcomes).toEqual({ passed: 20 });
+  });
+});
