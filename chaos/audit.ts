@@ -6,7 +6,9 @@ import type { LandedTx, RequestOutcome, VenueTrade } from './venue.ts';
 
 /** Something that happened to the deployment, with its time span (wall-clock ms). */
 /** Intents whose action is a perps market request: landed means the keeper executed it. */
-const KEEPER_FILLED_INTENTS: ReadonlySet<string> = new Set(['decrease', 'decrease-with-fee']);
+const KEEPER_FILLED_INTENTS: ReadonlySet<string> = new Set(['decrease', 'decrease-with-fee', 'open', 'increase', 'add-collateral']);
+/** Intents whose keeper request opens or grows a position: a doubled one is the worst failure of a run. */
+const OPENING_INTENTS: ReadonlySet<string> = new Set(['open', 'increase']);
 
 export interface Incident {
   readonly what: string;
@@ -48,7 +50,11 @@ export interface AuditResult {
     readonly accepted: number;
     readonly byFinalState: Readonly<Record<string, number>>;
     readonly rejectedReasons: Readonly<Record<string, number>>;
+    /** Landed actions by intent type (the load's opens, swaps and recurring orders among them). */
+    readonly landedByType: Readonly<Record<string, number>>;
   };
+  /** Opening actions (open, increase): decided, landed per the ledger, and increases the venue executed for the wallet. */
+  readonly opens: { readonly decided: number; readonly landed: number; readonly executedOnVenue: number };
   readonly landedTwice: readonly Finding[];
   readonly multiSignature: readonly Finding[];
   readonly lost: readonly Finding[];
@@ -197,6 +203,26 @@ export function audit(input: AuditInput): AuditResult {
     }
   }
 
+  // Doubled opens by the venue's word: every increase request the venue executed for the wallet must
+  // be the one transaction of one opening action. One whose transaction no action of ours signed (a
+  // second signing of an open), or two executed for one action, is an open landed twice.
+  const openingSignatures = new Set<string>();
+  for (const trail of tail.actions.values()) {
+    if (trail.intentType === undefined || !OPENING_INTENTS.has(trail.intentType)) continue;
+    for (const sig of trail.signatures) openingSignatures.add(sig);
+    const recorded = watch.records.get(trail.actionId)?.signature;
+    if (recorded) openingSignatures.add(recorded);
+  }
+  const walletOf = new Map(input.landed.map((l) => [l.signature, l.request?.wallet]));
+  const venueOpens = input.outcomes.filter((o) => o.kind === 'perps.increase' && o.status === 'executed' && walletOf.get(o.signature) === input.wallet);
+  for (const o of venueOpens) {
+    if (!openingSignatures.has(o.signature)) landedTwice.push({ actionId: `venue:${o.requestPubkey.slice(0, 10)}`, why: `the venue executed an increase (signature ${o.signature.slice(0, 10)}) that no opening action of the ledger signed` });
+  }
+  const openingActions = [...tail.actions.values()].filter((t) => t.intentType !== undefined && OPENING_INTENTS.has(t.intentType));
+  const opens = { decided: openingActions.length, landed: openingActions.filter((t) => t.finalState === 'landed').length, executedOnVenue: venueOpens.length };
+  const byType: Record<string, number> = {};
+  for (const trail of tail.actions.values()) if (trail.finalState === 'landed') count(byType, trail.intentType ?? 'unknown');
+
   const walletLandings = input.landed.filter((l) => l.request?.wallet === input.wallet);
   const orphanLandings = walletLandings.filter((l) => (l.err === null || l.err === undefined) && !ourSignatures.has(l.signature)).length;
   const riskEntries: Record<string, number> = {};
@@ -206,7 +232,8 @@ export function audit(input: AuditInput): AuditResult {
     if (e.type === 'alert') alerts++;
   }
   return {
-    actions: { decided, accepted, byFinalState, rejectedReasons },
+    actions: { decided, accepted, byFinalState, rejectedReasons, landedByType: byType },
+    opens,
     landedTwice,
     multiSignature,
     lost,

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Keypair } from '@solana/web3.js';
 import { Redis } from 'ioredis';
 import { writeKeyFile } from '../src/chain/signer.ts';
@@ -29,6 +30,8 @@ export class ChaosAborted extends Error {
 }
 
 const REDIS_PREFIX = 'chaos';
+/** The chaos run's own strategy (opens, swaps, recurring orders), an absolute path as strategies.modules takes it. */
+const TRADER_MODULE = fileURLToPath(new URL('./trader-strategy.ts', import.meta.url));
 /** The venue's keeper delay outside a keeper stall (its default). */
 const KEEPER_DELAY_MS = 1_000;
 
@@ -96,12 +99,20 @@ function daemonSettings(venue: ChaosVenue, redisUrl: string, keyFile: string): R
     'pollers.positions.cron': '* * * * * *',
     'pollers.poolInfo.cron': '*/2 * * * * *',
     'pollers.collateralLimits.cron': '*/2 * * * * *',
+    // The risk-adding load (issue 27): opens, swaps and recurring orders decided by chaos/trader-strategy.ts on each market price.
+    'pollers.marketStats.cron': '* * * * * *',
+    'strategies.modules': [TRADER_MODULE],
+    'strategies.enabled': ['liquidation-guard', 'tpsl-coverage', 'chaos-trader'],
     'strategies.settings': { 'liquidation-guard': { distanceBps: 500, action: 'entire', cooldownMs: 5_000 } },
     'execution.confirmPollMs': 250,
     'risk.maxActionsPerStrategyPerHour': 1_000_000,
     'risk.maxNotionalPerActionUsd': unlimitedUsd,
     'risk.maxNotionalPerHourUsd': unlimitedUsd,
     'risk.dailyLossStopUsd': unlimitedUsd,
+    'risk.maxNotionalPerMarketUsd': unlimitedUsd,
+    'risk.maxNotionalPerWalletUsd': unlimitedUsd,
+    'risk.maxSpendPerHourUsd': unlimitedUsd,
+    'risk.maxOpenPositions': 1_000,
     // Bounded Redis at steady state within a 10-minute run: a short ledger (the orchestrator keeps
     // its own copy) and, where this version has them, short retention of finished actions and jobs.
     'ledger.maxLen': 1_000,

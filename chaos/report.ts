@@ -39,6 +39,8 @@ export function goalRows(a: AuditResult, opts: ChaosOptions): GoalRow[] {
   return [
     info('actions accepted (decided)', `${a.actions.accepted} (${a.actions.decided})`),
     info('actions by final state', finals || '-'),
+    info('landed by intent type', Object.entries(a.actions.landedByType).sort().map(([type, count]) => `${type} ${count}`).join(', ') || '-'),
+    info('opens: decided / landed (ledger) / increases executed on the venue', `${a.opens.decided} / ${a.opens.landed} / ${a.opens.executedOnVenue}`),
     zero('landed twice', a.landedTwice),
     zero('multi-signature', a.multiSignature),
     zero('lost (accepted, never final, not open)', a.lost),

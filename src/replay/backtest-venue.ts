@@ -8,6 +8,7 @@ import { request } from 'undici';
 import { z } from 'zod';
 import { formatScaled } from '../api/amounts.ts';
 import { ApiClient } from '../api/client.ts';
+import { marketStatsPrice } from '../api/market-stats-price.ts';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
 import { MARKET_SYMBOL, MINTS } from '../api/mints.ts';
 import { readWireTransaction, TransactionDecodeError, type WireTransaction } from '../chain/decode.ts';
@@ -15,6 +16,7 @@ import { ChainClient } from '../chain/rpc-client.ts';
 import { LocalKeypairSigner, SignerError, signInspected, writeKeyFile } from '../chain/signer.ts';
 import { silentLogger } from '../kernel/logger.ts';
 import { ApiActionBuilder } from '../pipeline/executor/api-action-builder.ts';
+import { marketMarkWithStats } from '../pipeline/executor/mark-price.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
 import { postSigned } from '../pipeline/executor/execute-post.ts';
 import type { Snapshot, SnapshotOf } from '../sdk/snapshot.ts';
@@ -93,6 +95,8 @@ export class BacktestVenue {
           const item = (await client.call('perps.positions', { walletAddress: keypair.publicKey.toBase58() })).dataList.find((p) => p.positionPubkey === positionPubkey);
           return item ? positionView(item)?.markPriceUsd : undefined;
         },
+        // An open's mark, as the daemon reads it for a market the wallet holds nothing of.
+        marketMarkPrice: marketMarkWithStats(async () => undefined, client),
         priceDriftBps: execution.priceDriftBps,
         maxAccountSpaceBytes: execution.maxAccountSpaceBytes,
       }),
@@ -119,6 +123,12 @@ export class BacktestVenue {
     const marks = new Map<string, bigint>();
     for (const view of views(snapshot)) marks.set(MARKET_SYMBOL[view.marketMint], view.markPriceUsd);
     for (const [market, priceUsd] of [...marks].sort(([a], [b]) => a.localeCompare(b))) await this.control('price', { market, priceUsd: priceUsd.toString() });
+  }
+
+  /** Sets the market's price to the recorded market-stats price (one a price format cannot be read from leaves it). */
+  async priceFrom(snapshot: SnapshotOf<'marketStats'>): Promise<void> {
+    const priceUsd = marketStatsPrice(snapshot.stats.price);
+    if (priceUsd !== undefined) await this.control('price', { market: MARKET_SYMBOL[snapshot.mint], priceUsd: priceUsd.toString() });
   }
 
   /** Makes the tokens of a recorded ranking tradable on the venue at their recorded prices (trigger orders need them). */

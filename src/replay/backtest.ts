@@ -40,7 +40,7 @@ export interface BacktestOptions {
 
 /**
  * Runs each strategy alone over the recording against its own venue: seeded from the first
- * positions snapshot, its prices driven by each recorded positions snapshot's marks, its time by
+ * positions snapshot, its prices driven by each recorded positions snapshot's marks and market-stats price, its time by
  * the recorded clock. Strategies see the venue's positions (so what they did shows), and every
  * intent goes through build → inspection → sign → route on that venue.
  */
@@ -97,6 +97,7 @@ async function backtestOne(loaded: LoadedStrategy, options: BacktestOptions): Pr
           venue.tokensFrom(recorded);
           return [await venue.triggerOrdersAt(recorded), recorded];
         }
+        if (recorded.kind === 'marketStats') await venue.priceFrom(recorded);
         if (recorded.kind !== 'positions') return [recorded];
         await venue.pricesFrom(recorded);
         latestPositions = await venue.positionsLike(recorded);

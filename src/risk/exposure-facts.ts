@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { decimalToScaled, USD_DECIMALS } from '../api/amounts.ts';
+import { marketStatsPrice } from '../api/market-stats-price.ts';
 import { readLatestSnapshot, readLatestSnapshots } from '../records/snapshot-store.ts';
 import { decimalTextOfNumber } from '../sdk/number-text.ts';
 import { positionView, type PositionView } from '../sdk/position-view.ts';
@@ -18,16 +19,17 @@ export interface ExposureSource {
 /**
  * The facts a risk-adding intent is judged on, from the snapshot store as the pollers left it:
  * the wallet's open positions from its latest positions snapshot, and prices — a market's mark
- * price from that snapshot (any position of the market), else a token's `usdPrice` in the latest
- * ranked-tokens snapshots. Undefined when no fresh positions snapshot exists: then nothing about
+ * price from that snapshot (any position of the market), else its fresh market-stats price, else a
+ * token's `usdPrice` in the latest ranked-tokens snapshots. Undefined when no fresh positions snapshot exists: then nothing about
  * the wallet's exposure is known, and a risk-adding intent is refused (fail closed).
  */
 export function exposureFromSnapshots(source: ExposureSource): () => Promise<ExposureFacts | undefined> {
   const now = source.now ?? Date.now;
   return async () => {
-    const [snapshot, ranked] = await Promise.all([
+    const [snapshot, ranked, stats] = await Promise.all([
       readLatestSnapshot(source.redis, source.prefix, 'positions', source.wallet),
       readLatestSnapshots(source.redis, source.prefix, 'rankedTokens'),
+      readLatestSnapshots(source.redis, source.prefix, 'marketStats'),
     ]);
     if (!snapshot || now() - snapshot.receivedAtMs > source.maxAgeMs) return undefined;
     const positions = snapshot.positions.map(positionView).filter((v): v is PositionView => v !== undefined);
@@ -39,7 +41,13 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
         if (text !== undefined) prices.set(token.id, decimalToScaled(text, USD_DECIMALS));
       }
     }
-    // The venue's own mark outranks a token list's price.
+    // A market's price from market-stats (as fresh as the positions must be) outranks a token list's:
+    // it is the price of a market the wallet holds nothing of, what a first open is held to the limits by.
+    for (const s of stats) {
+      const price = now() - s.receivedAtMs <= source.maxAgeMs ? marketStatsPrice(s.stats.price) : undefined;
+      if (price !== undefined) prices.set(s.mint, price);
+    }
+    // The mark of a held position outranks both.
     for (const p of positions) if (p.markPriceUsd > 0n) prices.set(p.marketMint, p.markPriceUsd);
     return { positions, priceUsd: (mint) => prices.get(mint) };
   };

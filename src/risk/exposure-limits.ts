@@ -50,7 +50,7 @@ export function tokenValueUsd(facts: Pick<ExposureFacts, 'priceUsd'>, mint: stri
 
 const refuse = (rule: string, detail: string): ExposureJudgement => ({ ok: false, rule, detail });
 const unpriced = (mint: string): ExposureJudgement =>
-  refuse('price_unknown', `no price of ${mintName(mint)} is known (latest positions and ranked-tokens snapshots), so the amount cannot be held to the limits`);
+  refuse('price_unknown', `no price of ${mintName(mint)} is known (latest positions, market-stats and ranked-tokens snapshots), so the amount cannot be held to the limits`);
 
 /**
  * Judges one risk-adding intent against the limits: leverage, open positions, notional per

@@ -123,6 +123,17 @@ export function poolInfo(p: SamplePool = {}, market: string = MINTS.SOL, tickMs 
   });
 }
 
+/** A market's price as market-stats serves it (a decimal of dollars): by default SOL at $150. */
+export function marketStats(priceUsd: bigint = 150n * USD, market: string = MINTS.SOL, tickMs = SAMPLE_TICK): SnapshotOf<'marketStats'> {
+  return checked({
+    kind: 'marketStats',
+    source: 'perps.marketStats',
+    ...common(market, tickMs),
+    mint: market as SnapshotOf<'marketStats'>['mint'],
+    stats: { price: formatScaled(priceUsd, 6), priceChange24H: '0', priceHigh24H: formatScaled(priceUsd, 6), priceLow24H: formatScaled(priceUsd, 6), volume: '0' },
+  });
+}
+
 export function collateralLimits(p: { readonly positionPubkey?: string; readonly maxCollateralWithdrawalUsd?: bigint } = {}, tickMs = SAMPLE_TICK): SnapshotOf<'collateralLimits'> {
   const pubkey = p.positionPubkey ?? SAMPLE_POSITION;
   const withdraw = p.maxCollateralWithdrawalUsd ?? 40n * USD;

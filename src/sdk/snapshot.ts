@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { marketMint } from '../api/mints.ts';
-import { collateralLimitsResponse, limitOrdersResponse, poolInfoResponse, positionsResponse, tradesResponse } from '../api/schemas/perps.ts';
+import { collateralLimitsResponse, limitOrdersResponse, marketStatsResponse, poolInfoResponse, positionsResponse, tradesResponse } from '../api/schemas/perps.ts';
 import { newTokensResponse, rankedTokensResponse, tokenCategory, tokenInterval } from '../api/schemas/tokens.ts';
 import { recurringOrder } from '../api/schemas/recurring.ts';
 import { triggerOrder } from '../api/schemas/trigger.ts';
@@ -12,7 +12,7 @@ import { triggerOrder } from '../api/schemas/trigger.ts';
  */
 
 /** The data sources, one poller each. A closed set: a typo fails the type check. */
-export const SNAPSHOT_KINDS = ['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders', 'recurringOrders'] as const;
+export const SNAPSHOT_KINDS = ['rankedTokens', 'newTokens', 'poolInfo', 'marketStats', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders', 'recurringOrders'] as const;
 export const snapshotKind = z.enum(SNAPSHOT_KINDS);
 export type SnapshotKind = z.infer<typeof snapshotKind>;
 
@@ -47,6 +47,17 @@ export const poolInfoSnapshot = z.strictObject({
   ...common,
   mint: marketMint,
   info: poolInfoResponse,
+});
+/**
+ * A perps market's price (GET /perps/v1/market-stats), one per configured market: the mark of a
+ * market the wallet holds nothing of, for strategies that open. Read its price with marketStatsPrice.
+ */
+export const marketStatsSnapshot = z.strictObject({
+  kind: z.literal('marketStats'),
+  source: z.literal('perps.marketStats'),
+  ...common,
+  mint: marketMint,
+  stats: marketStatsResponse,
 });
 export const positionsSnapshot = z.strictObject({
   kind: z.literal('positions'),
@@ -105,6 +116,7 @@ export const snapshotSchema = z.discriminatedUnion('kind', [
   rankedTokensSnapshot,
   newTokensSnapshot,
   poolInfoSnapshot,
+  marketStatsSnapshot,
   positionsSnapshot,
   collateralLimitsSnapshot,
   limitOrdersSnapshot,

@@ -28,6 +28,8 @@ export { decimalString, decimalToScaled, formatScaled, intString, toBigInt, tryB
 // Mints and markets.
 export { collateralMint, MARKET_MINTS, MARKET_SYMBOL, marketMint, MINT_DECIMALS, MINTS, type CollateralMint, type MarketMint } from '../api/mints.ts';
 export { pubkey } from '../api/pubkey.ts';
+// A market's price from a marketStats snapshot (USD × 10^6; undefined when its format cannot be read).
+export { marketStatsPrice } from '../api/market-stats-price.ts';
 export { side, type Side } from '../api/schemas/common.ts';
 export { receiveToken } from '../api/schemas/perps.ts';
 // The contract's data shapes that snapshots carry.

@@ -93,4 +93,34 @@ describe('chaos audit', () => {
     expect(audit({ ...input, incidents: [{ what: 'API outage (hang) 30 s', fromMs: T0 + 1_000, toMs: T0 + 31_000 }] }).preventableLiquidations).toEqual([]);
     expect(audit({ ...input, preventableAfterMs: 10_000 }).preventableLiquidations).toEqual([]);
   });
+
+  it('a doubled open is found by the venue: an executed increase of the wallet that no opening action signed is landed twice', async () => {
+    const ledger = new Ledger(scope.redis, { prefix: `${scope.prefix}opens:`, maxLen: 10_000 });
+    await write(ledger, 'act-open', [['accepted', T0], ['signed', T0 + 1, 'sigOpen'], ['submitted', T0 + 2, 'sigOpen'], ['landed', T0 + 3, 'sigOpen']], 'chaos-open:SOL:long:1', 'open');
+    await write(ledger, 'act-swap', [['accepted', T0], ['signed', T0 + 1, 'sigSwap'], ['landed', T0 + 3, 'sigSwap']], 'chaos-swap:2', 'swap');
+    const tail = new LedgerTail(scope.redis, `${scope.prefix}opens:ledger`);
+    await tail.poll();
+    const watch = new SettlementWatch(scope.redis, `${scope.prefix}opens:`, tail, 1_000, () => 0);
+    const increase = (signature: string): RequestOutcome => ({ ...outcome(signature, 'executed'), kind: 'perps.increase' });
+    const input: AuditInput = {
+      wallet: WALLET, tail, watch,
+      landed: [landedTx('sigOpen'), landedTx('sigSwap')],
+      trades: [], outcomes: [increase('sigOpen')],
+      openSet: new Set(), auditAtMs: T0 + 600_000, stuckAfterMs: 120_000, incidents: [],
+      fleet: { kills: 0, failpointExits: 0, startRefusals: 0, unexpectedExits: 0, starts: 0, byFailpoint: {} },
+      memory: { samples: 0, firstBytes: undefined, midBytes: undefined, endBytes: undefined, lastHalfGrowthPct: undefined, lastHalfSlopeMbPerMin: undefined },
+      redisRestarts: 0, positionsOpened: 0, preventableAfterMs: 5_000, redisKeys: {},
+    };
+    const once = audit(input);
+    expect(once.landedTwice).toEqual([]);
+    expect(once.landedWithoutOwnFill).toEqual([]);
+    expect(once.opens).toEqual({ decided: 1, landed: 1, executedOnVenue: 1 });
+    expect(once.actions.landedByType).toEqual({ open: 1, swap: 1 });
+    // A second signing of the same open landed and was executed: our records know one transaction, the venue two.
+    const twice = audit({ ...input, landed: [...input.landed, landedTx('sigRogue')], outcomes: [increase('sigOpen'), increase('sigRogue')] });
+    expect(twice.landedTwice).toEqual([expect.objectContaining({ actionId: expect.stringMatching(/^venue:req-sigRog/), why: expect.stringContaining('no opening action of the ledger signed') })]);
+    expect(twice.opens).toEqual({ decided: 1, landed: 1, executedOnVenue: 2 });
+    // An open the ledger calls landed whose request the keeper never executed is "landed" without its own fill.
+    expect(audit({ ...input, outcomes: [] }).landedWithoutOwnFill.map((f) => f.actionId)).toEqual(['act-open']);
+  });
 });

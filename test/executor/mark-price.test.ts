@@ -4,7 +4,8 @@
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
-import { marketMarkFromSnapshots, marketMarkWithStats, marketStatsPrice, markPriceFromSnapshots, MarkPriceUnavailable } from '../../src/pipeline/executor/mark-price.ts';
+import { marketStatsPrice } from '../../src/api/market-stats-price.ts';
+import { marketMarkFromSnapshots, marketMarkWithStats, markPriceFromSnapshots, MarkPriceUnavailable } from '../../src/pipeline/executor/mark-price.ts';
 import { ApiClient } from '../../src/api/client.ts';
 import { startVenue } from '../../src/venue/venue.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';

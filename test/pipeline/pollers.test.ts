@@ -130,7 +130,7 @@ describe('a tick', () => {
   it('every enabled source ticks with tickNow(), and the heartbeat records each', async () => {
     const reports = await pollers().tickNow();
     const kinds = new Set(reports.map((r) => r.kind));
-    expect(kinds).toEqual(new Set(['rankedTokens', 'newTokens', 'poolInfo', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders', 'recurringOrders']));
+    expect(kinds).toEqual(new Set(['rankedTokens', 'newTokens', 'poolInfo', 'marketStats', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders', 'recurringOrders']));
     expect(reports.filter((r) => r.error !== undefined)).toEqual([]);
     const heartbeat = await scope.redis.hgetall(pollerHeartbeatKey(scope.prefix));
     expect(Object.keys(heartbeat).sort()).toEqual([...kinds].sort());

@@ -44,6 +44,7 @@ describe('sample snapshots', () => {
   it('have the fields the venue serves, for every kind', async () => {
     const position = (await h.positions(w))[0]!;
     const pool = await h.direct.call('perps.poolInfo', { mint: MINTS.SOL });
+    const stats = await h.direct.call('perps.marketStats', { mint: MINTS.SOL });
     const limits = await h.direct.call('perps.collateralLimits', { positionPubkey: position.positionPubkey, inputMint: MINTS.SOL });
     const [token] = await h.direct.call('tokens.ranked', { category: 'toptrending', interval: '1h' });
     const [fresh] = await h.direct.call('tokens.new', {});
@@ -54,6 +55,7 @@ describe('sample snapshots', () => {
     expect(difference(sample, position)).toEqual([[], []]);
     expect(difference(sample.tpslRequests![0], position.tpslRequests![0])).toEqual([[], []]);
     expect(difference(samples.poolInfo().info, pool)).toEqual([[], []]);
+    expect(difference(samples.marketStats().stats, stats)).toEqual([[], []]);
     expect(difference(samples.collateralLimits().limits, limits)).toEqual([[], []]);
     expect(difference(samples.token(), token)).toEqual([[], []]);
     // isSus is sent only when true, by the venue and the sample alike.

@@ -3,6 +3,8 @@ import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import type { Redis } from 'ioredis';
 import { decodeTransaction } from '../../chain/decode.ts';
+import { marketStatsPrice } from '../../api/market-stats-price.ts';
+import { MARKET_MINTS } from '../../api/mints.ts';
 import { isConfigError, loadConfig, type Config } from '../../config/index.ts';
 import { silentLogger } from '../../kernel/logger.ts';
 import type { Daemon } from '../../daemon/daemon.ts';
@@ -230,6 +232,11 @@ class OperatorAct {
       const now = Date.now();
       const positions = (await client.call('perps.positions', { walletAddress: wallet })).dataList;
       await storeLatestSnapshot(this.redis, this.prefix, { kind: 'positions', source: 'perps.positions', key: wallet, tickMs: now, receivedAtMs: Date.now(), wallet, positions });
+      // Each market's price too, as the market-stats poller would keep it: the mark of an open's % stop.
+      for (const mint of MARKET_MINTS) {
+        const stats = await client.call('perps.marketStats', { mint });
+        await storeLatestSnapshot(this.redis, this.prefix, { kind: 'marketStats', source: 'perps.marketStats', key: mint, tickMs: now, receivedAtMs: Date.now(), mint, stats });
+      }
     };
     try {
       await refresh();
@@ -250,7 +257,13 @@ class OperatorAct {
   private async facts(wallet: string): Promise<ActFacts> {
     // Any age: an act is read against what is known; the executor and the risk gate require fresh snapshots themselves.
     const exposure = await exposureFromSnapshots({ redis: this.redis, prefix: this.prefix, wallet, maxAgeMs: Number.MAX_SAFE_INTEGER })();
-    return { positions: exposure?.positions ?? ([] as PositionView[]), priceUsd: (mint) => exposure?.priceUsd(mint), maxLeverage: this.config.risk.maxLeverage };
+    // A market the wallet holds nothing of has its mark from the market-stats poller (a first open's --sl 5%).
+    const stats = new Map<string, bigint | undefined>();
+    for (const mint of MARKET_MINTS) {
+      const snapshot = await readLatestSnapshot(this.redis, this.prefix, 'marketStats', mint);
+      stats.set(mint, snapshot ? marketStatsPrice(snapshot.stats.price) : undefined);
+    }
+    return { positions: exposure?.positions ?? ([] as PositionView[]), priceUsd: (mint) => exposure?.priceUsd(mint) ?? stats.get(mint), maxLeverage: this.config.risk.maxLeverage };
   }
 
   private async until(actionId: string, deadline: number, done: (r: ActionRecord) => boolean): Promise<ActionRecord | undefined> {

@@ -41,7 +41,7 @@ export const pollersSection = {
     format: 'an IANA time zone',
   }),
   markets: key({
-    doc: 'Perps markets (mints) whose pool-info is polled.',
+    doc: 'Perps markets (mints) whose pool-info and market-stats are polled.',
     schema: z.array(marketMint).min(1),
     default: [...MARKET_MINTS],
     kind: 'list',
@@ -83,6 +83,7 @@ export const pollersSection = {
     }),
   },
   poolInfo: schedule('poolInfo', '2-59/10 * * * * *', 'pool-info of every configured market', 'STRATD_POLL_POOL_INFO_CRON'),
+  marketStats: schedule('marketStats', '9-59/10 * * * * *', "the price of every configured market (market-stats; what strategies that open read)", 'STRATD_POLL_MARKET_STATS_CRON'),
   positions: schedule('positions', '*/5 * * * * *', "the wallet's open positions", 'STRATD_POLL_POSITIONS_CRON'),
   collateralLimits: schedule('collateralLimits', '1-59/15 * * * * *', 'the collateral limits of each open position', 'STRATD_POLL_COLLATERAL_LIMITS_CRON'),
   limitOrders: schedule('limitOrders', '3-59/30 * * * * *', "the wallet's perps limit orders", 'STRATD_POLL_LIMIT_ORDERS_CRON'),

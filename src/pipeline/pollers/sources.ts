@@ -101,6 +101,22 @@ export const POLLER_SOURCES: Sources = {
       }));
     },
   },
+  marketStats: {
+    kind: 'marketStats',
+    needsWallet: false,
+    async reads(ctx) {
+      return ctx.config.pollers.markets.map((mint) => ({
+        key: mint,
+        run: async () => ({
+          kind: 'marketStats' as const,
+          source: 'perps.marketStats' as const,
+          key: mint,
+          mint,
+          stats: await ctx.client.call('perps.marketStats', { mint }),
+        }),
+      }));
+    },
+  },
   positions: {
     kind: 'positions',
     needsWallet: true,

@@ -1,0 +1,124 @@
+import { decimalString, decimalToScaled, defineStrategy, formatUsd, MARKET_MINTS, MARKET_SYMBOL, marketMint, marketStatsPrice, MINTS, positionView, uintString, z, type Intent, type MarketMint } from 'stratd/strategy';
+import { moveBps, sampled, sideFor, stopPrice, takeProfitPrice, type PriceSample } from './entry.ts';
+
+/**
+ * perps-momentum: opens a perps position when a market's price has moved `thresholdBps` or more
+ * over `lookbackMs` — a long on a rise, a short on a fall (`sides`) — always with a stop-loss
+ * attached at open (`stopLossBps` from the mark), and optionally a take-profit (`takeProfitBps`).
+ * It only opens: the exit is the stop, or the take-profit ladder (strategy take-profit-ladder)
+ * and the other protective strategies, which act on every position.
+ *
+ * The price is each marketStats snapshot's (one per market); at most one sample per
+ * `sampleEveryMs` is kept, and only as far back as the lookback needs. It opens only with a
+ * positions snapshot younger than `positionsMaxAgeMs`, never on a market the wallet holds a
+ * position of (either side), never more than `maxPositions` positions in its markets (an entry
+ * not yet listed counts for `settleMs`), and never twice on a market within `cooldownMs`.
+ * Collateral is paid in USDC (`collateralUsd` per entry; the service swaps it to the market's
+ * asset for a long) at `leverage`; the risk limits (risk.maxLeverage.<market>, notional,
+ * positions, daily loss stop) stand in front of every open. Disabled by default.
+ */
+
+const settings = z
+  .strictObject({
+    markets: z.array(marketMint).min(1).default([...MARKET_MINTS]),
+    /** Which entries are allowed: long on a rise, short on a fall. */
+    sides: z.array(z.enum(['long', 'short'])).min(1).default(['long', 'short']),
+    /** How far back the move is measured (ms). */
+    lookbackMs: z.int().min(60_000).max(7 * 86_400_000).default(3_600_000),
+    /** At most one price sample per this long (ms): bounds the state. */
+    sampleEveryMs: z.int().min(1_000).default(60_000),
+    /** The move over the lookback (bps of the earlier price) that makes an entry. */
+    thresholdBps: z.int().min(1).max(5_000).default(300),
+    /** USDC smallest unit paid in per entry (the venue's minimum collateral is $10). */
+    collateralUsd: uintString.refine((v) => BigInt(v) >= 10_000_000n, { message: 'at least 10000000 ($10)' }).default('20000000'),
+    /** Leverage of each entry; the risk limit risk.maxLeverage.<market> refuses more. */
+    leverage: decimalString.refine((v) => Number(v) >= 1.1 && Number(v) <= 100, { message: 'from 1.1 to 100' }).default('3'),
+    /** The stop-loss attached at open: this far (bps of the mark) against the position. */
+    stopLossBps: z.int().min(10).max(5_000).default(500),
+    /** A take-profit attached at open this far (bps) in favour; omitted: the ladder takes profit. */
+    takeProfitBps: z.int().min(10).max(50_000).optional(),
+    maxSlippageBps: z.int().min(1).max(1_000).default(100),
+    /** No new entry on a market within this long of the last one (ms). */
+    cooldownMs: z.int().min(0).default(4 * 3_600_000),
+    /** Most positions open at once in the configured markets (this strategy's or not). */
+    maxPositions: z.int().min(1).max(20).default(2),
+    /** An entry not yet in the positions snapshot counts as open this long (ms). */
+    settleMs: z.int().min(0).default(120_000),
+    /** No entry on a positions snapshot older than this (ms): what the wallet holds must be known. */
+    positionsMaxAgeMs: z.int().min(1_000).default(60_000),
+  })
+  // The stop must come well before liquidation: at 5× the position is liquidated near a 20 % move.
+  .refine((s) => BigInt(s.stopLossBps) * decimalToScaled(s.leverage, 4) < 9_000n * 10_000n, { message: 'stopLossBps × leverage must stay under 9000 (the stop before liquidation)', path: ['stopLossBps'] });
+
+const sample = z.strictObject({ at: z.int().nonnegative(), price: uintString });
+
+const state = z.strictObject({
+  /** Market → its price samples, oldest first. */
+  samples: z.record(z.string(), z.array(sample)),
+  /** Market → tick of its last entry (the cooldown, and an entry not yet listed). */
+  entries: z.record(z.string(), z.int().nonnegative()),
+});
+type State = z.infer<typeof state>;
+
+export default defineStrategy({
+  name: 'perps-momentum',
+  description: 'Opens a perps position on a price move over a lookback, always with a stop-loss attached at open.',
+  config: settings,
+  state,
+  subscribes: ['marketStats'],
+  reads: ['positions'],
+  onSnapshot(ctx, snapshot) {
+    const cfg = ctx.config;
+    const market: MarketMint = snapshot.mint;
+    const price = marketStatsPrice(snapshot.stats.price);
+    if (!cfg.markets.includes(market) || price === undefined) return [];
+    const now = snapshot.tickMs;
+    const before: State = ctx.state ?? { samples: {}, entries: {} };
+    const history: PriceSample[] = sampled(before.samples[market] ?? [], now, price, cfg.sampleEveryMs, cfg.lookbackMs);
+    const entries = Object.fromEntries(Object.entries(before.entries).filter(([, at]) => now - at < Math.max(cfg.cooldownMs, cfg.settleMs)));
+    const after: State = { samples: { ...before.samples, [market]: history }, entries };
+    const keep = { intents: [], state: after };
+
+    const move = moveBps(history, now, price, cfg.lookbackMs);
+    const side = move === undefined ? undefined : sideFor(move, cfg.thresholdBps, cfg.sides);
+    if (move === undefined || side === undefined) return keep;
+    const last = entries[market];
+    if (last !== undefined && now - last < cfg.cooldownMs) return keep;
+    const positions = ctx.latest('positions');
+    if (!positions || now - positions.tickMs > cfg.positionsMaxAgeMs) return keep;
+    const held = positions.positions.map(positionView).filter((p) => p !== undefined && p.sizeUsd > 0n && cfg.markets.includes(p.marketMint));
+    if (held.some((p) => p!.marketMint === market)) return keep;
+    // Entries the positions snapshot does not show yet (placed after it was read) count as open.
+    const listed = new Set(held.map((p) => p!.marketMint));
+    const unlisted = Object.entries(entries).filter(([m, at]) => m !== market && !listed.has(m as MarketMint) && now - at <= cfg.settleMs).length;
+    if (held.length + unlisted >= cfg.maxPositions) return keep;
+
+    const collateral = BigInt(cfg.collateralUsd);
+    const notional = (collateral * decimalToScaled(cfg.leverage, 4)) / 10_000n;
+    const stop = stopPrice(price, side, cfg.stopLossBps);
+    const symbol = MARKET_SYMBOL[market];
+    const intent: Intent = {
+      type: 'open',
+      key: `momentum-open:${symbol}:${side}:${now}`,
+      reason: `${symbol} moved ${formatBps(move)} over ${cfg.lookbackMs / 60_000} min to ${formatUsd(price)} (threshold ${cfg.thresholdBps} bps): open a ${cfg.leverage}× ${side} of ${formatUsd(collateral)}, stop-loss at ${formatUsd(stop)}`,
+      notionalUsd: notional.toString(),
+      marketMint: market,
+      side,
+      collateralMint: side === 'long' ? market : MINTS.USDC,
+      inputMint: MINTS.USDC,
+      collateralTokenDelta: collateral.toString(),
+      leverage: cfg.leverage,
+      maxSlippageBps: String(cfg.maxSlippageBps),
+      stopLossPrice: stop.toString(),
+      ...(cfg.takeProfitBps === undefined ? {} : { takeProfitPrice: takeProfitPrice(price, side, cfg.takeProfitBps).toString() }),
+    };
+    // Committed when the open lands: a refused open leaves no cooldown, and is tried again on the next sample.
+    return { intents: [intent], state: { ...after, entries: { ...entries, [market]: now } } };
+  },
+});
+
+/** A signed move in bps as a percentage for the reason text ("+3.12 %"). */
+function formatBps(bps: bigint): string {
+  const abs = bps < 0n ? -bps : bps;
+  return `${bps < 0n ? '-' : '+'}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')} %`;
+}
