@@ -12,6 +12,7 @@ import { formatUsd } from '../kernel/money-text.ts';
 import { decideOne } from '../pipeline/strategy-runtime/run.ts';
 import { applyStateChanges, type ChangeStamps, type StateChange } from '../records/state-changes.ts';
 import { describeIssues, fieldIssues } from '../api/issues.ts';
+import type { TriggerOrder } from '../api/schemas/trigger.ts';
 import { poolInfoSnapshotOf, scenario as scenarioArbitrary, type Scenario, type ScenarioOptions } from './arbitraries.ts';
 import type { Strategy, TpslOwner } from './define.ts';
 import type { Intent } from './intent.ts';
@@ -63,6 +64,8 @@ export interface HarnessStep {
   readonly landings: readonly LandingRecord[];
   /** Positions the market closed this tick (stop, take-profit, liquidation). */
   readonly closed: readonly string[];
+  /** Trigger orders that filled this tick (they left the active list). */
+  readonly filled: readonly TriggerOrder[];
   /** Each strategy's committed state after the tick. */
   readonly states: Readonly<Record<string, unknown>>;
   /** The settings each strategy runs with, parsed by its schema. */
@@ -134,7 +137,12 @@ export async function runScenario(scenario: Scenario, strategies: readonly Harne
     const tickMs = SAMPLE_TICK + number * TICK_MS;
     const moved = moveMarket(book, tick.moveBps);
     book = moved.book;
-    for (const pick of tick.fills) book = fillOrder(book, pick).book;
+    const filled: TriggerOrder[] = [];
+    for (const pick of tick.fills) {
+      const fill = fillOrder(book, pick);
+      book = fill.book;
+      if (fill.filled) filled.push(fill.filled);
+    }
     const bookBefore = book;
     const seen = tick.stale ? moveMarket(beforeLastLandings, tick.moveBps).book : book;
     const snapshots: Snapshot[] = [
@@ -187,7 +195,7 @@ export async function runScenario(scenario: Scenario, strategies: readonly Harne
       landings.push({ action, outcome: 'landed', note: effect.note, bookBefore: before, bookAfter: book });
     }
 
-    const step: HarnessStep = { tick: number, tickMs, bookBefore, book, snapshots, decided, open, landings, closed: moved.closed, states: Object.fromEntries(states), configs, history: [...steps] };
+    const step: HarnessStep = { tick: number, tickMs, bookBefore, book, snapshots, decided, open, landings, closed: moved.closed, filled, states: Object.fromEntries(states), configs, history: [...steps] };
     steps.push(step);
     for (const invariant of invariants) {
       const verdict = invariant.check(step);
