@@ -114,7 +114,17 @@ function loadAll(strategies: readonly HarnessStrategy[]) {
 }
 
 /** Runs one scenario to the end, or to the first tick where an invariant (or a decision) fails. */
-export async function runScenario(scenario: Scenario, strategies: readonly HarnessStrategy[], invariants: readonly Invariant[], options: { readonly timeoutMs?: number } = {}): Promise<ScenarioRun> {
+export interface RunOptions {
+  readonly timeoutMs?: number;
+  /**
+   * 'carry' (default): what a tick's landings leave in flight stays in flight into the next ticks (a slow
+   * executor, a congested chain). 'settle': the executor keeps up — whatever is left lands, in order,
+   * before the next tick.
+   */
+  readonly inFlight?: 'carry' | 'settle';
+}
+
+export async function runScenario(scenario: Scenario, strategies: readonly HarnessStrategy[], invariants: readonly Invariant[], options: RunOptions = {}): Promise<ScenarioRun> {
   const runs = loadAll(strategies);
   const configs = Object.fromEntries(runs.map((r) => [r.loaded.strategy.name, r.loaded.config]));
   const states = new Map<string, unknown>(runs.map((r) => [r.loaded.strategy.name, r.state]));
@@ -176,7 +186,8 @@ export async function runScenario(scenario: Scenario, strategies: readonly Harne
     beforeLastLandings = book;
 
     const landings: LandingRecord[] = [];
-    for (const landing of tick.landings) {
+    const rest = options.inFlight === 'settle' ? pending.map(() => ({ pick: 0, outcome: 'landed' as const })) : [];
+    for (const landing of [...tick.landings, ...rest]) {
       if (pending.length === 0) break;
       const action = pending.splice(landing.pick % pending.length, 1)[0]!;
       const before = book;
@@ -205,7 +216,7 @@ export async function runScenario(scenario: Scenario, strategies: readonly Harne
   return { steps };
 }
 
-export interface PropertyOptions {
+export interface PropertyOptions extends RunOptions {
   readonly strategies: readonly HarnessStrategy[];
   readonly invariants: readonly Invariant[];
   /** The scenarios to search: an arbitrary, or options of the default one (./arbitraries.ts `scenario`). */
@@ -215,7 +226,6 @@ export interface PropertyOptions {
   /** Replays a failure: the seed and path its message printed. */
   readonly seed?: number;
   readonly path?: string;
-  readonly timeoutMs?: number;
 }
 
 /** A counter-example: what fast-check found, shrunk, with its run. */
@@ -287,10 +297,13 @@ export function describeFailure(f: PropertyFailure): string {
   for (const step of f.run.steps) {
     const tick = f.scenario.ticks[step.tick - 1]!;
     const moves = Object.entries(tick.moveBps).map(([m, bps]) => `${short(m)} ${bps >= 0 ? '+' : ''}${bps} bps`).join(', ');
-    lines.push(`tick ${step.tick}: market ${moves}${tick.stale ? ', positions read stale' : ''}${step.closed.length ? `; closed: ${step.closed.join('; ')}` : ''}`);
+    const ranked = tick.ranking ? `; ranking: ${tick.ranking.map((t) => short(t.id)).join(', ') || '(empty)'}` : '';
+    const fills = step.filled.length ? `; filled: ${step.filled.map((o) => short(o.orderKey)).join(', ')}` : '';
+    lines.push(`tick ${step.tick}: market ${moves}${tick.stale ? ', positions read stale' : ''}${ranked}${fills}${step.closed.length ? `; closed: ${step.closed.join('; ')}` : ''}`);
     for (const a of step.decided) lines.push(`  decided  ${a.strategy}: ${describeIntent(a.intent)}`);
     for (const l of step.landings) lines.push(`  ${l.outcome.padEnd(8)} ${l.action.strategy}: ${describeIntent(l.action.intent)} — ${l.note}`);
     lines.push('  book after:', ...describeBook(step.book));
+    if (step.book.triggerOrders.length) lines.push(`    open orders: ${step.book.triggerOrders.map((o) => `${short(o.orderKey)} ${short(o.inputMint)}→${short(o.outputMint)} ${o.rawMakingAmount}`).join(', ')}`);
   }
   return lines.join('\n');
 }

@@ -36,6 +36,7 @@ export {
   type OpenAction,
   type PropertyFailure,
   type PropertyOptions,
+  type RunOptions,
   type ScenarioRun,
   type Violation,
 } from './property-harness.ts';
