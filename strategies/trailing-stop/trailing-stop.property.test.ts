@@ -1,6 +1,5 @@
 import { describe, it } from 'vitest';
 import { assertProperty, oneOpenIntentPerTarget, stopsNeverLoosen, type Invariant } from 'stratd/testing';
-import coverage from '../tpsl-coverage/index.ts';
 import trailing from './index.ts';
 
 /** Every move it asks for is tighter than the stop it saw, and stays on the mark's safe side. */
@@ -28,13 +27,5 @@ const movesOnlyTighter: Invariant = {
 describe('trailing-stop properties', () => {
   it('never loosens a stop, moves it only tighter, one move per stop in flight — with stale reads and landings in any order', async () => {
     await assertProperty({ strategies: [{ strategy: trailing, config: { trailBps: 300, minStepBps: 0 } }], invariants: [stopsNeverLoosen, movesOnlyTighter, oneOpenIntentPerTarget], numRuns: 200 });
-  });
-
-  it('together with tpsl-coverage managing every request, no stop loosens', async () => {
-    await assertProperty({
-      strategies: [{ strategy: trailing, config: { trailBps: 300 } }, { strategy: coverage, config: { manage: 'all', stopLossBps: 500 } }],
-      invariants: [stopsNeverLoosen, oneOpenIntentPerTarget],
-      numRuns: 150,
-    });
   });
 });

@@ -54,9 +54,10 @@ describe('the SDK boundary', () => {
     expect(problems).toEqual([]);
   });
 
-  it('package.json exports the two SDK entries', () => {
+  it('package.json exports the SDK entries and the replay entry', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, string> };
     expect(pkg.exports['./strategy']).toBe('./src/sdk/strategy.ts');
     expect(pkg.exports['./testing']).toBe('./src/sdk/testing.ts');
+    expect(pkg.exports['./replay']).toBe('./src/replay/replay-recording.ts');
   });
 });
