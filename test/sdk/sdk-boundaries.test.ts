@@ -28,7 +28,7 @@ describe('the SDK boundary', () => {
       const text = readFileSync(join(root, file), 'utf8');
       for (const block of text.matchAll(/```ts\n([\s\S]*?)```/g)) {
         for (const spec of importsOf(block[1]!)) {
-          if (!['stratd/strategy', 'stratd/testing', 'vitest'].includes(spec) && !spec.startsWith('./')) problems.push(`${file}: ${spec}`);
+          if (!['stratd/strategy', 'stratd/testing', 'stratd/replay', 'vitest'].includes(spec) && !spec.startsWith('./')) problems.push(`${file}: ${spec}`);
         }
       }
     }
