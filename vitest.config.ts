@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^stratd\/strategy$/, replacement: sdk('strategy.ts') },
       { find: /^stratd\/testing$/, replacement: sdk('testing.ts') },
+      { find: /^stratd\/replay$/, replacement: fileURLToPath(new URL('./src/replay/replay-recording.ts', import.meta.url)) },
     ],
   },
   test: {

@@ -87,7 +87,12 @@ export function applyStateChanges(state: unknown, changes: readonly StateChange[
     if ('prune' in change) {
       const parent = objectAt(root, change.path.slice(0, -1));
       const member = change.path[change.path.length - 1]!;
-      if (parent && isObject(parent[member]) && Object.keys(parent[member]).length === 0) delete parent[member];
+      if (parent && isObject(parent[member]) && Object.keys(parent[member]).length === 0) {
+        delete parent[member];
+        // Gone as of this decision: a change inside it by an older decision landing later must not bring back a
+        // fragment of it (token-momentum's sold holding came back as { orderKey } and the state no longer parsed).
+        if (!newer(change.path)) next[JSON.stringify(change.path)] = decidedAtMs;
+      }
       continue;
     }
     if (newer(change.path)) continue;

@@ -17,6 +17,31 @@ import type { Logger } from './logger.ts';
 import type { Snapshot, SnapshotKind } from './snapshot.ts';
 
 export * as samples from './samples.ts';
+// Property tests (docs/strategies.md, "Property tests"): fast-check itself, the scenario arbitraries,
+// the harness that runs strategies together on a simulated venue, and the invariants it ships.
+export { default as fc } from 'fast-check';
+export * as arbitraries from './arbitraries.ts';
+export type { Landing, PoolStress, Scenario, ScenarioOptions, ScenarioTick } from './arbitraries.ts';
+export {
+  assertProperty,
+  describeFailure,
+  findCounterExample,
+  HarnessError,
+  PropertyViolation,
+  runScenario,
+  type HarnessStep,
+  type HarnessStrategy,
+  type Invariant,
+  type LandingRecord,
+  type OpenAction,
+  type PropertyFailure,
+  type PropertyOptions,
+  type RunOptions,
+  type ScenarioRun,
+  type Violation,
+} from './property-harness.ts';
+export { intentTarget, oneOpenIntentPerTarget, stopsNeverLoosen } from './invariants.ts';
+export { tighterStop, type Book, type BookPosition, type BookRequest } from './simulated-book.ts';
 export { SAMPLE_WALLET, SAMPLE_POSITION, SAMPLE_POSITION_2, SAMPLE_TICK } from './samples.ts';
 
 export interface RunStrategyOptions {

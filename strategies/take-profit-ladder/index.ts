@@ -5,7 +5,8 @@ import { nextRung } from './steps.ts';
  * take-profit-ladder: partial decreases at PnL steps. Each rung (`steps`, in rising order)
  * decreases `fractionBps` of the position's size *at the first rung* once its PnL after fees
  * reaches `pnlBps` of its collateral (./steps.ts); the last rung closes what is left, and so does
- * a rung that would leave less than the minimums. Rungs are taken in order, one per decision;
+ * a rung that would leave less than the minimums. Rungs are taken in order, one per decision (of
+ * one position: the next position's rung waits for the next snapshot);
  * which were taken, and the size at the first, are remembered (committed when the decrease lands)
  * and forgotten when the position closes.
  */
@@ -58,7 +59,10 @@ export default defineStrategy({
       const base = ctx.state?.baseSizeUsd?.[p.positionPubkey] ?? (done > 0 ? p.sizeUsd.toString() : undefined);
       if (done > 0) taken[p.positionPubkey] = done;
       if (base !== undefined) baseSizeUsd[p.positionPubkey] = base;
-      if (!cfg.markets.includes(p.marketMint) || (done === 0 && p.sizeUsd < BigInt(cfg.minSizeUsd))) continue;
+      // One rung per decision: the state it returns is committed when that one decrease lands, so it must say
+      // nothing about another position's rung still in flight (the property test found two rungs of one position
+      // in flight at once when two positions climbed on the same tick and only one decrease had landed).
+      if (intents.length > 0 || !cfg.markets.includes(p.marketMint) || (done === 0 && p.sizeUsd < BigInt(cfg.minSizeUsd))) continue;
       const rung = nextRung(p, cfg.steps, done, BigInt(base ?? p.sizeUsd), minimums);
       if (!rung) continue;
       const s = cfg.steps[rung.index]!;

@@ -43,4 +43,11 @@ describe('take-profit-ladder', () => {
     const closed = await runStrategy(ladder, [samples.positions([])], { state: { taken: { [samples.SAMPLE_POSITION]: 2 } } });
     expect(closed.state).toEqual({ taken: {}, baseSizeUsd: {} });
   });
+
+  it('asks for one rung per decision when two positions climb on the same snapshot (its state is committed with that one decrease)', async () => {
+    const two = (tick: number) => samples.positions([samples.position({ collateralUsd: 100n * USD, pnlAfterFeesUsd: 30n * USD }), samples.position({ pubkey: samples.SAMPLE_POSITION_2, collateralUsd: 100n * USD, pnlAfterFeesUsd: 30n * USD })], samples.SAMPLE_TICK + tick);
+    const out = await runStrategy(ladder, [two(0), two(5_000)]);
+    expect(out.steps.map((s) => s.intents.map((i) => i.key))).toEqual([[`ladder:${samples.SAMPLE_POSITION}:0`], [`ladder:${samples.SAMPLE_POSITION_2}:0`]]);
+    expect(out.state).toMatchObject({ taken: { [samples.SAMPLE_POSITION]: 1, [samples.SAMPLE_POSITION_2]: 1 } });
+  });
 });

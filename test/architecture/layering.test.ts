@@ -14,6 +14,10 @@ const EXCEPTIONS: Record<string, string> = {
   'sdk/testing.ts -> pipeline/strategy-runtime/run.ts':
     'stratd/testing runs a strategy through the very decision function the strategy worker runs (decideOne), so a test passes exactly when the daemon would take the decision; a copy would drift',
   'sdk/testing.ts -> records/action.ts': 'the harness hands back the actions decideOne made: their type is the action job itself (types only)',
+  'sdk/property-harness.ts -> pipeline/strategy-runtime/run.ts':
+    'the property harness runs strategies together through decideOne, as the worker does, so a property holds exactly for the decisions the daemon would take',
+  'sdk/property-harness.ts -> records/state-changes.ts':
+    'the property harness commits a landed decision state as its changes, merged the way the daemon merges them, so landings in any order carry state as they would live',
 };
 
 describe('the floors of src/', () => {

@@ -106,6 +106,20 @@ describe('strategy state: merged by member', () => {
     expect(await readStrategyState(scope.redis, scope.prefix, 'merge-probe')).toEqual({});
   });
 
+  it('an object a newer decision removed whole is not brought back in part by an older decision landing later', async () => {
+    const holding = { at: TICK, amount: '5', stage: 'tp' };
+    expect(await commitStateChanges(scope.redis, scope.prefix, 'prune-probe', [{ path: ['holdings', 'mint'], set: holding }], { decidedAtMs: TICK })).toBe(true);
+    // Newer: the holding was sold, removed member by member and pruned.
+    const sold = [...Object.keys(holding).map((m) => ({ path: ['holdings', 'mint', m], remove: true as const })), { path: ['holdings', 'mint'], prune: true as const }];
+    expect(await commitStateChanges(scope.redis, scope.prefix, 'prune-probe', sold, { decidedAtMs: TICK + 10_000 })).toBe(true);
+    // Older: a decision made before the sale noted the exit order's key; it lands after.
+    expect(await commitStateChanges(scope.redis, scope.prefix, 'prune-probe', [{ path: ['holdings', 'mint', 'orderKey'], set: 'order' }], { decidedAtMs: TICK + 5_000 })).toBe(false);
+    expect(await readStrategyState(scope.redis, scope.prefix, 'prune-probe')).toEqual({ holdings: {} });
+    // A newer decision may create it again.
+    expect(await commitStateChanges(scope.redis, scope.prefix, 'prune-probe', [{ path: ['holdings', 'mint'], set: holding }], { decidedAtMs: TICK + 20_000 })).toBe(true);
+    expect(await readStrategyState(scope.redis, scope.prefix, 'prune-probe')).toEqual({ holdings: { mint: holding } });
+  });
+
   it('merges racing on one connection each read the winner and merge again: ten members, ten survive', async () => {
     const members = Array.from({ length: 10 }, (_, i) => `m${i}`);
     await Promise.all(members.map((m, i) => commitStateChanges(scope.redis, scope.prefix, 'race-probe', [{ path: ['seen', m], set: i }], { decidedAtMs: TICK + i })));

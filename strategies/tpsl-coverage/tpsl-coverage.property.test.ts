@@ -1,0 +1,38 @@
+import { describe, it } from 'vitest';
+import { positionView } from 'stratd/strategy';
+import { assertProperty, oneOpenIntentPerTarget, stopsNeverLoosen, type Invariant } from 'stratd/testing';
+import coverage from './index.ts';
+
+/** A stop it creates or moves lies strictly between the liquidation price and the mark of the position it saw. */
+const stopsBetweenLiquidationAndMark: Invariant = {
+  name: 'every stop it places lies between the liquidation price and the mark',
+  check(step) {
+    const seen = step.snapshots.find((s) => s.kind === 'positions');
+    if (!seen || seen.kind !== 'positions') return true;
+    const views = seen.positions.map(positionView);
+    for (const { intent } of step.decided) {
+      if (intent.type !== 'tpsl-create' && intent.type !== 'tpsl-update') continue;
+      if (intent.type === 'tpsl-create' && intent.requestType !== 'sl') continue;
+      const p = views.find((v) => v && (intent.type === 'tpsl-create' ? v.positionPubkey === intent.positionPubkey : v.tpslRequests.some((r) => r.pubkey === intent.tpslPubkey)));
+      if (!p) continue;
+      const at = BigInt(intent.triggerPrice);
+      const inside = p.side === 'long' ? at > p.liquidationPriceUsd && at < p.markPriceUsd : at < p.liquidationPriceUsd && at > p.markPriceUsd;
+      if (!inside) return `${intent.key}: ${p.side} stop at ${at}, mark ${p.markPriceUsd}, liquidation ${p.liquidationPriceUsd}`;
+    }
+    return true;
+  },
+};
+
+describe('tpsl-coverage properties', () => {
+  it('never loosens a stop, places stops between liquidation and mark, one intent per position and kind in flight', async () => {
+    await assertProperty({
+      strategies: [{ strategy: coverage, config: { takeProfitBps: 1_000, settleMs: 0 } }],
+      invariants: [stopsNeverLoosen, stopsBetweenLiquidationAndMark, oneOpenIntentPerTarget],
+      numRuns: 200,
+    });
+  });
+
+  it('managing every request (manage: all) never loosens a stop either', async () => {
+    await assertProperty({ strategies: [{ strategy: coverage, config: { manage: 'all', stopLossBps: 300, driftBps: 50 } }], invariants: [stopsNeverLoosen, stopsBetweenLiquidationAndMark], numRuns: 200 });
+  });
+});
