@@ -17,6 +17,7 @@ import { silentLogger } from '../kernel/logger.ts';
 import { ApiActionBuilder } from '../pipeline/executor/api-action-builder.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
 import { postSigned } from '../pipeline/executor/execute-post.ts';
+import type { BuiltTransaction } from '../pipeline/executor/ports.ts';
 import type { Snapshot, SnapshotOf } from '../sdk/snapshot.ts';
 import type { Intent } from '../sdk/intent.ts';
 import { positionView, type PositionView } from '../sdk/position-view.ts';
@@ -32,14 +33,62 @@ export class BacktestError extends Error {
 
 /** What became of one intent on the venue. */
 export type ExecutionOutcome =
-  | { readonly landed: true; readonly signature: string; readonly createdTpslPubkeys?: readonly string[] }
-  | { readonly landed: false; readonly reason: string };
+  | { readonly landed: true; readonly signature: string; readonly createdTpslPubkeys?: readonly string[]; readonly realisedPnlUsd?: string }
+  | { readonly landed: false; readonly reason: string; readonly detail?: string };
+
+/** The risk gate's second look, right before signing, with what the build says (as the executor asks it); a refusal names its rule. */
+export type BeforeSign = (built: BuiltTransaction) => Promise<{ readonly rule: string; readonly detail: string } | undefined>;
 
 const USDC_START = 10_000_000_000n; // 10,000 USDC, USD × 10^6
 /** Venue ms after a send: enough slots to land it and for the keeper to execute a request. */
 const SETTLE_MS = 3_000;
 
-const tradeRow = z.looseObject({ seq: z.number(), owner: z.string(), action: z.string(), pnl: z.string().regex(/^-?\d+$/).nullable(), fee: z.string().regex(/^\d+$/) });
+const uint = z.string().regex(/^\d+$/);
+const tradeRow = z.looseObject({
+  seq: z.number(),
+  owner: z.string(),
+  action: z.string(),
+  orderType: z.string().nullish(),
+  pnl: z.string().regex(/^-?\d+$/).nullable(),
+  fee: uint,
+  baseFee: uint,
+  borrowFee: uint,
+  liquidationFee: uint,
+  priceImpactFee: uint,
+  priorityFeeLamports: uint,
+});
+
+/** Fees paid, by kind: USD × 10^6, priority fees in lamports (what the transactions paid the network). */
+export interface FeesByKind {
+  readonly openUsd: bigint;
+  readonly closeUsd: bigint;
+  readonly borrowUsd: bigint;
+  readonly priceImpactUsd: bigint;
+  readonly liquidationUsd: bigint;
+  readonly priorityLamports: bigint;
+}
+
+export const NO_FEES: FeesByKind = { openUsd: 0n, closeUsd: 0n, borrowUsd: 0n, priceImpactUsd: 0n, liquidationUsd: 0n, priorityLamports: 0n };
+
+export function addFees(a: FeesByKind, b: FeesByKind): FeesByKind {
+  return {
+    openUsd: a.openUsd + b.openUsd,
+    closeUsd: a.closeUsd + b.closeUsd,
+    borrowUsd: a.borrowUsd + b.borrowUsd,
+    priceImpactUsd: a.priceImpactUsd + b.priceImpactUsd,
+    liquidationUsd: a.liquidationUsd + b.liquidationUsd,
+    priorityLamports: a.priorityLamports + b.priorityLamports,
+  };
+}
+
+/** The wallet's fills in a range of the venue's trade sequence. */
+export interface Fills {
+  readonly realisedPnlUsd: bigint;
+  readonly fees: FeesByKind;
+  /** Of them, liquidations (a Decrease with a liquidation fee). */
+  readonly liquidations: number;
+  readonly lastSeq: number;
+}
 const outcomeRow = z.looseObject({ requestPubkey: z.string(), status: z.string(), reason: z.string().nullish() });
 const balances = z.looseObject({ tokens: z.record(z.string(), z.string().regex(/^\d+$/)) });
 
@@ -66,8 +115,13 @@ export class BacktestVenue {
     private readonly builder: ApiActionBuilder,
     private readonly inspector: PolicyInspector,
     private readonly signer: LocalKeypairSigner,
-    private nowMs: number,
+    private clockMs: number,
   ) {}
+
+  /** Venue time now (ms): the recording's clock, plus the settling time of the actions sent. */
+  get nowMs(): number {
+    return this.clockMs;
+  }
 
   static async start(seed: number, startMs: number, execution: BacktestExecution): Promise<BacktestVenue> {
     const venue = await startVenue({ seed, host: '127.0.0.1', clock: { startMs, speed: 0 }, volatility: 0, tickMs: 0, logger: silentLogger });
@@ -111,7 +165,7 @@ export class BacktestVenue {
   async advanceTo(atMs: number): Promise<void> {
     if (atMs <= this.nowMs) return;
     await this.control('advance', { ms: atMs - this.nowMs });
-    this.nowMs = atMs;
+    this.clockMs = atMs;
   }
 
   /** Sets each market's price to the mark the recorded positions show. */
@@ -169,7 +223,7 @@ export class BacktestVenue {
   }
 
   /** Build → policy inspection → sign → route, as the executor does, then lets the venue settle it. */
-  async execute(intent: Intent): Promise<ExecutionOutcome> {
+  async execute(intent: Intent, beforeSign?: BeforeSign): Promise<ExecutionOutcome> {
     let built;
     try {
       built = await this.builder.build({ intent });
@@ -185,6 +239,8 @@ export class BacktestVenue {
     }
     const verdict = await this.inspector.inspect(tx, { intent }, built);
     if (!verdict.ok || verdict.violations.length > 0) return { landed: false, reason: `policy: ${verdict.violations.map((v) => v.rule).join(', ')}` };
+    const refusal = await beforeSign?.(built);
+    if (refusal) return { landed: false, reason: `risk:${refusal.rule}`, detail: refusal.detail };
     let signed;
     try {
       signed = await signInspected(this.signer, tx, verdict);
@@ -215,19 +271,30 @@ export class BacktestVenue {
       const outcome = (await this.controlGet('request-outcomes', z.array(outcomeRow))).find((o) => o.requestPubkey === built.positionRequestPubkey);
       if (outcome?.status !== 'executed') return { landed: false, reason: `keeper: ${outcome ? `${outcome.status} ${outcome.reason ?? ''}`.trim() : 'not executed'}` };
     }
-    return { landed: true, signature: landed.signature, ...(built.createdTpslPubkeys ? { createdTpslPubkeys: built.createdTpslPubkeys } : {}) };
+    return { landed: true, signature: landed.signature, ...(built.createdTpslPubkeys ? { createdTpslPubkeys: built.createdTpslPubkeys } : {}), ...(built.realisedPnlUsd !== undefined ? { realisedPnlUsd: built.realisedPnlUsd } : {}) };
   }
 
-  /** The wallet's fills after `sinceSeq` (decreases, liquidations, triggered TP/SL): realised PnL and fees, USD × 10^6. */
-  async fills(sinceSeq: number): Promise<{ realisedPnlUsd: bigint; feesUsd: bigint; lastSeq: number }> {
+  /** The wallet's fills after `sinceSeq` (decreases, liquidations, triggered TP/SL, keeper fills): realised PnL and fees by kind. */
+  async fills(sinceSeq: number): Promise<Fills> {
     const trades = (await this.controlGet('trades', z.array(tradeRow))).filter((t) => t.owner === this.wallet);
     let realisedPnlUsd = 0n;
-    let feesUsd = 0n;
+    let fees = NO_FEES;
+    let liquidations = 0;
     for (const t of trades.filter((t) => t.seq > sinceSeq)) {
       realisedPnlUsd += BigInt(t.pnl ?? '0');
-      feesUsd += BigInt(t.fee);
+      const base = BigInt(t.baseFee);
+      const liquidation = BigInt(t.liquidationFee);
+      if (t.orderType === 'Liquidation') liquidations += 1;
+      fees = addFees(fees, {
+        openUsd: t.action === 'Increase' ? base : 0n,
+        closeUsd: t.action === 'Decrease' ? base : 0n,
+        borrowUsd: BigInt(t.borrowFee),
+        priceImpactUsd: BigInt(t.priceImpactFee),
+        liquidationUsd: liquidation,
+        priorityLamports: BigInt(t.priorityFeeLamports),
+      });
     }
-    return { realisedPnlUsd, feesUsd, lastSeq: Math.max(sinceSeq, ...trades.map((t) => t.seq)) };
+    return { realisedPnlUsd, fees, liquidations, lastSeq: Math.max(sinceSeq, ...trades.map((t) => t.seq)) };
   }
 
   /** USDC in the wallet plus each open position's collateral and PnL after fees, USD × 10^6. */

@@ -21,6 +21,8 @@ export interface ReplayOptions {
   readonly afterSnapshot?: (snapshot: Snapshot) => Promise<void> | void;
   /** Replaces each recorded snapshot with what strategies see instead (the backtest's venue reads); default: itself. */
   readonly prepare?: (snapshot: Snapshot) => Promise<readonly Snapshot[]>;
+  /** Told of every decision that did not fail, with how many intents it returned (the backtest's "why no action"). */
+  readonly onDecided?: (strategy: string, intents: number) => void;
   /** Who created each TP/SL request (ctx.tpslOwner), as the caller keeps it (the backtest books its landed creates); default: nobody. */
   readonly tpslOwners?: ReadonlyMap<string, TpslOwner>;
 }
@@ -53,6 +55,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayEvent[]> {
           emit({ atMs: snapshot.receivedAtMs, strategy: name, trigger, failure: run.failure, message: run.message });
           continue;
         }
+        options.onDecided?.(name, run.actions.length);
         for (const action of run.actions) emit({ atMs: snapshot.receivedAtMs, strategy: name, actionId: action.actionId, trigger, intent: action.intent });
         const next = run.commitNow?.state ?? run.actions.find((a) => a.stateAfter !== undefined)?.stateAfter;
         if (next !== undefined) states.set(name, next);

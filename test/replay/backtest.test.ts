@@ -80,19 +80,26 @@ describe('stratd backtest', () => {
     const args = ['backtest', recording, '--strategy', 'liquidation-guard', '--strategy', 'tpsl-coverage', '--json', '--seed', '11', '--liq-distance-bps', '1000'];
     const first = await runCli(args, { env, timeoutMs: 120_000 });
     expect(first.code, first.stderr).toBe(0);
-    const report = JSON.parse(first.stdout) as { seed: number; liquidationDistanceBps: string; strategies: Array<Record<string, unknown>> };
+    const report = JSON.parse(first.stdout) as { seed: number; liquidationDistanceBps: string; strategies: Array<Record<string, unknown>>; total: Record<string, unknown> };
     expect(report.seed).toBe(11);
     expect(report.liquidationDistanceBps).toBe('1000');
     expect(report.strategies.map((s) => s.strategy)).toEqual(['liquidation-guard', 'tpsl-coverage']);
     for (const result of report.strategies) {
-      for (const field of ['realisedPnlUsd', 'feesUsd', 'maxDrawdownUsd', 'startEquityUsd', 'endEquityUsd']) expect(result[field], field).toMatch(/^-?\d+$/);
-      for (const field of ['actions', 'landed', 'failures', 'msUnderLiquidationDistance', 'spanMs']) expect(typeof result[field], field).toBe('number');
+      for (const field of ['realisedPnlUsd', 'feesUsd']) expect(result[field], field).toMatch(/^-?\d+$/);
+      for (const field of ['decisions', 'actions', 'landed', 'failures']) expect(typeof result[field], field).toBe('number');
+      expect(Object.keys(result.fees as object)).toEqual(['openUsd', 'closeUsd', 'borrowUsd', 'priceImpactUsd', 'liquidationUsd', 'priorityLamports']);
       expect(result.notLanded).toBeTypeOf('object');
       expect(result.failures).toBe(0);
       expect(result.landed as number, first.stdout).toBeGreaterThan(0);
-      // The SOL long starts 2.5 % from liquidation: under the 10 % line from the start.
-      expect(result.msUnderLiquidationDistance as number).toBeGreaterThan(0);
+      expect(result.why).toBeUndefined();
     }
+    const total = report.total;
+    for (const field of ['realisedPnlUsd', 'unrealisedPnlUsd', 'marketRealisedPnlUsd', 'feesUsd', 'maxDrawdownUsd', 'startEquityUsd', 'endEquityUsd', 'endOpenSizeUsd']) expect(total[field], field).toMatch(/^-?\d+$/);
+    for (const field of ['liquidations', 'exposureMs', 'msUnderLiquidationDistance', 'spanMs']) expect(typeof total[field], field).toBe('number');
+    // The SOL long starts 2.5 % from liquidation: under the 10 % line from the start.
+    expect(total.msUnderLiquidationDistance as number).toBeGreaterThan(0);
+    // Open from the first positions snapshot (10 ms after the first pool snapshot) to the end.
+    expect(total.exposureMs).toBe((total.spanMs as number) - 10);
     const [guard] = report.strategies;
     // The guard's decrease pays fees and realises no gain; it is a fill of the backtest wallet. (It
     // cuts once, at the first tick, to twice its trigger distance: at the entry price, so no loss either.)
@@ -106,7 +113,8 @@ describe('stratd backtest', () => {
   it('prints the table by default', async () => {
     const result = await runCli(['backtest', recording, '--strategy', 'liquidation-guard'], { env, timeoutMs: 120_000 });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^strategy\s+actions\s+landed\s+realised PnL\s+fees\s+max drawdown\s+under 500 bps/);
+    expect(result.stdout).toMatch(/^strategy\s+actions\s+landed\s+realised PnL\s+fees\n/);
+    expect(result.stdout).toMatch(/\ntotal: realised PnL .* max drawdown \d+\.\d\d\nfees: open .* priority \d+ lamports\nexposure \d+s of \d+s, under 500 bps from liquidation \d+s, liquidations \d+\n/);
     expect(result.stdout).toMatch(/liquidation-guard\s+\d+\s+[1-9]\d*\s/);
   }, 300_000);
 });

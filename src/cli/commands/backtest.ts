@@ -1,20 +1,27 @@
+import { randomUUID } from 'node:crypto';
 import { BacktestError } from '../../replay/backtest-venue.ts';
 import { backtest } from '../../replay/backtest.ts';
 import { backtestJson, backtestTable } from '../../replay/backtest-report.ts';
-import { CONFIG_OPTIONS, EXIT, parseCommandArgs, type Command } from '../command.ts';
+import { riskLimitsFromConfig } from '../../risk/risk-limits-config.ts';
+import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
+import { withDeploymentRedis } from '../deployment-redis.ts';
 import { loadReplayInputs } from './replay.ts';
 
 const USAGE = `usage: stratd backtest <recording.jsonl> [--strategy <name> ...] [--config <file>] [--set key.path=value ...]
                       [--json] [--seed <n>] [--liq-distance-bps <n>]
-  Replays a recording against an in-process simulated venue, one per strategy: the first
-  positions snapshot's positions are opened for a paper wallet (same market, side, collateral and
+  Replays a recording against an in-process simulated venue with the deployment's enabled
+  strategies together on it (--strategy runs only the named ones): the first positions
+  snapshot's positions are opened for a paper wallet (same market, side, collateral and
   liquidation distance), each recorded positions snapshot sets the venue's prices to its marks,
-  the recorded clock moves venue time, and every intent the strategy returns is built, inspected
-  by the signing policy, signed and sent on the venue as the executor does. Reports per strategy:
-  actions, landed, realised PnL and fees (the wallet's fills), max drawdown (of wallet USDC plus
-  open positions' value), and the time some position was closer to liquidation than
-  --liq-distance-bps (default 500). Same recording, settings and --seed (default venue.seed) →
-  the same report.
+  the recorded clock moves venue time. Every intent goes the daemon's way: the intent lock (one
+  unfinished action per strategy and intent key), the risk gate with stop arbitration (risk.*,
+  at accept and before signing), build, the signing policy, sign and send on the venue. The risk
+  gate keeps its state in the deployment's Redis under a key prefix of this run, removed at the
+  end. Reports per strategy: decisions, actions, landed, refused by reason, realised PnL and fees
+  of its own fills, and why nothing landed when nothing did; in total: realised and unrealised
+  PnL, fees by kind, liquidations, max drawdown (of wallet USDC plus open positions' value),
+  exposure time and the time some position was closer to liquidation than --liq-distance-bps
+  (default 500). Same recording, settings and --seed (default venue.seed) → the same report.
 `;
 
 export const backtestCommand: Command = {
@@ -44,26 +51,36 @@ export const backtestCommand: Command = {
     if (typeof loaded === 'number') return loaded;
     const seed = seedText === undefined ? loaded.config.venue.seed : Number(seedText);
     const liquidationDistanceBps = BigInt(distance);
-    let results;
-    try {
-      const { execution } = loaded.config;
-      results = await backtest({
-        ...loaded,
-        seed,
-        liquidationDistanceBps,
-        execution: {
-          slippageBps: execution.slippageBps,
-          priceDriftBps: execution.priceDriftBps,
-          priorityFeeCapLamports: BigInt(execution.priorityFeeCapLamports),
-          maxAccountSpaceBytes: BigInt(execution.maxAccountSpaceBytes),
-        },
-      });
-    } catch (error) {
-      if (!(error instanceof BacktestError)) throw error;
-      process.stderr.write(`stratd backtest: ${error.message}\n`);
-      return EXIT.failed;
-    }
-    process.stdout.write(`${parsed.values.json ? backtestJson(results, { seed, liquidationDistanceBps, snapshots: loaded.snapshots.length }) : backtestTable(results, liquidationDistanceBps)}\n`);
-    return EXIT.ok;
+    return withDeploymentRedis('backtest', configArgv(parsed.values), async (deployment) => {
+      let report;
+      try {
+        const { execution, risk } = loaded.config;
+        report = await backtest({
+          ...loaded,
+          seed,
+          liquidationDistanceBps,
+          execution: {
+            slippageBps: execution.slippageBps,
+            priceDriftBps: execution.priceDriftBps,
+            priorityFeeCapLamports: BigInt(execution.priorityFeeCapLamports),
+            maxAccountSpaceBytes: BigInt(execution.maxAccountSpaceBytes),
+          },
+          risk: {
+            redis: deployment.redis,
+            // This run's own keys, never the daemon's: removed when the run ends.
+            prefix: `${deployment.prefix}backtest:${randomUUID()}:`,
+            limits: riskLimitsFromConfig(risk),
+            breaker: { autoResetMs: risk.breakerAutoResetMs, protectiveStrategies: risk.protectiveStrategies },
+            markPriceMaxAgeMs: execution.markPriceMaxAgeMs,
+          },
+        });
+      } catch (error) {
+        if (!(error instanceof BacktestError)) throw error;
+        process.stderr.write(`stratd backtest: ${error.message}\n`);
+        return EXIT.failed;
+      }
+      process.stdout.write(`${parsed.values.json ? backtestJson(report, { seed, liquidationDistanceBps, snapshots: loaded.snapshots.length }) : backtestTable(report, liquidationDistanceBps)}\n`);
+      return EXIT.ok;
+    });
   },
 };
