@@ -30,6 +30,7 @@ export function backtestJson(report: BacktestReport, meta: BacktestMeta): string
       seed: meta.seed,
       liquidationDistanceBps: meta.liquidationDistanceBps.toString(),
       snapshots: meta.snapshots,
+      seeded: report.seeded,
       strategies: report.strategies.map((r) => ({
         strategy: r.strategy,
         decisions: r.decisions,
@@ -77,7 +78,9 @@ export function backtestTable(report: BacktestReport, liquidationDistanceBps: bi
     ...(r.why !== undefined ? [`  ${r.strategy}: nothing landed: ${r.why}`] : []),
   ]);
   const t = report.total;
+  const seeded = report.seeded;
   const total = [
+    `seeded: ${String(seeded.positions)} position(s), ${String(seeded.tpsl)} TP/SL request(s)${seeded.skipped.map((s) => `\n  not seeded: ${s}`).join('')}`,
     `total: realised PnL ${usd(t.realisedPnlUsd)} (market fills ${usd(t.marketRealisedPnlUsd)}), unrealised ${usd(t.unrealisedPnlUsd)}, equity ${usd(t.startEquityUsd)} → ${usd(t.endEquityUsd)}, max drawdown ${usd(t.maxDrawdownUsd)}`,
     `fees: open ${usd(t.fees.openUsd)}, close ${usd(t.fees.closeUsd)}, borrow ${usd(t.fees.borrowUsd)}, price impact ${usd(t.fees.priceImpactUsd)}, liquidation ${usd(t.fees.liquidationUsd)}, priority ${t.fees.priorityLamports.toString()} lamports`,
     `exposure ${seconds(t.exposureMs)} of ${seconds(t.spanMs)}, under ${liquidationDistanceBps.toString()} bps from liquidation ${seconds(t.msUnderLiquidationDistance)}, liquidations ${String(t.liquidations)}`,

@@ -40,8 +40,31 @@ export type ExecutionOutcome =
 export type BeforeSign = (built: BuiltTransaction) => Promise<{ readonly rule: string; readonly detail: string } | undefined>;
 
 const USDC_START = 10_000_000_000n; // 10,000 USDC, USD × 10^6
-/** Venue ms after a send: enough slots to land it and for the keeper to execute a request. */
-const SETTLE_MS = 3_000;
+/** Venue ms after a send, beyond the keeper's delay: enough slots to land it and for the keeper to execute a request. */
+const LANDING_MS = 2_000;
+/** The venue keeper's default delay before it executes a landed request. */
+export const DEFAULT_KEEPER_DELAY_MS = 1_000;
+
+/** How the backtest's market moves besides the recording. */
+export interface BacktestMarket {
+  /**
+   * A price file (CSV `offsetMs,SOL,ETH,BTC`, offsets from the recording's first snapshot; the
+   * venue's format, src/venue/market/price-file.ts): the prices come from it instead of the
+   * recorded marks.
+   */
+  readonly priceFile?: string;
+  /** ms the venue's keeper waits before executing a landed position request. */
+  readonly keeperDelayMs?: number;
+}
+
+/** What seeding the venue from the recording did. */
+export interface Seeded {
+  readonly positions: number;
+  /** TP/SL requests of the recorded positions re-created on the paper wallet's. */
+  readonly tpsl: number;
+  /** What could not be seeded, and why. */
+  readonly skipped: readonly string[];
+}
 
 const uint = z.string().regex(/^\d+$/);
 const tradeRow = z.looseObject({
@@ -116,6 +139,9 @@ export class BacktestVenue {
     private readonly inspector: PolicyInspector,
     private readonly signer: LocalKeypairSigner,
     private clockMs: number,
+    private readonly settleMs: number,
+    /** Prices come from a price file, not from the recorded marks. */
+    readonly pricedByFile: boolean,
   ) {}
 
   /** Venue time now (ms): the recording's clock, plus the settling time of the actions sent. */
@@ -123,8 +149,9 @@ export class BacktestVenue {
     return this.clockMs;
   }
 
-  static async start(seed: number, startMs: number, execution: BacktestExecution): Promise<BacktestVenue> {
-    const venue = await startVenue({ seed, host: '127.0.0.1', clock: { startMs, speed: 0 }, volatility: 0, tickMs: 0, logger: silentLogger });
+  static async start(seed: number, startMs: number, execution: BacktestExecution, market: BacktestMarket = {}): Promise<BacktestVenue> {
+    const keeperDelayMs = market.keeperDelayMs ?? DEFAULT_KEEPER_DELAY_MS;
+    const venue = await startVenue({ seed, host: '127.0.0.1', clock: { startMs, speed: 0 }, volatility: 0, tickMs: 0, keeperDelayMs, logger: silentLogger, ...(market.priceFile !== undefined ? { priceFile: market.priceFile } : {}) });
     const keyDir = await mkdtemp(join(tmpdir(), 'stratd-backtest-'));
     const keypair = Keypair.fromSeed(createHash('sha256').update(`stratd-backtest-wallet:${String(seed)}`).digest());
     const keyFile = join(keyDir, 'paper-wallet.json');
@@ -152,6 +179,8 @@ export class BacktestVenue {
       }),
       signer,
       startMs,
+      keeperDelayMs + LANDING_MS,
+      market.priceFile !== undefined,
     );
   }
 
@@ -168,8 +197,9 @@ export class BacktestVenue {
     this.clockMs = atMs;
   }
 
-  /** Sets each market's price to the mark the recorded positions show. */
+  /** Sets each market's price to the mark the recorded positions show (unless a price file sets them). */
   async pricesFrom(snapshot: SnapshotOf<'positions'>): Promise<void> {
+    if (this.pricedByFile) return;
     const marks = new Map<string, bigint>();
     for (const view of views(snapshot)) marks.set(MARKET_SYMBOL[view.marketMint], view.markPriceUsd);
     for (const [market, priceUsd] of [...marks].sort(([a], [b]) => a.localeCompare(b))) await this.control('price', { market, priceUsd: priceUsd.toString() });
@@ -182,10 +212,13 @@ export class BacktestVenue {
 
   /**
    * Opens the recorded positions for the paper wallet: same market, side, collateral and
-   * liquidation distance (what a protective strategy reacts to), at the recorded marks.
+   * liquidation distance (what a protective strategy reacts to), at the recorded marks (or the
+   * price file's first prices); then re-creates their TP/SL requests at the recorded triggers,
+   * through the executor's own path (placed by nobody of ours, as a request made by hand).
    */
-  async seed(snapshot: SnapshotOf<'positions'>): Promise<void> {
-    const positions = views(snapshot).map((view) => {
+  async seed(snapshot: SnapshotOf<'positions'>): Promise<Seeded> {
+    const recorded = views(snapshot);
+    const positions = recorded.map((view) => {
       const gap = view.side === 'long' ? view.markPriceUsd - view.liquidationPriceUsd : view.liquidationPriceUsd - view.markPriceUsd;
       const distanceBps = gap <= 0n || view.markPriceUsd === 0n ? 1n : (gap * 10_000n) / view.markPriceUsd;
       return { market: MARKET_SYMBOL[view.marketMint], side: view.side, collateralUsd: view.collateralUsd.toString(), liquidationDistancePct: formatScaled(distanceBps, 2) };
@@ -193,6 +226,36 @@ export class BacktestVenue {
     if (positions.length === 0) throw new BacktestError('no_positions', 'the first positions snapshot of the recording lists no open position; nothing to backtest against');
     await this.pricesFrom(snapshot);
     await this.control('fund', { wallet: this.wallet, sol: '10000000000', usdc: USDC_START.toString(), positions });
+    const paper = views(await this.positionsLike(snapshot));
+    const skipped: string[] = [];
+    let tpsl = 0;
+    for (const view of recorded) {
+      const own = paper.find((p) => p.marketMint === view.marketMint && p.side === view.side);
+      for (const request of view.tpslRequests) {
+        const what = `${MARKET_SYMBOL[view.marketMint]} ${view.side}'s ${request.requestType} at ${request.triggerPriceUsd.toString()}`;
+        if (!own) {
+          skipped.push(`${what}: the position was not opened`);
+          continue;
+        }
+        const partial = request.entirePosition === false && request.sizeUsd !== undefined && request.sizeUsd < own.sizeUsd;
+        const outcome = await this.execute({
+          type: 'tpsl-create',
+          key: `seed:${request.pubkey}`,
+          reason: 'seeded from the recording',
+          notionalUsd: '0',
+          positionPubkey: own.positionPubkey,
+          marketMint: own.marketMint,
+          side: own.side,
+          requestType: request.requestType,
+          triggerPrice: request.triggerPriceUsd.toString(),
+          receiveToken: 'USDC',
+          ...(partial ? { entirePosition: false, sizeUsdDelta: request.sizeUsd!.toString() } : { entirePosition: true }),
+        });
+        if (outcome.landed) tpsl += 1;
+        else skipped.push(`${what}: ${outcome.reason}`);
+      }
+    }
+    return { positions: positions.length, tpsl, skipped };
   }
 
   /** The recorded positions snapshot, re-read from the venue for the paper wallet. */
@@ -263,7 +326,7 @@ export class BacktestVenue {
     } catch (error) {
       return { landed: false, reason: `send: ${(error as Error).message}` };
     }
-    await this.advanceTo(this.nowMs + SETTLE_MS);
+    await this.advanceTo(this.nowMs + this.settleMs);
     const landed = this.venue.chain.landed().find((l) => Buffer.from(l.transaction.signatures[0]!).toString('base64') === signature);
     if (!landed) return { landed: false, reason: 'not landed' };
     if (landed.err !== null) return { landed: false, reason: `failed on chain: ${JSON.stringify(landed.err)}` };

@@ -6,7 +6,7 @@ import type { Intent } from '../sdk/intent.ts';
 import type { ActionRecord } from '../records/action-record.ts';
 import type { BreakerOptions, RiskLimits } from '../risk/risk-gate.ts';
 import type { Redis } from 'ioredis';
-import { addFees, BacktestError, BacktestVenue, NO_FEES, views, type BacktestExecution, type FeesByKind } from './backtest-venue.ts';
+import { addFees, BacktestError, BacktestVenue, NO_FEES, views, type BacktestExecution, type BacktestMarket, type FeesByKind, type Seeded } from './backtest-venue.ts';
 import { BacktestRisk } from './backtest-risk.ts';
 import { replay, type ReplayEvent } from './replay.ts';
 
@@ -50,6 +50,7 @@ export interface BacktestTotal {
 }
 
 export interface BacktestReport {
+  readonly seeded: Seeded;
   readonly strategies: readonly StrategyBacktest[];
   readonly total: BacktestTotal;
 }
@@ -75,6 +76,8 @@ export interface BacktestOptions {
   /** The executor's settings the build and the policy use, as configured (execution.*). */
   readonly execution: BacktestExecution;
   readonly risk: BacktestRiskSettings;
+  /** A price file instead of the recorded marks, the keeper's delay. */
+  readonly market?: BacktestMarket;
 }
 
 interface Tally {
@@ -102,12 +105,13 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const first = options.snapshots.find((s): s is SnapshotOf<'positions'> => s.kind === 'positions');
   if (!first) throw new BacktestError('no_positions', 'the recording has no positions snapshot; record with the positions poller on');
   const startMs = options.snapshots[0]!.receivedAtMs;
-  const venue = await BacktestVenue.start(options.seed, startMs, options.execution);
+  const venue = await BacktestVenue.start(options.seed, startMs, options.execution, options.market);
   let nowMs = startMs;
   const risk = new BacktestRisk({ ...options.risk, wallet: venue.wallet, now: () => nowMs });
   try {
     await risk.clear();
-    await venue.seed(first);
+    const seeded = await venue.seed(first);
+    nowMs = venue.nowMs;
     // Fills after this one are the run's own: the strategies' actions and what the market did to the positions.
     const seededSeq = (await venue.fills(-1)).lastSeq;
     const tallies = new Map<string, Tally>(options.strategies.map((l) => [l.strategy.name, { decisions: 0, actions: 0, landed: 0, failures: 0, notLanded: {}, details: {}, realisedPnlUsd: 0n, fees: NO_FEES }]));
@@ -250,6 +254,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     const strategies = options.strategies.map((l) => result(l.strategy.name, tally(l.strategy.name)));
     const ownPnl = strategies.reduce((sum, s) => sum + s.realisedPnlUsd, 0n);
     return {
+      seeded,
       strategies,
       total: {
         realisedPnlUsd: all.realisedPnlUsd,

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
@@ -109,6 +109,14 @@ describe('stratd backtest', () => {
     const second = await runCli(args, { env, timeoutMs: 120_000 });
     expect(second.stdout).toBe(first.stdout);
   }, 300_000);
+
+  it('refuses a price file it cannot read, naming the row', async () => {
+    const bad = join(dir, 'prices.csv');
+    await writeFile(bad, 'offsetMs,SOL\n0,150\n0,151\n');
+    const result = await runCli(['backtest', recording, '--price-file', bad], { env, timeoutMs: 120_000 });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`stratd backtest: ${bad} row 3: offsets must be strictly ascending\n`);
+  }, 120_000);
 
   it('prints the table by default', async () => {
     const result = await runCli(['backtest', recording, '--strategy', 'liquidation-guard'], { env, timeoutMs: 120_000 });

@@ -2,18 +2,25 @@ import { randomUUID } from 'node:crypto';
 import { BacktestError } from '../../replay/backtest-venue.ts';
 import { backtest } from '../../replay/backtest.ts';
 import { backtestJson, backtestTable } from '../../replay/backtest-report.ts';
+import { MarketError } from '../../venue/market/errors.ts';
+import { loadPriceFile } from '../../venue/market/price-file.ts';
 import { riskLimitsFromConfig } from '../../risk/risk-limits-config.ts';
 import { CONFIG_OPTIONS, configArgv, EXIT, parseCommandArgs, type Command } from '../command.ts';
 import { withDeploymentRedis } from '../deployment-redis.ts';
 import { loadReplayInputs } from './replay.ts';
 
 const USAGE = `usage: stratd backtest <recording.jsonl> [--strategy <name> ...] [--config <file>] [--set key.path=value ...]
-                      [--json] [--seed <n>] [--liq-distance-bps <n>]
+                      [--json] [--seed <n>] [--liq-distance-bps <n>] [--price-file <prices.csv>]
+                      [--keeper-delay-ms <n>]
   Replays a recording against an in-process simulated venue with the deployment's enabled
   strategies together on it (--strategy runs only the named ones): the first positions
   snapshot's positions are opened for a paper wallet (same market, side, collateral and
-  liquidation distance), each recorded positions snapshot sets the venue's prices to its marks,
-  the recorded clock moves venue time. Every intent goes the daemon's way: the intent lock (one
+  liquidation distance) with their TP/SL requests, each recorded positions snapshot sets the
+  venue's prices to its marks — or --price-file gives the prices (CSV "offsetMs,SOL,ETH,BTC",
+  offsets in ms from the recording's first snapshot, USD decimals, an empty cell keeps the
+  price) — and the recorded clock moves venue time: borrow fees accrue, the keeper executes
+  requests after --keeper-delay-ms (default 1000), TP/SL trigger and positions past their
+  liquidation price are liquidated. Every intent goes the daemon's way: the intent lock (one
   unfinished action per strategy and intent key), the risk gate with stop arbitration (risk.*,
   at accept and before signing), build, the signing policy, sign and send on the venue. The risk
   gate keeps its state in the deployment's Redis under a key prefix of this run, removed at the
@@ -32,7 +39,7 @@ export const backtestCommand: Command = {
       'backtest',
       argv,
       USAGE,
-      { ...CONFIG_OPTIONS, strategy: { type: 'string', multiple: true }, json: { type: 'boolean' }, seed: { type: 'string' }, 'liq-distance-bps': { type: 'string' } },
+      { ...CONFIG_OPTIONS, strategy: { type: 'string', multiple: true }, json: { type: 'boolean' }, seed: { type: 'string' }, 'liq-distance-bps': { type: 'string' }, 'price-file': { type: 'string' }, 'keeper-delay-ms': { type: 'string' } },
       true,
     );
     if (typeof parsed === 'number') return parsed;
@@ -43,9 +50,20 @@ export const backtestCommand: Command = {
     }
     const distance = parsed.values['liq-distance-bps'] ?? '500';
     const seedText = parsed.values.seed;
-    if (!/^\d{1,9}$/.test(distance) || (seedText !== undefined && !/^\d{1,9}$/.test(seedText))) {
-      process.stderr.write(`stratd backtest: --liq-distance-bps and --seed take a whole number\n\n${USAGE}`);
+    const keeperText = parsed.values['keeper-delay-ms'];
+    if (!/^\d{1,9}$/.test(distance) || [seedText, keeperText].some((t) => t !== undefined && !/^\d{1,9}$/.test(t))) {
+      process.stderr.write(`stratd backtest: --liq-distance-bps, --seed and --keeper-delay-ms take a whole number\n\n${USAGE}`);
       return EXIT.usage;
+    }
+    const priceFile = parsed.values['price-file'];
+    if (priceFile !== undefined) {
+      try {
+        loadPriceFile(priceFile);
+      } catch (error) {
+        if (!(error instanceof MarketError)) throw error;
+        process.stderr.write(`stratd backtest: ${error.message}\n`);
+        return EXIT.failed;
+      }
     }
     const loaded = await loadReplayInputs('backtest', file, parsed.values);
     if (typeof loaded === 'number') return loaded;
@@ -65,6 +83,7 @@ export const backtestCommand: Command = {
             priorityFeeCapLamports: BigInt(execution.priorityFeeCapLamports),
             maxAccountSpaceBytes: BigInt(execution.maxAccountSpaceBytes),
           },
+          market: { ...(priceFile !== undefined ? { priceFile } : {}), ...(keeperText !== undefined ? { keeperDelayMs: Number(keeperText) } : {}) },
           risk: {
             redis: deployment.redis,
             // This run's own keys, never the daemon's: removed when the run ends.
