@@ -1,6 +1,7 @@
 import type { Snapshot, SnapshotOf } from '../sdk/snapshot.ts';
 import type { LoadedStrategy } from '../pipeline/strategy-runtime/loader.ts';
-import { liquidationDistanceBps } from '../sdk/position-view.ts';
+import { liquidationDistanceBps, type PositionView } from '../sdk/position-view.ts';
+import { MARKET_SYMBOL } from '../api/mints.ts';
 import type { TpslOwner } from '../sdk/define.ts';
 import type { Intent } from '../sdk/intent.ts';
 import type { ActionRecord } from '../records/action-record.ts';
@@ -49,8 +50,40 @@ export interface BacktestTotal {
   readonly spanMs: number;
 }
 
+/** One look at the wallet, at a positions snapshot (what the HTML report draws). Money is USD × 10^6. */
+export interface TimelinePoint {
+  readonly atMs: number;
+  readonly equityUsd: bigint;
+  readonly positions: readonly {
+    /** "SOL long". */
+    readonly label: string;
+    readonly markPriceUsd: bigint;
+    readonly liquidationPriceUsd: bigint;
+    /** The tightest stop-loss, if any. */
+    readonly stopUsd?: bigint;
+  }[];
+}
+
+/** One action of a strategy and what became of it ('landed' or the reason it did not). */
+export interface TimelineAction {
+  readonly atMs: number;
+  readonly strategy: string;
+  readonly type: string;
+  readonly outcome: string;
+  readonly reason: string;
+}
+
+export interface BacktestTimeline {
+  /** The recording's first snapshot (ms). */
+  readonly startMs: number;
+  readonly points: readonly TimelinePoint[];
+  readonly actions: readonly TimelineAction[];
+}
+
 export interface BacktestReport {
   readonly seeded: Seeded;
+  /** For the HTML report; not part of the JSON. */
+  readonly timeline: BacktestTimeline;
   readonly strategies: readonly StrategyBacktest[];
   readonly total: BacktestTotal;
 }
@@ -126,8 +159,11 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     let openSince: number | undefined;
     let msUnder = 0;
     let exposureMs = 0;
+    const points: TimelinePoint[] = [];
+    const actions: TimelineAction[] = [];
     const observe = async (atMs: number) => {
       equity = await venue.equityUsd(latestPositions);
+      points.push({ atMs, equityUsd: equity, positions: views(latestPositions).filter((v) => v.sizeUsd > 0n).map(pointOf) });
       if (equity > peak) peak = equity;
       if (peak - equity > maxDrawdownUsd) maxDrawdownUsd = peak - equity;
       const open = views(latestPositions).filter((v) => v.sizeUsd > 0n);
@@ -171,6 +207,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       const accepted = await risk.check('accept', record);
       if (!accepted.allowed) {
         refuse(`risk:${accepted.rule}`, accepted.detail);
+        actions.push({ atMs: event.atMs, strategy: event.strategy, type: event.intent.type, outcome: `risk:${accepted.rule}`, reason: event.intent.reason });
         await risk.settled({ ...record, state: 'rejected', reason: `risk:${accepted.rule}` });
         return;
       }
@@ -181,6 +218,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
         return decision.allowed ? undefined : { rule: decision.rule, detail: decision.detail };
       });
       nowMs = venue.nowMs;
+      actions.push({ atMs: event.atMs, strategy: event.strategy, type: event.intent.type, outcome: outcome.landed ? 'landed' : outcome.reason, reason: event.intent.reason });
       const made = await venue.fills(before);
       t.realisedPnlUsd += made.realisedPnlUsd;
       t.fees = addFees(t.fees, made.fees);
@@ -255,6 +293,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     const ownPnl = strategies.reduce((sum, s) => sum + s.realisedPnlUsd, 0n);
     return {
       seeded,
+      timeline: { startMs, points, actions },
       strategies,
       total: {
         realisedPnlUsd: all.realisedPnlUsd,
@@ -278,6 +317,12 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       await venue.close();
     }
   }
+}
+
+function pointOf(v: PositionView): TimelinePoint['positions'][number] {
+  const stops = v.tpslRequests.filter((r) => r.requestType === 'sl').map((r) => r.triggerPriceUsd);
+  const tightest = stops.length === 0 ? undefined : stops.reduce((a, b) => (v.side === 'long' ? (b > a ? b : a) : b < a ? b : a));
+  return { label: `${MARKET_SYMBOL[v.marketMint]} ${v.side}`, markPriceUsd: v.markPriceUsd, liquidationPriceUsd: v.liquidationPriceUsd, ...(tightest !== undefined ? { stopUsd: tightest } : {}) };
 }
 
 function result(strategy: string, t: Tally): StrategyBacktest {

@@ -1,4 +1,8 @@
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiClient } from '../../src/api/client.ts';
@@ -6,6 +10,7 @@ import { loadConfig } from '../../src/config/index.ts';
 import { loadStrategiesOrThrow, type LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { backtest, type BacktestReport } from '../../src/replay/backtest.ts';
 import { backtestJson } from '../../src/replay/backtest-report.ts';
+import { backtestHtml } from '../../src/replay/backtest-html.ts';
 import { defineStrategy } from '../../src/sdk/define.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
@@ -22,6 +27,12 @@ import { VenueControl } from '../support/venue-control.ts';
  * arbitration refuses it: the tightest stop wins) and one that never finds its trigger. The report
  * names the refusals by rule, says why the two did nothing, and is the same bytes on a second run.
  */
+
+/** Headless Chromium from the system, as the status page's browser test drives it (CHROMIUM_PATH overrides). */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) console.warn(`backtest report browser test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+const OUTPUT = join(import.meta.dirname, '..', '..', 'test-output');
 
 const START_MS = 1_800_000_000_000;
 const TICK_MS = 5_000;
@@ -78,6 +89,7 @@ describe('strategies together on one backtest venue', () => {
   let snapshots: Snapshot[];
   let strategies: LoadedStrategy[];
   let config: ReturnType<typeof loadConfig>['config'];
+  let report: BacktestReport | undefined;
 
   beforeAll(async () => {
     snapshots = await record();
@@ -96,6 +108,7 @@ describe('strategies together on one backtest venue', () => {
 
   it('arbitrates their stops, explains who did nothing and why, and reports the same bytes twice', async () => {
     const first = await run();
+    report = first;
     const text = json(first);
     const by = Object.fromEntries(first.strategies.map((s) => [s.strategy, s]));
     expect(first.strategies.map((s) => s.strategy)).toEqual(['tpsl-coverage', 'trailing-stop', 'loosener', 'quiet']);
@@ -116,5 +129,44 @@ describe('strategies together on one backtest venue', () => {
 
     const second = await run();
     expect(json(second)).toBe(text);
+    expect(backtestHtml(second, { seed: 4, liquidationDistanceBps: 500n, snapshots: snapshots.length, recording: 'run.jsonl' })).toBe(backtestHtml(first, { seed: 4, liquidationDistanceBps: 500n, snapshots: snapshots.length, recording: 'run.jsonl' }));
   }, 120_000);
+
+  it.skipIf(!haveChromium)('draws the HTML report in Chromium: equity, the SOL long with its stop, every action marked, nothing fetched', async () => {
+    expect(report, 'the run above').toBeDefined();
+    const html = backtestHtml(report!, { seed: 4, liquidationDistanceBps: 500n, snapshots: snapshots.length, recording: 'run.jsonl' });
+    await mkdir(OUTPUT, { recursive: true });
+    const file = join(OUTPUT, 'backtest-report.html');
+    await writeFile(file, html);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 980, height: 900 } });
+      const fetched: string[] = [];
+      page.on('request', (request) => {
+        if (!request.url().startsWith('file:')) fetched.push(request.url());
+      });
+      await page.goto(`file://${file}`);
+      expect(fetched).toEqual([]);
+      expect(await page.locator('h2').allInnerTexts()).toEqual(['Strategies', 'Total', 'Equity (USD: wallet USDC, open orders, open positions)', 'SOL long: price, stop-loss and liquidation price (USD)']);
+      // The equity curve and the position's mark, stop and liquidation lines are drawn.
+      expect(await page.locator('svg polyline.equity').count()).toBe(1);
+      expect(await page.locator('svg polyline.mark').count()).toBe(1);
+      expect(await page.locator('svg polyline.stop').count()).toBeGreaterThan(0);
+      expect(await page.locator('svg polyline.liquidation').count()).toBe(1);
+      // Every action is marked on both charts: the landed ones green, the refused ones red.
+      const landed = report!.timeline.actions.filter((a) => a.outcome === 'landed').length;
+      const refused = report!.timeline.actions.length - landed;
+      expect(landed).toBeGreaterThan(0);
+      expect(refused).toBeGreaterThan(0);
+      expect(await page.locator('svg g.action.landed').count()).toBe(2 * landed);
+      expect(await page.locator('svg g.action.refused').count()).toBe(2 * refused);
+      const box = await page.locator('svg').first().boundingBox();
+      expect(box!.width).toBeGreaterThan(800);
+      // The loosener's "why" is on the page.
+      expect(await page.locator('td.why').allInnerTexts()).toContainEqual(expect.stringMatching(/every intent was refused: \d+× risk:stop_arbitration/));
+      await page.screenshot({ path: join(OUTPUT, 'backtest-report.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
@@ -119,8 +119,14 @@ describe('stratd backtest', () => {
   }, 120_000);
 
   it('prints the table by default', async () => {
-    const result = await runCli(['backtest', recording, '--strategy', 'liquidation-guard'], { env, timeoutMs: 120_000 });
+    const page = join(dir, 'report.html');
+    const result = await runCli(['backtest', recording, '--strategy', 'liquidation-guard', '--report', page], { env, timeoutMs: 120_000 });
     expect(result.code, result.stderr).toBe(0);
+    // --report writes the page besides (its drawing is checked in Chromium: backtest-together.test.ts).
+    const html = await readFile(page, 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<h2>SOL long: price, stop-loss and liquidation price (USD)</h2>');
+    expect(html).not.toMatch(/https?:\/\//);
     expect(result.stdout).toMatch(/^strategy\s+actions\s+landed\s+realised PnL\s+fees\n/);
     expect(result.stdout).toMatch(/\ntotal: realised PnL .* max drawdown \d+\.\d\d\nfees: open .* priority \d+ lamports\nexposure \d+s of \d+s, under 500 bps from liquidation \d+s, liquidations \d+\n/);
     expect(result.stdout).toMatch(/liquidation-guard\s+\d+\s+[1-9]\d*\s/);

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { backtestHtml } from '../../replay/backtest-html.ts';
 import { BacktestError } from '../../replay/backtest-venue.ts';
 import { backtest } from '../../replay/backtest.ts';
 import { backtestJson, backtestTable } from '../../replay/backtest-report.ts';
@@ -11,7 +14,7 @@ import { loadReplayInputs } from './replay.ts';
 
 const USAGE = `usage: stratd backtest <recording.jsonl> [--strategy <name> ...] [--config <file>] [--set key.path=value ...]
                       [--json] [--seed <n>] [--liq-distance-bps <n>] [--price-file <prices.csv>]
-                      [--keeper-delay-ms <n>]
+                      [--keeper-delay-ms <n>] [--report <file.html>]
   Replays a recording against an in-process simulated venue with the deployment's enabled
   strategies together on it (--strategy runs only the named ones): the first positions
   snapshot's positions are opened for a paper wallet (same market, side, collateral and
@@ -28,7 +31,9 @@ const USAGE = `usage: stratd backtest <recording.jsonl> [--strategy <name> ...] 
   of its own fills, and why nothing landed when nothing did; in total: realised and unrealised
   PnL, fees by kind, liquidations, max drawdown (of wallet USDC plus open positions' value),
   exposure time and the time some position was closer to liquidation than --liq-distance-bps
-  (default 500). Same recording, settings and --seed (default venue.seed) → the same report.
+  (default 500). --report also writes one self-contained HTML page (inline SVG, nothing fetched):
+  the tables, the equity curve, each position's price, stop-loss and liquidation price over time,
+  every action marked. Same recording, settings and --seed (default venue.seed) → the same report.
 `;
 
 export const backtestCommand: Command = {
@@ -39,7 +44,7 @@ export const backtestCommand: Command = {
       'backtest',
       argv,
       USAGE,
-      { ...CONFIG_OPTIONS, strategy: { type: 'string', multiple: true }, json: { type: 'boolean' }, seed: { type: 'string' }, 'liq-distance-bps': { type: 'string' }, 'price-file': { type: 'string' }, 'keeper-delay-ms': { type: 'string' } },
+      { ...CONFIG_OPTIONS, strategy: { type: 'string', multiple: true }, json: { type: 'boolean' }, seed: { type: 'string' }, 'liq-distance-bps': { type: 'string' }, 'price-file': { type: 'string' }, 'keeper-delay-ms': { type: 'string' }, report: { type: 'string' } },
       true,
     );
     if (typeof parsed === 'number') return parsed;
@@ -98,7 +103,9 @@ export const backtestCommand: Command = {
         process.stderr.write(`stratd backtest: ${error.message}\n`);
         return EXIT.failed;
       }
-      process.stdout.write(`${parsed.values.json ? backtestJson(report, { seed, liquidationDistanceBps, snapshots: loaded.snapshots.length }) : backtestTable(report, liquidationDistanceBps)}\n`);
+      const meta = { seed, liquidationDistanceBps, snapshots: loaded.snapshots.length };
+      if (parsed.values.report !== undefined) await writeFile(parsed.values.report, backtestHtml(report, { ...meta, recording: basename(file) }));
+      process.stdout.write(`${parsed.values.json ? backtestJson(report, meta) : backtestTable(report, liquidationDistanceBps)}\n`);
       return EXIT.ok;
     });
   },
