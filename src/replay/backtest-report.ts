@@ -41,6 +41,7 @@ export function backtestJson(report: BacktestReport, meta: BacktestMeta): string
         realisedPnlUsd: r.realisedPnlUsd.toString(),
         feesUsd: feesUsd(r.fees).toString(),
         fees: feesJson(r.fees),
+        stateBytesMax: r.stateBytesMax,
         ...(r.why !== undefined ? { why: r.why } : {}),
       })),
       total: {
@@ -67,10 +68,15 @@ export function backtestJson(report: BacktestReport, meta: BacktestMeta): string
 const usd = (v: bigint) => formatScaled(v, USD_DECIMALS).replace(/(\.\d\d)\d*$/, '$1');
 const seconds = (ms: number) => `${(ms / 1000).toFixed(0)}s`;
 
+/** What each strategy's decisions cost in time: told apart from the report, which must be the same bytes every run. */
+export function backtestCostLines(report: BacktestReport): string {
+  return report.strategies.map((r) => `cost: ${r.strategy}: ${String(r.decisions)} decision(s) in ${(r.decideSeconds * 1000).toFixed(1)} ms, ${String(r.actions)} intent(s), state up to ${String(r.stateBytesMax)} bytes`).join('\n');
+}
+
 /** The report as a table for humans (USD to the cent, time in seconds). */
 export function backtestTable(report: BacktestReport, liquidationDistanceBps: bigint): string {
-  const header = ['strategy', 'actions', 'landed', 'realised PnL', 'fees'];
-  const rows = report.strategies.map((r: StrategyBacktest) => [r.strategy, String(r.actions), String(r.landed), usd(r.realisedPnlUsd), usd(feesUsd(r.fees))]);
+  const header = ['strategy', 'actions', 'landed', 'realised PnL', 'fees', 'decisions', 'state bytes'];
+  const rows = report.strategies.map((r: StrategyBacktest) => [r.strategy, String(r.actions), String(r.landed), usd(r.realisedPnlUsd), usd(feesUsd(r.fees)), String(r.decisions), String(r.stateBytesMax)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: readonly string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const notes = report.strategies.flatMap((r) => [

@@ -26,6 +26,10 @@ export interface StrategyBacktest {
   /** Of the fills its own actions made. */
   readonly realisedPnlUsd: bigint;
   readonly fees: FeesByKind;
+  /** The largest state it returned (JSON bytes): what it keeps in Redis in the daemon. */
+  readonly stateBytesMax: number;
+  /** Wall-clock seconds its decisions took in all: the one figure of a backtest that differs run to run, so kept out of the JSON and the page. */
+  readonly decideSeconds: number;
   /** When nothing of it landed: why (no trigger met, or which intents were refused and by which rule). */
   readonly why?: string;
 }
@@ -123,6 +127,8 @@ interface Tally {
   details: Record<string, string>;
   realisedPnlUsd: bigint;
   fees: FeesByKind;
+  stateBytesMax: number;
+  decideSeconds: number;
 }
 
 /**
@@ -147,7 +153,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     nowMs = venue.nowMs;
     // Fills after this one are the run's own: the strategies' actions and what the market did to the positions.
     const seededSeq = (await venue.fills(-1)).lastSeq;
-    const tallies = new Map<string, Tally>(options.strategies.map((l) => [l.strategy.name, { decisions: 0, actions: 0, landed: 0, failures: 0, notLanded: {}, details: {}, realisedPnlUsd: 0n, fees: NO_FEES }]));
+    const tallies = new Map<string, Tally>(options.strategies.map((l) => [l.strategy.name, { decisions: 0, actions: 0, landed: 0, failures: 0, notLanded: {}, details: {}, realisedPnlUsd: 0n, fees: NO_FEES, stateBytesMax: 0, decideSeconds: 0 }]));
     const tally = (name: string) => tallies.get(name)!;
     let pending: ReplayEvent[] = [];
     let latestPositions = await venue.positionsLike(first);
@@ -239,8 +245,13 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       tpslOwners,
       timeoutMs: options.timeoutMs,
       onEvent: (event) => pending.push(event),
-      onDecided: (strategy) => {
-        tally(strategy).decisions += 1;
+      onDecided: (strategy, _intents, cost) => {
+        const t = tally(strategy);
+        t.decisions += 1;
+        if (cost) {
+          t.decideSeconds += cost.decideSeconds;
+          if (cost.stateBytes > t.stateBytesMax) t.stateBytesMax = cost.stateBytes;
+        }
       },
       prepare: async (recorded) => {
         await venue.advanceTo(recorded.receivedAtMs);
@@ -326,7 +337,7 @@ function pointOf(v: PositionView): TimelinePoint['positions'][number] {
 }
 
 function result(strategy: string, t: Tally): StrategyBacktest {
-  const out = { strategy, decisions: t.decisions, actions: t.actions, landed: t.landed, notLanded: t.notLanded, failures: t.failures, realisedPnlUsd: t.realisedPnlUsd, fees: t.fees };
+  const out = { strategy, decisions: t.decisions, actions: t.actions, landed: t.landed, notLanded: t.notLanded, failures: t.failures, realisedPnlUsd: t.realisedPnlUsd, fees: t.fees, stateBytesMax: t.stateBytesMax, decideSeconds: t.decideSeconds };
   const why = whyNothingLanded(t);
   return why === undefined ? out : { ...out, why };
 }

@@ -124,6 +124,9 @@ describe('strategies together on one backtest venue', () => {
     // A strategy whose trigger never comes: said so, with how often it looked.
     expect(by.quiet!.why).toBe(`no trigger met: ${String(by.quiet!.decisions)} decision(s), none returned an intent`);
     expect(by.quiet!.decisions).toBe(snapshots.length);
+    // What each keeps: trailing-stop remembers the stops it moved; the others keep nothing.
+    expect(by['trailing-stop']!.stateBytesMax).toBeGreaterThan(10);
+    expect(by.quiet!.stateBytesMax).toBe(0);
     // Nothing of the run is left in Redis.
     expect(await scope.redis.keys(`${scope.prefix}backtest:*`)).toEqual([]);
 

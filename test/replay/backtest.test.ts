@@ -127,7 +127,9 @@ describe('stratd backtest', () => {
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).toContain('<h2>SOL long: price, stop-loss and liquidation price (USD)</h2>');
     expect(html).not.toMatch(/https?:\/\//);
-    expect(result.stdout).toMatch(/^strategy\s+actions\s+landed\s+realised PnL\s+fees\n/);
+    expect(result.stdout).toMatch(/^strategy\s+actions\s+landed\s+realised PnL\s+fees\s+decisions\s+state bytes\n/);
+    // What its decisions cost in time, on stderr (it differs run to run; the report does not).
+    expect(result.stderr).toMatch(/^cost: liquidation-guard: \d+ decision\(s\) in \d+\.\d ms, \d+ intent\(s\), state up to \d+ bytes\n$/);
     expect(result.stdout).toMatch(/\ntotal: realised PnL .* max drawdown \d+\.\d\d\nfees: open .* priority \d+ lamports\nexposure \d+s of \d+s, under 500 bps from liquidation \d+s, liquidations \d+\n/);
     expect(result.stdout).toMatch(/liquidation-guard\s+\d+\s+[1-9]\d*\s/);
   }, 300_000);

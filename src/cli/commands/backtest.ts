@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { backtestHtml } from '../../replay/backtest-html.ts';
 import { BacktestError } from '../../replay/backtest-venue.ts';
 import { backtest } from '../../replay/backtest.ts';
-import { backtestJson, backtestTable } from '../../replay/backtest-report.ts';
+import { backtestCostLines, backtestJson, backtestTable } from '../../replay/backtest-report.ts';
 import { MarketError } from '../../venue/market/errors.ts';
 import { loadPriceFile } from '../../venue/market/price-file.ts';
 import { riskLimitsFromConfig } from '../../risk/risk-limits-config.ts';
@@ -105,6 +105,8 @@ export const backtestCommand: Command = {
       }
       const meta = { seed, liquidationDistanceBps, snapshots: loaded.snapshots.length };
       if (parsed.values.report !== undefined) await writeFile(parsed.values.report, backtestHtml(report, { ...meta, recording: basename(file) }));
+      // Decide times differ run to run: on stderr, so the report itself stays the same bytes.
+      if (report.strategies.length > 0) process.stderr.write(`${backtestCostLines(report)}\n`);
       process.stdout.write(`${parsed.values.json ? backtestJson(report, meta) : backtestTable(report, liquidationDistanceBps)}\n`);
       return EXIT.ok;
     });
