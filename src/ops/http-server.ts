@@ -182,6 +182,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
         staleAfterMs: (kind) => staleAfter.get(`poller:${kind}`),
         readWalletBalances: options.readWalletBalances,
         memoryThresholds: options.memoryThresholds,
+        strategyCost: () => metrics.strategyCost(),
         process: {
           pid: process.pid,
           uptime: formatAge(now() - startedAtMs),

@@ -13,6 +13,11 @@ export class Metrics {
   readonly registry = new Registry();
   readonly snapshotsEnqueued = new Counter({ name: 'stratd_snapshots_enqueued_total', help: 'Snapshot jobs enqueued by pollers', labelNames: ['kind'], registers: [this.registry] });
   readonly snapshotsProcessed = new Counter({ name: 'stratd_snapshots_processed_total', help: 'Snapshot jobs processed by strategy workers', labelNames: ['kind'], registers: [this.registry] });
+  // Per-strategy cost (issue 28): which plugin costs what.
+  readonly strategyDecideSeconds = new Histogram({ name: 'stratd_strategy_decide_seconds', help: "Time one strategy's onSnapshot took, per decision", labelNames: ['strategy'], buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [this.registry] });
+  readonly strategyDecisions = new Counter({ name: 'stratd_strategy_decisions_total', help: 'Decisions of each strategy by outcome (ok, failed)', labelNames: ['strategy', 'outcome'], registers: [this.registry] });
+  readonly strategyIntents = new Counter({ name: 'stratd_strategy_intents_total', help: 'Intents each strategy returned (before the intent lock and back-off drop repeats)', labelNames: ['strategy'], registers: [this.registry] });
+  readonly strategyStateBytes = new Gauge({ name: 'stratd_strategy_state_bytes', help: 'Size (JSON bytes) of the state each strategy last returned', labelNames: ['strategy'], registers: [this.registry] });
   readonly intents = new Counter({ name: 'stratd_intents_total', help: 'Intents returned by strategies', labelNames: ['strategy', 'type'], registers: [this.registry] });
   readonly actionStates = new Counter({ name: 'stratd_action_transitions_total', help: 'Executor state transitions', labelNames: ['state'], registers: [this.registry] });
   readonly tickToSubmit = new Histogram({
@@ -93,4 +98,36 @@ export class Metrics {
       : undefined;
     if (outcome) this.actions.inc({ strategy: record.strategy, intent: record.intent.type, outcome });
   }
+
+  /** Each strategy's cost as this process measured it (the stratd_strategy_* metrics), for the status page. */
+  async strategyCost(): Promise<Map<string, StrategyCost>> {
+    const out = new Map<string, { decisions: number; failed: number; decideSeconds: number; intents: number; stateBytes: number }>();
+    const of = (labels: Partial<Record<string, string | number>>) => {
+      const name = String(labels.strategy ?? '');
+      let cost = out.get(name);
+      if (!cost) out.set(name, (cost = { decisions: 0, failed: 0, decideSeconds: 0, intents: 0, stateBytes: 0 }));
+      return cost;
+    };
+    const [decisions, decide, intents, state] = await Promise.all([this.strategyDecisions.get(), this.strategyDecideSeconds.get(), this.strategyIntents.get(), this.strategyStateBytes.get()]);
+    for (const v of decisions.values) {
+      const cost = of(v.labels);
+      cost.decisions += v.value;
+      if (v.labels.outcome === 'failed') cost.failed += v.value;
+    }
+    for (const v of decide.values) if (v.metricName === 'stratd_strategy_decide_seconds_sum') of(v.labels).decideSeconds += v.value;
+    for (const v of intents.values) of(v.labels).intents += v.value;
+    for (const v of state.values) of(v.labels).stateBytes = v.value;
+    return out;
+  }
+}
+
+/** One strategy's cost in this process since it started. */
+export interface StrategyCost {
+  readonly decisions: number;
+  readonly failed: number;
+  /** Sum of its onSnapshot times. */
+  readonly decideSeconds: number;
+  readonly intents: number;
+  /** Size of the state it last returned (JSON bytes). */
+  readonly stateBytes: number;
 }

@@ -190,6 +190,7 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
     const enqueued: string[] = [];
     const failed: string[] = [];
     for (const run of runs) {
+      observeCost(run, deps.metrics);
       if (run.status === 'failed') {
         failed.push(run.strategy);
         await recordFailure(run, snapshot, deps, now);
@@ -216,6 +217,17 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
       return fromSnapshot(parsed.data);
     },
   };
+}
+
+/** The stratd_strategy_* metrics of one decision. */
+function observeCost(run: StrategyRun, metrics: Metrics | undefined): void {
+  if (!metrics) return;
+  metrics.strategyDecisions.inc({ strategy: run.strategy, outcome: run.status });
+  if (run.status !== 'ok') return;
+  metrics.strategyIntents.inc({ strategy: run.strategy }, run.actions.length);
+  if (!run.cost) return;
+  metrics.strategyDecideSeconds.observe({ strategy: run.strategy }, run.cost.decideSeconds);
+  if (run.cost.stateBytes > 0) metrics.strategyStateBytes.set({ strategy: run.strategy }, run.cost.stateBytes);
 }
 
 async function recordFailure(run: Extract<StrategyRun, { status: 'failed' }>, snapshot: Snapshot, deps: HandlerDeps, now: () => number): Promise<void> {

@@ -19,6 +19,7 @@ import { ApiActionBuilder } from '../pipeline/executor/api-action-builder.ts';
 import { marketMarkWithStats } from '../pipeline/executor/mark-price.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
 import { postSigned } from '../pipeline/executor/execute-post.ts';
+import type { BuiltTransaction } from '../pipeline/executor/ports.ts';
 import type { Snapshot, SnapshotOf } from '../sdk/snapshot.ts';
 import type { Intent } from '../sdk/intent.ts';
 import { positionView, type PositionView } from '../sdk/position-view.ts';
@@ -34,14 +35,85 @@ export class BacktestError extends Error {
 
 /** What became of one intent on the venue. */
 export type ExecutionOutcome =
-  | { readonly landed: true; readonly signature: string; readonly createdTpslPubkeys?: readonly string[] }
-  | { readonly landed: false; readonly reason: string };
+  | { readonly landed: true; readonly signature: string; readonly createdTpslPubkeys?: readonly string[]; readonly realisedPnlUsd?: string }
+  | { readonly landed: false; readonly reason: string; readonly detail?: string };
+
+/** The risk gate's second look, right before signing, with what the build says (as the executor asks it); a refusal names its rule. */
+export type BeforeSign = (built: BuiltTransaction) => Promise<{ readonly rule: string; readonly detail: string } | undefined>;
 
 const USDC_START = 10_000_000_000n; // 10,000 USDC, USD × 10^6
-/** Venue ms after a send: enough slots to land it and for the keeper to execute a request. */
-const SETTLE_MS = 3_000;
+/** Venue ms after a send, beyond the keeper's delay: enough slots to land it and for the keeper to execute a request. */
+const LANDING_MS = 2_000;
+/** The venue keeper's default delay before it executes a landed request. */
+export const DEFAULT_KEEPER_DELAY_MS = 1_000;
 
-const tradeRow = z.looseObject({ seq: z.number(), owner: z.string(), action: z.string(), pnl: z.string().regex(/^-?\d+$/).nullable(), fee: z.string().regex(/^\d+$/) });
+/** How the backtest's market moves besides the recording. */
+export interface BacktestMarket {
+  /**
+   * A price file (CSV `offsetMs,SOL,ETH,BTC`, offsets from the recording's first snapshot; the
+   * venue's format, src/venue/market/price-file.ts): the prices come from it instead of the
+   * recorded marks.
+   */
+  readonly priceFile?: string;
+  /** ms the venue's keeper waits before executing a landed position request. */
+  readonly keeperDelayMs?: number;
+}
+
+/** What seeding the venue from the recording did. */
+export interface Seeded {
+  readonly positions: number;
+  /** TP/SL requests of the recorded positions re-created on the paper wallet's. */
+  readonly tpsl: number;
+  /** What could not be seeded, and why. */
+  readonly skipped: readonly string[];
+}
+
+const uint = z.string().regex(/^\d+$/);
+const tradeRow = z.looseObject({
+  seq: z.number(),
+  owner: z.string(),
+  action: z.string(),
+  orderType: z.string().nullish(),
+  pnl: z.string().regex(/^-?\d+$/).nullable(),
+  fee: uint,
+  baseFee: uint,
+  borrowFee: uint,
+  liquidationFee: uint,
+  priceImpactFee: uint,
+  priorityFeeLamports: uint,
+});
+
+/** Fees paid, by kind: USD × 10^6, priority fees in lamports (what the transactions paid the network). */
+export interface FeesByKind {
+  readonly openUsd: bigint;
+  readonly closeUsd: bigint;
+  readonly borrowUsd: bigint;
+  readonly priceImpactUsd: bigint;
+  readonly liquidationUsd: bigint;
+  readonly priorityLamports: bigint;
+}
+
+export const NO_FEES: FeesByKind = { openUsd: 0n, closeUsd: 0n, borrowUsd: 0n, priceImpactUsd: 0n, liquidationUsd: 0n, priorityLamports: 0n };
+
+export function addFees(a: FeesByKind, b: FeesByKind): FeesByKind {
+  return {
+    openUsd: a.openUsd + b.openUsd,
+    closeUsd: a.closeUsd + b.closeUsd,
+    borrowUsd: a.borrowUsd + b.borrowUsd,
+    priceImpactUsd: a.priceImpactUsd + b.priceImpactUsd,
+    liquidationUsd: a.liquidationUsd + b.liquidationUsd,
+    priorityLamports: a.priorityLamports + b.priorityLamports,
+  };
+}
+
+/** The wallet's fills in a range of the venue's trade sequence. */
+export interface Fills {
+  readonly realisedPnlUsd: bigint;
+  readonly fees: FeesByKind;
+  /** Of them, liquidations (a Decrease with a liquidation fee). */
+  readonly liquidations: number;
+  readonly lastSeq: number;
+}
 const outcomeRow = z.looseObject({ requestPubkey: z.string(), status: z.string(), reason: z.string().nullish() });
 const balances = z.looseObject({ tokens: z.record(z.string(), z.string().regex(/^\d+$/)) });
 
@@ -68,11 +140,20 @@ export class BacktestVenue {
     private readonly builder: ApiActionBuilder,
     private readonly inspector: PolicyInspector,
     private readonly signer: LocalKeypairSigner,
-    private nowMs: number,
+    private clockMs: number,
+    private readonly settleMs: number,
+    /** Prices come from a price file, not from the recorded marks. */
+    readonly pricedByFile: boolean,
   ) {}
 
-  static async start(seed: number, startMs: number, execution: BacktestExecution): Promise<BacktestVenue> {
-    const venue = await startVenue({ seed, host: '127.0.0.1', clock: { startMs, speed: 0 }, volatility: 0, tickMs: 0, logger: silentLogger });
+  /** Venue time now (ms): the recording's clock, plus the settling time of the actions sent. */
+  get nowMs(): number {
+    return this.clockMs;
+  }
+
+  static async start(seed: number, startMs: number, execution: BacktestExecution, market: BacktestMarket = {}): Promise<BacktestVenue> {
+    const keeperDelayMs = market.keeperDelayMs ?? DEFAULT_KEEPER_DELAY_MS;
+    const venue = await startVenue({ seed, host: '127.0.0.1', clock: { startMs, speed: 0 }, volatility: 0, tickMs: 0, keeperDelayMs, logger: silentLogger, ...(market.priceFile !== undefined ? { priceFile: market.priceFile } : {}) });
     const keyDir = await mkdtemp(join(tmpdir(), 'stratd-backtest-'));
     const keypair = Keypair.fromSeed(createHash('sha256').update(`stratd-backtest-wallet:${String(seed)}`).digest());
     const keyFile = join(keyDir, 'paper-wallet.json');
@@ -102,6 +183,8 @@ export class BacktestVenue {
       }),
       signer,
       startMs,
+      keeperDelayMs + LANDING_MS,
+      market.priceFile !== undefined,
     );
   }
 
@@ -115,18 +198,20 @@ export class BacktestVenue {
   async advanceTo(atMs: number): Promise<void> {
     if (atMs <= this.nowMs) return;
     await this.control('advance', { ms: atMs - this.nowMs });
-    this.nowMs = atMs;
+    this.clockMs = atMs;
   }
 
-  /** Sets each market's price to the mark the recorded positions show. */
+  /** Sets each market's price to the mark the recorded positions show (unless a price file sets them). */
   async pricesFrom(snapshot: SnapshotOf<'positions'>): Promise<void> {
+    if (this.pricedByFile) return;
     const marks = new Map<string, bigint>();
     for (const view of views(snapshot)) marks.set(MARKET_SYMBOL[view.marketMint], view.markPriceUsd);
     for (const [market, priceUsd] of [...marks].sort(([a], [b]) => a.localeCompare(b))) await this.control('price', { market, priceUsd: priceUsd.toString() });
   }
 
-  /** Sets the market's price to the recorded market-stats price (one a price format cannot be read from leaves it). */
+  /** Sets the market's price to the recorded market-stats price (unless a price file sets them; one a price format cannot be read from leaves it). */
   async priceFrom(snapshot: SnapshotOf<'marketStats'>): Promise<void> {
+    if (this.pricedByFile) return;
     const priceUsd = marketStatsPrice(snapshot.stats.price);
     if (priceUsd !== undefined) await this.control('price', { market: MARKET_SYMBOL[snapshot.mint], priceUsd: priceUsd.toString() });
   }
@@ -138,10 +223,13 @@ export class BacktestVenue {
 
   /**
    * Opens the recorded positions for the paper wallet: same market, side, collateral and
-   * liquidation distance (what a protective strategy reacts to), at the recorded marks.
+   * liquidation distance (what a protective strategy reacts to), at the recorded marks (or the
+   * price file's first prices); then re-creates their TP/SL requests at the recorded triggers,
+   * through the executor's own path (placed by nobody of ours, as a request made by hand).
    */
-  async seed(snapshot: SnapshotOf<'positions'>): Promise<void> {
-    const positions = views(snapshot).map((view) => {
+  async seed(snapshot: SnapshotOf<'positions'>): Promise<Seeded> {
+    const recorded = views(snapshot);
+    const positions = recorded.map((view) => {
       const gap = view.side === 'long' ? view.markPriceUsd - view.liquidationPriceUsd : view.liquidationPriceUsd - view.markPriceUsd;
       const distanceBps = gap <= 0n || view.markPriceUsd === 0n ? 1n : (gap * 10_000n) / view.markPriceUsd;
       return { market: MARKET_SYMBOL[view.marketMint], side: view.side, collateralUsd: view.collateralUsd.toString(), liquidationDistancePct: formatScaled(distanceBps, 2) };
@@ -149,6 +237,36 @@ export class BacktestVenue {
     if (positions.length === 0) throw new BacktestError('no_positions', 'the first positions snapshot of the recording lists no open position; nothing to backtest against');
     await this.pricesFrom(snapshot);
     await this.control('fund', { wallet: this.wallet, sol: '10000000000', usdc: USDC_START.toString(), positions });
+    const paper = views(await this.positionsLike(snapshot));
+    const skipped: string[] = [];
+    let tpsl = 0;
+    for (const view of recorded) {
+      const own = paper.find((p) => p.marketMint === view.marketMint && p.side === view.side);
+      for (const request of view.tpslRequests) {
+        const what = `${MARKET_SYMBOL[view.marketMint]} ${view.side}'s ${request.requestType} at ${request.triggerPriceUsd.toString()}`;
+        if (!own) {
+          skipped.push(`${what}: the position was not opened`);
+          continue;
+        }
+        const partial = request.entirePosition === false && request.sizeUsd !== undefined && request.sizeUsd < own.sizeUsd;
+        const outcome = await this.execute({
+          type: 'tpsl-create',
+          key: `seed:${request.pubkey}`,
+          reason: 'seeded from the recording',
+          notionalUsd: '0',
+          positionPubkey: own.positionPubkey,
+          marketMint: own.marketMint,
+          side: own.side,
+          requestType: request.requestType,
+          triggerPrice: request.triggerPriceUsd.toString(),
+          receiveToken: 'USDC',
+          ...(partial ? { entirePosition: false, sizeUsdDelta: request.sizeUsd!.toString() } : { entirePosition: true }),
+        });
+        if (outcome.landed) tpsl += 1;
+        else skipped.push(`${what}: ${outcome.reason}`);
+      }
+    }
+    return { positions: positions.length, tpsl, skipped };
   }
 
   /** The recorded positions snapshot, re-read from the venue for the paper wallet. */
@@ -179,7 +297,7 @@ export class BacktestVenue {
   }
 
   /** Build → policy inspection → sign → route, as the executor does, then lets the venue settle it. */
-  async execute(intent: Intent): Promise<ExecutionOutcome> {
+  async execute(intent: Intent, beforeSign?: BeforeSign): Promise<ExecutionOutcome> {
     let built;
     try {
       built = await this.builder.build({ intent });
@@ -195,6 +313,8 @@ export class BacktestVenue {
     }
     const verdict = await this.inspector.inspect(tx, { intent }, built);
     if (!verdict.ok || verdict.violations.length > 0) return { landed: false, reason: `policy: ${verdict.violations.map((v) => v.rule).join(', ')}` };
+    const refusal = await beforeSign?.(built);
+    if (refusal) return { landed: false, reason: `risk:${refusal.rule}`, detail: refusal.detail };
     let signed;
     try {
       signed = await signInspected(this.signer, tx, verdict);
@@ -217,7 +337,7 @@ export class BacktestVenue {
     } catch (error) {
       return { landed: false, reason: `send: ${(error as Error).message}` };
     }
-    await this.advanceTo(this.nowMs + SETTLE_MS);
+    await this.advanceTo(this.nowMs + this.settleMs);
     const landed = this.venue.chain.landed().find((l) => Buffer.from(l.transaction.signatures[0]!).toString('base64') === signature);
     if (!landed) return { landed: false, reason: 'not landed' };
     if (landed.err !== null) return { landed: false, reason: `failed on chain: ${JSON.stringify(landed.err)}` };
@@ -225,19 +345,30 @@ export class BacktestVenue {
       const outcome = (await this.controlGet('request-outcomes', z.array(outcomeRow))).find((o) => o.requestPubkey === built.positionRequestPubkey);
       if (outcome?.status !== 'executed') return { landed: false, reason: `keeper: ${outcome ? `${outcome.status} ${outcome.reason ?? ''}`.trim() : 'not executed'}` };
     }
-    return { landed: true, signature: landed.signature, ...(built.createdTpslPubkeys ? { createdTpslPubkeys: built.createdTpslPubkeys } : {}) };
+    return { landed: true, signature: landed.signature, ...(built.createdTpslPubkeys ? { createdTpslPubkeys: built.createdTpslPubkeys } : {}), ...(built.realisedPnlUsd !== undefined ? { realisedPnlUsd: built.realisedPnlUsd } : {}) };
   }
 
-  /** The wallet's fills after `sinceSeq` (decreases, liquidations, triggered TP/SL): realised PnL and fees, USD × 10^6. */
-  async fills(sinceSeq: number): Promise<{ realisedPnlUsd: bigint; feesUsd: bigint; lastSeq: number }> {
+  /** The wallet's fills after `sinceSeq` (decreases, liquidations, triggered TP/SL, keeper fills): realised PnL and fees by kind. */
+  async fills(sinceSeq: number): Promise<Fills> {
     const trades = (await this.controlGet('trades', z.array(tradeRow))).filter((t) => t.owner === this.wallet);
     let realisedPnlUsd = 0n;
-    let feesUsd = 0n;
+    let fees = NO_FEES;
+    let liquidations = 0;
     for (const t of trades.filter((t) => t.seq > sinceSeq)) {
       realisedPnlUsd += BigInt(t.pnl ?? '0');
-      feesUsd += BigInt(t.fee);
+      const base = BigInt(t.baseFee);
+      const liquidation = BigInt(t.liquidationFee);
+      if (t.orderType === 'Liquidation') liquidations += 1;
+      fees = addFees(fees, {
+        openUsd: t.action === 'Increase' ? base : 0n,
+        closeUsd: t.action === 'Decrease' ? base : 0n,
+        borrowUsd: BigInt(t.borrowFee),
+        priceImpactUsd: BigInt(t.priceImpactFee),
+        liquidationUsd: liquidation,
+        priorityLamports: BigInt(t.priorityFeeLamports),
+      });
     }
-    return { realisedPnlUsd, feesUsd, lastSeq: Math.max(sinceSeq, ...trades.map((t) => t.seq)) };
+    return { realisedPnlUsd, fees, liquidations, lastSeq: Math.max(sinceSeq, ...trades.map((t) => t.seq)) };
   }
 
   /** USDC in the wallet plus each open position's collateral and PnL after fees, USD × 10^6. */

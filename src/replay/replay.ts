@@ -2,7 +2,7 @@ import type { Intent } from '../sdk/intent.ts';
 import type { Snapshot } from '../sdk/snapshot.ts';
 import { silentLogger } from '../kernel/logger.ts';
 import type { LoadedStrategy } from '../pipeline/strategy-runtime/loader.ts';
-import { decideOne, type StrategyFailureKind } from '../pipeline/strategy-runtime/run.ts';
+import { decideOne, type DecisionCost, type StrategyFailureKind } from '../pipeline/strategy-runtime/run.ts';
 import type { TpslOwner } from '../sdk/define.ts';
 
 /** One line of `stratd replay`: a decision (one intent) or a strategy's failure on one snapshot. */
@@ -21,6 +21,8 @@ export interface ReplayOptions {
   readonly afterSnapshot?: (snapshot: Snapshot) => Promise<void> | void;
   /** Replaces each recorded snapshot with what strategies see instead (the backtest's venue reads); default: itself. */
   readonly prepare?: (snapshot: Snapshot) => Promise<readonly Snapshot[]>;
+  /** Told of every decision that did not fail, with how many intents it returned (the backtest's "why no action"). */
+  readonly onDecided?: (strategy: string, intents: number, cost: DecisionCost | undefined) => void;
   /** Who created each TP/SL request (ctx.tpslOwner), as the caller keeps it (the backtest books its landed creates); default: nobody. */
   readonly tpslOwners?: ReadonlyMap<string, TpslOwner>;
 }
@@ -53,6 +55,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayEvent[]> {
           emit({ atMs: snapshot.receivedAtMs, strategy: name, trigger, failure: run.failure, message: run.message });
           continue;
         }
+        options.onDecided?.(name, run.actions.length, run.cost);
         for (const action of run.actions) emit({ atMs: snapshot.receivedAtMs, strategy: name, actionId: action.actionId, trigger, intent: action.intent });
         const next = run.commitNow?.state ?? run.actions.find((a) => a.stateAfter !== undefined)?.stateAfter;
         if (next !== undefined) states.set(name, next);

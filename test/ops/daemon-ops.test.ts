@@ -56,8 +56,9 @@ describe('the ops server of a running daemon', () => {
       return body.loops.find((l) => l.name === 'poller:positions')?.lastBeatMs !== undefined ? body : undefined;
     });
     expect(health.status).toBe('ok');
-    // The wallet's trigger orders are polled by default (strategies cancel the orders they placed).
-    expect(health.loops.map((l) => l.name).sort()).toEqual(['executor-queue', 'executor-sweep', 'poller:poolInfo', 'poller:positions', 'poller:triggerOrders', 'strategy-worker']);
+    // The wallet's trigger orders are polled by default (strategies cancel the orders they placed), and
+    // each market's price (market-stats: the mark of a market the wallet holds nothing of).
+    expect(health.loops.map((l) => l.name).sort()).toEqual(['executor-queue', 'executor-sweep', 'poller:marketStats', 'poller:poolInfo', 'poller:positions', 'poller:triggerOrders', 'strategy-worker']);
   });
 
   it('counts the snapshots the pollers enqueue and the strategy worker processes', async () => {
@@ -68,6 +69,14 @@ describe('the ops server of a running daemon', () => {
     expect(text).toMatch(/stratd_snapshots_enqueued_total\{kind="positions"\} [1-9]/);
     expect(text).toMatch(/stratd_snapshots_processed_total\{kind="poolInfo"\} [1-9]/);
     expect(text).toContain('stratd_process_resident_memory_bytes');
+    // Per-strategy cost (issue 28): each strategy that decided on them, its decide time, decisions and intents.
+    expect(text).toMatch(/stratd_strategy_decisions_total\{strategy="[a-z-]+",outcome="ok"\} [1-9]/);
+    expect(text).toMatch(/stratd_strategy_decide_seconds_count\{strategy="[a-z-]+"\} [1-9]/);
+    expect(text).toMatch(/stratd_strategy_intents_total\{strategy="[a-z-]+"\} \d/);
+    // And on the status page, per strategy, as this process measured it.
+    const page = await (await fetch(`${daemon!.ops.url}/`)).text();
+    expect(page).toContain('<th>Cost (this process)</th>');
+    expect(page).toMatch(/<td class="cost">[1-9]\d* decisions, \d+\.\d\d ms each, \d+ intents, state \d+ B<\/td>/);
   });
 
   it('shows the wallet and roles on /status and pauses every process through Redis with the token', async () => {

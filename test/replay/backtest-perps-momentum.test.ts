@@ -28,12 +28,16 @@ describe('perps-momentum on a recording', () => {
       const settings = JSON.stringify({ markets: [MINTS.SOL], lookbackMs: 2 * MIN, sampleEveryMs: 1_000, thresholdBps: 300, collateralUsd: '20000000', leverage: '3', stopLossBps: 500, cooldownMs: 4 * 3_600_000, positionsMaxAgeMs: 2 * MIN });
       const result = await runCli(['backtest', recording, '--strategy', 'perps-momentum', '--set', `strategies.settings.perps-momentum=${settings}`, '--json', '--seed', '5'], { env: { STRATD_RUNTIME: 'src', LOG_LEVEL: 'silent' }, timeoutMs: 120_000 });
       expect(result.code, result.stderr).toBe(0);
-      const [run] = (JSON.parse(result.stdout) as { strategies: Array<{ strategy: string; actions: number; landed: number; failures: number; notLanded: Record<string, number>; realisedPnlUsd: string; endOpenSizeUsd: string }> }).strategies;
-      expect(run).toMatchObject({ strategy: 'perps-momentum', actions: 1, landed: 1, failures: 0, notLanded: {} });
-      // Bought on the rise and stopped out on the fall: a realised loss, and only the seeded ETH position left open.
-      expect(BigInt(run!.realisedPnlUsd), result.stdout).toBeLessThan(0n);
-      expect(BigInt(run!.endOpenSizeUsd)).toBeGreaterThan(290n * USD);
-      expect(BigInt(run!.endOpenSizeUsd)).toBeLessThan(310n * USD);
+      const report = JSON.parse(result.stdout) as {
+        strategies: Array<{ strategy: string; actions: number; landed: number; failures: number; notLanded: Record<string, number> }>;
+        total: { marketRealisedPnlUsd: string; endOpenSizeUsd: string };
+      };
+      expect(report.strategies[0]).toMatchObject({ strategy: 'perps-momentum', actions: 1, landed: 1, failures: 0, notLanded: {} });
+      // Bought on the rise and stopped out on the fall: the stop attached at open fires on the venue (a
+      // fill no action of ours made), a realised loss, and only the seeded ETH position is left open.
+      expect(BigInt(report.total.marketRealisedPnlUsd), result.stdout).toBeLessThan(0n);
+      expect(BigInt(report.total.endOpenSizeUsd)).toBeGreaterThan(290n * USD);
+      expect(BigInt(report.total.endOpenSizeUsd)).toBeLessThan(310n * USD);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -77,14 +77,15 @@ describe('the shipped decreasing strategies on a recording', () => {
     const settings = JSON.stringify({ ranking: 'toptrending.1h', topN: 3, organicScoreLabels: ['low', 'medium', 'high'], maxTopHoldersPercentage: 100, minLiquidityUsd: 0, orderUsd: '10000000', budgetUsd: '20000000', discountBps: 200, ttlMs: 3_600_000 });
     const result = await runCli(['backtest', recording, '--strategy', 'token-momentum', '--set', `strategies.settings.token-momentum=${settings}`, '--json', '--seed', '3'], { env, timeoutMs: 120_000 });
     expect(result.code, result.stderr).toBe(0);
-    const [momentum] = (JSON.parse(result.stdout) as { strategies: Array<{ strategy: string; actions: number; landed: number; failures: number; notLanded: Record<string, number>; maxDrawdownUsd: string }> }).strategies;
+    const report = JSON.parse(result.stdout) as { strategies: Array<{ strategy: string; actions: number; landed: number; failures: number; notLanded: Record<string, number> }>; total: { maxDrawdownUsd: string } };
+    const [momentum] = report.strategies;
     expect(momentum!.strategy).toBe('token-momentum');
     // Two orders of $10 fill the $20 budget; no third is placed while they are open.
     expect(momentum!.landed, result.stdout).toBe(2);
     expect(momentum!.notLanded).toEqual({});
     expect(momentum!.failures).toBe(0);
     // USDC escrowed in open orders is still the wallet's: placing them is no drawdown.
-    expect(BigInt(momentum!.maxDrawdownUsd)).toBeLessThan(1_000_000n);
+    expect(BigInt(report.total.maxDrawdownUsd)).toBeLessThan(1_000_000n);
   }, 300_000);
 
   it('take-profit-ladder and borrow-rate-derisk decide on it and their decreases land', async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
@@ -80,19 +80,26 @@ describe('stratd backtest', () => {
     const args = ['backtest', recording, '--strategy', 'liquidation-guard', '--strategy', 'tpsl-coverage', '--json', '--seed', '11', '--liq-distance-bps', '1000'];
     const first = await runCli(args, { env, timeoutMs: 120_000 });
     expect(first.code, first.stderr).toBe(0);
-    const report = JSON.parse(first.stdout) as { seed: number; liquidationDistanceBps: string; strategies: Array<Record<string, unknown>> };
+    const report = JSON.parse(first.stdout) as { seed: number; liquidationDistanceBps: string; strategies: Array<Record<string, unknown>>; total: Record<string, unknown> };
     expect(report.seed).toBe(11);
     expect(report.liquidationDistanceBps).toBe('1000');
     expect(report.strategies.map((s) => s.strategy)).toEqual(['liquidation-guard', 'tpsl-coverage']);
     for (const result of report.strategies) {
-      for (const field of ['realisedPnlUsd', 'feesUsd', 'maxDrawdownUsd', 'startEquityUsd', 'endEquityUsd']) expect(result[field], field).toMatch(/^-?\d+$/);
-      for (const field of ['actions', 'landed', 'failures', 'msUnderLiquidationDistance', 'spanMs']) expect(typeof result[field], field).toBe('number');
+      for (const field of ['realisedPnlUsd', 'feesUsd']) expect(result[field], field).toMatch(/^-?\d+$/);
+      for (const field of ['decisions', 'actions', 'landed', 'failures']) expect(typeof result[field], field).toBe('number');
+      expect(Object.keys(result.fees as object)).toEqual(['openUsd', 'closeUsd', 'borrowUsd', 'priceImpactUsd', 'liquidationUsd', 'priorityLamports']);
       expect(result.notLanded).toBeTypeOf('object');
       expect(result.failures).toBe(0);
       expect(result.landed as number, first.stdout).toBeGreaterThan(0);
-      // The SOL long starts 2.5 % from liquidation: under the 10 % line from the start.
-      expect(result.msUnderLiquidationDistance as number).toBeGreaterThan(0);
+      expect(result.why).toBeUndefined();
     }
+    const total = report.total;
+    for (const field of ['realisedPnlUsd', 'unrealisedPnlUsd', 'marketRealisedPnlUsd', 'feesUsd', 'maxDrawdownUsd', 'startEquityUsd', 'endEquityUsd', 'endOpenSizeUsd']) expect(total[field], field).toMatch(/^-?\d+$/);
+    for (const field of ['liquidations', 'exposureMs', 'msUnderLiquidationDistance', 'spanMs']) expect(typeof total[field], field).toBe('number');
+    // The SOL long starts 2.5 % from liquidation: under the 10 % line from the start.
+    expect(total.msUnderLiquidationDistance as number).toBeGreaterThan(0);
+    // Open from the first positions snapshot (10 ms after the first pool snapshot) to the end.
+    expect(total.exposureMs).toBe((total.spanMs as number) - 10);
     const [guard] = report.strategies;
     // The guard's decrease pays fees and realises no gain; it is a fill of the backtest wallet. (It
     // cuts once, at the first tick, to twice its trigger distance: at the entry price, so no loss either.)
@@ -103,10 +110,27 @@ describe('stratd backtest', () => {
     expect(second.stdout).toBe(first.stdout);
   }, 300_000);
 
+  it('refuses a price file it cannot read, naming the row', async () => {
+    const bad = join(dir, 'prices.csv');
+    await writeFile(bad, 'offsetMs,SOL\n0,150\n0,151\n');
+    const result = await runCli(['backtest', recording, '--price-file', bad], { env, timeoutMs: 120_000 });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`stratd backtest: ${bad} row 3: offsets must be strictly ascending\n`);
+  }, 120_000);
+
   it('prints the table by default', async () => {
-    const result = await runCli(['backtest', recording, '--strategy', 'liquidation-guard'], { env, timeoutMs: 120_000 });
+    const page = join(dir, 'report.html');
+    const result = await runCli(['backtest', recording, '--strategy', 'liquidation-guard', '--report', page], { env, timeoutMs: 120_000 });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^strategy\s+actions\s+landed\s+realised PnL\s+fees\s+max drawdown\s+under 500 bps/);
+    // --report writes the page besides (its drawing is checked in Chromium: backtest-together.test.ts).
+    const html = await readFile(page, 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<h2>SOL long: price, stop-loss and liquidation price (USD)</h2>');
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(result.stdout).toMatch(/^strategy\s+actions\s+landed\s+realised PnL\s+fees\s+decisions\s+state bytes\n/);
+    // What its decisions cost in time, on stderr (it differs run to run; the report does not).
+    expect(result.stderr).toMatch(/^cost: liquidation-guard: \d+ decision\(s\) in \d+\.\d ms, \d+ intent\(s\), state up to \d+ bytes\n$/);
+    expect(result.stdout).toMatch(/\ntotal: realised PnL .* max drawdown \d+\.\d\d\nfees: open .* priority \d+ lamports\nexposure \d+s of \d+s, under 500 bps from liquidation \d+s, liquidations \d+\n/);
     expect(result.stdout).toMatch(/liquidation-guard\s+\d+\s+[1-9]\d*\s/);
   }, 300_000);
 });

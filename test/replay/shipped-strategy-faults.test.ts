@@ -1,14 +1,22 @@
 import { Keypair } from '@solana/web3.js';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { seedPaperWallet } from '../../src/paper/venue.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
 import type { Snapshot } from '../../src/sdk/snapshot.ts';
 import { loadStrategiesOrThrow } from '../../src/pipeline/strategy-runtime/loader.ts';
-import { backtest, type StrategyBacktest } from '../../src/replay/backtest.ts';
+import { backtest, type BacktestTotal, type StrategyBacktest } from '../../src/replay/backtest.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { VenueControl } from '../support/venue-control.ts';
+import { backtestSettings } from '../support/backtest-settings.ts';
+import { redisScope } from '../support/redis-scope.ts';
+
+const scope = redisScope('shipped-strategy-faults');
+afterAll(async () => {
+  await scope.clean();
+  await scope.close();
+});
 
 /**
  * Issue 25, item 4 (the shipped strategies' money faults), through real parts: recordings are
@@ -40,21 +48,14 @@ async function recordPositions(venue: Venue, wallet: string, ticks: number, betw
   return out;
 }
 
-async function run(snapshots: readonly Snapshot[], name: string, settings?: Record<string, unknown>): Promise<StrategyBacktest> {
+/** One strategy alone: its part of the report with the run's totals. */
+async function run(snapshots: readonly Snapshot[], name: string, settings?: Record<string, unknown>): Promise<StrategyBacktest & BacktestTotal> {
   const overrides: Record<string, unknown> = { 'strategies.enabled': [name] };
   if (settings) overrides[`strategies.settings.${name}`] = settings;
   const { config } = loadConfig({ env: {}, overrides });
   const strategies = await loadStrategiesOrThrow({ dir: config.strategies.dir, enabled: [name], settings: config.strategies.settings });
-  const { execution } = config;
-  const [result] = await backtest({
-    snapshots,
-    strategies,
-    timeoutMs: 5_000,
-    seed: 3,
-    liquidationDistanceBps: 500n,
-    execution: { slippageBps: execution.slippageBps, priceDriftBps: execution.priceDriftBps, priorityFeeCapLamports: BigInt(execution.priorityFeeCapLamports), maxAccountSpaceBytes: BigInt(execution.maxAccountSpaceBytes) },
-  });
-  return result!;
+  const report = await backtest({ snapshots, strategies, timeoutMs: 5_000, seed: 3, liquidationDistanceBps: 500n, ...backtestSettings(config, scope, name) });
+  return { ...report.total, ...report.strategies[0]! };
 }
 
 describe('take-profit-ladder finishes', () => {
@@ -158,7 +159,11 @@ describe('token-momentum spends within its budget', () => {
     // is drawdown. A day's spending within the budget bounds it (plus the ETH long's borrow fees).
     expect(momentum.maxDrawdownUsd, JSON.stringify({ ...momentum, maxDrawdownUsd: String(momentum.maxDrawdownUsd) }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).toBeLessThanOrEqual(BUDGET + 1_000_000n);
     // It did trade: bids, fills and their exits landed, and selling at the take-profits left the wallet ahead.
-    expect(momentum.landed).toBeGreaterThan(20);
-    expect(momentum.endEquityUsd).toBeGreaterThan(momentum.startEquityUsd - BUDGET);
+    expect(momentum.landed, JSON.stringify({ notLanded: momentum.notLanded, why: momentum.why })).toBeGreaterThan(20);
+    // The daemon's risk gate refuses to sell a token no snapshot prices any more (it dropped out of
+    // the ranking): risk:price_unknown, the only refusal. What those exits would have sold stays
+    // unvalued in the wallet, so the bound allows a dollar more than the budget.
+    expect(Object.keys(momentum.notLanded).filter((reason) => reason !== 'risk:price_unknown')).toEqual([]);
+    expect(momentum.endEquityUsd, JSON.stringify({ landed: momentum.landed, actions: momentum.actions, notLanded: momentum.notLanded })).toBeGreaterThan(momentum.startEquityUsd - BUDGET - 1_000_000n);
   }, 600_000);
 });

@@ -140,7 +140,10 @@ describe('pure decisions: declared reads, loaded once, answered from memory', ()
     const [result] = runs;
     expect(result).toMatchObject({ status: 'ok', commitNow: { state: { keys: [MINTS.BTC, MINTS.ETH, MINTS.SOL].sort(), newest: MINTS.SOL, sol: '7', own: TICK } } });
     const again = await runStrategies({ snapshot, strategies: [loaded(reads), loaded(alsoReads)], reader: countingReader().reader, readState: async () => undefined, now: () => TICK, logger: silentLogger, timeoutMs: 500 });
-    expect(again).toEqual(runs);
+    // The decision is the same; its measured cost (a wall-clock time) is not part of it.
+    const decided = (rs: typeof runs) => rs.map((r) => (r.status === 'ok' ? { ...r, cost: undefined } : r));
+    expect(decided(again)).toEqual(decided(runs));
+    expect(runs.map((r) => r.status === 'ok' && r.cost?.stateBytes)).toEqual([Buffer.byteLength(JSON.stringify((runs[0] as { commitNow: { state: unknown } }).commitNow.state)), expect.any(Number)]);
   });
 
   it('fails a strategy that reads a kind it did not declare, naming the kind', async () => {

@@ -87,8 +87,8 @@ ${view.fills.map((f) => html`<tr data-fill="${f.fillId}"><td>${f.cause}</td><td>
 <h2>Strategies</h2>
 ${view.strategies.length === 0
     ? html`<p class="muted">No strategy enabled or seen.</p>`
-    : html`<table id="strategies"><tr><th>Strategy</th><th>Last decision</th><th>State</th></tr>
-${view.strategies.map((s) => html`<tr><td>${s.name}</td><td>${s.lastDecision}</td><td><code>${s.state}</code></td></tr>`)}</table>`}
+    : html`<table id="strategies"><tr><th>Strategy</th><th>Last decision</th><th>State</th><th>Cost (this process)</th></tr>
+${view.strategies.map((s) => html`<tr><td>${s.name}</td><td>${s.lastDecision}</td><td><code>${s.state}</code></td><td class="cost">${s.cost ?? 'not run here'}</td></tr>`)}</table>`}
 
 <h2>Pollers</h2>
 ${view.pollers.length === 0

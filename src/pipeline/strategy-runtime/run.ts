@@ -41,8 +41,18 @@ export type StrategyRun =
       readonly actions: readonly ActionJob[];
       /** A new state to commit now (returned without intents), and what it changed in the state the decision started from. */
       readonly commitNow?: { readonly state: unknown; readonly changes: readonly StateChange[] };
+      /** What the decision cost (stratd_strategy_* metrics, the backtest report). */
+      readonly cost?: DecisionCost;
     }
   | { readonly strategy: string; readonly status: 'failed'; readonly failure: StrategyFailureKind; readonly message: string };
+
+/** One decision's cost: how long onSnapshot ran, and the size of the state it returned. */
+export interface DecisionCost {
+  /** Wall-clock seconds of onSnapshot (its own code, its awaits included). */
+  readonly decideSeconds: number;
+  /** Bytes of the state it returned, as JSON (0 when it returned none). */
+  readonly stateBytes: number;
+}
 
 const outputSchema = z.union([
   z.array(z.unknown()),
@@ -136,6 +146,7 @@ export async function decideOne(loaded: LoadedStrategy, input: DecideInput): Pro
   };
 
   let output: unknown;
+  const started = performance.now();
   try {
     output = await withTimeout(Promise.resolve().then(() => strategy.onSnapshot(ctx as never, input.snapshot as never)), input.timeoutMs);
   } catch (error) {
@@ -143,6 +154,7 @@ export async function decideOne(loaded: LoadedStrategy, input: DecideInput): Pro
     return failed('threw', error instanceof Error ? `${error.name}: ${error.message}` : `threw ${safeText(error)}`);
   }
 
+  const decideSeconds = (performance.now() - started) / 1000;
   const shape = outputSchema.safeParse(output);
   if (!shape.success) return failed('invalid_output', `expected an array of intents or { intents, state }, got ${safeText(output)}`);
   const rawIntents = Array.isArray(shape.data) ? shape.data : shape.data.intents;
@@ -183,7 +195,8 @@ export async function decideOne(loaded: LoadedStrategy, input: DecideInput): Pro
     ...(newState !== undefined ? { stateAfter: newState, stateChanges: changes } : {}),
   }));
   const commitNow = newState !== undefined && actions.length === 0 ? { state: newState, changes } : undefined;
-  return { strategy: name, status: 'ok', actions, ...(commitNow ? { commitNow } : {}) };
+  const cost = { decideSeconds, stateBytes: newState === undefined ? 0 : Buffer.byteLength(JSON.stringify(newState)) };
+  return { strategy: name, status: 'ok', actions, ...(commitNow ? { commitNow } : {}), cost };
 }
 
 class StrategyTimeout extends Error {}
