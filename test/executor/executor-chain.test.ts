@@ -19,7 +19,8 @@ afterAll(async () => {
   await redis.quit();
 });
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+/** Polls `check`; the deadline is just under the 30 s test timeout (see venue-harness.ts `until`). */
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 25_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > end) throw new Error('condition not met in time');
