@@ -4,7 +4,7 @@
 // executor's inspector AND by `stratd tx inspect` (the same PolicyInspector); the untampered
 // transaction and an honest wrap must still pass both.
 import { Connection, Keypair, PublicKey, SystemProgram, TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import { mintAccountData, rpcAccountReader, type ChainAccount, type PolicyRule } from '../../src/chain/policy/index.ts';
 import { perpsPositionAddress } from '../../src/chain/programs/perps/addresses.ts';
@@ -12,7 +12,7 @@ import { PERPS_ACCOUNTS, PROGRAMS } from '../../src/chain/programs.ts';
 import { txCommand } from '../../src/cli/commands/tx.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
-import { runCli } from '../support/cli.ts';
+import { runCli, runCommandInProcess } from '../support/cli.ts';
 import { ata, BLOCKHASH, randomKey, spl, TOKEN, TOKEN_2022 } from './fixtures.ts';
 import { asVersion1, base64Of, serveAccounts, tamper, tokenAccountData, venueDecrease, type FakeChain } from './support/hostile-from-venue.ts';
 
@@ -70,21 +70,10 @@ async function byExecutor(tx: VersionedTransaction, route: Route) {
 
 /** `stratd tx inspect` in this process (the command's own code), its stdout parsed. */
 async function byCli(base64: string, route: Route, extra: string[] = []): Promise<{ code: number; out: { ok: boolean; violations: Array<{ rule: PolicyRule; detail: string }> } }> {
-  const chunks: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    chunks.push(String(chunk));
-    return true;
-  });
-  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  try {
-    const argv = ['inspect', '--wallet', wallet.toBase58(), '--intent', JSON.stringify(intent), '--rpc', chain.url, '--blockhash', BLOCKHASH, '--mark-price', String(MARK), '--price-drift-bps', '0', ...extra];
-    if (route === 'perps-execute') argv.push('--transaction-type', 'instant');
-    const code = await txCommand.run([...argv, base64]);
-    return { code, out: JSON.parse(chunks.join('')) as { ok: boolean; violations: Array<{ rule: PolicyRule; detail: string }> } };
-  } finally {
-    spy.mockRestore();
-    stderr.mockRestore();
-  }
+  const argv = ['inspect', '--wallet', wallet.toBase58(), '--intent', JSON.stringify(intent), '--rpc', chain.url, '--blockhash', BLOCKHASH, '--mark-price', String(MARK), '--price-drift-bps', '0', ...extra];
+  if (route === 'perps-execute') argv.push('--transaction-type', 'instant');
+  const run = await runCommandInProcess(txCommand, [...argv, base64]);
+  return { code: run.code, out: JSON.parse(run.stdout) as { ok: boolean; violations: Array<{ rule: PolicyRule; detail: string }> } };
 }
 
 interface HostileCase {

@@ -1,4 +1,5 @@
-// `stratd tx inspect` and `stratd keygen` as an operator runs them: a real process, real bytes.
+// `stratd tx inspect` and `stratd keygen` as an operator runs them: a real process, real bytes (option
+// and usage cases that a process proves nothing more for run the command's own code in-process).
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -9,6 +10,8 @@ import { AddressLookupTableProgram, Keypair, PublicKey, SystemProgram } from '@s
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalKeypairSigner } from '../../src/chain/signer.ts';
 import { PERPS_ACCOUNTS, PROGRAMS } from '../../src/chain/programs.ts';
+import { txCommand } from '../../src/cli/commands/tx.ts';
+import { runCommandInProcess } from '../support/cli.ts';
 import { buildTx, computeBudget, lookupTable, lookupTableAccountData, productInstruction, randomKey, toBase64 } from './fixtures.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -30,6 +33,12 @@ function stratd(args: string[], stdin?: string): Promise<Run> {
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(stdin ?? '');
   });
+}
+
+/** `stratd tx ...` by the command's own code in this process (see runCommandInProcess). */
+function inProcess(args: string[]): Promise<Run> {
+  if (args[0] !== 'tx') throw new Error(`inProcess runs tx commands, got ${args[0] ?? '(none)'}`);
+  return runCommandInProcess(txCommand, args.slice(1));
 }
 
 const wallet = Keypair.generate().publicKey;
@@ -86,13 +95,12 @@ describe('stratd tx inspect', () => {
     const keeper = randomKey();
     const instant = toBase64(buildTx({ payer: wallet, version: 0, instructions: [...computeBudget(), productInstruction(PROGRAMS.perps, wallet, [keeper])] }));
     const tpsl = ['tx', 'inspect', '--wallet', wallet.toBase58(), '--operation', 'perps.createTpsl'];
-    // Independent processes: run them side by side (each pays the tsx start-up).
-    const [capped, stale, asLegacy, asInstant] = await Promise.all([
-      stratd([...base, '--priority-fee-cap', '1', toBase64(clean)]),
-      stratd([...base, '--blockhash', randomKey().toBase58(), toBase64(clean)]),
-      stratd([...tpsl, instant]),
-      stratd([...tpsl, '--transaction-type', 'instant', instant]),
-    ]);
+    // The command's own code in this process: exits 0 and 3 through a real process are proven by
+    // the tests above; a process per option (each paying the tsx start-up) proves nothing more.
+    const capped = await inProcess([...base, '--priority-fee-cap', '1', toBase64(clean)]);
+    const stale = await inProcess([...base, '--blockhash', randomKey().toBase58(), toBase64(clean)]);
+    const asLegacy = await inProcess([...tpsl, instant]);
+    const asInstant = await inProcess([...tpsl, '--transaction-type', 'instant', instant]);
     expect(capped.code).toBe(3);
     expect(capped.stdout).toContain('priority_fee_cap');
     expect(stale.code).toBe(3);
@@ -105,14 +113,17 @@ describe('stratd tx inspect', () => {
   it('exits 2 on unreadable input and on usage errors', async () => {
     const w = wallet.toBase58();
     const tx = toBase64(clean);
-    const runs = await Promise.all([
-      stratd(['tx', 'inspect', '--wallet', w, '--operation', 'trigger.createOrder', 'bm90IGEgdHJhbnNhY3Rpb24=']),
-      stratd(['tx', 'inspect', '--wallet', w, '--operation', 'trigger.createOrder', '-'], '%%%'),
-      stratd(['tx', 'inspect', '--operation', 'trigger.createOrder', tx]),
-      stratd(['tx', 'inspect', '--wallet', 'nope', '--operation', 'trigger.createOrder', tx]),
-      stratd(['tx', 'inspect', '--wallet', w, '--operation', 'no.such', tx]),
-      stratd(['tx', 'inspect', '--wallet', w, '--operation', 'trigger.createOrder']),
-    ]);
+    // Exit 2 through a real process once (stdin needs one); the other cases in this process.
+    const fromStdin = stratd(['tx', 'inspect', '--wallet', w, '--operation', 'trigger.createOrder', '-'], '%%%');
+    const unreadable = await inProcess(['tx', 'inspect', '--wallet', w, '--operation', 'trigger.createOrder', 'bm90IGEgdHJhbnNhY3Rpb24=']);
+    const rest = [];
+    for (const args of [
+      ['tx', 'inspect', '--operation', 'trigger.createOrder', tx],
+      ['tx', 'inspect', '--wallet', 'nope', '--operation', 'trigger.createOrder', tx],
+      ['tx', 'inspect', '--wallet', w, '--operation', 'no.such', tx],
+      ['tx', 'inspect', '--wallet', w, '--operation', 'trigger.createOrder'],
+    ]) rest.push(await inProcess(args));
+    const runs = [unreadable, await fromStdin, ...rest];
     expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2]);
     expect(JSON.parse(runs[0]?.stdout ?? '')).toMatchObject({ decoded: null, ok: false, violations: [{ rule: 'malformed' }] });
     expect(runs[2]?.stderr).toContain('--wallet');

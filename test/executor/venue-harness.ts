@@ -288,8 +288,13 @@ export class VenueExecutorHarness {
   }
 }
 
-/** Polls `check` until it answers a value, or fails after `timeoutMs`. */
-export async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+/**
+ * Polls `check` until it answers a value, or fails after `timeoutMs`. The default is just under
+ * the suite's 30 s test timeout, not near a step's normal duration: on a loaded two-core CI host a
+ * build, inspection and send that takes 1 s alone took 10 s, and a shorter deadline failed a test
+ * whose condition came true a moment later. The message still names what was awaited.
+ */
+export async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 25_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
