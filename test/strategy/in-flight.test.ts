@@ -1,4 +1,4 @@
-import { Queue, type Job } from 'bullmq';
+import { Queue } from 'bullmq';
 import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
@@ -14,6 +14,7 @@ import { defineStrategy } from '../../src/sdk/define.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import type { Snapshot } from '../../src/sdk/snapshot.ts';
 import { redisScope } from '../support/redis-scope.ts';
+import { processSnapshotJob } from '../support/snapshot-job.ts';
 import { positionsSnapshot, TICK } from './samples.ts';
 
 const scope = redisScope('in-flight');
@@ -36,16 +37,7 @@ const bidder = defineStrategy({
   },
 });
 
-async function process(snapshot: Snapshot, jobId: string): Promise<Job> {
-  const job = await market.add(snapshot.kind, snapshot, { jobId });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const state = await market.getJobState(job.id!);
-    if (state === 'completed' || state === 'failed') return (await market.getJob(job.id!))!;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${state}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const process = (snapshot: Snapshot, jobId: string) => processSnapshotJob(market, snapshot, jobId);
 
 /** A stored record of `bidder`'s bid at `tickMs` in the open set, in `state`. */
 async function storeRecord(tickMs: number, state: string, stateCommitted: boolean): Promise<string> {
