@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Metrics } from './metrics.ts';
 import { claimIntents } from './strategy-runtime/intent-lock.ts';
+import { readInFlight } from './strategy-runtime/in-flight.ts';
 import { readBackoffs, requestShape } from './strategy-runtime/refusal-backoff.ts';
 import { actionRecordKey, decisionOutboxKeys } from './executor/action-store.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
@@ -183,6 +184,7 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
         for (const [pubkey, entry] of book.entries) if (entry.owner) owners.set(pubkey, { strategy: entry.owner, ...(entry.ownerIntentKey ? { intentKey: entry.ownerIntentKey } : {}) });
         return owners;
       },
+      readInFlight: () => readInFlight(redis, prefix),
       now,
       logger,
       timeoutMs: active.timeoutMs,

@@ -42,6 +42,19 @@ export interface StrategyContext<Config, State, Readable extends SnapshotKind = 
    *   const mine = p.tpslRequests.filter((r) => ctx.tpslOwner?.(r.pubkey)?.strategy === ctx.name);
    */
   readonly tpslOwner?: (tpslPubkey: string) => TpslOwner | undefined;
+  /**
+   * This strategy's own intents still in flight: decided on an earlier tick, claimed under the
+   * intent lock, not yet settled (landed, refused or expired). The state a decision returns with
+   * intents is committed only when one of them lands, so `ctx.state` does not show them yet;
+   * anything that limits what the strategy asks for (a budget, one order per token) must count
+   * them too. Read with the snapshots, validated as intents: answers from memory. The daemon,
+   * replay and stratd/testing always provide it (optional only so that a context built by hand
+   * still compiles). E.g. money in bids not yet landed:
+   *
+   *   const inFlightUsd = (ctx.inFlight ?? []).filter((i) => i.type === 'trigger-create' && i.inputMint === MINTS.USDC)
+   *     .reduce((sum, i) => sum + BigInt(i.type === 'trigger-create' ? i.makingAmount : '0'), 0n);
+   */
+  readonly inFlight?: readonly Intent[];
 }
 
 /** Who created a TP/SL request (StrategyContext.tpslOwner). */

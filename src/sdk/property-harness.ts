@@ -5,7 +5,8 @@
  * (./simulated-book.ts); after each tick fast-check chooses which intents in flight land, in
  * which order, and whether each lands, is rejected or expires. State is carried between ticks as
  * the daemon carries it: a decision's state is committed, as its changes, when one of its actions
- * lands, and not when they all fail; the intent lock drops a decision whose key is still in flight.
+ * lands, and not when they all fail; the intent lock drops a decision whose key is still in flight, and
+ * each decision sees its strategy's intents in flight (ctx.inFlight).
  */
 import fc from 'fast-check';
 import { formatUsd } from '../kernel/money-text.ts';
@@ -168,7 +169,9 @@ export async function runScenario(scenario: Scenario, strategies: readonly Harne
       for (const { loaded } of runs) {
         const name = loaded.strategy.name;
         if (!(loaded.strategy.subscribes as readonly SnapshotKind[]).includes(snapshot.kind)) continue;
-        const run = await decideOne(loaded, { snapshot, world: [...world.values()], state: states.get(name), tpslOwners, now: () => snapshot.tickMs, logger: quiet, timeoutMs: options.timeoutMs ?? 5_000 });
+        // ctx.inFlight, as the daemon reads it: this strategy's actions claimed and not yet settled.
+        const inFlight = [...pending, ...decided].filter((o) => o.strategy === name).map((o) => o.intent);
+        const run = await decideOne(loaded, { snapshot, world: [...world.values()], state: states.get(name), tpslOwners, inFlight, now: () => snapshot.tickMs, logger: quiet, timeoutMs: options.timeoutMs ?? 5_000 });
         if (run.status === 'failed') {
           const violation = { invariant: 'every decision succeeds', tick: number, message: `${name} failed (${run.failure}) on ${snapshot.kind}: ${run.message}` };
           return { steps, violation };

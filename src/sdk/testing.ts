@@ -61,6 +61,11 @@ export interface RunStrategyOptions {
    * default: nobody (a request placed by hand). E.g. `{ [stopPubkey]: 'tpsl-coverage' }`.
    */
   readonly tpslOwners?: Readonly<Record<string, string>>;
+  /**
+   * The strategy's own intents still in flight at every decision (ctx.inFlight), e.g. a bid decided
+   * earlier that has not landed; default none.
+   */
+  readonly inFlight?: readonly Intent[];
   /** Longest one decision may take (default 5000 ms, as the daemon). */
   readonly timeoutMs?: number;
   readonly logger?: Logger;
@@ -122,7 +127,7 @@ export async function runStrategy(strategy: Strategy, snapshots: readonly Snapsh
     world.push(snapshot);
     if (!(strategy.subscribes as readonly SnapshotKind[]).includes(snapshot.kind)) continue;
     const now = options.now === undefined ? () => snapshot.tickMs : typeof options.now === 'number' ? () => options.now as number : options.now;
-    const run = await decideOne(loaded, { snapshot, world, state, tpslOwners, now, logger, timeoutMs: options.timeoutMs ?? 5_000 });
+    const run = await decideOne(loaded, { snapshot, world, state, tpslOwners, inFlight: options.inFlight, now, logger, timeoutMs: options.timeoutMs ?? 5_000 });
     if (run.status === 'failed') throw new StrategyTestError(run.failure, `${strategy.name} on ${snapshot.kind} ${snapshot.key} @${snapshot.tickMs}: ${run.message}`);
     if (run.commitNow) state = run.commitNow.state;
     else if (run.actions.length > 0 && (options.outcome ?? 'landed') === 'landed' && run.actions[0]!.stateAfter !== undefined) state = run.actions[0]!.stateAfter;

@@ -7,8 +7,9 @@ import { screenFailure, takingAmountFor } from './screen.ts';
  * that pass an audit screen (./screen.ts) with trigger orders — `orderUsd` of USDC each,
  * `discountBps` under the price — and manages what they buy until it is sold.
  *
- * - Budget: a spend limit. Open bids plus bids that filled within `budgetWindowMs` never exceed
- *   `budgetUsd`; a fill does not free its budget (it was spent).
+ * - Budget: a spend limit. Bids in flight (ctx.inFlight: decided, not landed yet), open bids and
+ *   bids that filled within `budgetWindowMs` never exceed `budgetUsd`; a fill does not free its
+ *   budget (it was spent).
  * - A token the wallet holds (bought and not yet sold), or filled within `cooldownMs`, is not bid.
  * - Every fill gets an exit: a take-profit sell order (`takeProfitBps` above its cost) at once;
  *   when the token's ranked price shows a loss of `stopLossBps`, the take-profit is cancelled and
@@ -174,12 +175,17 @@ export default defineStrategy({
     }
 
     // 3. A new bid, within the budget, for a token the wallet neither holds nor bought lately.
-    const committed = book.spent.reduce((sum, s) => sum + BigInt(s.usd), 0n) + Object.values(book.bids).reduce((sum, b) => sum + BigInt(b.making), 0n);
+    // Bids decided earlier and still in flight are not in the state yet (it is committed when they
+    // land): they count against the budget, and their tokens are not bid again.
+    const bidsInFlight = new Map<string, bigint>();
+    for (const i of ctx.inFlight ?? []) if (i.type === 'trigger-create' && i.inputMint === MINTS.USDC) bidsInFlight.set(i.outputMint, BigInt(i.makingAmount));
+    const inFlightUsd = [...bidsInFlight].filter(([mint]) => !book.bids[mint]).reduce((sum, [, usd]) => sum + usd, 0n);
+    const committed = book.spent.reduce((sum, s) => sum + BigInt(s.usd), 0n) + Object.values(book.bids).reduce((sum, b) => sum + BigInt(b.making), 0n) + inFlightUsd;
     const orderUsd = BigInt(cfg.orderUsd);
     if (committed + orderUsd <= BigInt(cfg.budgetUsd)) {
       for (const token of passing.values()) {
         const mint = token.id;
-        if (book.bids[mint] || book.holdings[mint] || orders.some((o) => o.inputMint === mint)) continue;
+        if (book.bids[mint] || bidsInFlight.has(mint) || book.holdings[mint] || orders.some((o) => o.inputMint === mint)) continue;
         const lastFill = book.filledAt[mint];
         if (lastFill !== undefined && now - lastFill < cfg.cooldownMs) continue;
         const taking = takingAmountFor(token, orderUsd, cfg.discountBps);

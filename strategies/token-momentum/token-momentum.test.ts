@@ -28,6 +28,15 @@ describe('token-momentum', () => {
     ]);
   });
 
+  it('counts its bids in flight (ctx.inFlight) against the budget and does not bid their tokens again', async () => {
+    const first = await runStrategy(momentum, [ranked([good(A), good(B), good(C)])], { config: { budgetUsd: '20000000' } });
+    // A's bid is in flight, its state not committed: B is bid next, and then the $20 budget is full.
+    const next = await runStrategy(momentum, [ranked([good(A), good(B), good(C)], 5_000)], { config: { budgetUsd: '20000000' }, inFlight: first.intents });
+    expect(next.intents).toMatchObject([{ type: 'trigger-create', key: `momentum:${B}` }]);
+    const full = await runStrategy(momentum, [ranked([good(A), good(B), good(C)], 10_000)], { config: { budgetUsd: '20000000' }, inFlight: [...first.intents, ...next.intents] });
+    expect(full.intents).toEqual([]);
+  });
+
   it('screens out suspicious, mintable, freezable, low-score, concentrated and illiquid tokens', async () => {
     const bad = [
       samples.token({ id: A, isSus: true }),

@@ -1,4 +1,4 @@
-import { Queue, type Job } from 'bullmq';
+import { Queue } from 'bullmq';
 import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
@@ -13,6 +13,7 @@ import { defineStrategy } from '../../src/sdk/define.ts';
 import { intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { redisScope } from '../support/redis-scope.ts';
+import { processSnapshotJob } from '../support/snapshot-job.ts';
 import { POSITION, positionsSnapshot, rawPosition, TICK } from './samples.ts';
 
 const scope = redisScope('strategy-worker');
@@ -42,16 +43,7 @@ const strategies: LoadedStrategy[] = [
 const snapshotAt = (tickMs: number) =>
   positionsSnapshot([rawPosition({ sizeUsd: 100n * USD, collateralUsd: 20n * USD, markPriceUsd: 150n * USD, liquidationPriceUsd: 145n * USD })], tickMs);
 
-async function process(snapshot: Snapshot, jobId: string): Promise<Job> {
-  const job = await market.add(snapshot.kind, snapshot, { jobId });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const state = await market.getJobState(job.id!);
-    if (state === 'completed' || state === 'failed') return (await market.getJob(job.id!))!;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${state}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const process = (snapshot: Snapshot, jobId: string) => processSnapshotJob(market, snapshot, jobId);
 
 async function actionJobs(): Promise<ActionJob[]> {
   const jobs = await actions.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed']);

@@ -24,6 +24,8 @@ export interface RunStrategiesInput {
   readonly readState: (strategy: string) => Promise<unknown>;
   /** Who created each TP/SL request (ctx.tpslOwner), read once per snapshot job; absent: nobody known. */
   readonly readTpslOwners?: () => Promise<ReadonlyMap<string, TpslOwner>>;
+  /** Every strategy's own intents still in flight (ctx.inFlight), read once per snapshot job; absent: none. */
+  readonly readInFlight?: () => Promise<ReadonlyMap<string, readonly Intent[]>>;
   readonly now: () => number;
   readonly logger: Logger;
   /** Longest one onSnapshot may take. */
@@ -72,9 +74,14 @@ export async function runStrategies(input: RunStrategiesInput): Promise<Strategy
   // The world and every strategy's state are read together (one round trip, not two).
   // TP/SL requests appear only in positions snapshots: a job whose strategies cannot see one skips the read.
   const seesRequests = subscribed.some((s) => readableKinds(s.strategy).includes('positions'));
-  const [world, tpslOwners, states] = await Promise.all([
+  const [world, tpslOwners, inFlight, states] = await Promise.all([
     loadWorld(input.reader, subscribed, input.snapshot),
     seesRequests ? input.readTpslOwners?.() : undefined,
+    // Unreadable intents in flight fail every decision of the job (below): none may run blind to what it already asked for.
+    input.readInFlight?.().then(
+      (byStrategy) => ({ byStrategy }),
+      (error: unknown) => ({ error: error as Error }),
+    ),
     Promise.all(
       subscribed.map((loaded) =>
         input.readState(loaded.strategy.name).then(
@@ -88,7 +95,9 @@ export async function runStrategies(input: RunStrategiesInput): Promise<Strategy
     subscribed.map(async (loaded, i) => {
       const read = states[i]!;
       if ('error' in read) return { strategy: loaded.strategy.name, status: 'failed' as const, failure: 'state_unreadable' as const, message: read.error.message };
-      return decideOne(loaded, { snapshot: input.snapshot, world, state: read.state, tpslOwners, now: input.now, logger: input.logger, timeoutMs: input.timeoutMs });
+      if (inFlight && 'error' in inFlight) return { strategy: loaded.strategy.name, status: 'failed' as const, failure: 'state_unreadable' as const, message: inFlight.error.message };
+      const own = inFlight?.byStrategy.get(loaded.strategy.name) ?? [];
+      return decideOne(loaded, { snapshot: input.snapshot, world, state: read.state, tpslOwners, inFlight: own, now: input.now, logger: input.logger, timeoutMs: input.timeoutMs });
     }),
   );
 }
@@ -111,6 +120,8 @@ export interface DecideInput {
   readonly state: unknown;
   /** Who created each TP/SL request, by request pubkey (ctx.tpslOwner); absent: nobody known. */
   readonly tpslOwners?: ReadonlyMap<string, TpslOwner>;
+  /** This strategy's own intents still in flight (ctx.inFlight); absent: none. */
+  readonly inFlight?: readonly Intent[];
   readonly now: () => number;
   /** Tagged per strategy with child(); the daemon's pino logger, or any logger of the SDK's shape. */
   readonly logger: StrategyLogger & { child(bindings: Record<string, unknown>): StrategyLogger };
@@ -143,6 +154,7 @@ export async function decideOne(loaded: LoadedStrategy, input: DecideInput): Pro
     now: input.now,
     logger: input.logger.child({ strategy: name }),
     tpslOwner: (tpslPubkey) => input.tpslOwners?.get(tpslPubkey),
+    inFlight: Object.freeze([...(input.inFlight ?? [])]),
   };
 
   let output: unknown;
