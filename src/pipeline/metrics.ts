@@ -14,6 +14,8 @@ export class Metrics {
   readonly snapshotsEnqueued = new Counter({ name: 'stratd_snapshots_enqueued_total', help: 'Snapshot jobs enqueued by pollers', labelNames: ['kind'], registers: [this.registry] });
   readonly snapshotsProcessed = new Counter({ name: 'stratd_snapshots_processed_total', help: 'Snapshot jobs processed by strategy workers', labelNames: ['kind'], registers: [this.registry] });
   readonly intents = new Counter({ name: 'stratd_intents_total', help: 'Intents returned by strategies', labelNames: ['strategy', 'type'], registers: [this.registry] });
+  /** reason: open_actions_bound (execution.maxOpenActions reached; strategy-runtime/admission.ts). */
+  readonly decisionsShed = new Counter({ name: 'stratd_decisions_shed_total', help: 'Decisions not admitted (nothing written, the intent key left free) by strategy and reason: open_actions_bound when the deployment held execution.maxOpenActions unsettled actions', labelNames: ['strategy', 'reason'], registers: [this.registry] });
   readonly actionStates = new Counter({ name: 'stratd_action_transitions_total', help: 'Executor state transitions', labelNames: ['state'], registers: [this.registry] });
   readonly tickToSubmit = new Histogram({
     name: 'stratd_tick_to_submit_seconds',
