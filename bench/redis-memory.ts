@@ -122,9 +122,13 @@ async function actionOutcomes(opsUrl: string): Promise<Record<string, number>> {
   for (const [, value] of text.matchAll(/^stratd_decisions_shed_total\{[^}]*\} (\S+)$/gm)) out.shed += Number(value);
   return out;
 }
-/** Why the newest rejected actions of the ledger (at most its last 5,000 entries) were rejected, by reason: what a low landed rate is made of. */
-async function rejectionReasons(redis: ReturnType<typeof connectRedis>): Promise<Record<string, number>> {
-  const entries = await redis.xrevrange('{bench-redis-memory}:ledger', '+', '-', 'COUNT', 5_000);
+/**
+ * Why rejected actions of the ledger were rejected, by reason, among its oldest or its newest 5,000
+ * entries still in Redis: what a low landed rate is made of.
+ */
+async function rejectionReasons(redis: ReturnType<typeof connectRedis>, end: 'oldest' | 'newest'): Promise<Record<string, number>> {
+  const key = '{bench-redis-memory}:ledger';
+  const entries = end === 'oldest' ? await redis.xrange(key, '-', '+', 'COUNT', 5_000) : await redis.xrevrange(key, '+', '-', 'COUNT', 5_000);
   const out: Record<string, number> = {};
   for (const [, fields] of entries) {
     const entry = JSON.parse(fields[1] ?? '{}') as { state?: string; detail?: { reason?: unknown } };
@@ -170,6 +174,11 @@ async function main(): Promise<void> {
         'risk.maxNotionalPerActionUsd': unlimitedUsd,
         'risk.maxNotionalPerHourUsd': unlimitedUsd,
         'risk.dailyLossStopUsd': unlimitedUsd,
+        // The venue's node simulates every decrease before it is signed; on a loaded host that takes
+        // longer than the 300 ms a protective action waits in production, and each simulation_unavailable
+        // is a policy rejection that soon trips the load strategy's circuit breaker (every later
+        // decision refused at accept: the run would measure refusals, not actions).
+        'policy.simulation.protectiveTimeoutMs': 5_000,
         // The archive goes to this run's folder, removed at the end, not under the repository's var/.
         'archive.dir': join(dir, 'archive'),
         ...BOUNDS,
@@ -197,7 +206,7 @@ async function main(): Promise<void> {
       if (atMs >= endsAt) break;
       await new Promise((r) => setTimeout(r, Math.min(SAMPLE_MS, Math.max(0, endsAt - Date.now()))));
     }
-    const [byFamily, outcomes, rejections] = await Promise.all([memoryByFamily(redis), actionOutcomes(daemon.opsUrl), rejectionReasons(redis)]);
+    const [byFamily, outcomes, rejections] = await Promise.all([memoryByFamily(redis), actionOutcomes(daemon.opsUrl), Promise.all([rejectionReasons(redis, 'oldest'), rejectionReasons(redis, 'newest')]).then(([oldest, newest]) => ({ oldest, newest }))]);
     const rateFrom = await landedAtWarmEnd!;
     const rateTo = { landed: (await daemon.counters()).landed, shed: outcomes.shed ?? 0, atMs: Date.now() };
     const measured = samples.filter((s) => s.atMs >= warmEndsAt);
@@ -231,7 +240,7 @@ async function main(): Promise<void> {
       byFamilyMb: byFamily,
       /** stratd_actions_total by outcome and stratd_open_actions at the end: decided is not landed. */
       actions: outcomes,
-      /** The newest rejections and expiries in the ledger, by reason. */
+      /** Rejections and expiries among the oldest and the newest entries the ledger still holds, by reason. */
       rejections,
     };
     console.log(`
@@ -244,7 +253,7 @@ Redis memory, one daemon at saturation (${report.command})
   actions landed     ${report.landedPerSecond.toFixed(1)}/s  (${report.landedPerMinute.toFixed(0)} a minute)
   decisions shed     ${report.shedPerSecond.toFixed(1)}/s  (execution.maxOpenActions reached)
   actions by outcome ${Object.entries(outcomes).map(([k, v]) => `${k} ${v}`).join(', ')}
-  newest rejections  ${Object.entries(rejections).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}
+  rejections         oldest in Redis: ${Object.entries(rejections.oldest).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}; newest: ${Object.entries(rejections.newest).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}
   held at the end    ${Object.entries(byFamily).slice(0, 8).map(([k, v]) => `${k} ${v.toFixed(1)} MB`).join(', ')}`);
     await mkdir(join(values.out, '..'), { recursive: true });
     await writeFile(values.out, `${JSON.stringify({ ...report, series: samples.map((s) => ({ s: Math.round((s.atMs - startedAt) / 1000), mb: Number(mb(s.usedBytes).toFixed(2)) })) }, null, 2)}\n`);
