@@ -281,7 +281,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       // A module no enabled strategy needs failed to load: reported, never a reason to stop the others.
       for (const p of skipped) logger.warn({ file: p.path, problem: p.message }, 'strategy module skipped');
       const accept = executorWorker ? executorWorker.accept.bind(executorWorker) : undefined;
-      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger, metrics, redisOutage, accept, local, onDecided: options.onDecided });
+      strategyWorker = startStrategyWorker({ config, redis, strategies, logger: logger.child({ component: 'strategies' }), ledger, metrics, redisOutage, accept, local, onDecided: options.onDecided, protectiveStrategies: () => liveRisk.current.protectiveStrategies });
       closers.push(() => strategyWorker!.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.market, watchdog, loop: 'strategy-worker', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.market, logger });
       closers.push(() => progress.stop());

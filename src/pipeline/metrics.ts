@@ -19,6 +19,8 @@ export class Metrics {
   readonly strategyIntents = new Counter({ name: 'stratd_strategy_intents_total', help: 'Intents each strategy returned (before the intent lock and back-off drop repeats)', labelNames: ['strategy'], registers: [this.registry] });
   readonly strategyStateBytes = new Gauge({ name: 'stratd_strategy_state_bytes', help: 'Size (JSON bytes) of the state each strategy last returned', labelNames: ['strategy'], registers: [this.registry] });
   readonly intents = new Counter({ name: 'stratd_intents_total', help: 'Intents returned by strategies', labelNames: ['strategy', 'type'], registers: [this.registry] });
+  /** reason: open_actions_bound (execution.maxOpenActions reached; strategy-runtime/admission.ts). */
+  readonly decisionsShed = new Counter({ name: 'stratd_decisions_shed_total', help: 'Decisions not admitted (nothing written, the intent key left free) by strategy and reason: open_actions_bound when the deployment held execution.maxOpenActions unsettled actions', labelNames: ['strategy', 'reason'], registers: [this.registry] });
   readonly actionStates = new Counter({ name: 'stratd_action_transitions_total', help: 'Executor state transitions', labelNames: ['state'], registers: [this.registry] });
   readonly tickToSubmit = new Histogram({
     name: 'stratd_tick_to_submit_seconds',

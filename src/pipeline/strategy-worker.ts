@@ -5,10 +5,11 @@ import { describeIssues, fieldIssues } from '../api/issues.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Metrics } from './metrics.ts';
-import { claimIntents } from './strategy-runtime/intent-lock.ts';
+import { claimIntents, type ClaimAnswer } from './strategy-runtime/intent-lock.ts';
 import { readInFlight } from './strategy-runtime/in-flight.ts';
 import { readBackoffs, requestShape } from './strategy-runtime/refusal-backoff.ts';
-import { actionRecordKey, decisionOutboxKeys } from './executor/action-store.ts';
+import { actionRecordKey, decisionOutboxKeys, openSetKey } from './executor/action-store.ts';
+import { alwaysAdmitted, SHED_REASON, shedEpisodesKey } from './strategy-runtime/admission.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
 import { commitStateChanges, readStrategyState } from './strategy-runtime/state.ts';
@@ -50,6 +51,11 @@ export interface StrategyWorkerOptions {
   readonly local?: LocalSnapshots;
   /** Crash-test hook: called when a tick's claims took intent keys, before its actions are stored or their jobs written. */
   readonly onDecided?: (actions: readonly ActionJob[]) => void;
+  /**
+   * The protective strategies in force (risk.protectiveStrategies, live across reloads): their
+   * exposure-lowering decisions are admitted whatever the bound of open actions. Default: the config's.
+   */
+  readonly protectiveStrategies?: () => readonly string[];
 }
 
 /** How long a handed-over run is kept for its job to find. */
@@ -280,13 +286,15 @@ async function enqueueActions(decisions: readonly ActionJob[], deps: HandlerDeps
   // its decision: a retry finds the key 'held-by-this' and must not write it again, so nothing
   // written after the claim could make up for a decision lost there.
   const at = now();
+  const protective = deps.protectiveStrategies?.() ?? deps.config.risk.protectiveStrategies;
   const claims = await claimIntents(
     deps.redis,
     deps.prefix,
-    actions.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, actionId: a.actionId, jobKey: deps.actions.toKey(a.actionId), recordKey: actionRecordKey(deps.prefix, a.actionId), decisionEntry: deps.ledger.encode(decisionEntry(a, at)), outboxEntry: JSON.stringify(a) })),
+    actions.map((a) => ({ strategy: a.strategy, intentKey: a.intent.key, actionId: a.actionId, jobKey: deps.actions.toKey(a.actionId), recordKey: actionRecordKey(deps.prefix, a.actionId), decisionEntry: deps.ledger.encode(decisionEntry(a, at)), outboxEntry: JSON.stringify(a), alwaysAdmitted: alwaysAdmitted(a.strategy, a.intent, protective) })),
     deps.config.strategies.intentLockMs,
     { streamKey: deps.ledger.streamKey },
     { ...decisionOutboxKeys(deps.prefix), nowMs: Date.now() },
+    { openSetKey: openSetKey(deps.prefix), episodesKey: shedEpisodesKey(deps.prefix), maxOpen: deps.config.execution.maxOpenActions },
   );
   // A decision suppressed behind an unfinished action is noted once per holding action, not on
   // every tick (or every window) while that action runs: its first suppressed decision stands for
@@ -299,11 +307,12 @@ async function enqueueActions(decisions: readonly ActionJob[], deps: HandlerDeps
     deps.logger.info({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId, heldBy: holder }, 'decision suppressed: an action for this intent key is unfinished');
     notes.push({ at: now(), type: 'decision_suppressed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, window: action.window, heldBy: holder ?? '' } });
   });
+  notes.push(...admissionNotes(actions, claims, deps, now()));
   const decided: ActionJob[] = [];
   const toStore: ActionJob[] = [];
   for (const [i, action] of actions.entries()) {
     const claim = claims[i]!.result;
-    if (claim === 'held-by-other') continue;
+    if (claim === 'held-by-other' || claim === 'shed') continue;
     out.push(action.actionId);
     // The same action id again (another tick of the same window, a retried snapshot job, after
     // the action was stored): nothing new was decided.
@@ -337,6 +346,31 @@ async function enqueueActions(decisions: readonly ActionJob[], deps: HandlerDeps
   // The jobs in one round trip (BullMQ keeps one per id): a retry that writes them again adds nothing.
   if (toQueue.length > 0) await deps.actions.addBulk(toQueue.map((action) => ({ name: action.intent.type, data: action, opts: { jobId: action.actionId } })));
   return out;
+}
+
+/**
+ * What the claims said of admission (strategy-runtime/admission.ts): every shed decision counted
+ * (stratd_decisions_shed_total), the first of each strategy's episode told in the log and the
+ * ledger (decision_shed: which decision, the count against the bound), and the admission that ends
+ * an episode told with how many were shed (decisions_admitted). The episode is kept in Redis by the
+ * claims, so it is told once per deployment, not once per process or per tick.
+ */
+function admissionNotes(actions: readonly ActionJob[], claims: readonly ClaimAnswer[], deps: HandlerDeps, at: number): LedgerEntryInput[] {
+  const notes: LedgerEntryInput[] = [];
+  const maxOpenActions = deps.config.execution.maxOpenActions;
+  actions.forEach((action, i) => {
+    const claim = claims[i]!;
+    if (claim.result === 'shed') {
+      deps.metrics?.decisionsShed.inc({ strategy: action.strategy, reason: SHED_REASON });
+      if (claim.shedInEpisode !== 1) return;
+      deps.logger.warn({ strategy: action.strategy, intentKey: action.intent.key, actionId: action.actionId, openActions: claim.openActions, maxOpenActions }, 'decisions shed: the deployment holds execution.maxOpenActions unsettled actions; this strategy\'s new decisions are not taken until actions settle (told once until one is admitted)');
+      notes.push({ at, type: 'decision_shed', actionId: action.actionId, strategy: action.strategy, detail: { intentKey: action.intent.key, intentType: action.intent.type, window: action.window, reason: SHED_REASON, openActions: claim.openActions ?? 0, maxOpenActions } });
+    } else if (claim.endsEpisodeOf !== undefined) {
+      deps.logger.info({ strategy: action.strategy, shed: claim.endsEpisodeOf, actionId: action.actionId }, 'decisions admitted again: unsettled actions fell below execution.maxOpenActions');
+      notes.push({ at, type: 'decisions_admitted', actionId: action.actionId, strategy: action.strategy, detail: { reason: SHED_REASON, shed: claim.endsEpisodeOf, maxOpenActions } });
+    }
+  });
+  return notes;
 }
 
 /** The ledger's record of a decision, written once, when its intent key is first claimed. */

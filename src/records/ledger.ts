@@ -20,6 +20,10 @@ export const LEDGER_ENTRY_TYPES = [
   'decision_suppressed',
   /** A decision was dropped: the service refused its intent key's last action for what it asked, and the key backs off. */
   'decision_backed_off',
+  /** A decision was not admitted: the deployment held execution.maxOpenActions unsettled actions (the first of each strategy's episode; the rest are counted). */
+  'decision_shed',
+  /** A strategy's decision was admitted again after decisions of it were shed; `shed` says how many. */
+  'decisions_admitted',
   /** An action moved to a new executor state (accepted, built, ..., landed, rejected, expired). */
   'action_state',
   /** A strategy threw, timed out or returned something that is not valid output. */

@@ -110,6 +110,38 @@ describe('claimIntents with the decision outbox', () => {
   });
 });
 
+describe('claimIntents with a bound of open actions', () => {
+  it('counts the open set and the outbox, sheds a new decision at the bound (writing nothing), admits an always-admitted one, and keeps the episode per strategy', async () => {
+    const { redis } = scope;
+    const prefix = `${scope.prefix}bound:`;
+    const outbox = { hashKey: `${prefix}actions:outbox`, indexKey: `${prefix}actions:outbox-since`, nowMs: 1_000 };
+    const bound = { openSetKey: `${prefix}actions:open`, episodesKey: `${prefix}admission:shed`, maxOpen: 3 };
+    const claim = (intentKey: string, actionId: string, extra: { strategy?: string; alwaysAdmitted?: boolean } = {}) =>
+      ({ strategy: extra.strategy ?? 'load', intentKey, actionId, outboxEntry: `{"actionId":"${actionId}"}`, alwaysAdmitted: extra.alwaysAdmitted });
+    // Two stored actions not yet settled (the executor's open set), one decision claimed but not stored.
+    await redis.zadd(bound.openSetKey, 1, 'act-stored-1', 2, 'act-stored-2');
+    await redis.zadd(outbox.indexKey, 3, 'act-waiting');
+    const first = await claimIntents(redis, prefix, [claim('a', 'act-a'), claim('b', 'act-b'), claim('stop', 'act-stop', { strategy: 'guard', alwaysAdmitted: true }), claim('c', 'act-c', { strategy: 'other' })], 60_000, undefined, outbox, bound);
+    expect(first).toEqual([
+      { result: 'shed', shedInEpisode: 1, openActions: 3 },
+      { result: 'shed', shedInEpisode: 2, openActions: 3 },
+      { result: 'claimed' },
+      { result: 'shed', shedInEpisode: 1, openActions: 3 },
+    ]);
+    // A shed decision leaves nothing: no lock, no outbox entry.
+    expect(await intentHolder(redis, prefix, 'load', 'a')).toBeUndefined();
+    expect(await redis.hkeys(outbox.hashKey)).toEqual(['act-stop']);
+    expect(await intentHolder(redis, prefix, 'guard', 'stop')).toBe('act-stop');
+    // Two settle (leave the open set) and the stored one leaves the outbox: 2 open (act-waiting, act-stop) < 3.
+    await redis.zrem(bound.openSetKey, 'act-stored-1', 'act-stored-2');
+    const again = await claimIntents(redis, prefix, [claim('a', 'act-a2'), claim('b', 'act-b2')], 60_000, undefined, outbox, bound);
+    expect(again).toEqual([{ result: 'claimed', endsEpisodeOf: 2 }, { result: 'shed', shedInEpisode: 1, openActions: 2 }]);
+    // 'other' is still in its episode; 'load' began a new one (its second claim, over the bound, was shed).
+    expect(await redis.hgetall(bound.episodesKey)).toEqual({ other: '1', load: '1' });
+    await expect(claimIntents(redis, prefix, [claim('x', 'act-x')], 60_000, undefined, undefined, bound)).rejects.toThrow(TypeError);
+  });
+});
+
 describe('Ledger.appendAll', () => {
   it('appends every entry in order in one call, and validates each', async () => {
     const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 });

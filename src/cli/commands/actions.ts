@@ -25,7 +25,7 @@ const PAGE = 500;
  */
 export const ACTIONS_SCAN_BOUND = 50_000;
 
-const DEFAULT_TYPES: readonly LedgerEntryType[] = ['decision', 'decision_backed_off', 'action_state', 'fill', 'risk', 'alert', 'strategy_error'];
+const DEFAULT_TYPES: readonly LedgerEntryType[] = ['decision', 'decision_backed_off', 'decision_shed', 'decisions_admitted', 'action_state', 'fill', 'risk', 'alert', 'strategy_error'];
 
 export const actionsCommand: Command = {
   name: 'actions',

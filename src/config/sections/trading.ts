@@ -175,6 +175,14 @@ export const executionSection = {
     env: 'STRATD_EXECUTION_MAX_SETTLED_RECORDS',
     format: 'a positive integer',
   }),
+  maxOpenActions: key({
+    doc: 'Most unsettled actions of the deployment (records not yet settled, plus decisions claimed but not yet stored): at this many, a new decision of a strategy is not admitted (shed at decision time: no record, job or intent lock is written; ledger decision_shed once per episode, metric stratd_decisions_shed_total), and the strategy decides again on a later snapshot. A protective strategy\'s decision that lowers exposure (risk.protectiveStrategies; decreases, cancels, TP/SL create and update) is always admitted. The default keeps a full backlog near 55 MB of Redis (about 5.5 KB an open action); see docs/operations.md, "Admission: a bound on open actions".',
+    schema: z.int().min(1).max(1_000_000),
+    default: 10_000,
+    kind: 'int',
+    env: 'STRATD_EXECUTION_MAX_OPEN_ACTIONS',
+    format: 'an integer from 1 to 1000000',
+  }),
   retainedJobs: key({
     doc: 'Most finished action jobs kept in Redis (completed and failed each), whatever their age.',
     schema: positiveInt,

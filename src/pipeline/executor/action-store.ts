@@ -134,6 +134,15 @@ export function actionRecordKey(prefix: string, actionId: string): string {
   return `${prefix}action:${actionId}`;
 }
 
+/**
+ * The unsettled actions (unfinished, or final but not yet settled), scored by when they were
+ * accepted: what reconciliation and the sweeper walk, and what the claims count against
+ * execution.maxOpenActions (strategy-runtime/admission.ts).
+ */
+export function openSetKey(prefix: string): string {
+  return `${prefix}actions:open`;
+}
+
 /** The settled actions still in Redis, scored by when they were settled (ms): what the archiver walks. */
 export function settledIndexKey(prefix: string): string {
   return `${prefix}actions:settled`;
@@ -183,7 +192,7 @@ export class ActionStore {
   }
 
   private get openKey(): string {
-    return `${this.prefix}actions:open`;
+    return openSetKey(this.prefix);
   }
 
   /**

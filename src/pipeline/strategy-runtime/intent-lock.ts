@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RedisScript } from '../../kernel/redis-script.ts';
+import type { OpenActionsBound } from './admission.ts';
 
 /**
  * One unfinished action per (strategy, intent key). A strategy sees the world again on the
@@ -21,44 +22,84 @@ export type ClaimResult =
   /** This action already holds it (a retried snapshot job): enqueue again, it dedupes. */
   | 'held-by-this'
   /** Another, unfinished action holds it: drop this decision. */
-  | 'held-by-other';
+  | 'held-by-other'
+  /**
+   * The key was free, but the deployment holds its bound of unsettled actions (admission.ts): the
+   * decision is not admitted, nothing of it was written, and the key stays free.
+   */
+  | 'shed';
 
 /** What a claim found, and for 'held-by-other' the action that holds the key. */
 export interface ClaimAnswer {
   readonly result: ClaimResult;
   readonly holder?: string;
+  /** 'shed': its number among its strategy's decisions shed since the last admitted one (1: the first of the episode). */
+  readonly shedInEpisode?: number;
+  /** 'claimed': how many of its strategy's decisions were shed in the episode this admission ends. */
+  readonly endsEpisodeOf?: number;
+  /** 'shed': the unsettled actions the claims counted (execution.maxOpenActions reached). */
+  readonly openActions?: number;
 }
 
 // Claims N intent keys in one step. KEYS: lock1, job1, record1, lock2, job2, record2, ... (a claim
 // without a job or record key repeats its lock key there, so every key stays in the deployment's
-// hash slot), then the ledger's stream, the outbox hash and the outbox index; ARGV: ttl, now (ms),
-// then per claim its action id, which existence keys it has ('j' job,
-// 'r' record, both, or ''), its decision's ledger entry ('' for none) and its action for the
-// outbox ('' for none). The entry is appended and the action put in the outbox when, and only
-// when, the claim takes the key: a claimed key always has its decision in the ledger and its
-// action in the outbox until a record of it exists, whatever fails after. Answers two lists: one
-// ClaimResult per claim, and per claim the holding action ('' unless held by another).
+// hash slot), then the ledger's stream, the outbox hash, the outbox index, the executor's open set
+// and the shed episodes hash (admission.ts); ARGV: ttl, now (ms), the bound of open actions ('' for
+// none), then per claim its action id, which existence keys it has ('j' job, 'r' record, both, or
+// ''), its decision's ledger entry ('' for none), its action for the outbox ('' for none), '1' when
+// it is always admitted (else ''), and its strategy. The entry is appended and the action put in
+// the outbox when, and only when, the claim takes the key: a claimed key always has its decision in
+// the ledger and its action in the outbox until a record of it exists, whatever fails after.
+// With a bound, a claim that would take a free key is shed instead when the deployment's unsettled
+// actions (open set + outbox, counted here, plus those this call claimed) reach it, unless it is
+// always admitted: nothing of it is written, its key stays free. Each shed claim adds one to its
+// strategy's episode count; the next admitted claim of that strategy ends the episode.
+// Answers four lists: one ClaimResult per claim; per claim the holding action ('' unless held by
+// another); per claim a count (shed: its number in the episode, 1 = the first; claimed: how many of
+// its strategy's decisions the episode it ends shed, 0 for none); and the open count the first
+// claim saw.
 const CLAIM = `
 local out = {}
 local holders = {}
-local n = math.floor((#KEYS - 3) / 3)
+local counts = {}
+local n = math.floor((#KEYS - 5) / 3)
 local stream, outbox, outboxIndex = KEYS[3 * n + 1], KEYS[3 * n + 2], KEYS[3 * n + 3]
+local openSet, episodes = KEYS[3 * n + 4], KEYS[3 * n + 5]
+local bound = tonumber(ARGV[3])
+local open = 0
+if bound then open = redis.call('ZCARD', openSet) + redis.call('ZCARD', outboxIndex) end
+local seen = open
 for i = 1, n do
   local lock, job, record = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
-  local id, has, entry, action = ARGV[4 * i - 1], ARGV[4 * i], ARGV[4 * i + 1], ARGV[4 * i + 2]
+  local a = 6 * i - 2
+  local id, has, entry, action, always, strategy = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+  counts[i] = 0
   if (string.find(has, 'j', 1, true) and redis.call('EXISTS', job) == 1) or (string.find(has, 'r', 1, true) and redis.call('EXISTS', record) == 1) then
     out[i] = 'action-exists'
   else
     local current = redis.call('GET', lock)
     if not current then
-      redis.call('SET', lock, id, 'PX', ARGV[1])
-      -- No MAXLEN: only the archiver trims the ledger, after archiving (src/pipeline/audit-archiver.ts).
-      if entry ~= '' then redis.call('XADD', stream, '*', 'entry', entry) end
-      if action ~= '' then
-        redis.call('HSET', outbox, id, action)
-        redis.call('ZADD', outboxIndex, ARGV[2], id)
+      if bound and always ~= '1' and open >= bound then
+        out[i] = 'shed'
+        counts[i] = redis.call('HINCRBY', episodes, strategy, 1)
+      else
+        redis.call('SET', lock, id, 'PX', ARGV[1])
+        -- No MAXLEN: only the archiver trims the ledger, after archiving (src/pipeline/audit-archiver.ts).
+        if entry ~= '' then redis.call('XADD', stream, '*', 'entry', entry) end
+        if action ~= '' then
+          redis.call('HSET', outbox, id, action)
+          redis.call('ZADD', outboxIndex, ARGV[2], id)
+        end
+        open = open + 1
+        if bound and always ~= '1' then
+          local shed = redis.call('HGET', episodes, strategy)
+          if shed then
+            redis.call('HDEL', episodes, strategy)
+            counts[i] = tonumber(shed)
+          end
+        end
+        out[i] = 'claimed'
       end
-      out[i] = 'claimed'
     elseif current == id then
       out[i] = 'held-by-this'
     else
@@ -68,7 +109,7 @@ for i = 1, n do
   end
   holders[i] = holders[i] or ''
 end
-return {out, holders}
+return {out, holders, counts, seen}
 `;
 
 const RELEASE = new RedisScript(`
@@ -104,6 +145,8 @@ export interface IntentClaim {
   readonly decisionEntry?: string;
   /** The action as JSON, put in the outbox in the same step when this claim takes the key. */
   readonly outboxEntry?: string;
+  /** Admitted whatever the bound of open actions (admission.ts alwaysAdmitted). */
+  readonly alwaysAdmitted?: boolean;
 }
 
 /**
@@ -129,19 +172,26 @@ export interface DecisionLedger {
  * tick decides); answers in the claims' order. The claims run in order, so of two claims of one
  * key the first wins.
  */
-export async function claimIntents(redis: Redis, prefix: string, claims: readonly IntentClaim[], ttlMs: number, ledger?: DecisionLedger, outbox?: DecisionOutbox): Promise<ClaimAnswer[]> {
+export async function claimIntents(redis: Redis, prefix: string, claims: readonly IntentClaim[], ttlMs: number, ledger?: DecisionLedger, outbox?: DecisionOutbox, bound?: OpenActionsBound): Promise<ClaimAnswer[]> {
   if (claims.length === 0) return [];
   if (!ledger && claims.some((c) => c.decisionEntry !== undefined)) throw new TypeError('claimIntents: decision entries need the ledger to append them to');
   if (!outbox && claims.some((c) => c.outboxEntry !== undefined)) throw new TypeError('claimIntents: outbox entries need the outbox to put them in');
+  // The count of open actions includes the outbox: decisions claimed that no record holds yet.
+  if (bound && !outbox) throw new TypeError('claimIntents: a bound of open actions needs the outbox it counts');
   const keys = claims.flatMap((c) => {
     const lock = intentLockKey(prefix, c.strategy, c.intentKey);
     return [lock, c.jobKey ?? lock, c.recordKey ?? lock];
   });
-  // Without a ledger or an outbox their slots repeat the first lock key (never written): KEYS stay in the slot.
-  keys.push(ledger?.streamKey ?? keys[0]!, outbox?.hashKey ?? keys[0]!, outbox?.indexKey ?? keys[0]!);
-  const args = claims.flatMap((c) => [c.actionId, `${c.jobKey === undefined ? '' : 'j'}${c.recordKey === undefined ? '' : 'r'}`, c.decisionEntry ?? '', c.outboxEntry ?? '']);
-  const [results, holders] = (await CLAIM_SCRIPT.run(redis, keys, [String(ttlMs), String(outbox?.nowMs ?? 0), ...args])) as [ClaimResult[], string[]];
-  return results.map((result, i) => (holders[i] ? { result, holder: holders[i] } : { result }));
+  // Without a ledger, an outbox or a bound their slots repeat the first lock key (never written): KEYS stay in the slot.
+  keys.push(ledger?.streamKey ?? keys[0]!, outbox?.hashKey ?? keys[0]!, outbox?.indexKey ?? keys[0]!, bound?.openSetKey ?? keys[0]!, bound?.episodesKey ?? keys[0]!);
+  const args = claims.flatMap((c) => [c.actionId, `${c.jobKey === undefined ? '' : 'j'}${c.recordKey === undefined ? '' : 'r'}`, c.decisionEntry ?? '', c.outboxEntry ?? '', c.alwaysAdmitted ? '1' : '', c.strategy]);
+  const [results, holders, counts, open] = (await CLAIM_SCRIPT.run(redis, keys, [String(ttlMs), String(outbox?.nowMs ?? 0), bound ? String(bound.maxOpen) : '', ...args])) as [ClaimResult[], string[], number[], number];
+  return results.map((result, i) => {
+    const count = Number(counts[i] ?? 0);
+    if (result === 'shed') return { result, shedInEpisode: count, openActions: Number(open) };
+    if (result === 'claimed' && count > 0) return { result, endsEpisodeOf: count };
+    return holders[i] ? { result, holder: holders[i] } : { result };
+  });
 }
 
 /** Frees the intent key if `actionId` still holds it. Answers whether it did. */
