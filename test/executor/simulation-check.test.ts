@@ -12,12 +12,14 @@ import { SimulationCheck, SimulationUnavailable } from '../../src/pipeline/execu
 const wallet = Keypair.generate().publicKey.toBase58();
 const account = (lamports: bigint) => ({ lamports, owner: PROGRAMS.system, data: new Uint8Array(0) });
 
-function node(slots: { simulate: number[]; accounts: number[] }, postLamports = 999_000n): SimulationRpc & { calls: number } {
+function node(slots: { simulate: number[]; accounts: number[] }, postLamports: bigint | bigint[] = 999_000n): SimulationRpc & { calls: number } {
+  const posts = Array.isArray(postLamports) ? [...postLamports] : [];
   const rpc = {
     calls: 0,
     async simulate(): Promise<SimulatedAtSlot> {
       rpc.calls++;
-      return { slot: slots.simulate.shift() ?? 0, report: { err: null, logs: [], accounts: [account(postLamports)] } };
+      const post = Array.isArray(postLamports) ? (posts.shift() ?? 999_000n) : postLamports;
+      return { slot: slots.simulate.shift() ?? 0, report: { err: null, logs: [], accounts: [account(post)] } };
     },
     async accounts(): Promise<AccountsAtSlot> {
       return { slot: slots.accounts.shift() ?? 0, accounts: [account(1_000_000n)] };
@@ -48,8 +50,16 @@ describe('SimulationCheck', () => {
     expect(outcomes).toEqual(['unavailable_held']);
   });
 
-  it('a delta beyond the bound is refused even with onUnavailable alert', async () => {
-    const violations = await new SimulationCheck(node({ simulate: [10], accounts: [10] }, 998_999n), () => settings).check(request);
+  it('a delta beyond the bound on every attempt is refused even with onUnavailable alert', async () => {
+    const rpc = node({ simulate: [10, 11, 12], accounts: [10, 11, 12] }, 998_999n);
+    const violations = await new SimulationCheck(rpc, () => settings).check(request);
     expect(violations).toEqual([expect.objectContaining({ rule: 'simulation_delta' })]);
+    expect(rpc.calls).toBe(3);
+  });
+
+  it('a delta seen once (another landing of the wallet between the reads) is asked again, and passes', async () => {
+    const rpc = node({ simulate: [10, 11], accounts: [10, 11] }, [998_999n, 999_000n]);
+    expect(await new SimulationCheck(rpc, () => settings).check(request)).toEqual([]);
+    expect(rpc.calls).toBe(2);
   });
 });

@@ -48,6 +48,13 @@ class SimulationTimeout extends Error {
 
 /** Pre-state and post-state must be of one slot: a landing between them would blur the delta. */
 const SLOT_ATTEMPTS = 2;
+/**
+ * A delta beyond the bound is asked again before it is a refusal: another transaction of the wallet
+ * landing between the pre-state read and the simulation (several actions of one wallet in flight)
+ * shows as a delta this transaction does not make, and would refuse a protective decrease for
+ * nothing. A transaction that really moves too much shows it on every attempt.
+ */
+const DELTA_ATTEMPTS = 3;
 
 /**
  * The balance-delta check by simulation (docs/safety.md, "Simulation (balance-delta check)"):
@@ -97,6 +104,14 @@ export class SimulationCheck {
   }
 
   private async compare(request: SimulationRequest): Promise<Violation[]> {
+    for (let attempt = 1; ; attempt++) {
+      const violations = await this.compareOnce(request);
+      const raced = violations.length > 0 && violations.every((v) => v.rule === 'simulation_delta');
+      if (!raced || attempt >= DELTA_ATTEMPTS) return violations;
+    }
+  }
+
+  private async compareOnce(request: SimulationRequest): Promise<Violation[]> {
     const addresses = request.watched.map((w) => w.address);
     for (let attempt = 1; ; attempt++) {
       const [simulated, pre] = await Promise.all([this.rpc.simulate(request.unsignedTx, addresses), this.rpc.accounts(addresses)]);
