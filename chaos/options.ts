@@ -47,7 +47,9 @@ export function chaosOptions(short: boolean, overrides: Partial<ChaosOptions> = 
   const base: ChaosOptions = short
     ? {
         durationMs: 40_000, daemons: 2, seed: 11, short, killEveryMs: 4_000, failpointShare: 0.3, outageMs: 5_000, faultShare: 0.2,
-        drainMs: 80_000, stuckAfterMs: 80_000, settleGraceMs: 10_000, preventableAfterMs: 5_000, volatilityPct: 10, resultsDir: 'chaos/results', verbose: false,
+        // Swaps and recurring orders settle by their signature or their blockhash's expiry (up to ~90 s
+        // of a loaded host after a lost execute reply): a drain of 80 s called one of them stuck at 96 s.
+        drainMs: 120_000, stuckAfterMs: 120_000, settleGraceMs: 10_000, preventableAfterMs: 5_000, volatilityPct: 10, resultsDir: 'chaos/results', verbose: false,
       }
     : {
         durationMs: 600_000, daemons: 3, seed: 7, short, killEveryMs: 4_500, failpointShare: 0.3, outageMs: 30_000, faultShare: 0.2,
