@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decimalString, uintString } from '../api/amounts.ts';
+import { decimalString, decimalToScaled, uintString } from '../api/amounts.ts';
 import { side } from '../api/schemas/common.ts';
 import { collateralMint, marketMint, MINTS } from '../api/mints.ts';
 import { receiveToken } from '../api/schemas/perps.ts';
@@ -143,8 +143,22 @@ export const triggerCancelAllIntent = z.strictObject({
   orders: z.array(pubkey).min(1).max(5, { message: 'at most 5 orders per action (one cancel transaction): repeat the intent for more' }).optional(),
 });
 
-/** Leverage as a decimal string ("5", "2.5"); the spec's bounds per market apply (`MAX_LEVERAGE`). */
-const leverage = decimalString.refine((v) => Number(v) >= 1.1, { message: 'leverage must be at least 1.1' });
+/** Leverage × 10^6, exact: leverage is compared as a scaled integer, never as a float. */
+export function leverageScaled(text: string): bigint {
+  return decimalToScaled(text, 6);
+}
+
+/** Leverage as a decimal string ("5", "2.5", at most 6 decimals); the spec's bounds per market apply (`MAX_LEVERAGE`). */
+const leverage = z
+  .string()
+  .regex(/^\d+(\.\d{1,6})?$/, { message: 'expected a leverage such as "5" or "2.5" (at most 6 decimals)' })
+  .refine((v) => leverageScaled(v) >= 1_100_000n, { message: 'leverage must be at least 1.1' });
+
+/** Whether a leverage text is above the market's ceiling (`MAX_LEVERAGE`). */
+function aboveMaxLeverage(text: string, marketMint: string): number | undefined {
+  const max = MAX_LEVERAGE[marketMint];
+  return max !== undefined && leverageScaled(text) > BigInt(max) * 1_000_000n ? max : undefined;
+}
 
 /** The spec's leverage ceiling per market mint: 100× on SOL, 150× on BTC and ETH. */
 export const MAX_LEVERAGE: Readonly<Record<string, number>> = { [MINTS.SOL]: 100, [MINTS.ETH]: 150, [MINTS.BTC]: 150 };
@@ -355,10 +369,8 @@ const intentUnion = z
       if ((intent.leverage === undefined) === (intent.sizeUsdDelta === undefined)) {
         ctx.addIssue({ code: 'custom', path: ['leverage'], message: 'give exactly one of leverage and sizeUsdDelta' });
       }
-      const max = MAX_LEVERAGE[intent.marketMint];
-      if (intent.leverage !== undefined && max !== undefined && Number(intent.leverage) > max) {
-        ctx.addIssue({ code: 'custom', path: ['leverage'], message: `leverage ${intent.leverage} is above the market's ${String(max)}×` });
-      }
+      const max = intent.leverage === undefined ? undefined : aboveMaxLeverage(intent.leverage, intent.marketMint);
+      if (max !== undefined) ctx.addIssue({ code: 'custom', path: ['leverage'], message: `leverage ${intent.leverage} is above the market's ${String(max)}×` });
       if (intent.sizeUsdDelta !== undefined && BigInt(intent.sizeUsdDelta) === 0n) {
         ctx.addIssue({ code: 'custom', path: ['sizeUsdDelta'], message: 'an open or increase needs a non-zero size (add collateral with add-collateral)' });
       }
@@ -377,10 +389,8 @@ const intentUnion = z
       if ((intent.leverage === undefined) === (intent.sizeUsdDelta === undefined)) {
         ctx.addIssue({ code: 'custom', path: ['leverage'], message: 'give exactly one of leverage and sizeUsdDelta' });
       }
-      const max = MAX_LEVERAGE[intent.marketMint];
-      if (intent.leverage !== undefined && max !== undefined && Number(intent.leverage) > max) {
-        ctx.addIssue({ code: 'custom', path: ['leverage'], message: `leverage ${intent.leverage} is above the market's ${String(max)}×` });
-      }
+      const max = intent.leverage === undefined ? undefined : aboveMaxLeverage(intent.leverage, intent.marketMint);
+      if (max !== undefined) ctx.addIssue({ code: 'custom', path: ['leverage'], message: `leverage ${intent.leverage} is above the market's ${String(max)}×` });
       if (intent.sizeUsdDelta !== undefined && BigInt(intent.sizeUsdDelta) === 0n) ctx.addIssue({ code: 'custom', path: ['sizeUsdDelta'], message: 'a limit order needs a non-zero size' });
       if (BigInt(intent.inputTokenAmount) === 0n) ctx.addIssue({ code: 'custom', path: ['inputTokenAmount'], message: 'a limit order needs collateral' });
     }

@@ -25,3 +25,19 @@ describe('a TP/SL intent covers a size, or the whole position', () => {
     expect(issues({ ...stopLoss, entirePosition: true, sizeUsdDelta: '0' })).toEqual([]);
   });
 });
+
+describe('an open names its leverage exactly, within the market ceiling', () => {
+  const open = { type: 'open', key: 'open:SOL', reason: 'test', notionalUsd: '0', marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '1000000000', stopLossPrice: '120000000' };
+
+  it('compares leverage as a scaled integer: 100× on SOL passes, a millionth above it does not', () => {
+    expect(issues({ ...open, leverage: '100' })).toEqual([]);
+    expect(issues({ ...open, leverage: '100.000001' })).toEqual(['leverage']);
+    expect(issues({ ...open, leverage: '150', marketMint: MINTS.BTC, collateralMint: MINTS.BTC })).toEqual([]);
+    expect(issues({ ...open, leverage: '1.1' })).toEqual([]);
+    expect(issues({ ...open, leverage: '1.099999' })).toEqual(['leverage']);
+  });
+
+  it('refuses a leverage with more than 6 decimals rather than rounding it', () => {
+    expect(issues({ ...open, leverage: '2.0000001' })).toEqual(['leverage']);
+  });
+});

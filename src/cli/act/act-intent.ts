@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decimalToScaled } from '../../api/amounts.ts';
+import { formatUsd } from '../../kernel/money-text.ts';
 import { MARKET_SYMBOL, MINTS, type MarketMint } from '../../api/mints.ts';
 import { intentSchema, MAX_LEVERAGE, type Intent } from '../../sdk/intent.ts';
 import type { PositionView } from '../../sdk/position-view.ts';
@@ -84,7 +85,7 @@ function build(args: ActArguments, facts: ActFacts): Record<string, unknown> {
       const size = str('size');
       if (size === undefined) throw new ActInputError('--size', `required; allowed: USD up to the position's ${position.sizeUsd / 1_000_000n} (e.g. 100USD)`);
       const delta = usdAmount('--size', size);
-      if (delta === 0n || delta > position.sizeUsd) throw new ActInputError('--size', `${size} is out of range; allowed: above 0 and at most the position's size ($${(Number(position.sizeUsd) / 1e6).toFixed(2)}); use "close" for all of it`);
+      if (delta === 0n || delta > position.sizeUsd) throw new ActInputError('--size', `${size} is out of range; allowed: above 0 and at most the position's size (${formatUsd(position.sizeUsd)}); use "close" for all of it`);
       return { ...common, sizeUsdDelta: delta.toString(), notionalUsd: delta.toString() };
     }
     case 'tpsl': {

@@ -67,7 +67,8 @@ export function simulationBounds(intent: Intent | undefined, decoded: DecodedTra
     case 'recurring-create':
       return { maxLamportsSpent, maxOutflow: {}, exactOutflow: { [intent.inputMint]: toBigInt(intent.inAmount) } };
     case 'swap': {
-      const bps = BigInt(Math.max(0, Math.min(10_000, intent.maxSlippageBps === undefined ? slippageBps : Number(intent.maxSlippageBps))));
+      const asked = intent.maxSlippageBps === undefined ? BigInt(Math.max(0, Math.trunc(slippageBps))) : toBigInt(intent.maxSlippageBps);
+      const bps = asked > 10_000n ? 10_000n : asked;
       const quoted = build.quotedOutAmount === undefined ? undefined : toBigInt(build.quotedOutAmount);
       const minOut = quoted === undefined ? 1n : (quoted * (10_000n - bps)) / 10_000n;
       return { maxLamportsSpent, maxOutflow: { [intent.inputMint]: toBigInt(intent.amount) }, minInflow: { [intent.outputMint]: minOut > 0n ? minOut : 1n } };

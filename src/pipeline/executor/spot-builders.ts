@@ -1,5 +1,7 @@
 import type { PublicKey } from '@solana/web3.js';
+import { decimalToScaled } from '../../api/amounts.ts';
 import type { ApiClient } from '../../api/client.ts';
+import { decimalTextOfNumber } from '../../sdk/number-text.ts';
 import type { Intent } from '../../sdk/intent.ts';
 import type { SwapQuote } from '../../records/action-record.ts';
 import { BuildRefused, type BuiltTransaction } from './ports.ts';
@@ -46,8 +48,8 @@ export async function buildSpotIntent(intent: SpotIntent, o: SpotBuildContext, s
               inAmount: jsonInteger(intent.inAmount, 'inAmount'),
               numberOfOrders: intent.numberOfOrders,
               interval: intent.intervalSec,
-              minPrice: intent.minPrice === undefined ? undefined : Number(intent.minPrice),
-              maxPrice: intent.maxPrice === undefined ? undefined : Number(intent.maxPrice),
+              minPrice: intent.minPrice === undefined ? undefined : jsonDecimal(intent.minPrice, 'minPrice'),
+              maxPrice: intent.maxPrice === undefined ? undefined : jsonDecimal(intent.maxPrice, 'maxPrice'),
               startAt: intent.startAt,
             },
           },
@@ -146,6 +148,19 @@ async function buildCancelBatch(intent: Extract<Intent, { type: 'trigger-cancel-
  */
 export function executeRoute<R extends 'trigger-execute' | 'recurring-execute'>(route: R, requestId: string | undefined): { route: R; requestId: string } | { route: 'rpc' } {
   return requestId ? { route, requestId } : { route: 'rpc' };
+}
+
+/**
+ * A decimal price as the JSON number the recurring product takes (its price band): sent only when
+ * the number reads back as exactly the intent's decimal, so a price is never rounded on the way.
+ */
+function jsonDecimal(value: string, field: string): number {
+  const n = Number(value);
+  const back = decimalTextOfNumber(n);
+  if (back === undefined || decimalToScaled(back, 18) !== decimalToScaled(value, 18)) {
+    throw new BuildRefused('build:amount_beyond_json', `${field} ${value} has no exact JSON number; give it with fewer digits`);
+  }
+  return n;
 }
 
 /**
