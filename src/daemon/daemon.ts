@@ -9,6 +9,7 @@ import { ChainClient } from '../chain/rpc-client.ts';
 import { LocalKeypairSigner } from '../chain/signer.ts';
 import type { Config } from '../config/index.ts';
 import { maskUrlSecrets } from '../config/mask.ts';
+import { maskUrlSecretsIn } from '../config/mask-url.ts';
 import { chooseRedis } from '../ops/redis-choice.ts';
 import { startOpsServer, type OpsServer } from '../ops/http-server.ts';
 import type { Logger } from '../kernel/logger.ts';
@@ -524,7 +525,9 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
           o.metrics.policySimulations.inc({ outcome });
           o.metrics.policySimulationSeconds.observe(seconds);
         },
-        signedUnchecked: (detail) => {
+        signedUnchecked: (unmasked) => {
+          // The transport's message may carry the RPC URL (an API key in its path or query).
+          const detail = maskUrlSecretsIn(unmasked, o.rpcUrl);
           logger.warn({ detail }, 'ALERT: signing without the simulation check (policy.simulation.onUnavailable is alert)');
           const atMs = Date.now();
           void o.notifier?.notify({ kind: 'simulation_unavailable', severity: 'warning', key: `simulation_unavailable:${String(Math.floor(atMs / 60_000))}`, title: 'signed a transaction without its simulation check: the RPC could not simulate', text: detail.slice(0, 3_000), atMs });
