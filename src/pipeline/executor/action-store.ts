@@ -4,6 +4,7 @@ import { ledgerStreamKey } from '../../records/ledger.ts';
 import { actionRecord, isFinalRecord, type ActionRecord } from '../../records/action-record.ts';
 import { releaseLease, takeLease } from '../../kernel/redis-lease.ts';
 import { RedisScript } from '../../kernel/redis-script.ts';
+import { inFlightEntryText, inFlightIndexKey } from '../../records/in-flight-entry.ts';
 
 /** A write lost a race with another process; reload and continue from the stored state. */
 export class StaleActionWrite extends Error {
@@ -47,11 +48,14 @@ export class SignatureClaimed extends Error {
  * under the same lease, frees it; until then no other process's sweeper starts the bookkeeping too).
  * A create also takes the action out of the decision outbox (strategy-runtime/intent-lock.ts):
  * from then on its record is the durable copy.
- * A `signed` write also claims its signature for the action (key 9, kept for the retention): a
+ * Every write also keeps the action's entry in the in-flight index (records/in-flight-entry.ts,
+ * key 9): set while the action is still in flight for its strategy, removed once it is not (and
+ * always when settled), so ctx.inFlight never reads a record and never disagrees with one.
+ * A `signed` write also claims its signature for the action (key 10, kept for the retention): a
  * signature another action claimed first is refused before anything is written, so two actions
  * can never share one landing. The same action claiming it again (a retry) is fine.
  *   KEYS: record, open set, ledger stream, intent lock, lease, outbox hash, outbox index, settled
- *         index, and for a `signed` write the signature's claim
+ *         index, in-flight index, and for a `signed` write the signature's claim
  *   ARGV: [1] expected version, [2] new version, [3] record JSON, [4] mode (open|final|settled),
  *         [5] action id, [6] open-set score, [7] ledger entry ('' for none), [8] settled-index
  *         score (ms, the settle time),
@@ -59,7 +63,8 @@ export class SignatureClaimed extends Error {
  *         takes it), [11] lease ms, [12] lease owner whose lease a settled write frees ('' for
  *         none), [13] ms to keep the intent lock for while this action holds it ('' for none: the
  *         write that makes an action ambiguous, `submitted`, keeps it, the executor's first keep),
- *         then [14…] any further ledger entries, in order (a step that passes a state without
+ *         [14] the action's in-flight entry ('' when it is no longer in flight),
+ *         then [15…] any further ledger entries, in order (a step that passes a state without
  *         storing it, such as `inspected` on the way to `signed`, still leaves that state in the
  *         audit trail)
  *   Returns 0 when the compare-and-set failed (nothing written, nothing freed), {4, owner} when
@@ -70,15 +75,20 @@ export class SignatureClaimed extends Error {
 const TRANSITION = new RedisScript(`
 local v = redis.call('HGET', KEYS[1], 'v')
 if (v or '0') ~= ARGV[1] then return 0 end
-if KEYS[9] then
-  local owner = redis.call('GET', KEYS[9])
+if KEYS[10] then
+  local owner = redis.call('GET', KEYS[10])
   if owner and owner ~= ARGV[5] then return {4, owner} end
-  redis.call('SET', KEYS[9], ARGV[5], 'EX', ARGV[9])
+  redis.call('SET', KEYS[10], ARGV[5], 'EX', ARGV[9])
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'json', ARGV[3])
 if ARGV[1] == '0' then
   redis.call('HDEL', KEYS[6], ARGV[5])
   redis.call('ZREM', KEYS[7], ARGV[5])
+end
+if ARGV[4] == 'settled' or ARGV[14] == '' then
+  redis.call('HDEL', KEYS[9], ARGV[5])
+else
+  redis.call('HSET', KEYS[9], ARGV[5], ARGV[14])
 end
 if ARGV[4] == 'settled' then
   redis.call('ZREM', KEYS[2], ARGV[5])
@@ -92,13 +102,23 @@ if ARGV[13] ~= '' then
   if redis.call('GET', KEYS[4]) == ARGV[5] then redis.call('PEXPIRE', KEYS[4], ARGV[13]) else intentLost = true end
 end
 if ARGV[7] ~= '' then redis.call('XADD', KEYS[3], '*', 'entry', ARGV[7]) end
-for i = 14, #ARGV do redis.call('XADD', KEYS[3], '*', 'entry', ARGV[i]) end
+for i = 15, #ARGV do redis.call('XADD', KEYS[3], '*', 'entry', ARGV[i]) end
 if ARGV[10] ~= '' then redis.call('SET', KEYS[5], ARGV[10], 'PX', ARGV[11]) end
 if ARGV[4] == 'settled' and ARGV[12] ~= '' and redis.call('GET', KEYS[5]) == ARGV[12] then
   redis.call('DEL', KEYS[5])
   return 2
 end
 if intentLost then return 3 end
+return 1`);
+
+/**
+ * Takes an action out of the decision outbox and, unless a record of it exists (whose writes keep
+ * its entry), out of the in-flight index. KEYS: outbox hash, outbox index, in-flight index, record.
+ */
+const DROP_FROM_OUTBOX = new RedisScript(`
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('EXISTS', KEYS[4]) == 0 then redis.call('HDEL', KEYS[3], ARGV[1]) end
 return 1`);
 
 export interface StoredAction {
@@ -274,7 +294,7 @@ export class ActionStore {
     const [ledgerEntry = '', ...moreEntries] = typeof ledgerEntries === 'string' ? [ledgerEntries] : ledgerEntries;
     const mode = !isFinalRecord(record) ? 'open' : record.finalSettled ? 'settled' : 'final';
     const outbox = decisionOutboxKeys(this.prefix);
-    const keys = [this.key(record.actionId), this.openKey, ledgerStreamKey(this.prefix), intentLockKey(this.prefix, record.strategy, record.intent.key), this.leaseKey(record.actionId), outbox.hashKey, outbox.indexKey, settledIndexKey(this.prefix)];
+    const keys = [this.key(record.actionId), this.openKey, ledgerStreamKey(this.prefix), intentLockKey(this.prefix, record.strategy, record.intent.key), this.leaseKey(record.actionId), outbox.hashKey, outbox.indexKey, settledIndexKey(this.prefix), inFlightIndexKey(this.prefix)];
     if (record.state === 'signed' && record.signature !== undefined) keys.push(signatureClaimKey(this.prefix, record.signature));
     const result = await TRANSITION.run(this.redis, keys, [
       String(version),
@@ -290,6 +310,7 @@ export class ActionStore {
       String(lease?.ttlMs ?? 0),
       freeLeaseOf ?? '',
       keepIntentMs === undefined ? '' : String(keepIntentMs),
+      inFlightEntryText(record),
       ...moreEntries,
     ]);
     if (Array.isArray(result) && result[0] === 4) return { owner: String(result[1]) };
@@ -308,10 +329,10 @@ export class ActionStore {
     return ids.map((actionId, i) => ({ actionId, json: jsons[i] ?? null }));
   }
 
-  /** Takes an action out of the decision outbox without storing it (its entry could not be read). */
+  /** Takes an action out of the decision outbox, and out of the in-flight index, without storing it (its entry could not be read). */
   async dropFromOutbox(actionId: string): Promise<void> {
     const { hashKey, indexKey } = decisionOutboxKeys(this.prefix);
-    await this.redis.multi().hdel(hashKey, actionId).zrem(indexKey, actionId).exec();
+    await DROP_FROM_OUTBOX.run(this.redis, [hashKey, indexKey, inFlightIndexKey(this.prefix), this.key(actionId)], [actionId]);
   }
 
   /** Unsettled actions (unfinished, or final but not yet settled), oldest first. */

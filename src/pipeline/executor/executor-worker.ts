@@ -9,6 +9,7 @@ import { bullPrefix, QUEUES } from '../queues.ts';
 import type { Executor } from './executor.ts';
 import type { StoredAction } from './action-store.ts';
 import type { RedisOutageLog } from '../redis-outage.ts';
+import { repairInFlightIndex } from './in-flight-repair.ts';
 
 export interface ExecutorWorkerOptions {
   readonly redis: Redis;
@@ -135,6 +136,16 @@ export function startExecutorWorker(options: ExecutorWorkerOptions): ExecutorWor
       if (!options.redisOutage?.absorbs(error)) logger.error({ err: error }, 'sweeping unfinished actions failed');
     }
   };
+  // Start-up reconciliation of ctx.inFlight's index with the open actions and the outbox (a no-op
+  // unless an older stratd left actions without entries): strategies never run blind to them.
+  void repairInFlightIndex(options.redis, options.prefix).then(
+    (repair) => {
+      if (repair.written + repair.removed > 0) logger.warn(repair, 'repaired the in-flight index at start');
+    },
+    (error: unknown) => {
+      if (!options.redisOutage?.absorbs(error)) logger.error({ err: error }, 'repairing the in-flight index failed');
+    },
+  );
   void sweep();
   const timer = setInterval(() => void sweep(), options.sweepMs);
 

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { RedisScript } from '../../kernel/redis-script.ts';
 import type { OpenActionsBound } from './admission.ts';
+import { inFlightEntryOfOutboxJson, inFlightIndexKey } from '../../records/in-flight-entry.ts';
 
 /**
  * One unfinished action per (strategy, intent key). A strategy sees the world again on the
@@ -43,13 +44,15 @@ export interface ClaimAnswer {
 
 // Claims N intent keys in one step. KEYS: lock1, job1, record1, lock2, job2, record2, ... (a claim
 // without a job or record key repeats its lock key there, so every key stays in the deployment's
-// hash slot), then the ledger's stream, the outbox hash, the outbox index, the executor's open set
-// and the shed episodes hash (admission.ts); ARGV: ttl, now (ms), the bound of open actions ('' for
-// none), then per claim its action id, which existence keys it has ('j' job, 'r' record, both, or
-// ''), its decision's ledger entry ('' for none), its action for the outbox ('' for none), '1' when
-// it is always admitted (else ''), and its strategy. The entry is appended and the action put in
-// the outbox when, and only when, the claim takes the key: a claimed key always has its decision in
-// the ledger and its action in the outbox until a record of it exists, whatever fails after.
+// hash slot), then the ledger's stream, the outbox hash, the outbox index, the executor's open set,
+// the shed episodes hash (admission.ts) and the in-flight index (records/in-flight-entry.ts); ARGV:
+// ttl, now (ms), the bound of open actions ('' for none), then per claim its action id, which
+// existence keys it has ('j' job, 'r' record, both, or ''), its decision's ledger entry ('' for
+// none), its action for the outbox ('' for none), '1' when it is always admitted (else ''), its
+// strategy, and its in-flight entry. The entry is appended and the action put in the outbox (and
+// its in-flight entry in the index) when, and only when, the claim takes the key: a claimed key
+// always has its decision in the ledger and its action in the outbox until a record of it exists,
+// whatever fails after.
 // With a bound, a claim that would take a free key is shed instead when the deployment's unsettled
 // actions (open set + outbox, counted here, plus those this call claimed) reach it, unless it is
 // always admitted: nothing of it is written, its key stays free. Each shed claim adds one to its
@@ -62,17 +65,17 @@ const CLAIM = `
 local out = {}
 local holders = {}
 local counts = {}
-local n = math.floor((#KEYS - 5) / 3)
+local n = math.floor((#KEYS - 6) / 3)
 local stream, outbox, outboxIndex = KEYS[3 * n + 1], KEYS[3 * n + 2], KEYS[3 * n + 3]
-local openSet, episodes = KEYS[3 * n + 4], KEYS[3 * n + 5]
+local openSet, episodes, inFlight = KEYS[3 * n + 4], KEYS[3 * n + 5], KEYS[3 * n + 6]
 local bound = tonumber(ARGV[3])
 local open = 0
 if bound then open = redis.call('ZCARD', openSet) + redis.call('ZCARD', outboxIndex) end
 local seen = open
 for i = 1, n do
   local lock, job, record = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
-  local a = 6 * i - 2
-  local id, has, entry, action, always, strategy = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+  local a = 7 * i - 3
+  local id, has, entry, action, always, strategy, flight = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
   counts[i] = 0
   if (string.find(has, 'j', 1, true) and redis.call('EXISTS', job) == 1) or (string.find(has, 'r', 1, true) and redis.call('EXISTS', record) == 1) then
     out[i] = 'action-exists'
@@ -89,6 +92,7 @@ for i = 1, n do
         if action ~= '' then
           redis.call('HSET', outbox, id, action)
           redis.call('ZADD', outboxIndex, ARGV[2], id)
+          redis.call('HSET', inFlight, id, flight)
         end
         open = open + 1
         if bound and always ~= '1' then
@@ -183,8 +187,8 @@ export async function claimIntents(redis: Redis, prefix: string, claims: readonl
     return [lock, c.jobKey ?? lock, c.recordKey ?? lock];
   });
   // Without a ledger, an outbox or a bound their slots repeat the first lock key (never written): KEYS stay in the slot.
-  keys.push(ledger?.streamKey ?? keys[0]!, outbox?.hashKey ?? keys[0]!, outbox?.indexKey ?? keys[0]!, bound?.openSetKey ?? keys[0]!, bound?.episodesKey ?? keys[0]!);
-  const args = claims.flatMap((c) => [c.actionId, `${c.jobKey === undefined ? '' : 'j'}${c.recordKey === undefined ? '' : 'r'}`, c.decisionEntry ?? '', c.outboxEntry ?? '', c.alwaysAdmitted ? '1' : '', c.strategy]);
+  keys.push(ledger?.streamKey ?? keys[0]!, outbox?.hashKey ?? keys[0]!, outbox?.indexKey ?? keys[0]!, bound?.openSetKey ?? keys[0]!, bound?.episodesKey ?? keys[0]!, outbox ? inFlightIndexKey(prefix) : keys[0]!);
+  const args = claims.flatMap((c) => [c.actionId, `${c.jobKey === undefined ? '' : 'j'}${c.recordKey === undefined ? '' : 'r'}`, c.decisionEntry ?? '', c.outboxEntry ?? '', c.alwaysAdmitted ? '1' : '', c.strategy, c.outboxEntry === undefined ? '' : inFlightEntryOfOutboxJson(c.outboxEntry)]);
   const [results, holders, counts, open] = (await CLAIM_SCRIPT.run(redis, keys, [String(ttlMs), String(outbox?.nowMs ?? 0), bound ? String(bound.maxOpen) : '', ...args])) as [ClaimResult[], string[], number[], number];
   return results.map((result, i) => {
     const count = Number(counts[i] ?? 0);
