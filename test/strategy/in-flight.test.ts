@@ -63,7 +63,7 @@ async function claim(tickMs: number): Promise<void> {
  */
 async function inFlightFromRecords(): Promise<Record<string, string[]>> {
   const outbox = await scope.redis.hgetall(decisionOutboxKeys(scope.prefix).hashKey);
-  const open = (await scope.redis.zrange(openSetKey(scope.prefix), 0, -1)).filter((id) => outbox[id] === undefined);
+  const open = (await scope.redis.zrange(openSetKey(scope.prefix), '0', '-1')).filter((id) => outbox[id] === undefined);
   const records = await Promise.all(open.map((id) => scope.redis.hget(actionRecordKey(scope.prefix, id), 'json')));
   const all = [...Object.values(outbox), ...records.filter((r): r is string => r !== null)].map((t) => JSON.parse(t) as ActionRecord);
   const live = all.filter((a) => a.state === undefined || !['landed', 'rejected', 'expired'].includes(a.state) || (a.state === 'landed' && a.stateCommitted !== true));
