@@ -14,15 +14,29 @@ import type { Ledger } from '../records/ledger.ts';
 
 /** Rejection reasons that indicate a broken venue, client or policy (everything else is market noise). */
 const BREAKER_REASONS: readonly RegExp[] = [
-  /^policy:/, // the build broke the signing policy (hostile or broken venue)
+  /^policy:/, // the build broke the signing policy (hostile or broken venue), simulation refusals aside (below)
   /^build:/, // a build stratd cannot attribute or read
   /^signing_failed$/,
   /^chain:signature_invalid$/,
   /^(api|execute):(invalid_request|invalid_response|http)$/, // our requests or the replies are broken (4xx, malformed)
 ];
 
+/**
+ * The simulation's refusals (policy rules simulation_*): the RPC answered something other than the
+ * accounts asked, the transaction would fail right now, or the balances moved under another
+ * landing of the wallet. Only a transaction every other rule passed is simulated, so these say
+ * the moment was wrong, not that the strategy or the venue is broken; counting them would let an
+ * RPC outage or a busy wallet stop a strategy (a protective one's non-reducing work included).
+ */
+const TRANSIENT_POLICY = /^policy:simulation_/;
+
 export function countsTowardBreaker(reason: string | undefined): boolean {
-  return reason !== undefined && BREAKER_REASONS.some((re) => re.test(reason));
+  return reason !== undefined && !TRANSIENT_POLICY.test(reason) && BREAKER_REASONS.some((re) => re.test(reason));
+}
+
+/** A rejection by a real signing-policy violation (the build itself is wrong), not a transient simulation refusal. */
+export function isPolicyViolation(reason: string): boolean {
+  return reason.startsWith('policy:') && !TRANSIENT_POLICY.test(reason);
 }
 
 export const breakerTrip = z.object({

@@ -7,7 +7,7 @@ import { isTightening, REDUCING_INTENTS, type CurrentTpsl } from './reducing.ts'
 import { BUCKET_LIFETIME_MS, bucketAt, HOUR_BUCKETS, RollingHourCounter, sumOfBuckets } from './rolling-counter.ts';
 import { readTradingState, TradingStateStore } from './trading-state.ts';
 import { TradingSwitch } from './trading-switch.ts';
-import { breakersKey, CircuitBreakers, countsTowardBreaker, recordBreakerTrip } from './circuit-breaker.ts';
+import { breakersKey, CircuitBreakers, countsTowardBreaker, isPolicyViolation, recordBreakerTrip } from './circuit-breaker.ts';
 import type { Ledger } from '../records/ledger.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
@@ -243,7 +243,7 @@ export class RedisRiskGate implements RiskGate {
     // A protective strategy's exposure-lowering action is stopped by its own breaker only when the
     // venue's builds broke the signing policy (then nothing could be signed anyway). A run of broken
     // replies or unreadable builds must not switch protection off while positions move.
-    if (trip && !(protectiveReduce && !trip.reason.startsWith('policy:'))) {
+    if (trip && !(protectiveReduce && !isPolicyViolation(trip.reason))) {
       const until = trip.autoResetAtMs === null ? 'until an operator resumes' : `until ${new Date(trip.autoResetAtMs).toISOString()} or an operator resumes`;
       return refuse('circuit_breaker', `${record.strategy} is stopped by its circuit breaker (${trip.count} × ${trip.reason}) ${until}`);
     }

@@ -191,6 +191,34 @@ describe('risk limits', () => {
     expect(await g.check('accept', recordFor({ type: 'decrease' }, { strategy: 'guard' }))).toMatchObject({ allowed: false, rule: 'circuit_breaker' });
   });
 
+  it('simulation refusals (the RPC could not simulate, another landing moved the balance) never trip the breaker; real policy violations still do', async () => {
+    const g = gate({ breaker: { autoResetMs: 0, protectiveStrategies: ['guard'] } });
+    for (const strategy of ['alpha', 'guard']) {
+      const rejected = (reason: string) => recordFor({ type: 'trigger-create' }, { strategy, state: 'rejected', reason });
+      for (let i = 0; i < 5; i++) {
+        await g.recordOutcome(rejected('policy:simulation_delta'));
+        await g.recordOutcome(rejected('policy:simulation_failed'));
+        await g.recordOutcome(rejected('policy:simulation_invalid'));
+        await g.recordOutcome(recordFor({ type: 'trigger-create' }, { strategy, state: 'expired', reason: 'simulation_unavailable' }));
+      }
+      for (const reason of ['policy:simulation_delta', 'policy:simulation_failed', 'policy:simulation_invalid']) {
+        for (let i = 0; i < 3; i++) await g.recordOutcome(rejected(reason));
+      }
+      expect(await g.breakers.active(strategy, Date.now())).toBeUndefined();
+      // A protective strategy's non-reducing work goes on too.
+      expect((await g.check('accept', recordFor({ type: 'trigger-create' }, { strategy }))).allowed).toBe(true);
+    }
+    for (let i = 0; i < 3; i++) await g.recordOutcome(recordFor({ type: 'trigger-create' }, { state: 'rejected', reason: 'policy:program_not_allowed' }));
+    expect(await g.breakers.active('alpha', Date.now())).toMatchObject({ reason: 'policy:program_not_allowed', count: 3 });
+  });
+
+  it("a breaker an older stratd tripped on simulation refusals does not stop a protective strategy's decreases", async () => {
+    const g = gate({ breaker: { autoResetMs: 0, protectiveStrategies: ['guard'] } });
+    await g.breakers.trip({ strategy: 'guard', reason: 'policy:simulation_delta', count: 3, trippedAtMs: Date.now(), autoResetAtMs: null });
+    expect((await g.check('accept', recordFor({ type: 'decrease' }, { strategy: 'guard' }))).allowed).toBe(true);
+    expect(await g.check('accept', recordFor({ type: 'trigger-create' }, { strategy: 'guard' }))).toMatchObject({ allowed: false, rule: 'circuit_breaker' });
+  });
+
   it('a tripped breaker resets by itself after the quiet period', async () => {
     let now = Date.now();
     const g = gate({ breaker: { autoResetMs: 60_000, protectiveStrategies: [] }, now: () => now });
