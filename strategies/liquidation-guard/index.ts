@@ -22,6 +22,13 @@ import { sizeGuardDecrease } from './guard-sizing.ts';
  * not trigger a second one. Hysteresis: a position it cut is cut again only once it was seen
  * more than `hysteresisBps` beyond the trigger (re-armed), or when it comes `hysteresisBps`
  * closer than the trigger.
+ *
+ * The daemon commits a decision's state when its cut is sent, so a cut that is sent and then
+ * never takes (the keeper refuses it, the blockhash passes) would leave the position marked cut.
+ * The guard therefore keeps the size it cut from, reads its own cuts in flight (ctx.inFlight):
+ * a position whose cut is in flight is left alone and its cooldown restarts; once the cooldown
+ * passed with no cut in flight, a position still at the size it was cut from was never cut, and is
+ * re-armed (decided again at once).
  */
 
 const usdAmount = z.union([uintString, z.int().nonnegative().max(Number.MAX_SAFE_INTEGER)]).transform((v) => BigInt(v));
@@ -56,6 +63,8 @@ const state = z.strictObject({
   acted: z.record(z.string(), z.int().nonnegative()),
   /** Positions cut and not yet seen beyond the trigger plus the hysteresis (not re-armed). */
   disarmed: z.array(z.string()).optional(),
+  /** Position → its size (USD × 10^6) when last cut, until a read past the cooldown tells whether the cut took. */
+  cutFrom: z.record(z.string(), uintString).optional(),
 });
 type GuardState = z.infer<typeof state>;
 
@@ -70,9 +79,13 @@ export default defineStrategy({
     const cfg = ctx.config;
     const previous: GuardState = ctx.state ?? { acted: {} };
     const acted: GuardState['acted'] = {};
+    // A cut still in flight restarts its position's cooldown: it counts from the cut's end, not its decision.
+    const cutting = new Set((ctx.inFlight ?? []).flatMap((i) => (i.type === 'decrease' ? [i.positionPubkey] : [])));
     for (const [pubkey, tickMs] of Object.entries(previous.acted)) {
       if (snapshot.tickMs < tickMs + cfg.cooldownMs) acted[pubkey] = tickMs;
     }
+    for (const pubkey of cutting) acted[pubkey] = Math.max(acted[pubkey] ?? 0, snapshot.tickMs);
+    const cutFrom: Record<string, string> = { ...previous.cutFrom };
 
     const targetDistanceBps = cfg.targetDistanceBps ?? Math.min(cfg.distanceBps * 2, 10_000);
     const open = new Set<string>();
@@ -84,6 +97,12 @@ export default defineStrategy({
       open.add(position.positionPubkey);
       const distance = liquidationDistanceBps(position);
       if (distance === undefined) continue;
+      const from = cutFrom[position.positionPubkey];
+      if (from !== undefined && acted[position.positionPubkey] === undefined) {
+        // Past the cooldown, no cut in flight: a position not smaller than it was cut from was never cut.
+        if (position.sizeUsd >= BigInt(from)) disarmed.delete(position.positionPubkey);
+        delete cutFrom[position.positionPubkey];
+      }
       if (distance > BigInt(cfg.distanceBps + cfg.hysteresisBps)) disarmed.delete(position.positionPubkey);
       const trigger = disarmed.has(position.positionPubkey) ? cfg.distanceBps - cfg.hysteresisBps : cfg.distanceBps;
       if (distance > BigInt(trigger)) continue;
@@ -112,13 +131,16 @@ export default defineStrategy({
       );
       acted[position.positionPubkey] = snapshot.tickMs;
       disarmed.add(position.positionPubkey);
+      cutFrom[position.positionPubkey] = position.sizeUsd.toString();
     }
     // Closed positions are forgotten.
     for (const pubkey of disarmed) if (!open.has(pubkey)) disarmed.delete(pubkey);
-    const next = { acted, disarmed: [...disarmed].sort() };
-    // The new state travels with the intents and is committed only when a decrease lands.
+    for (const pubkey of Object.keys(cutFrom)) if (!open.has(pubkey)) delete cutFrom[pubkey];
+    const next: GuardState = { acted, disarmed: [...disarmed].sort(), ...(Object.keys(cutFrom).length > 0 ? { cutFrom } : {}) };
+    // The new state travels with the intents and is committed when a decrease is sent (or lands).
     if (intents.length > 0) return { intents, state: next };
-    const before = [...(previous.disarmed ?? [])].sort();
-    return JSON.stringify(before) !== JSON.stringify(next.disarmed) ? { intents: [], state: next } : [];
+    // A cooldown restarted by a cut in flight, a re-arm, a cut judged: committed now.
+    const changed = JSON.stringify([...(previous.disarmed ?? [])].sort()) !== JSON.stringify(next.disarmed) || cutting.size > 0 || JSON.stringify(previous.cutFrom ?? {}) !== JSON.stringify(cutFrom);
+    return changed ? { intents: [], state: next } : [];
   },
 });
