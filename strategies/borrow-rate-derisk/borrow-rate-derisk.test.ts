@@ -25,3 +25,32 @@ describe('borrow-rate-derisk', () => {
     expect((await runStrategy(derisk, [positions, samples.poolInfo({ longBorrowRatePercent: '<string>' })])).intents).toEqual([]);
   });
 });
+
+describe('borrow-rate-derisk: a reduction in flight, and one that never took', () => {
+  const T = samples.SAMPLE_TICK;
+  const hot = (tickMs: number) => samples.poolInfo({ longBorrowRatePercent: '0.0612' }, undefined, tickMs);
+  const at = (tickMs: number, sizeUsd = 1_000n * USD) => samples.positions([samples.position({ sizeUsd })], tickMs);
+  /** The reduction decided at T and the state it carries: the daemon commits that state when the reduction is sent. */
+  async function reducedAtT() {
+    const first = await runStrategy(derisk, [at(T), hot(T)]);
+    expect(first.intents).toMatchObject([{ key: `derisk:${samples.SAMPLE_POSITION}`, sizeUsdDelta: '250000000' }]);
+    return { cut: first.intents[0]!, state: first.state };
+  }
+
+  it('a reduction sent and then expired is decided again once a positions read a minute later shows the size unchanged, not an hour later', async () => {
+    const { state } = await reducedAtT();
+    const later = await runStrategy(derisk, [at(T + 65_000), hot(T + 70_000)], { state, inFlight: [] });
+    expect(later.intents).toMatchObject([{ key: `derisk:${samples.SAMPLE_POSITION}`, sizeUsdDelta: '250000000' }]);
+  });
+
+  it('one that took is not decided again within the cooldown; nor is one in flight, nor on a read taken before it ended', async () => {
+    const { cut, state } = await reducedAtT();
+    expect((await runStrategy(derisk, [at(T + 65_000, 750n * USD), hot(T + 70_000)], { state, inFlight: [] })).intents).toEqual([]);
+    // Decided, not sent yet (nothing committed), still in flight: not decided again.
+    expect((await runStrategy(derisk, [at(T + 5_000), hot(T + 5_000)], { inFlight: [cut] })).intents).toEqual([]);
+    // In flight until T + 60 s (its keeper was slow); the read at T + 65 s was taken before it landed.
+    const waiting = await runStrategy(derisk, [at(T + 60_000), hot(T + 60_000)], { state, inFlight: [cut] });
+    expect(waiting.intents).toEqual([]);
+    expect((await runStrategy(derisk, [at(T + 65_000), hot(T + 70_000)], { state: waiting.state, inFlight: [] })).intents).toEqual([]);
+  });
+});

@@ -6,6 +6,13 @@ import { stressOf } from './pool-stress.ts';
  * (./pool-stress.ts), positions on that market and side are reduced by `fractionBps` of their
  * size — holding them costs more, and a crowded side is where liquidity runs out. Once per
  * position per `cooldownMs` of snapshot ticks.
+ *
+ * The daemon commits a decision's state when its reduction is sent, so one sent and then never
+ * taken (the keeper refused it, the blockhash passed) would hold the position for the whole
+ * cooldown. It keeps the size it reduced from and reads its own reductions in flight
+ * (ctx.inFlight): while one is in flight the position is left alone and its time moves on; once
+ * none is, a positions read `retryAfterMs` later that shows the size not smaller was never
+ * reduced, and it is reduced again.
  */
 
 const settings = z.strictObject({
@@ -14,11 +21,17 @@ const settings = z.strictObject({
   maxUtilizationPercent: decimalString.default('90'),
   fractionBps: z.int().min(1).max(10_000).default(2_500),
   cooldownMs: z.int().min(0).default(3_600_000),
+  /** After a reduction's last tick in flight, how long until a positions read that shows it did not take retries it (a read older may predate the landing). */
+  retryAfterMs: z.int().min(0).default(60_000),
   receiveToken: receiveToken.default('USDC'),
   markets: z.array(marketMint).min(1).default([...MARKET_MINTS]),
 });
 
-const state = z.strictObject({ reducedAt: z.record(z.string(), z.int().nonnegative()) });
+const state = z.strictObject({
+  reducedAt: z.record(z.string(), z.int().nonnegative()),
+  /** Position → its size (USD × 10^6) when last reduced, until a read tells whether the reduction took. */
+  reducedFrom: z.record(z.string(), z.string().regex(/^\d+$/)).optional(),
+});
 
 export default defineStrategy({
   name: 'borrow-rate-derisk',
@@ -30,13 +43,26 @@ export default defineStrategy({
   onSnapshot(ctx, snapshot) {
     const cfg = ctx.config;
     if (!cfg.markets.includes(snapshot.mint)) return [];
+    const previous = ctx.state?.reducedAt ?? {};
     const reducedAt: Record<string, number> = {};
-    for (const [pubkey, at] of Object.entries(ctx.state?.reducedAt ?? {})) if (snapshot.tickMs < at + cfg.cooldownMs) reducedAt[pubkey] = at;
+    for (const [pubkey, at] of Object.entries(previous)) if (snapshot.tickMs < at + cfg.cooldownMs) reducedAt[pubkey] = at;
+    // A reduction in flight moves its position's time on: the cooldown and the retry count from its end.
+    const reducing = new Set((ctx.inFlight ?? []).flatMap((i) => (i.type === 'decrease' ? [i.positionPubkey] : [])));
+    for (const pubkey of reducing) reducedAt[pubkey] = Math.max(reducedAt[pubkey] ?? 0, snapshot.tickMs);
+    const reducedFrom: Record<string, string> = { ...ctx.state?.reducedFrom };
     const intents: Intent[] = [];
     for (const positions of ctx.latestAll('positions')) {
       for (const item of positions.positions) {
         const p = positionView(item);
-        if (!p || p.sizeUsd === 0n || p.marketMint !== snapshot.mint || reducedAt[p.positionPubkey] !== undefined) continue;
+        if (!p || p.sizeUsd === 0n || p.marketMint !== snapshot.mint || reducing.has(p.positionPubkey)) continue;
+        const from = reducedFrom[p.positionPubkey];
+        const last = previous[p.positionPubkey];
+        if (from !== undefined && (last === undefined || positions.tickMs >= last + cfg.retryAfterMs)) {
+          // Read long enough after the reduction's end: not smaller than it was reduced from, it never took.
+          if (p.sizeUsd >= BigInt(from)) delete reducedAt[p.positionPubkey];
+          delete reducedFrom[p.positionPubkey];
+        }
+        if (reducedAt[p.positionPubkey] !== undefined) continue;
         const why = stressOf(snapshot.info, p.side, cfg);
         if (!why) continue;
         const delta = (p.sizeUsd * BigInt(cfg.fractionBps)) / 10_000n;
@@ -53,8 +79,14 @@ export default defineStrategy({
           sizeUsdDelta: delta.toString(),
         });
         reducedAt[p.positionPubkey] = snapshot.tickMs;
+        reducedFrom[p.positionPubkey] = p.sizeUsd.toString();
       }
     }
-    return intents.length > 0 ? { intents, state: { reducedAt } } : [];
+    for (const pubkey of Object.keys(reducedFrom)) if (reducedAt[pubkey] === undefined && !reducing.has(pubkey)) delete reducedFrom[pubkey];
+    const next = { reducedAt, ...(Object.keys(reducedFrom).length > 0 ? { reducedFrom } : {}) };
+    if (intents.length > 0) return { intents, state: next };
+    // A time moved on by a reduction in flight, or a reduction judged: committed now.
+    const judged = JSON.stringify(ctx.state?.reducedFrom ?? {}) !== JSON.stringify(reducedFrom);
+    return reducing.size > 0 || judged ? { intents: [], state: next } : [];
   },
 });
