@@ -61,6 +61,7 @@ import { noteOutcomeForBackoff } from '../pipeline/strategy-runtime/refusal-back
 import { settleAction } from '../pipeline/strategy-runtime/settle.ts';
 import type { Venue } from '../paper/venue.ts';
 import { lockPaperFolder } from '../paper/lock.ts';
+import { ArchiveDiskWatch } from '../pipeline/archive-disk-watch.ts';
 import { AuditArchiver } from '../pipeline/audit-archiver.ts';
 import { archiveFamilyDir, ArchiveWriter } from '../records/audit-archive.ts';
 import { ensurePaperWallet } from '../paper/wallet.ts';
@@ -224,18 +225,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // ---------------------------------------------------------------- the audit archive
     // Every process runs it, one at a time holds its lease: Redis stays within its bounds as long
     // as one process of the deployment is up, and nothing leaves Redis before it is on disk.
+    const archiveDir = archiveFamilyDir(config.archive.dir, prefix);
+    const archiveLogger = logger.child({ component: 'archive' });
     const archiver = new AuditArchiver({
       redis,
       prefix,
       ledger,
-      writer: new ArchiveWriter({ dir: archiveFamilyDir(config.archive.dir, prefix), maxFileBytes: config.archive.maxFileBytes }),
+      writer: new ArchiveWriter({ dir: archiveDir, maxFileBytes: config.archive.maxFileBytes }),
+      retention: { dir: archiveDir, days: config.archive.retentionDays },
+      diskWatch: new ArchiveDiskWatch({ dir: archiveDir, minFreeBytes: config.archive.minFreeBytes, logger: archiveLogger, notifier, metrics }),
       bounds: {
         settled: { maxRecords: config.execution.maxSettledRecords, maxAgeMs: config.execution.retentionMs, minAgeMs: config.archive.minAgeMs },
         ledgerMaxLen: config.ledger.maxLen,
         ledgerMaxAgeMs: config.ledger.maxAgeMs,
       },
       everyMs: config.archive.everyMs,
-      logger: logger.child({ component: 'archive' }),
+      logger: archiveLogger,
       notifier,
       metrics,
       redisOutage,

@@ -28,6 +28,8 @@ export const NOTIFY_EVENT_KINDS = [
   'external_fill',
   /** The audit archive could not be written (disk full, permissions): nothing leaves Redis until it can; and when it can again. */
   'archive_failed',
+  /** The free space of the audit archive's filesystem fell below archive.minFreeBytes; and when it is back. */
+  'archive_disk_low',
 ] as const;
 export const notifyEventKind = z.enum(NOTIFY_EVENT_KINDS);
 export type NotifyEventKind = z.infer<typeof notifyEventKind>;

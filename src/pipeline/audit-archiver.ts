@@ -4,8 +4,10 @@ import { abortableSleep } from '../kernel/abortable-sleep.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
 import { releaseLease, takeLease } from '../kernel/redis-lease.ts';
+import { pruneArchive } from '../records/archive-retention.ts';
 import { ArchiveError, type ArchiveLine, type ArchiveWriter } from '../records/audit-archive.ts';
 import { ledgerArchiveLine, type Ledger } from '../records/ledger.ts';
+import type { ArchiveDiskWatch } from './archive-disk-watch.ts';
 import { SettledRecords, type SettledBounds, type SettledRecord } from './executor/settled-records.ts';
 import type { Metrics } from './metrics.ts';
 import type { RedisOutageLog } from './redis-outage.ts';
@@ -17,7 +19,9 @@ import type { RedisOutageLog } from './redis-outage.ts';
  * and fsynced first, and only then removed from Redis: a crash in between leaves it in both (the
  * archive's readers dedupe by id), never in neither. An archive that cannot be written removes
  * nothing, raises `archive_failed` once, and the next pass that writes says it recovered.
- * One process of the deployment archives at a time (a lease on `<prefix>archive:lease`).
+ * One process of the deployment archives at a time (a lease on `<prefix>archive:lease`); the
+ * holder also deletes compressed files past archive.retentionDays (when set) and watches the
+ * archive's free disk space (ArchiveDiskWatch), whether the pass wrote or not.
  */
 
 export interface ArchiverBounds {
@@ -45,6 +49,9 @@ export interface AuditArchiverOptions {
   readonly now?: () => number;
   /** Records read, archived and removed per step (default 500). */
   readonly batch?: number;
+  /** Compressed files of days older than this many are deleted (config archive.retentionDays; 0 or absent: kept forever). */
+  readonly retention?: { readonly dir: string; readonly days: number };
+  readonly diskWatch?: ArchiveDiskWatch;
 }
 
 /** What one pass did: whether this process held the lease, how much it moved, and why it stopped short. */
@@ -57,6 +64,8 @@ export interface ArchivePass {
 
 /** Steps of one pass at most, per kind: a large backlog is worked off over several passes, the lease renewed between steps. */
 const MAX_STEPS = 40;
+/** Files expire by the UTC day: looking once an hour deletes each within the hour it is due, without a directory read every pass. */
+const PRUNE_EVERY_MS = 3_600_000;
 
 export function archiveLeaseKey(prefix: string): string {
   return `${prefix}archive:lease`;
@@ -70,6 +79,7 @@ export class AuditArchiver {
   private readonly leaseMs: number;
   /** When the current run of failed passes began (undefined while the archive is written). */
   private failingSince: number | undefined;
+  private prunedAtMs: number | undefined;
   private stopping?: AbortController;
   private loop?: Promise<void>;
 
@@ -110,7 +120,10 @@ export class AuditArchiver {
   /** One pass, if this process gets the lease. An unwritable archive is answered as `failure`, never thrown. */
   async runOnce(): Promise<ArchivePass> {
     const leaseKey = archiveLeaseKey(this.o.prefix);
-    if (!(await takeLease(this.o.redis, leaseKey, this.owner, this.leaseMs))) return { ran: false, actions: 0, ledger: 0 };
+    if (!(await takeLease(this.o.redis, leaseKey, this.owner, this.leaseMs))) {
+      this.o.diskWatch?.idle();
+      return { ran: false, actions: 0, ledger: 0 };
+    }
     let actions = 0;
     let ledger = 0;
     try {
@@ -123,7 +136,29 @@ export class AuditArchiver {
       await this.failed(error);
       return { ran: true, actions, ledger, failure: error };
     } finally {
+      // Also after a failed write: a full disk is when expired files and the alert matter most.
+      await this.prune();
+      await this.o.diskWatch?.check();
       await releaseLease(this.o.redis, leaseKey, this.owner);
+    }
+  }
+
+  /** Deletes the compressed files past the retention, at most once an hour; a file that cannot be deleted is logged and tried again next time. */
+  private async prune(): Promise<void> {
+    const retention = this.o.retention;
+    if (!retention || retention.days <= 0) return;
+    const now = this.now();
+    if (this.prunedAtMs !== undefined && now - this.prunedAtMs < PRUNE_EVERY_MS) return;
+    this.prunedAtMs = now;
+    try {
+      const files = await pruneArchive(retention.dir, retention.days, now);
+      if (files.length === 0) return;
+      this.o.metrics?.archivePruned.inc(files.length);
+      // Deleting audit files is never silent: each name is logged.
+      this.o.logger.info({ files, retentionDays: retention.days }, 'audit archive files older than archive.retentionDays deleted');
+    } catch (error) {
+      if (!(error instanceof ArchiveError)) throw error;
+      this.o.logger.warn({ err: error.message }, 'audit archive files past archive.retentionDays could not be deleted; tried again within the hour');
     }
   }
 

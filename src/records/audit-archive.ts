@@ -41,7 +41,8 @@ export function archiveFamilyDir(dir: string, prefix: string): string {
   return join(dir, name);
 }
 
-interface FileName {
+/** An archive file's name read: its kind, UTC day, sequence within the day, and whether it is a finished .gz. */
+export interface FileName {
   readonly kind: ArchiveKind;
   readonly day: string;
   readonly seq: number;
@@ -51,7 +52,7 @@ interface FileName {
 
 const FILE_NAME = /^(ledger|actions)-(\d{4}-\d{2}-\d{2})\.(\d+)\.jsonl(\.gz)?$/;
 
-function parseName(name: string): FileName | undefined {
+export function parseArchiveFileName(name: string): FileName | undefined {
   const m = FILE_NAME.exec(name);
   if (!m) return undefined;
   return { kind: m[1] as ArchiveKind, day: m[2]!, seq: Number(m[3]), gz: m[4] !== undefined, name };
@@ -66,7 +67,7 @@ function byAge(a: FileName, b: FileName): number {
   return a.day === b.day ? a.seq - b.seq : a.day < b.day ? -1 : 1;
 }
 
-function utcDay(ms: number): string {
+export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
@@ -144,7 +145,7 @@ export class ArchiveWriter {
    */
   private async openFile(kind: ArchiveKind, today: string): Promise<Current> {
     await mkdir(this.o.dir, { recursive: true });
-    const names = (await readdir(this.o.dir)).map(parseName).filter((n): n is FileName => n?.kind === kind).sort(byAge);
+    const names = (await readdir(this.o.dir)).map(parseArchiveFileName).filter((n): n is FileName => n?.kind === kind).sort(byAge);
     const gzipped = new Set(names.filter((n) => n.gz).map((n) => n.name));
     let reuse: FileName | undefined;
     for (const n of names) {
@@ -233,7 +234,7 @@ export async function archiveFiles(dir: string, kind: ArchiveKind): Promise<stri
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new ArchiveError('unreadable', `archive ${dir}: ${(error as Error).message}`, { cause: error });
   }
-  const files = names.map(parseName).filter((n): n is FileName => n?.kind === kind);
+  const files = names.map(parseArchiveFileName).filter((n): n is FileName => n?.kind === kind);
   const gzipped = new Set(files.filter((n) => n.gz).map((n) => n.name));
   // A plain file whose .gz is complete holds the same lines: read once.
   return files.filter((n) => n.gz || !gzipped.has(`${n.name}.gz`)).sort(byAge).map((n) => join(dir, n.name));

@@ -60,6 +60,7 @@ const unpriced = (mint: string): ExposureJudgement =>
 export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: RiskAddingLimits): ExposureJudgement {
   switch (intent.type) {
     case 'open':
+      return heldRefusal(intent, facts) ?? judgePerps(intent, facts, limits);
     case 'increase':
       return judgePerps(intent, facts, limits);
     // A perps limit order is an open waiting for its trigger: held to the same limits when placed.
@@ -83,6 +84,18 @@ export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: Ri
     default:
       return { ok: true, spendUsd: 0n };
   }
+}
+
+/**
+ * An open on a market and side the wallet already holds: the venue derives the position from the
+ * owner, market, collateral and side, so such an open would not open anything but silently add
+ * to the held position (and attach a second stop to it), while the TP/SL book and the strategies
+ * count one position per market and side. Adding is an `increase` naming the position.
+ */
+function heldRefusal(intent: Extract<Intent, { type: 'open' }>, facts: ExposureFacts): ExposureJudgement | undefined {
+  const held = facts.positions.find((p) => p.sizeUsd > 0n && p.marketMint === intent.marketMint && p.side === intent.side);
+  if (!held) return undefined;
+  return refuse('position_held', `the wallet already holds a ${MARKET_SYMBOL[intent.marketMint]} ${intent.side} position (${held.positionPubkey}); an open does not open a second one, it would add to it: use an increase intent with positionPubkey ${held.positionPubkey}`);
 }
 
 function spend(facts: ExposureFacts, mint: string, amount: bigint): ExposureJudgement {

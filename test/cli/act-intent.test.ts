@@ -8,8 +8,10 @@ const POSITION = '815wh1VLC8D7ZWMa3uB7GgjHFetANuML2dPrJiLV1nVF';
 const held: PositionView = { positionPubkey: POSITION, marketMint: MINTS.SOL, collateralMint: MINTS.SOL, side: 'long', sizeUsd: 1_000_000_000n, collateralUsd: 200_000_000n, markPriceUsd: 150_000_000n, liquidationPriceUsd: 100_000_000n, entryPriceUsd: 140_000_000n, pnlAfterFeesUsd: 0n, tpslRequests: [] };
 const prices = new Map<string, bigint>([[MINTS.SOL, 150_000_000n]]);
 const facts: ActFacts = { positions: [held], priceUsd: (m) => prices.get(m), maxLeverage: { SOL: 10, ETH: 10, BTC: 10 } };
+/** The same wallet with no position: an open of SOL long is a new position. */
+const flat: ActFacts = { ...facts, positions: [] };
 
-const read = (line: string) => {
+const read = (line: string, on: ActFacts = facts) => {
   const [command, ...rest] = line.split(' ');
   const positionals: string[] = [];
   const options: Record<string, string | boolean> = {};
@@ -18,11 +20,11 @@ const read = (line: string) => {
     if (a.startsWith('--')) options[a.slice(2)] = rest[++i]!;
     else positionals.push(a);
   }
-  return actIntent({ command: command!, positionals, options, reason: 'test' }, facts);
+  return actIntent({ command: command!, positionals, options, reason: 'test' }, on);
 };
-const refusal = (line: string): ActInputError => {
+const refusal = (line: string, on: ActFacts = facts): ActInputError => {
   try {
-    read(line);
+    read(line, on);
   } catch (error) {
     if (error instanceof ActInputError) return error;
     throw error;
@@ -32,7 +34,7 @@ const refusal = (line: string): ActInputError => {
 
 describe('stratd act reads human units exactly', () => {
   it('open: collateral in the token, leverage, a % stop relative to the mark', () => {
-    expect(read('open SOL long --collateral 1.5SOL --leverage 5 --sl 5% --tp 170')).toMatchObject({
+    expect(read('open SOL long --collateral 1.5SOL --leverage 5 --sl 5% --tp 170', flat)).toMatchObject({
       type: 'open', marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '1500000000', leverage: '5',
       // 150 × 0.95 and $170 exactly; the notional 1.5 × 150 × 5.
       stopLossPrice: '142500000', takeProfitPrice: '170000000', notionalUsd: '1125000000',
@@ -56,12 +58,22 @@ describe('stratd act reads human units exactly', () => {
     expect(read('cancel-orders')).toMatchObject({ type: 'trigger-cancel-all' });
   });
 
+  it('open of a market and side already held: refused in one line naming stratd act increase and the position', () => {
+    const error = refusal('open SOL long --collateral 1SOL --leverage 2 --sl 5%');
+    expect(error).toMatchObject({ argument: 'open', kind: 'bad_input' });
+    expect(error.message).toBe(`open: the wallet already holds a SOL long position (${POSITION}); to add to it: stratd act increase ${POSITION} --collateral … (--leverage … | --size …)`);
+    expect(error.message).not.toContain('\n');
+    // The other side, or another market, opens.
+    expect(read('open SOL short --collateral 100USDC --leverage 2 --sl 5%')).toMatchObject({ type: 'open', side: 'short' });
+    expect(read(`increase ${POSITION} --collateral 1SOL --leverage 2`)).toMatchObject({ type: 'increase', positionPubkey: POSITION });
+  });
+
   it('bad input names the argument and the allowed values', () => {
     expect(refusal('open DOGE long --collateral 1SOL --leverage 2 --sl 5%')).toMatchObject({ argument: '<market>', message: expect.stringContaining('allowed: SOL, ETH, BTC') });
     expect(refusal('swap 1.0000000001 SOL USDC')).toMatchObject({ argument: '<amount>', message: expect.stringContaining('SOL allows at most 9') });
     expect(refusal('swap 1 BONK USDC')).toMatchObject({ argument: '<token>', message: expect.stringContaining('not a tradable token; allowed: SOL, ETH, BTC, USDC, USDT, JLP') });
-    expect(refusal('open SOL long --collateral 1SOL --leverage 11 --sl 5%')).toMatchObject({ argument: '--leverage', message: expect.stringContaining('allowed 1.1 to 10 on SOL') });
-    expect(refusal('open SOL long --collateral 1SOL --leverage 5')).toMatchObject({ argument: '--sl' });
+    expect(refusal('open SOL long --collateral 1SOL --leverage 11 --sl 5%', flat)).toMatchObject({ argument: '--leverage', message: expect.stringContaining('allowed 1.1 to 10 on SOL') });
+    expect(refusal('open SOL long --collateral 1SOL --leverage 5', flat)).toMatchObject({ argument: '--sl' });
     expect(refusal('open SOL short --collateral 1SOL --leverage 5 --sl 5%')).toMatchObject({ argument: '--collateral', message: expect.stringContaining('USDC, USDT') });
     expect(refusal('close 4vkNeXiYEUizLdrpdPS1eC2mccyM4NUPRtERrk6ZETkk')).toMatchObject({ argument: '<position>', message: expect.stringContaining(POSITION) });
     expect(refusal(`decrease ${POSITION} --size 2000USD`)).toMatchObject({ argument: '--size' });

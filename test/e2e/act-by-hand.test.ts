@@ -62,9 +62,16 @@ describe('stratd act', () => {
 
   it('bad input: one line naming the argument and the allowed values, exit 2, nothing decided', async () => {
     const before = (await decisions()).length;
-    const [unknown, noTty] = await Promise.all([act(['open', 'DOGE', 'long', '--collateral', '1SOL', '--leverage', '2', '--sl', '5%', '--yes']), act(['close', sol])]);
+    const [unknown, noTty, held] = await Promise.all([
+      act(['open', 'DOGE', 'long', '--collateral', '1SOL', '--leverage', '2', '--sl', '5%', '--yes']),
+      act(['close', sol]),
+      act(['open', 'SOL', 'long', '--collateral', '0.5SOL', '--leverage', '2', '--sl', '5%', '--yes']),
+    ]);
     expect(unknown.code, unknown.stderr).toBe(2);
     expect(unknown.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^stratd act: <market>: "DOGE" is not a perps market; allowed: SOL, ETH, BTC$/)]);
+    // The wallet holds a SOL long: the venue would add to it, so the open is refused, naming the command that adds.
+    expect(held.code, held.stdout + held.stderr).toBe(2);
+    expect(held.stderr.trim().split('\n')).toEqual([`stratd act: open: the wallet already holds a SOL long position (${sol}); to add to it: stratd act increase ${sol} --collateral … (--leverage … | --size …)`]);
     // Every other kind of bad input (decimals, tokens, leverage, positions) is read by the same code: test/cli/act-intent.test.ts.
     // Without a terminal and without --yes nothing is even read.
     expect(noTty.code).toBe(2);
@@ -93,7 +100,7 @@ describe('stratd act', () => {
     // $1,001 of USDC is beyond risk.maxSpendPerHourUsd ($1,000).
     const [spend, open] = await Promise.all([
       act(['swap', '1001', 'USDC', 'SOL', '--dry-run']),
-      act(['open', 'SOL', 'long', '--collateral', '0.5SOL', '--leverage', '3', '--sl', '10%', '--dry-run']),
+      act(['open', 'SOL', 'short', '--collateral', '50USDC', '--leverage', '3', '--sl', '10%', '--dry-run']),
     ]);
     expect(spend.code, spend.stdout + spend.stderr).toBe(1);
     expect(spend.stdout).toMatch(/^rejected: risk:max_spend_per_hour/m);

@@ -256,6 +256,29 @@ describe('recurring: create, a slice fills, cancel refunds', () => {
     expect(h.relay.to('/recurring/v1/createOrder')).toHaveLength(calls);
   });
 
+  it('sends a price band as the JSON numbers that read back as exactly its decimals', async () => {
+    const w = await h.fundedWallet();
+    const calls = h.relay.to('/recurring/v1/createOrder').length;
+    const { record } = await run(w, { type: 'recurring-create', key: 'dca:band', reason: 'x', notionalUsd: '300000000', inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: '300000000', numberOfOrders: 3, intervalSec: 3600, minPrice: '0.0000001234', maxPrice: '250.1' });
+    expect(record).toMatchObject({ state: 'landed', operationId: 'recurring.createOrder' });
+    const sent = h.relay.to('/recurring/v1/createOrder').slice(calls);
+    expect(sent).toHaveLength(1);
+    expect((sent[0]!.body as { params: { time: Record<string, unknown> } }).params.time).toMatchObject({ minPrice: 1.234e-7, maxPrice: 250.1 });
+  });
+
+  it('refuses a price band whose decimal no JSON number carries exactly, naming the bound, before any call', async () => {
+    const w = await h.fundedWallet();
+    const calls = h.relay.to('/recurring/v1/createOrder').length;
+    const band = { type: 'recurring-create', key: 'dca:fine', reason: 'x', notionalUsd: '0', inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: '300000000', numberOfOrders: 3, intervalSec: 3600 } as const;
+    const low = await run(w, { ...band, minPrice: '123456789.123456789' });
+    expect(low.record).toMatchObject({ state: 'rejected', reason: 'build:amount_beyond_json' });
+    expect(JSON.stringify(low.record)).toContain('minPrice 123456789.123456789 has no exact JSON number');
+    const high = await run(w, { ...band, key: 'dca:fine:max', maxPrice: '0.30000000000000000001' });
+    expect(high.record).toMatchObject({ state: 'rejected', reason: 'build:amount_beyond_json' });
+    expect(JSON.stringify(high.record)).toContain('maxPrice 0.30000000000000000001');
+    expect(h.relay.to('/recurring/v1/createOrder')).toHaveLength(calls);
+  });
+
   it('refuses the deprecated price deposit by name', () => {
     const parsed = intentSchema.safeParse({ type: 'recurring-price-deposit', key: 'deposit', reason: 'x', notionalUsd: '0', order: MINTS.USDC, amount: '1' });
     expect(parsed.success).toBe(false);

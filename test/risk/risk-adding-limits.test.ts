@@ -68,11 +68,23 @@ describe('limits of risk-adding intents, each refused with its name', () => {
     expect(await g.check('accept', limit('10.5'))).toMatchObject({ allowed: false, rule: 'max_leverage' });
   });
 
-  it('max_open_positions: a new position beyond the count is refused; adding to a held one is not', async () => {
+  it('max_open_positions: a new position beyond the count is refused; an increase of a held one is not', async () => {
     const held = [position(MINTS.SOL, 'long', 100_000_000n), position(MINTS.ETH, 'long', 100_000_000n, OTHER), position(MINTS.BTC, 'short', 100_000_000n, OTHER)];
     const g = gate(held);
     expect(await g.check('accept', openSol({ side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000' }))).toMatchObject({ allowed: false, rule: 'max_open_positions' });
-    expect((await g.check('accept', openSol())).allowed).toBe(true);
+    expect((await g.check('accept', recordFor({ type: 'increase', positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '1000000000', leverage: '5' }))).allowed).toBe(true);
+  });
+
+  it('position_held: an open of a market and side the wallet holds is refused, naming the position and increase; the other side is a new position', async () => {
+    const g = gate([position(MINTS.SOL, 'long', 100_000_000n)]);
+    for (const stage of ['accept', 'sign'] as const) {
+      const verdict = await g.check(stage, openSol());
+      expect(verdict).toMatchObject({ allowed: false, rule: 'position_held' });
+      expect(JSON.stringify(verdict)).toContain(`use an increase intent with positionPubkey ${POSITION}`);
+    }
+    expect((await g.check('accept', openSol({ side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000' }))).allowed).toBe(true);
+    // A closed position (size 0 in the snapshot) is no longer held.
+    expect((await gate([position(MINTS.SOL, 'long', 0n)]).check('accept', openSol())).allowed).toBe(true);
   });
 
   it('max_notional_per_market and max_notional_per_wallet count the open positions plus the intent', async () => {
@@ -159,7 +171,7 @@ describe('the daily loss stop and reducing mode', () => {
 describe('the limits come from config and reload live', () => {
   it('risk.maxLeverage.SOL changed by a reload judges the next open', async () => {
     const holder = { current: loadConfig({ env: {} }).config.risk };
-    const g = gate([position(MINTS.SOL, 'long', 100_000_000n)], () => riskLimitsFromConfig(holder.current));
+    const g = gate([position(MINTS.SOL, 'short', 100_000_000n)], () => riskLimitsFromConfig(holder.current));
     expect(holder.current.maxLeverage.SOL).toBe(10);
     expect((await g.check('accept', openSol({ leverage: '8' }))).allowed).toBe(true);
     const next = loadConfig({ env: {}, argv: ['--set', 'risk.maxLeverage.SOL=5'] }).config;

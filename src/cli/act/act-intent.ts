@@ -59,6 +59,9 @@ function build(args: ActArguments, facts: ActFacts): Record<string, unknown> {
     case 'open': {
       const market = marketOf(need(0, '<market>', 'SOL, ETH, BTC'));
       const side = sideOf(need(1, '<side>', 'long, short'));
+      // The venue would add to the held position instead of opening one (the risk gate refuses it too, as position_held).
+      const held = facts.positions.find((p) => p.sizeUsd > 0n && p.marketMint === market && p.side === side);
+      if (held) throw new ActInputError('open', `the wallet already holds a ${MARKET_SYMBOL[market]} ${side} position (${held.positionPubkey}); to add to it: stratd act increase ${held.positionPubkey} --collateral … (--leverage … | --size …)`);
       const perps = perpsAmounts(args, facts, market, side);
       const sl = str('sl');
       if (sl === undefined) throw new ActInputError('--sl', 'required: no position is opened without a stop; allowed: a USD price such as 140, or a percentage of the mark such as 5%');

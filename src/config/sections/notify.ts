@@ -7,7 +7,7 @@ import { maskUrlSecrets, REDACTED } from '../mask-url.ts';
 /** Notifications: where they go and how they are delivered. */
 export const notifySection = {
   targets: key({
-    doc: 'Where notifications go: a list of targets, each {type: telegram|discord|slack|webhook, name?, events: [kinds or "*"], minSeverity: info|warning|critical, ...} with botToken + chatId (+ apiBaseUrl) for telegram, webhookUrl for discord and slack, url (+ headers) for webhook; user:password@ in a URL is sent as an Authorization: Basic header (not together with an Authorization header of its own). Event kinds: action_landed, action_rejected, action_expired, policy_violation, replayed_transaction, trading_state, health, poller_stale, redis_unreachable, redis_memory, redis_write_refused, api_unreachable, rpc_unreachable, simulation_unavailable, external_fill, archive_failed. Tokens, URLs and headers are masked in `config show` and never logged.',
+    doc: 'Where notifications go: a list of targets, each {type: telegram|discord|slack|webhook, name?, events: [kinds or "*"], minSeverity: info|warning|critical, ...} with botToken + chatId (+ apiBaseUrl) for telegram, webhookUrl for discord and slack, url (+ headers) for webhook; user:password@ in a URL is sent as an Authorization: Basic header (not together with an Authorization header of its own). Event kinds: action_landed, action_rejected, action_expired, policy_violation, replayed_transaction, trading_state, health, poller_stale, redis_unreachable, redis_memory, redis_write_refused, api_unreachable, rpc_unreachable, simulation_unavailable, external_fill, archive_failed, archive_disk_low. Tokens, URLs and headers are masked in `config show` and never logged.',
     schema: notifyTargets,
     default: [],
     kind: 'list',

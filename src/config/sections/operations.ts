@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { portNumber, positiveInt } from '../formats.ts';
+import { nonNegativeInt, portNumber, positiveInt } from '../formats.ts';
 import { key } from '../key.ts';
 
 /** Running the daemon: the ledger, the ops server, shutdown and logs. */
@@ -45,6 +45,20 @@ export const archiveSection = {
     default: 5_000,
     kind: 'int',
     format: 'a positive integer (ms)',
+  }),
+  retentionDays: key({
+    doc: 'Compressed archive files (.jsonl.gz) of UTC days older than this many days are deleted (each deletion logged), by the process holding the archiver\'s lease, hourly. 0 keeps the audit trail forever: nothing is deleted unless an operator sets how long to keep it. The plain file being appended is never deleted.',
+    schema: nonNegativeInt,
+    default: 0,
+    kind: 'int',
+    format: 'a non-negative integer (days; 0 = keep forever)',
+  }),
+  minFreeBytes: key({
+    doc: 'Below this many free bytes on the archive\'s filesystem (statfs), one archive_disk_low warning is raised; it clears once 125 % of it is free again. 0: no alert (the gauge stratd_archive_disk_free_bytes is still set). A full disk stops the archive, and then nothing leaves Redis.',
+    schema: nonNegativeInt,
+    default: 1_073_741_824,
+    kind: 'int',
+    format: 'a non-negative integer (bytes; default 1 GiB; 0 = no alert)',
   }),
   minAgeMs: key({
     doc: 'A settled action record stays in Redis at least this long, whatever execution.maxSettledRecords says: longer than a decision stays buildable (2 minutes), so an action job delivered again finds its record.',

@@ -157,10 +157,16 @@ export function executeRoute<R extends 'trigger-execute' | 'recurring-execute'>(
 function jsonDecimal(value: string, field: string): number {
   const n = Number(value);
   const back = decimalTextOfNumber(n);
-  if (back === undefined || decimalToScaled(back, 18) !== decimalToScaled(value, 18)) {
+  // Compared at the finer of both scales: at a fixed one, digits beyond it would be dropped unseen.
+  const scale = Math.max(fractionDigits(value), back === undefined ? 0 : fractionDigits(back));
+  if (back === undefined || decimalToScaled(back, scale) !== decimalToScaled(value, scale)) {
     throw new BuildRefused('build:amount_beyond_json', `${field} ${value} has no exact JSON number; give it with fewer digits`);
   }
   return n;
+}
+
+function fractionDigits(decimal: string): number {
+  return decimal.split('.')[1]?.length ?? 0;
 }
 
 /**

@@ -1,5 +1,7 @@
 import * as borsh from '@coral-xyz/borsh';
 import { InstructionDataError } from '../../decode/instruction-data.ts';
+import { encodeAnchorInstructionData, type AnchorArgInput } from '../anchor-codec.ts';
+import type { AnchorArgType, AnchorInstructionLayout } from '../anchor-layout.ts';
 import {
   PERPS_INSTRUCTIONS,
   REQUEST_TYPE_VARIANTS,
@@ -11,7 +13,7 @@ import {
 
 /**
  * Perps instruction data: decoded by @coral-xyz/borsh (a kept borsh implementation reads the
- * bytes; our code only keeps the rules), encoded here for the simulated venue. Amounts travel as
+ * bytes; our code only keeps the rules), encoded by the shared Anchor encoder for the simulated venue. Amounts travel as
  * decimal strings after decoding (JSON-printable, exact); enums as their variant names.
  */
 
@@ -83,48 +85,41 @@ export function decodePerpsArgs(layout: PerpsInstructionLayout, data: Uint8Array
   return args;
 }
 
-function writeScalar(out: number[], type: Exclude<PerpsArgType, object>, value: PerpsArgInput, field: string): void {
-  switch (type) {
-    case 'u64':
-    case 'i64': {
-      if (typeof value !== 'bigint') throw new InstructionDataError(`${field}: expected a bigint`);
-      const bytes = Buffer.alloc(8);
-      if (type === 'u64') bytes.writeBigUInt64LE(value);
-      else bytes.writeBigInt64LE(value);
-      out.push(...bytes);
-      return;
-    }
-    case 'bool':
-      if (typeof value !== 'boolean') throw new InstructionDataError(`${field}: expected a boolean`);
-      out.push(value ? 1 : 0);
-      return;
-    case 'side':
-    case 'requestType': {
-      const variants: readonly string[] = type === 'side' ? SIDE_VARIANTS : REQUEST_TYPE_VARIANTS;
-      const tag = typeof value === 'string' ? variants.indexOf(value) : -1;
-      if (tag < 0) throw new InstructionDataError(`${field}: expected one of ${variants.join(', ')}`);
-      out.push(tag);
-      return;
-    }
-  }
+/** Perps enums are one tag byte: the shared Anchor encoder writes them as a u8. */
+function anchorArgType(type: PerpsArgType): AnchorArgType {
+  if (typeof type === 'object') return type;
+  return type === 'side' || type === 'requestType' ? 'u8' : type;
 }
 
-/** Instruction data: discriminator, then every argument of the layout in order. */
+const anchorLayouts = new Map<string, AnchorInstructionLayout>();
+function anchorLayoutOf(layout: PerpsInstructionLayout): AnchorInstructionLayout {
+  let anchor = anchorLayouts.get(layout.name);
+  if (!anchor) {
+    anchor = {
+      name: layout.name,
+      discriminator: layout.discriminator,
+      accounts: layout.accounts.map((a) => ({ ...a, optional: false })),
+      args: layout.args.map(([field, type]) => [field, anchorArgType(type)] as const),
+    };
+    anchorLayouts.set(layout.name, anchor);
+  }
+  return anchor;
+}
+
+/**
+ * Instruction data: discriminator, then every argument of the layout in order, written by the
+ * shared Anchor encoder (one encode loop for every program); only the enum names become tags here.
+ */
 export function encodePerpsInstructionData(name: PerpsInstructionName, args: Readonly<Record<string, PerpsArgInput>>): Buffer {
   const layout = PERPS_INSTRUCTIONS[name];
-  const out: number[] = [...Buffer.from(layout.discriminator, 'hex')];
+  const tagged: Record<string, AnchorArgInput> = { ...args };
   for (const [field, type] of layout.args) {
-    const value = Object.hasOwn(args, field) ? args[field] : undefined;
-    if (value === undefined) throw new InstructionDataError(`${name}: argument ${field} is missing`);
-    if (typeof type === 'object') {
-      if (value === null) out.push(0);
-      else {
-        out.push(1);
-        writeScalar(out, type.option, value, field);
-      }
-    } else writeScalar(out, type, value, field);
+    if ((type !== 'side' && type !== 'requestType') || !Object.hasOwn(args, field) || args[field] === undefined) continue;
+    const variants: readonly string[] = type === 'side' ? SIDE_VARIANTS : REQUEST_TYPE_VARIANTS;
+    const value = args[field];
+    const tag = typeof value === 'string' ? variants.indexOf(value) : -1;
+    if (tag < 0) throw new InstructionDataError(`${field}: expected one of ${variants.join(', ')}`);
+    tagged[field] = BigInt(tag);
   }
-  const extra = Object.keys(args).filter((k) => !layout.args.some(([field]) => field === k));
-  if (extra.length > 0) throw new InstructionDataError(`${name}: unknown arguments ${extra.join(', ')}`);
-  return Buffer.from(out);
+  return encodeAnchorInstructionData(anchorLayoutOf(layout), tagged);
 }
