@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import bs58 from 'bs58';
-import { ApiClient } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
 import { readWireTransaction, type WireTransaction } from '../../chain/decode.ts';
-import type { ChainClient } from '../../chain/rpc-client.ts';
 import type { Verdict } from '../../chain/policy/verdict.ts';
 import { SignerError, signInspected } from '../../chain/signer.ts';
 import { silentLogger, type Logger } from '../../kernel/logger.ts';
@@ -19,17 +17,18 @@ import type { RedisOutageLog } from '../redis-outage.ts';
 import { ActionStore, SignatureClaimed, StaleActionWrite, type StoredAction } from './action-store.ts';
 import { isReplayRejection, landedBeforeBuild, REPLAY_REASONS } from './replayed-bytes.ts';
 import { actionLogFields } from './action-log-fields.ts';
-import type { ActionBuilder, ActionLedger, BuiltTransaction, KeeperWatch, RequestValidity, RiskGate, ActionSettler, TransactionInspector, TransactionSigner } from './ports.ts';
+import type { ActionBuilder, ActionLedger, BuiltTransaction, ChainReads, KeeperWatch, RequestValidity, RiskGate, ActionSettler, Submitter, TransactionInspector, TransactionSigner } from './ports.ts';
 import { allowAllRisk, BuildRefused } from './ports.ts';
 import { PreparationTurn, type PreparationSlot, type PreparationSlots } from './preparation-slots.ts';
 import type { IntentKeeper } from './intent-keeper.ts';
-import { postSigned, repeatsSafely, type ExecuteReply } from './execute-post.ts';
+import { repeatsSafely, type ExecuteReply } from './execute-reply.ts';
 import type { OperatorApproval } from '../../records/operator-approval.ts';
 
 export interface ExecutorOptions {
   readonly store: ActionStore;
-  readonly client: ApiClient;
-  readonly chain: ChainClient;
+  /** Sends signed bytes by their route (routed-submitter.ts). */
+  readonly submitter: Submitter;
+  readonly chain: ChainReads;
   readonly builder: ActionBuilder;
   readonly inspector: TransactionInspector;
   /** Absent in dry-run mode: nothing can be signed. */
@@ -167,6 +166,7 @@ export class Executor {
     if (!options.dryRun && !options.signer) throw new TypeError('the executor needs a signer unless it runs dry');
     this.watch = new SubmittedWatch({
       chain: options.chain,
+      submitter: options.submitter,
       keeper: options.keeper,
       keepIntent: options.intentKeeper?.keep,
       keepIntentEveryMs: options.keepIntentEveryMs,
@@ -841,16 +841,16 @@ export class Executor {
       const held = await this.heldForReplication(stored);
       if (held) return held;
     }
-    const raw = Buffer.from(r.signedTx!, 'base64');
     // Looked up alongside the send, not before it (no round trip added on the way to the chain):
     // bytes that already landed cannot land again, so sending them changes nothing, and the
     // action ends here instead of becoming ambiguous (which would commit the strategy's state).
     const earlier = this.earlierLanding(r);
     if (r.route === 'rpc') {
-      const sent = await this.options.chain.sendRaw(raw);
+      const answer = await this.options.submitter.submit(r, { repeat: false });
       await this.options.onSent?.(r);
       const replayed = await earlier;
       if (replayed) throw new Refusal(REPLAY_REASONS.landedBeforeBuild, replayed);
+      const sent = answer.via === 'rpc' ? answer.sent : { ok: true as const };
       if (!sent.ok && sent.refusal === 'signature_invalid') throw new Refusal('chain:signature_invalid', sent.message);
       return this.transition(stored, { state: 'submitted', submitStartedAtMs: this.now(), lastSentAtMs: this.now(), sendCount: r.sendCount + 1 });
     }
@@ -868,7 +868,8 @@ export class Executor {
     const marked = repeat ? stored : await this.options.store.save({ ...r, submitStartedAtMs: this.now(), updatedAtMs: this.now() }, stored.version);
     let reply: ExecuteReply;
     try {
-      reply = await postSigned(this.options.client, r, { repeat });
+      const answer = await this.options.submitter.submit(r, { repeat });
+      reply = answer.via === 'execute' ? answer.reply : {};
     } catch (error) {
       const replayed = await earlier;
       if (replayed) return this.transition(marked, { state: 'rejected', reason: REPLAY_REASONS.landedBeforeBuild, detail: replayed });
