@@ -34,6 +34,7 @@ import { keepExecutorPathWarm } from '../pipeline/executor/keep-warm.ts';
 import { TradeHistoryKeeperWatch } from '../pipeline/executor/keeper-watch.ts';
 import { unbookedTpslActions } from '../pipeline/executor/unbooked-tpsl.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
+import { RoutedSubmitter } from '../pipeline/executor/routed-submitter.ts';
 import { SimulationCheck } from '../pipeline/executor/simulation-check.ts';
 import { Ledger } from '../records/ledger.ts';
 import { intentKeeper } from '../pipeline/executor/intent-keeper.ts';
@@ -509,7 +510,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   const validityRead = new Map<string, { readonly seconds: number; readonly atMs: number }>();
   return new Executor({
     store,
-    client,
+    submitter: new RoutedSubmitter({ client, chain }),
     chain,
     builder: new ApiActionBuilder({ client, wallet: signer.publicKey, slippageBps: config.execution.slippageBps }),
     inspector: new PolicyInspector({

@@ -18,7 +18,7 @@ import { silentLogger } from '../kernel/logger.ts';
 import { ApiActionBuilder } from '../pipeline/executor/api-action-builder.ts';
 import { marketMarkWithStats } from '../pipeline/executor/mark-price.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
-import { postSigned } from '../pipeline/executor/execute-post.ts';
+import { RoutedSubmitter } from '../pipeline/executor/routed-submitter.ts';
 import type { BuiltTransaction } from '../pipeline/executor/ports.ts';
 import type { Snapshot, SnapshotOf } from '../sdk/snapshot.ts';
 import type { Intent } from '../sdk/intent.ts';
@@ -136,7 +136,7 @@ export class BacktestVenue {
     private readonly keyDir: string,
     readonly wallet: string,
     private readonly client: ApiClient,
-    private readonly chain: ChainClient,
+    private readonly submitter: RoutedSubmitter,
     private readonly builder: ApiActionBuilder,
     private readonly inspector: PolicyInspector,
     private readonly signer: LocalKeypairSigner,
@@ -165,7 +165,7 @@ export class BacktestVenue {
       keyDir,
       keypair.publicKey.toBase58(),
       client,
-      new ChainClient(venue.rpcUrl),
+      new RoutedSubmitter({ client, chain: new ChainClient(venue.rpcUrl) }),
       new ApiActionBuilder({ client, wallet: signer.publicKey, slippageBps: execution.slippageBps }),
       new PolicyInspector({
         wallet: signer.publicKey,
@@ -325,15 +325,12 @@ export class BacktestVenue {
     const signature = Buffer.from(signed.signature).toString('base64');
     const raw = Buffer.from(signed.bytes).toString('base64');
     try {
-      if (built.route === 'rpc') {
-        const sent = await this.chain.sendRaw(signed.bytes);
-        if (!sent.ok) return { landed: false, reason: `send: ${sent.refusal}` };
-      } else {
-        // The executor's own post (perps, trigger, recurring or Ultra execute): a Failed reply ends the backtest's action.
-        const reply = await postSigned(this.client, { route: built.route, requestId: built.requestId, executeAction: built.executeAction, signedTx: raw, signature: bs58.encode(signed.signature) }, { repeat: false });
-        const failed = reply.unsent?.detail ?? reply.detail;
-        if (failed !== undefined) return { landed: false, reason: `execute: ${failed}` };
-      }
+      // The executor's own route switch (JSON-RPC, or perps, trigger, recurring or Ultra execute):
+      // a refused send or a Failed reply ends the backtest's action.
+      const answer = await this.submitter.submit({ route: built.route, requestId: built.requestId, executeAction: built.executeAction, signedTx: raw, signature: bs58.encode(signed.signature) }, { repeat: false });
+      if (answer.via === 'rpc' && !answer.sent.ok) return { landed: false, reason: `send: ${answer.sent.refusal}` };
+      const failed = answer.via === 'execute' ? (answer.reply.unsent?.detail ?? answer.reply.detail) : undefined;
+      if (failed !== undefined) return { landed: false, reason: `execute: ${failed}` };
     } catch (error) {
       return { landed: false, reason: `send: ${(error as Error).message}` };
     }

@@ -9,6 +9,7 @@ import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import { actionIdFor } from '../../src/records/action.ts';
 import { Executor, type ExecutorOptions, type NewAction } from '../../src/pipeline/executor/executor.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
+import { RoutedSubmitter } from '../../src/pipeline/executor/routed-submitter.ts';
 import type { ActionBuilder, TransactionInspector, TransactionSigner } from '../../src/pipeline/executor/ports.ts';
 import { Ledger } from '../../src/records/ledger.ts';
 import { VenueChain } from '../../src/venue/chain/chain.ts';
@@ -123,7 +124,7 @@ export class ChainHarness {
   executor(extra: Partial<ExecutorOptions> = {}): Executor {
     return new Executor({
       store: new ActionStore(this.redis, this.prefix),
-      client: this.api,
+      submitter: new RoutedSubmitter({ client: this.api, chain: this.chainClient }),
       chain: this.chainClient,
       builder: this.builder,
       inspector: this.inspector,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { recurringOrderStates } from '../../src/pipeline/fill-watcher.ts';
-import { repeatsSafely, ULTRA_REPEAT_WINDOW_MS } from '../../src/pipeline/executor/execute-post.ts';
+import { repeatsSafely, ULTRA_REPEAT_WINDOW_MS } from '../../src/pipeline/executor/execute-reply.ts';
 import { intentSchema, type Intent } from '../../src/sdk/intent.ts';
 import { UNIVERSE_STEP_MS } from '../../src/venue/market/token-universe.ts';
 import { sign } from '../venue/venue-fixture.ts';

@@ -17,6 +17,7 @@ import { ApiActionBuilder } from '../../src/pipeline/executor/api-action-builder
 import { Executor, type ExecutorOptions } from '../../src/pipeline/executor/executor.ts';
 import { TradeHistoryKeeperWatch } from '../../src/pipeline/executor/keeper-watch.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
+import { RoutedSubmitter } from '../../src/pipeline/executor/routed-submitter.ts';
 import { Ledger } from '../../src/records/ledger.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { startVenue, type Venue, type VenueOptions } from '../../src/venue/venue.ts';
@@ -242,7 +243,7 @@ export class VenueExecutorHarness {
   executor(wallet: TestWallet, extra: Partial<ExecutorOptions> = {}): Executor {
     return new Executor({
       store: this.store,
-      client: this.client,
+      submitter: new RoutedSubmitter({ client: this.client, chain: this.chain }),
       chain: this.chain,
       builder: new ApiActionBuilder({ client: this.client, wallet: wallet.signer.publicKey, slippageBps: 100 }),
       inspector: new PolicyInspector({ wallet: wallet.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, markPrice: venueMarkPrice(this.direct, wallet.address), marketMarkPrice: async (mint) => this.venue.market.price(mint), priceDriftBps: 300, readBlockhash: this.chain.blockhashStanding }),

@@ -6,6 +6,8 @@ import type { TxMetadata } from '../../api/schemas/common.ts';
 import type { PerpsExecuteAction } from '../../api/schemas/perps.ts';
 import type { Ledger } from '../../records/ledger.ts';
 import type { ActionRecord, Route, SwapQuote } from '../../records/action-record.ts';
+import type { SendResult, SignatureSeen } from '../../chain/rpc-client.ts';
+import type { ExecuteReply } from './execute-reply.ts';
 
 /** What the executor needs from the world, one small interface each (tests and modes swap them). */
 
@@ -88,3 +90,26 @@ export type RequestValidity = (marketMint: string | undefined) => Promise<number
  * ambiguous commits the strategy's state; landed, rejected or expired frees the intent key.
  */
 export type ActionSettler = (record: ActionRecord, outcome: 'landed' | 'ambiguous' | 'rejected' | 'expired') => Promise<void>;
+
+/** The chain reads the executor makes (the RPC client answers them; tests wrap one to lag or fail). */
+export interface ChainReads {
+  /** The chain's block height: an expiry is proven only by a height past the build's lastValidBlockHeight. */
+  blockHeight(): Promise<number>;
+  /** The signature's status, searching history (an earlier landing of the same bytes too); null when unseen. */
+  signatureStatus(signature: string): Promise<SignatureSeen | null>;
+}
+
+/** An action's signed bytes and what the route needs to send them. */
+export type SignedAction = Pick<ActionRecord, 'route' | 'requestId' | 'executeAction' | 'signedTx' | 'signature'>;
+
+/** What one send answered: the RPC's word on the transaction, or the product's execute reply. */
+export type SendAnswer = { readonly via: 'rpc'; readonly sent: SendResult } | { readonly via: 'execute'; readonly reply: ExecuteReply };
+
+/**
+ * Sends signed bytes by the action's route (routed-submitter.ts holds the one switch). A post the
+ * API refused or never answered throws (an ApiError): whether it proves nothing was sent is the
+ * caller's judgement (api-error-evidence.ts). `repeat`: the same bytes may have been posted before.
+ */
+export interface Submitter {
+  submit(action: SignedAction, options: { readonly repeat: boolean }): Promise<SendAnswer>;
+}

@@ -1,12 +1,13 @@
-import type { ChainClient } from '../../chain/rpc-client.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { ActionRecord, ActionState } from '../../records/action-record.ts';
 import type { StoredAction } from './action-store.ts';
-import type { KeeperWatch } from './ports.ts';
+import type { ChainReads, KeeperWatch, Submitter } from './ports.ts';
 import { landedBeforeBuild, REPLAY_REASONS } from './replayed-bytes.ts';
 
 export interface SubmittedWatchOptions {
-  readonly chain: ChainClient;
+  readonly chain: ChainReads;
+  /** Rebroadcasts the same signed bytes (the `rpc` route only). */
+  readonly submitter: Submitter;
   readonly keeper: KeeperWatch;
   readonly keepIntent?: (record: ActionRecord) => Promise<void>;
   /**
@@ -151,8 +152,8 @@ export class SubmittedWatch {
     const stillUseful = !(r.awaitsKeeper && this.sinceBuildOver(r));
     if (stillUseful && r.route === 'rpc' && now() - (r.lastSentAtMs ?? 0) >= this.o.rebroadcastMs) {
       // The same bytes, never rebuilt or re-signed: at most one of them can land.
-      const sent = await this.o.chain.sendRaw(Buffer.from(r.signedTx!, 'base64'));
-      this.o.logger.debug({ actionId: r.actionId, signature: r.signature, ok: sent.ok }, 'rebroadcast');
+      const answer = await this.o.submitter.submit(r, { repeat: true });
+      this.o.logger.debug({ actionId: r.actionId, signature: r.signature, ok: answer.via === 'rpc' ? answer.sent.ok : true }, 'rebroadcast');
       await transition(stored, { state: 'submitted', sendCount: r.sendCount + 1, lastSentAtMs: now() });
     }
     return { final: false };
