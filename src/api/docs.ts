@@ -158,5 +158,10 @@ signature; a reply can only prove that nothing was sent.
 - **Custodies.** The pool has had five custodies (SOL, ETH, BTC, USDC, USDT); a sixth, JupUSD, exists live. Reads
   take any custody and collateral mint as text (the response schemas do not list them). The signing policy knows
   the five by address and refuses an instruction naming any other custody (\`product_account\`): stratd signs
-  nothing for a JupUSD custody until its address and mint are added to \`src/chain/programs.ts\`.
+  nothing for a JupUSD custody until its address and mint are added to \`src/chain/programs.ts\`. Three things
+  must be known from real bytes first: the custody account (its mint and that the pool lists it as a stable
+  collateral), the mint's token program (the perps program's other mints are classic SPL Token; an associated token
+  account derives from it) and the API's acceptance of it (the spec's mint enums name SOL, ETH, BTC, USDC and USDT
+  only, so no body stratd sends names JupUSD). Until then a JupUSD-collateral short opened elsewhere cannot be
+  decreased or protected by stratd: its transactions name that custody and are refused.
 `;
