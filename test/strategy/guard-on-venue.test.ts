@@ -11,6 +11,7 @@ import { startPollers, type Pollers } from '../../src/pipeline/pollers/pollers.t
 import { bullPrefix, QUEUES } from '../../src/pipeline/queues.ts';
 import { startStrategyWorker, type StrategyWorker } from '../../src/pipeline/strategy-worker.ts';
 import { loadStrategiesOrThrow } from '../../src/pipeline/strategy-runtime/loader.ts';
+import { readStrategyState } from '../../src/pipeline/strategy-runtime/state.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { VenueControl } from '../support/venue-control.ts';
 import { QUIET_POLLERS } from '../support/quiet-pollers.ts';
@@ -100,7 +101,7 @@ describe('liquidation guard on the venue', () => {
     const size = BigInt((sol as { sizeUsd: string }).sizeUsd);
     const cut = BigInt(action.intent.type === 'decrease' ? action.intent.sizeUsdDelta ?? '0' : '0');
     expect(cut > 0n && cut < size, `cut ${cut} of ${size}`).toBe(true);
-    expect(action.stateAfter).toEqual({ acted: { [sol.positionPubkey]: at }, disarmed: [sol.positionPubkey] });
+    expect(action.stateAfter).toEqual({ acted: { [sol.positionPubkey]: at }, disarmed: [sol.positionPubkey], cutFrom: { [sol.positionPubkey]: size.toString() } });
     expect((await ledger.read()).find((e) => e.type === 'decision')?.actionId).toBe(action.actionId);
 
     // The intent is a request the venue builds a transaction for.
@@ -116,9 +117,11 @@ describe('liquidation guard on the venue', () => {
     expect(distanceAfter, `distance after the cut: ${distanceAfter} bps`).toBeGreaterThanOrEqual(980n);
     expect(distanceAfter).toBeLessThanOrEqual(1_050n);
 
-    // The next positions tick, with the action unfinished, decides nothing new.
+    // The next positions tick, with the action unfinished, decides nothing new: the guard sees its cut
+    // in flight (ctx.inFlight), restarts the position's cooldown (committed at once) and leaves it alone.
     await pollers.tickNow('positions', { at: at + 5_000 });
-    await waitFor(async () => ((await ledger.read()).some((e) => e.type === 'decision_suppressed') ? true : undefined), 'the suppressed decision');
+    await waitFor(async () => ((await readStrategyState(scope.redis, scope.prefix, 'liquidation-guard')) as { acted?: Record<string, number> } | undefined)?.acted?.[sol.positionPubkey] === at + 5_000 || undefined, 'the cooldown restarted by the cut in flight');
+    expect((await ledger.read()).filter((e) => e.type === 'decision' || e.type === 'decision_suppressed')).toHaveLength(1);
     expect(await actions.getJobCounts('waiting')).toEqual({ waiting: 1 });
   });
 });

@@ -90,7 +90,7 @@ describe('liquidation guard: when it acts', () => {
     const near = rawPosition({ ...base, liquidationPriceUsd: 145n * USD });
     const first = await decide([near, rawPosition({ ...base, pubkey: POSITION_2, liquidationPriceUsd: 145n * USD })]);
     expect(first.intents.map((i) => i.key)).toEqual([`decrease:${POSITION}`, `decrease:${POSITION_2}`]);
-    expect(first.state).toEqual({ acted: { [POSITION]: TICK, [POSITION_2]: TICK }, disarmed: [POSITION, POSITION_2].sort() });
+    expect(first.state).toEqual({ acted: { [POSITION]: TICK, [POSITION_2]: TICK }, disarmed: [POSITION, POSITION_2].sort(), cutFrom: { [POSITION]: '1000000000', [POSITION_2]: '1000000000' } });
     // The next ticks (a snapshot read before the decrease landed) are ignored for cooldownMs.
     expect((await decide([near], { state: first.state, tickMs: TICK + 10_000 })).intents).toEqual([]);
     expect((await decide([near], { state: first.state, tickMs: TICK + 20_000 })).intents).toHaveLength(1);
@@ -117,18 +117,19 @@ describe('liquidation guard: sizing', () => {
   });
 
   it('hysteresis: a position it cut is cut again only after re-arming beyond the trigger, or once it comes closer still', async () => {
-    const at = (bps: bigint) => rawPosition({ ...base, liquidationPriceUsd: (150n * USD * (10_000n - bps)) / 10_000n });
+    const at = (bps: bigint, sizeUsd = 1_000n * USD) => rawPosition({ ...base, sizeUsd, liquidationPriceUsd: (150n * USD * (10_000n - bps)) / 10_000n });
     const cut = await decide([at(333n)]);
     expect(cut.state?.disarmed).toEqual([POSITION]);
-    const later = TICK + 60_000; // past the cooldown
+    const later = TICK + 60_000; // past the cooldown, the cut landed: the position is smaller
+    const after = (bps: bigint) => at(bps, 375n * USD);
     // 450 bps: inside the 500 bps trigger, but not 100 bps inside it: left alone.
-    expect((await decide([at(450n)], { state: cut.state, tickMs: later })).intents).toEqual([]);
+    expect((await decide([after(450n)], { state: cut.state, tickMs: later })).intents).toEqual([]);
     // 390 bps: closer than the trigger by more than the hysteresis: cut again.
-    expect((await decide([at(390n)], { state: cut.state, tickMs: later })).intents).toHaveLength(1);
+    expect((await decide([after(390n)], { state: cut.state, tickMs: later })).intents).toHaveLength(1);
     // Seen at 650 bps (beyond 500 + 100) it re-arms (committed at once), and 450 bps cuts again.
-    const rearmed = await decide([at(650n)], { state: cut.state, tickMs: later });
+    const rearmed = await decide([after(650n)], { state: cut.state, tickMs: later });
     expect(rearmed).toEqual({ intents: [], state: { acted: {}, disarmed: [] } });
-    expect((await decide([at(450n)], { state: rearmed.state, tickMs: later })).intents).toHaveLength(1);
+    expect((await decide([after(450n)], { state: rearmed.state, tickMs: later })).intents).toHaveLength(1);
   });
 
   it('decreases the configured fraction of the size and keeps the collateral', async () => {

@@ -87,7 +87,7 @@ describe('strategy state: merged by member', () => {
     // SOL lands first, ETH second: the later landing used to replace the whole state.
     await settleAction(scope.redis, scope.prefix, sol, 'landed');
     await settleAction(scope.redis, scope.prefix, eth, 'landed');
-    expect(await readStrategyState(scope.redis, scope.prefix, derisk.name)).toEqual({ reducedAt: { [SOL_POSITION]: TICK, [ETH_POSITION]: TICK } });
+    expect(await readStrategyState(scope.redis, scope.prefix, derisk.name)).toEqual({ reducedAt: { [SOL_POSITION]: TICK, [ETH_POSITION]: TICK }, reducedFrom: { [SOL_POSITION]: '1000000000', [ETH_POSITION]: '800000000' } });
 
     // A minute later SOL's pool is still hot: within the hour's cooldown, nothing is cut.
     await process(samples.poolInfo(hot, MINTS.SOL, TICK + 60_000), 'sol-2');
