@@ -89,6 +89,8 @@ const { values } = parseArgs({
      * nothing else runs and no report file is written.
      */
     'busy-only': { type: 'boolean', default: false },
+    /** Write every measured action's stage times of each deployment to `<this>-<part>.json` (which step the actions of one tick waited on). */
+    'timings-out': { type: 'string' },
     /** Extra settings of every daemon, `key=value` (JSON values allowed), e.g. --daemon-set execution.maxPreparingActions=4. */
     'daemon-set': { type: 'string', multiple: true, default: [] },
     /** Extra node flags for the daemons (space-separated), e.g. "--max-semi-space-size=2". */
@@ -219,7 +221,7 @@ async function deployment(label: string, venue: BenchVenue, client: ApiClient, d
     await Promise.all(daemons.map((d) => d.stop()));
     const timings: ActionTiming[] = [];
     for (const prefix of runPrefixes.map(keyPrefix)) timings.push(...(await actionTimings(redis, prefix)).filter((t) => t.submittedAtMs >= startAt && t.submittedAtMs <= endAt));
-    if (process.env.BENCH_DUMP_TIMINGS) await writeFile(`${process.env.BENCH_DUMP_TIMINGS}-${label}.json`, JSON.stringify(timings));
+    if (values['timings-out']) await writeFile(`${values['timings-out']}-${label}.json`, JSON.stringify(timings));
     const window = (endAt - startAt) / 1000;
     const delta = (pick: (c: DaemonCounters) => number) => sum(after.map(pick)) - sum(before.map(pick));
     const landed = delta((c) => c.landed);
