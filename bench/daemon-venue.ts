@@ -31,9 +31,9 @@ export class BenchVenueError extends Error {
   readonly kind = 'bench_venue';
 }
 
-/** `stratd venue` on free loopback ports; resolves once it printed its URLs. */
-export async function startVenueProcess(settings: BenchVenueSettings): Promise<BenchVenue> {
-  const args = [STRATD, 'venue', '--host', '127.0.0.1', '--port', '0', '--rpc-port', '0', '--seed', String(settings.seed), '--slot-ms', String(settings.slotMs), '--keeper-delay-ms', String(settings.keeperDelayMs), '--log-level', 'error'];
+/** `stratd venue` on free loopback ports (`nodeArgs`: e.g. a CPU profile's flags); resolves once it printed its URLs. */
+export async function startVenueProcess(settings: BenchVenueSettings, nodeArgs: readonly string[] = []): Promise<BenchVenue> {
+  const args = [...nodeArgs, STRATD, 'venue', '--host', '127.0.0.1', '--port', '0', '--rpc-port', '0', '--seed', String(settings.seed), '--slot-ms', String(settings.slotMs), '--keeper-delay-ms', String(settings.keeperDelayMs), '--log-level', 'error'];
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // A bench that dies must not leave this process behind.

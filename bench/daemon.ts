@@ -5,6 +5,8 @@
 //   2. latency: one `stratd run` process, one wallet, the default poll cadence, one position near liquidation;
 //   3. throughput: N `stratd run` processes (one wallet each: the daemon holds one hot wallet), six positions
 //      per wallet, every poller source every second.
+//   3b. busy: one `stratd run` process, one wallet, six positions near liquidation, every poller source
+//      every second, the shipped guard closing them (issue 30): tick-to-submit under a realistic load.
 //   4. idle: the throughput deployment again with every position far from liquidation (what polling costs
 //      without actions), so that the CPU of an action itself can be told from the polling around it.
 //   5. the strategy worker's rate, in this process;
@@ -35,7 +37,7 @@ import { startDaemonProcess, type DaemonCounters, type DaemonProcess } from './d
 import { ALL_POSITIONS, fundWallet, keepPositionsOpen, startVenueProcess, type BenchVenue, type SeedPosition } from './daemon-venue.ts';
 import { runFloor } from './floor.ts';
 import { cpuMs, ioSyscalls, memory, type Memory } from './proc-stats.ts';
-import { printReport, type DeploymentFigures, type Report } from './report.ts';
+import { printBusy, printReport, type DeploymentFigures, type Report } from './report.ts';
 import { executorRate } from './executor-rate.ts';
 import { hostSpeed, timeWorkload } from './host-speed.ts';
 import { strategyRate } from './strategy-rate.ts';
@@ -80,6 +82,17 @@ const { values } = parseArgs({
      * (bench/simulation-cost.ts); writes bench/results/simulation.json. Nothing else runs.
      */
     'simulation-only': { type: 'boolean', default: false },
+    /** The busy part's measured window, seconds (one daemon, six positions, every source every second). */
+    'busy-seconds': { type: 'string', default: '30' },
+    /**
+     * Only the floor and the busy part (a quick look at issue 30's figures while working on them);
+     * nothing else runs and no report file is written.
+     */
+    'busy-only': { type: 'boolean', default: false },
+    /** Write every measured action's stage times of each deployment to `<this>-<part>.json` (which step the actions of one tick waited on). */
+    'timings-out': { type: 'string' },
+    /** Extra settings of every daemon, `key=value` (JSON values allowed), e.g. --daemon-set execution.maxPreparingActions=4. */
+    'daemon-set': { type: 'string', multiple: true, default: [] },
     /** Extra node flags for the daemons (space-separated), e.g. "--max-semi-space-size=2". */
     'daemon-node-args': { type: 'string', default: '' },
   },
@@ -92,6 +105,7 @@ function bounded(name: string, text: string, min: number, max: number): number {
 const LATENCY_SECONDS = bounded('latency-seconds', values['latency-seconds'], 10, 300);
 const SECONDS = bounded('seconds', values.seconds, 5, 120);
 const DAEMONS = bounded('daemons', values.daemons, 1, 8);
+const BUSY_SECONDS = bounded('busy-seconds', values['busy-seconds'], 5, 120);
 const FLOOR_SAMPLES = bounded('floor-samples', values['floor-samples'], 5, 500);
 const SEED = bounded('seed', values.seed, 0, 1_000_000);
 const EXECUTOR_CONCURRENCY = values['executor-concurrency'].split(',').map((n) => bounded('executor-concurrency', n.trim(), 1, 1024));
@@ -138,6 +152,11 @@ function daemonSettings(venue: BenchVenue, redisPrefix: string, keyFile: string,
     'risk.maxNotionalPerHourUsd': unlimitedUsd,
     'risk.dailyLossStopUsd': unlimitedUsd,
   };
+  for (const set of values['daemon-set']) {
+    const at = set.indexOf('=');
+    if (at <= 0) throw new RangeError(`--daemon-set must be key=value: ${set}`);
+    settings[set.slice(0, at)] = set.slice(at + 1);
+  }
   if (!load) return settings;
   // The saturation deployment: the load strategy alone, positions read every second (the other
   // sources at their defaults), and a request budget that does not limit ~2 requests per action.
@@ -202,6 +221,7 @@ async function deployment(label: string, venue: BenchVenue, client: ApiClient, d
     await Promise.all(daemons.map((d) => d.stop()));
     const timings: ActionTiming[] = [];
     for (const prefix of runPrefixes.map(keyPrefix)) timings.push(...(await actionTimings(redis, prefix)).filter((t) => t.submittedAtMs >= startAt && t.submittedAtMs <= endAt));
+    if (values['timings-out']) await writeFile(`${values['timings-out']}-${label}.json`, JSON.stringify(timings));
     const window = (endAt - startAt) / 1000;
     const delta = (pick: (c: DaemonCounters) => number) => sum(after.map(pick)) - sum(before.map(pick));
     const landed = delta((c) => c.landed);
@@ -258,7 +278,8 @@ async function main(): Promise<void> {
   // Before anything else runs here: the host's speed, timed again after the run.
   const workloadMsBefore = timeWorkload();
   const dir = await mkdtemp(join(tmpdir(), 'stratd-bench-'));
-  const venue = await startVenueProcess(VENUE);
+  // With --cpu-prof the venue is profiled too: a busy daemon's actions wait on its answers.
+  const venue = await startVenueProcess(VENUE, values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []);
   children.add(venue.pid);
   const client = new ApiClient({ baseUrl: venue.apiUrl, retries: 1 });
   try {
@@ -298,8 +319,18 @@ async function main(): Promise<void> {
       reopen: () => fundWallet(venue.apiUrl, floorWallet.address, SOL_LONG, false),
     });
 
+    if (values['busy-only']) {
+      const busy = await deployment('busy', venue, client, dir, 1, ALL_POSITIONS, true, BUSY_SECONDS);
+      await venue.close();
+      const speed = hostSpeed(workloadMsBefore, timeWorkload());
+      printBusy(floor, busy, speed);
+      return;
+    }
+
     // ---------------------------------------------------------------- 2. latency, 3. throughput
     const latency = await deployment('latency', venue, client, dir, 1, SOL_LONG, false, LATENCY_SECONDS);
+    // One daemon under the throughput run's load per wallet: six positions, every source every second.
+    const busy = await deployment('busy', venue, client, dir, 1, ALL_POSITIONS, true, BUSY_SECONDS);
     const throughput = await deployment('throughput', venue, client, dir, DAEMONS, ALL_POSITIONS, true, SECONDS);
     // The same deployment with every position far from liquidation: what polling every source every
     // second costs without any action, so that the cost of an action itself can be told apart.
@@ -335,12 +366,13 @@ async function main(): Promise<void> {
 
     const report: Report = {
       takenAt: new Date().toISOString(),
-      command: `node bin/run-ts.js bench/daemon.ts --latency-seconds ${LATENCY_SECONDS} --seconds ${SECONDS} --daemons ${DAEMONS} --floor-samples ${FLOOR_SAMPLES} --seed ${SEED} --executor-concurrency ${EXECUTOR_CONCURRENCY.join(',')} --load-per-tick ${LOAD_PER_TICK.join(',')}`,
+      command: `node bin/run-ts.js bench/daemon.ts --latency-seconds ${LATENCY_SECONDS} --busy-seconds ${BUSY_SECONDS} --seconds ${SECONDS} --daemons ${DAEMONS} --floor-samples ${FLOOR_SAMPLES} --seed ${SEED} --executor-concurrency ${EXECUTOR_CONCURRENCY.join(',')} --load-per-tick ${LOAD_PER_TICK.join(',')}`,
       machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
       hostSpeed: speed,
       venue: { pid: venue.pid, ...VENUE },
       floor,
       latency,
+      busy,
       throughput,
       idle: { daemons: idle.daemons, windowSeconds: idle.windowSeconds, landed: idle.landed, daemonCpuPercent: idle.daemonCpuPercent, daemonSyscallsPerSecond: idle.daemonSyscallsPerSecond, venueCpuPercent: idle.venueCpuPercent, peakRssMb: idle.peakRssMb },
       strategyWorker: { positionsPerSnapshot: positions.length, ...rate },
@@ -363,7 +395,7 @@ async function main(): Promise<void> {
 }
 
 // Bounded in time whatever happens: a hung run must not hold `npm run bench` forever.
-const limitSeconds = LATENCY_SECONDS + SECONDS + 300 + LOAD_PER_TICK.length * 60;
+const limitSeconds = LATENCY_SECONDS + BUSY_SECONDS + SECONDS + 300 + LOAD_PER_TICK.length * 60;
 const deadline = setTimeout(() => {
   console.error(`bench/daemon.ts: still running after ${limitSeconds} s; giving up`);
   for (const pid of children) {

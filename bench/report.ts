@@ -44,6 +44,8 @@ export interface Report {
   readonly venue: { pid: number; seed: number; slotMs: number; keeperDelayMs: number };
   readonly floor: LatencySummary;
   readonly latency: DeploymentFigures;
+  /** One daemon, one wallet, six positions, every source every second (issue 30); absent in older reports. */
+  readonly busy?: DeploymentFigures;
   readonly throughput: DeploymentFigures;
   /** The throughput deployment with no position near liquidation: the CPU that polling alone takes. */
   readonly idle: Pick<DeploymentFigures, 'daemons' | 'windowSeconds' | 'landed' | 'daemonCpuPercent' | 'daemonSyscallsPerSecond' | 'venueCpuPercent' | 'peakRssMb'>;
@@ -78,12 +80,14 @@ export function printReport(r: Report): void {
       ['path', 'actions', 'p50 ms', 'p99 ms', 'max ms', 'p50 ÷ floor', 'p99 ÷ floor'],
       ['floor: read → build → sign → 1 Redis write → send, no queues', String(floor.count), fixed(floor.p50), fixed(floor.p99), fixed(floor.max), '1.00', '1.00'],
       [`1 daemon, 1 wallet, default cadence (${fixed(l.windowSeconds, 0)} s)`, String(l.tickToSubmit.count), fixed(l.tickToSubmit.p50), fixed(l.tickToSubmit.p99), fixed(l.tickToSubmit.max), fixed(l.tickToSubmit.p50 / floor.p50, 2), fixed(l.tickToSubmit.p99 / floor.p99, 2)],
+      ...(r.busy ? [busyRow(r.busy, floor)] : []),
       [`${t.daemons} daemons × 1 wallet × ${t.positionsPerWallet} positions, ${r.throughputPolls === 'positions' ? 'positions polled' : 'polls'} every 1 s (${fixed(t.windowSeconds, 0)} s)`, String(t.tickToSubmit.count), fixed(t.tickToSubmit.p50), fixed(t.tickToSubmit.p99), fixed(t.tickToSubmit.max), fixed(t.tickToSubmit.p50 / floor.p50, 2), fixed(t.tickToSubmit.p99 / floor.p99, 2)],
     ]),
   );
 
   console.log('\nwhere the daemon\'s time goes: p50 of each stage, ms (stage p50s need not add up)');
-  console.log(table([['stage', 'latency run', 'throughput run'], ...Object.keys(l.stageP50Ms).map((stage) => [stage, fixed(l.stageP50Ms[stage]!), fixed(t.stageP50Ms[stage] ?? Number.NaN)])]));
+  const b = r.busy;
+  console.log(table([['stage', 'latency run', ...(b ? ['busy run'] : []), 'throughput run'], ...Object.keys(l.stageP50Ms).map((stage) => [stage, fixed(l.stageP50Ms[stage]!), ...(b ? [fixed(b.stageP50Ms[stage] ?? Number.NaN)] : []), fixed(t.stageP50Ms[stage] ?? Number.NaN)])]));
 
   console.log('\ncost (CPU = utime + stime from /proc/<pid>/stat over the window)');
   const rows = (d: DeploymentFigures) => [
@@ -100,6 +104,7 @@ export function printReport(r: Report): void {
     table([
       ['deployment', 'landed/s', 'daemon CPU ms/landed', 'venue CPU ms/landed', 'CPU % daemons / venue', 'snapshot jobs/s per process', 'peak RSS MB (max)', 'RSS after MB (max)', 'ready ms (max)'],
       ['latency (1 daemon)', ...rows(l)],
+      ...(b ? [['busy (1 daemon, 6 positions, every source 1 s)', ...rows(b)]] : []),
       [`throughput (${t.daemons} daemons)`, ...rows(t)],
       ...(r.saturationRuns ?? []).map((d) => [`saturation (1 daemon, ${d.decisionsPerSecond} decisions/s)`, ...rows(d)]),
     ]),
@@ -145,8 +150,37 @@ export function printReport(r: Report): void {
     goal(t.daemonCpuMsPerLanded <= 5, `daemon CPU per landed action ≤ 5 ms (throughput run): ${fixed(t.daemonCpuMsPerLanded, 1)} ms`);
   }
   goal(max([...l.peakRssMb, ...t.peakRssMb]) <= 150, `peak RSS per daemon ≤ 150 MB: ${fixed(max([...l.peakRssMb, ...t.peakRssMb]), 0)} MB`);
+  if (b) busyGoals(b, floor);
   goal(w.perSecond >= 1000, `strategy worker ≥ 1,000 positions snapshots/s: ${fixed(w.perSecond, 0)}/s`);
   // Not the issue's measure (the daemon side, every role): the share of it the executor takes when
   // positions polled once a second do not limit the actions.
   if (e) console.log(`  (the executor alone at saturation, ${e.concurrency} in flight: ${fixed(e.cpuMsPerLanded, 1)} ms CPU per landed action, ${fixed(e.landedPerSecond, 0)} landed/s)`);
+}
+
+function busyRow(b: DeploymentFigures, floor: LatencySummary): string[] {
+  return [`1 daemon, 1 wallet × ${b.positionsPerWallet} positions, every source every 1 s (${fixed(b.windowSeconds, 0)} s)`, String(b.tickToSubmit.count), fixed(b.tickToSubmit.p50), fixed(b.tickToSubmit.p99), fixed(b.tickToSubmit.max), fixed(b.tickToSubmit.p50 / floor.p50, 2), fixed(b.tickToSubmit.p99 / floor.p99, 2)];
+}
+
+/** Issue 30's goals for the busy run, judged against the floor of the same run. */
+function busyGoals(b: DeploymentFigures, floor: LatencySummary): void {
+  const goal = (ok: boolean, text: string) => console.log(`  ${ok ? 'met    ' : 'NOT met'}  ${text}`);
+  console.log('goals (issue 30, one busy daemon)');
+  goal(b.tickToSubmit.p50 <= 3 * floor.p50, `busy daemon tick-to-submit p50 ≤ 3 × floor p50: ${fixed(b.tickToSubmit.p50)} ms vs ${fixed(3 * floor.p50)} ms`);
+  goal(b.tickToSubmit.p99 <= 3 * floor.p99, `busy daemon tick-to-submit p99 ≤ 3 × floor p99: ${fixed(b.tickToSubmit.p99)} ms vs ${fixed(3 * floor.p99)} ms`);
+  goal(max(b.peakRssMb) <= 150, `busy daemon peak RSS ≤ 150 MB: ${fixed(max(b.peakRssMb), 0)} MB`);
+}
+
+/** `bench/daemon.ts --busy-only`: the floor and the busy part alone, with the host's speed. */
+export function printBusy(floor: LatencySummary, b: DeploymentFigures, speed: HostSpeed): void {
+  console.log(`host speed index ${fixed(speed.speedIndex, 2)} (workload ${fixed(speed.workloadMsBefore, 0)} ms before, ${fixed(speed.workloadMsAfter, 0)} ms after)`);
+  console.log(
+    table([
+      ['path', 'actions', 'p50 ms', 'p99 ms', 'max ms', 'p50 ÷ floor', 'p99 ÷ floor'],
+      ['floor', String(floor.count), fixed(floor.p50), fixed(floor.p99), fixed(floor.max), '1.00', '1.00'],
+      busyRow(b, floor),
+    ]),
+  );
+  console.log(table([['stage', 'p50 ms'], ...Object.entries(b.stageP50Ms).map(([stage, ms]) => [stage, fixed(ms)])]));
+  console.log(`landed/s ${fixed(b.landedPerSecond, 1)}; daemon CPU ${fixed(b.daemonCpuPercent, 0)} % of a core (venue ${fixed(b.venueCpuPercent, 0)} %), ${fixed(b.daemonCpuMsPerLanded, 1)} ms per landed action; snapshot jobs/s ${fixed(mean(b.snapshotJobsPerSecondPerProcess), 1)}; peak RSS ${fixed(max(b.peakRssMb), 0)} MB, after ${fixed(max(b.rssAfterMb), 0)} MB`);
+  busyGoals(b, floor);
 }

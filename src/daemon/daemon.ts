@@ -18,6 +18,7 @@ import { watchHealth } from '../ops/health-alerts.ts';
 import { Metrics } from '../pipeline/metrics.ts';
 import { expectedReplicas, parseWaitReplicas } from '../kernel/redis-replicas.ts';
 import { PreparationSlots } from '../pipeline/executor/preparation-slots.ts';
+import { PreparingActions } from '../pipeline/preparing-actions.ts';
 import { actionEvents } from '../ops/notify/action-events.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
 import { LiveNotifier } from './live-notifier.ts';
@@ -272,9 +273,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const live: LiveSetting[] = [heldSetting('risk limits', ['risk'], liveRisk, (next) => next.risk), notifier.liveSetting()];
     // What this process's pollers read, shared with its strategy worker and executor in memory.
     const local = new LocalSnapshots();
+    // This process's executor's actions not yet sent: its pollers read the other sources of a positions slot after them.
+    const preparing = options.roles.includes('executor') ? new PreparingActions() : undefined;
     let executorWorker: ExecutorWorker | undefined;
     if (options.roles.includes('executor')) {
-      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, liveRisk, redisOutage, local, onTransition: options.onTransition, onSigned: options.onSigned, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onOutcomeRecorded: options.onOutcomeRecorded });
+      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, liveRisk, redisOutage, local, preparing, onTransition: options.onTransition, onSigned: options.onSigned, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onOutcomeRecorded: options.onOutcomeRecorded });
       executorWorker = worker;
       closers.push(() => worker.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.actions, watchdog, loop: 'executor-queue', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.actions, logger });
@@ -317,7 +320,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           if (!redisOutage.absorbs(error, { write: 'fill watcher' })) logger.warn({ component: 'fills', source: snapshot.kind, err: error }, 'fill watcher could not look at this snapshot; the next one is looked at again');
         }
       };
-      const pollersWith = (cfg: Config) => startPollers({ config: cfg, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot, handOver: strategyWorker?.handOver.bind(strategyWorker), local, memoryReserve });
+      const pollersWith = (cfg: Config) => startPollers({ config: cfg, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot, handOver: strategyWorker?.handOver.bind(strategyWorker), local, memoryReserve, preparing });
       pollers = pollersWith(config);
       closers.push(() => pollers!.stop());
       restartPollers = async (next) => {
@@ -407,6 +410,8 @@ export interface ExecutorRoleOptions {
   readonly redisOutage?: RedisOutageLog;
   /** This process's pollers' own snapshots (the mark price and request validity read them without parsing). */
   readonly local?: LocalSnapshots;
+  /** Told every state the executor records: the actions not yet sent, which this process's pollers let go first. */
+  readonly preparing?: PreparingActions;
   readonly onTransition?: DaemonOptions['onTransition'];
   readonly onSigned?: DaemonOptions['onSigned'];
   readonly onSent?: DaemonOptions['onSent'];
@@ -586,7 +591,10 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     logger: logger.child({ component: 'executor' }),
     confirmPollMs: config.execution.confirmPollMs,
     rebroadcastMs: config.execution.rebroadcastMs,
-    observe: (record, phase) => o.metrics.observeAction(record, phase),
+    observe: (record, phase) => {
+      o.metrics.observeAction(record, phase);
+      o.preparing?.observe(record);
+    },
     onReplicationWait: () => o.metrics.heldForReplication.inc(),
     onTransition: async (record) => {
       // Not awaited: a notification never holds up the executor (delivery is queued anyway).
