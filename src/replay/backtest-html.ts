@@ -1,5 +1,5 @@
 import { formatScaled, USD_DECIMALS } from '../api/amounts.ts';
-import { feesUsd, type BacktestMeta } from './backtest-report.ts';
+import { feesUsd, fundingText, seededOrdersText, type BacktestMeta } from './backtest-report.ts';
 import type { BacktestReport, TimelineAction } from './backtest.ts';
 
 /**
@@ -115,7 +115,7 @@ export function backtestHtml(report: BacktestReport, meta: BacktestMeta & { read
 <html lang="en"><head><meta charset="utf-8"><title>stratd backtest: ${esc(meta.recording)}</title><style>${STYLE}</style></head>
 <body>
 <h1>stratd backtest</h1>
-<p class="meta">${esc(meta.recording)} · ${String(meta.snapshots)} snapshots over ${seconds(t.spanMs)} · seed ${String(meta.seed)} · seeded ${String(report.seeded.positions)} position(s), ${String(report.seeded.tpsl)} TP/SL request(s)${report.seeded.skipped.length > 0 ? ` (not seeded: ${esc(report.seeded.skipped.join('; '))})` : ''}</p>
+<p class="meta">${esc(meta.recording)} · ${String(meta.snapshots)} snapshots over ${seconds(t.spanMs)} · seed ${String(meta.seed)} · seeded ${String(report.seeded.positions)} position(s), ${String(report.seeded.tpsl)} TP/SL request(s), ${esc(seededOrdersText(report.seeded))}; ${esc(fundingText(report.seeded.funding))}${[...report.seeded.skipped, ...report.seeded.orders.skipped].length > 0 ? ` (not seeded: ${esc([...report.seeded.skipped, ...report.seeded.orders.skipped].join('; '))})` : ''}</p>
 <h2>Strategies</h2>
 <table><thead><tr><th>strategy</th><th>decisions</th><th>actions</th><th>landed</th><th>realised PnL</th><th>fees</th><th>state bytes</th><th>not landed / why</th></tr></thead><tbody>${strategyRows}</tbody></table>
 <h2>Total</h2>

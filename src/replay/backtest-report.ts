@@ -1,6 +1,7 @@
 import { formatScaled, USD_DECIMALS } from '../api/amounts.ts';
 import type { FeesByKind } from './backtest-venue.ts';
-import type { BacktestReport, StrategyBacktest } from './backtest.ts';
+import type { Funding } from './backtest-seed.ts';
+import type { BacktestReport, BacktestSeeded, StrategyBacktest } from './backtest.ts';
 
 export interface BacktestMeta {
   readonly seed: number;
@@ -65,6 +66,20 @@ export function backtestJson(report: BacktestReport, meta: BacktestMeta): string
   );
 }
 
+/** "2 trigger, 1 limit, 0 recurring order(s)". */
+export function seededOrdersText(seeded: BacktestSeeded): string {
+  return `${String(seeded.orders.trigger)} trigger, ${String(seeded.orders.limit)} limit, ${String(seeded.orders.recurring)} recurring order(s)`;
+}
+
+/** Where the paper wallet's balances came from, with the amounts (smallest units). */
+export function fundingText(funding: Funding): string {
+  const tokens = Object.entries(funding.tokens)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([mint, amount]) => `${amount} of ${mint}`);
+  const defaulted = funding.defaulted.length > 0 ? ` (${funding.defaulted.join(', ')} not recorded: default)` : '';
+  return `funded ${funding.from === 'recording' ? 'as recorded' : 'with the default (the recording holds no balances)'}: ${funding.lamports} lamports, ${tokens.join(', ')}${defaulted}`;
+}
+
 const usd = (v: bigint) => formatScaled(v, USD_DECIMALS).replace(/(\.\d\d)\d*$/, '$1');
 const seconds = (ms: number) => `${(ms / 1000).toFixed(0)}s`;
 
@@ -86,7 +101,7 @@ export function backtestTable(report: BacktestReport, liquidationDistanceBps: bi
   const t = report.total;
   const seeded = report.seeded;
   const total = [
-    `seeded: ${String(seeded.positions)} position(s), ${String(seeded.tpsl)} TP/SL request(s)${seeded.skipped.map((s) => `\n  not seeded: ${s}`).join('')}`,
+    `seeded: ${String(seeded.positions)} position(s), ${String(seeded.tpsl)} TP/SL request(s), ${seededOrdersText(seeded)}; ${fundingText(seeded.funding)}${[...seeded.skipped, ...seeded.orders.skipped].map((s) => `\n  not seeded: ${s}`).join('')}`,
     `total: realised PnL ${usd(t.realisedPnlUsd)} (market fills ${usd(t.marketRealisedPnlUsd)}), unrealised ${usd(t.unrealisedPnlUsd)}, equity ${usd(t.startEquityUsd)} → ${usd(t.endEquityUsd)}, max drawdown ${usd(t.maxDrawdownUsd)}`,
     `fees: open ${usd(t.fees.openUsd)}, close ${usd(t.fees.closeUsd)}, borrow ${usd(t.fees.borrowUsd)}, price impact ${usd(t.fees.priceImpactUsd)}, liquidation ${usd(t.fees.liquidationUsd)}, priority ${t.fees.priorityLamports.toString()} lamports`,
     `exposure ${seconds(t.exposureMs)} of ${seconds(t.spanMs)}, under ${liquidationDistanceBps.toString()} bps from liquidation ${seconds(t.msUnderLiquidationDistance)}, liquidations ${String(t.liquidations)}`,

@@ -9,6 +9,8 @@ import type { BreakerOptions, RiskLimits } from '../risk/risk-gate.ts';
 import type { Redis } from 'ioredis';
 import { addFees, BacktestError, BacktestVenue, NO_FEES, views, type BacktestExecution, type BacktestMarket, type FeesByKind, type Seeded } from './backtest-venue.ts';
 import { BacktestRisk } from './backtest-risk.ts';
+import { fundingFrom, seedRecordedOrders, type Funding, type SeededOrders } from './backtest-seed.ts';
+import type { WalletBalancesRecord } from '../records/recording.ts';
 import { replay, type ReplayEvent } from './replay.ts';
 
 /** One strategy's part of a backtest. Money is USD × 10^6. */
@@ -84,8 +86,11 @@ export interface BacktestTimeline {
   readonly actions: readonly TimelineAction[];
 }
 
+/** What the paper wallet started with: the recorded positions and their TP/SL, the funding, the recorded open orders. */
+export type BacktestSeeded = Seeded & { readonly funding: Funding; readonly orders: SeededOrders };
+
 export interface BacktestReport {
-  readonly seeded: Seeded;
+  readonly seeded: BacktestSeeded;
   /** For the HTML report; not part of the JSON. */
   readonly timeline: BacktestTimeline;
   readonly strategies: readonly StrategyBacktest[];
@@ -104,6 +109,8 @@ export interface BacktestRiskSettings {
 
 export interface BacktestOptions {
   readonly snapshots: readonly Snapshot[];
+  /** The recording's balances lines: the first funds the paper wallet (none: the default funding). */
+  readonly balances?: readonly WalletBalancesRecord[];
   /** Run together on one venue, in this order (as the daemon's worker runs them on each snapshot). */
   readonly strategies: readonly LoadedStrategy[];
   readonly timeoutMs: number;
@@ -138,7 +145,7 @@ interface Tally {
  * intent lock drops it; each action passes the daemon's risk gate with stop arbitration at accept
  * and again before signing, then build → policy inspection → sign → route on the venue, and what
  * lands is booked (the TP/SL book, the gate's outcome). The venue starts from the first positions
- * snapshot; each recorded positions snapshot (and market-stats price) sets its prices, the recorded clock moves its time.
+ * snapshot, the first recorded balances and the first recorded orders of each kind; each recorded positions snapshot (and market-stats price) sets its prices, the recorded clock moves its time.
  */
 export async function backtest(options: BacktestOptions): Promise<BacktestReport> {
   const first = options.snapshots.find((s): s is SnapshotOf<'positions'> => s.kind === 'positions');
@@ -149,7 +156,12 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const risk = new BacktestRisk({ ...options.risk, wallet: venue.wallet, now: () => nowMs });
   try {
     await risk.clear();
-    const seeded = await venue.seed(first);
+    const funding = fundingFrom(options.balances ?? []);
+    const seededPositions = await venue.seed(first, funding);
+    // Swap orders name tokens the venue learns from a ranking: the recording's first, if any.
+    const ranking = options.snapshots.find((s): s is SnapshotOf<'rankedTokens'> => s.kind === 'rankedTokens');
+    if (ranking && options.snapshots.some((s) => (s.kind === 'triggerOrders' || s.kind === 'recurringOrders') && s.orders.length > 0)) venue.tokensFrom(ranking);
+    const seeded: BacktestSeeded = { ...seededPositions, funding, orders: seedRecordedOrders(venue.market, venue.wallet, options.snapshots, venue.nowMs) };
     nowMs = venue.nowMs;
     // Fills after this one are the run's own: the strategies' actions and what the market did to the positions.
     const seededSeq = (await venue.fills(-1)).lastSeq;
@@ -257,8 +269,13 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
         await venue.advanceTo(recorded.receivedAtMs);
         nowMs = Math.max(nowMs, recorded.receivedAtMs);
         if (recorded.kind === 'collateralLimits') return []; // keyed by the recorded wallet's positions; re-read below
-        // The recorded wallet's orders are not the paper wallet's: the strategies see its own, read before each ranking.
-        if (recorded.kind === 'triggerOrders' || recorded.kind === 'recurringOrders') return [];
+        // The recorded wallet's orders are not the paper wallet's: the strategies see its own (the
+        // recorded ones re-created at the start, and theirs), read off the venue as the poller reads them.
+        if (recorded.kind === 'triggerOrders' || recorded.kind === 'recurringOrders' || recorded.kind === 'limitOrders') {
+          const own = recorded.kind === 'triggerOrders' ? await venue.triggerOrdersAt(recorded) : recorded.kind === 'recurringOrders' ? await venue.recurringOrdersAt(recorded) : await venue.limitOrdersAt(recorded);
+          await risk.saw(own);
+          return [own];
+        }
         if (recorded.kind === 'rankedTokens') {
           venue.tokensFrom(recorded);
           await risk.saw(recorded);
