@@ -43,6 +43,9 @@ export function backtestJson(report: BacktestReport, meta: BacktestMeta): string
         feesUsd: feesUsd(r.fees).toString(),
         fees: feesJson(r.fees),
         stateBytesMax: r.stateBytesMax,
+        maxDrawdownUsd: r.maxDrawdownUsd.toString(),
+        exposureMs: r.exposureMs,
+        msUnderLiquidationDistance: r.msUnderLiquidationDistance,
         ...(r.why !== undefined ? { why: r.why } : {}),
       })),
       total: {
@@ -90,8 +93,8 @@ export function backtestCostLines(report: BacktestReport): string {
 
 /** The report as a table for humans (USD to the cent, time in seconds). */
 export function backtestTable(report: BacktestReport, liquidationDistanceBps: bigint): string {
-  const header = ['strategy', 'actions', 'landed', 'realised PnL', 'fees', 'decisions', 'state bytes'];
-  const rows = report.strategies.map((r: StrategyBacktest) => [r.strategy, String(r.actions), String(r.landed), usd(r.realisedPnlUsd), usd(feesUsd(r.fees)), String(r.decisions), String(r.stateBytesMax)]);
+  const header = ['strategy', 'actions', 'landed', 'realised PnL', 'fees', 'decisions', 'state bytes', 'max drawdown', 'exposure', `under ${liquidationDistanceBps.toString()} bps`];
+  const rows = report.strategies.map((r: StrategyBacktest) => [r.strategy, String(r.actions), String(r.landed), usd(r.realisedPnlUsd), usd(feesUsd(r.fees)), String(r.decisions), String(r.stateBytesMax), usd(r.maxDrawdownUsd), seconds(r.exposureMs), seconds(r.msUnderLiquidationDistance)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: readonly string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const notes = report.strategies.flatMap((r) => [
