@@ -1,4 +1,5 @@
 import { formatScaled, USD_DECIMALS } from '../api/amounts.ts';
+import { MINT_DECIMALS, MINTS } from '../api/mints.ts';
 import type { FeesByKind } from './backtest-venue.ts';
 import type { Funding } from './backtest-seed.ts';
 import type { BacktestReport, BacktestSeeded, StrategyBacktest } from './backtest.ts';
@@ -76,11 +77,15 @@ export function seededOrdersText(seeded: BacktestSeeded): string {
 
 /** Where the paper wallet's balances came from, with the amounts (smallest units). */
 export function fundingText(funding: Funding): string {
+  const symbols = new Map<string, string>(Object.entries(MINTS).map(([symbol, mint]) => [mint, symbol]));
   const tokens = Object.entries(funding.tokens)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([mint, amount]) => `${amount} of ${mint}`);
+    .map(([mint, amount]) => {
+      const decimals = MINT_DECIMALS[mint];
+      return symbols.has(mint) && decimals !== undefined ? `${formatScaled(BigInt(amount), decimals)} ${symbols.get(mint)!}` : `${amount} of ${mint}`;
+    });
   const defaulted = funding.defaulted.length > 0 ? ` (${funding.defaulted.join(', ')} not recorded: default)` : '';
-  return `funded ${funding.from === 'recording' ? 'as recorded' : 'with the default (the recording holds no balances)'}: ${funding.lamports} lamports, ${tokens.join(', ')}${defaulted}`;
+  return `funded ${funding.from === 'recording' ? 'as recorded' : 'with the default (the recording holds no balances)'}: ${formatScaled(BigInt(funding.lamports), 9)} SOL, ${tokens.join(', ')}${defaulted}`;
 }
 
 const usd = (v: bigint) => formatScaled(v, USD_DECIMALS).replace(/(\.\d\d)\d*$/, '$1');

@@ -5,6 +5,7 @@ import { Connection, Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiClient } from '../../src/api/client.ts';
+import { formatScaled } from '../../src/api/amounts.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { balanceRecorder } from '../../src/daemon/balance-recording.ts';
@@ -116,7 +117,7 @@ describe('a backtest seeded with the recorded balances and open orders', () => {
     expect(asRecorded.seeded.funding).toMatchObject({ from: 'recording', lamports: recorded.lamports.toString() });
     // The venue keeps no token accounts, so its RPC reports no USDC: that one is the default, and the report says so.
     expect(asRecorded.seeded.funding.defaulted).toEqual(recorded.balances[0]!.tokens[MINTS.USDC] === undefined ? ['USDC'] : []);
-    expect(backtestTable(asRecorded, 500n)).toContain(`funded as recorded: ${recorded.lamports.toString()} lamports`);
+    expect(backtestTable(asRecorded, 500n)).toContain(`funded as recorded: ${formatScaled(recorded.lamports, 9)} SOL, 10000.000000 USDC (USDC not recorded: default)`);
 
     // A mainnet node reports the USDC too: 2,500 USDC recorded is 7,500 less than the default 10,000 at the start.
     const withUsdc: WalletBalancesRecord = { ...recorded.balances[0]!, tokens: { [MINTS.USDC]: '2500000000' } };
