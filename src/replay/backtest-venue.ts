@@ -225,7 +225,8 @@ export class BacktestVenue {
   /**
    * Opens the recorded positions for the paper wallet: same market, side, collateral and
    * liquidation distance (what a protective strategy reacts to), at the recorded marks (or the
-   * price file's first prices); then re-creates their TP/SL requests at the recorded triggers,
+   * price file's first prices), the wallet funded with `funding` (backtest-seed.ts: the recorded
+   * balances or the default); then re-creates their TP/SL requests at the recorded triggers,
    * through the executor's own path (placed by nobody of ours, as a request made by hand).
    */
   async seed(snapshot: SnapshotOf<'positions'>, funding: Funding = fundingFrom([])): Promise<Seeded> {
