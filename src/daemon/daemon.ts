@@ -68,6 +68,7 @@ import { AuditArchiver } from '../pipeline/audit-archiver.ts';
 import { archiveFamilyDir, ArchiveWriter } from '../records/audit-archive.ts';
 import { ensurePaperWallet } from '../paper/wallet.ts';
 import { RecordingWriter } from '../records/recording.ts';
+import { balanceRecorder } from './balance-recording.ts';
 import { readOperatorApproval } from '../records/operator-approval.ts';
 import { versionLine } from '../kernel/runtime.ts';
 import { PreflightError, preflightOptions, runPreflight } from '../ops/preflight.ts';
@@ -298,14 +299,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       strategyNames = strategies.map((s) => s.strategy.name);
       logger.info({ strategies: strategyNames }, 'strategy workers started');
     }
+    // One cached reader for the ops server's gauges and page and for the recording.
+    const readWalletBalances = walletBalanceReader(new ChainClient(rpcUrl, config.rpc.commitment, true, metrics.rpc, config.rpc.timeoutMs).connection, wallet);
     let pollers: Pollers | undefined;
     let restartPollers: ((next: Config) => Promise<void>) | undefined;
     if (options.roles.includes('pollers')) {
       let recorder: RecordingWriter | undefined;
+      let balances: ReturnType<typeof balanceRecorder> | undefined;
       if (options.recordPath) {
         recorder = await RecordingWriter.open(options.recordPath, versionLine());
         const writer = recorder;
-        closers.push(() => writer.close());
+        // The balances too (at start and when they change): a backtest funds its paper wallet with them.
+        const recording = (balances = balanceRecorder({ read: readWalletBalances, writer, wallet, logger }));
+        closers.push(async () => {
+          await recording.settled();
+          await writer.close();
+        });
         logger.info({ recording: options.recordPath }, 'recording every snapshot');
       }
       // Fills stratd did not cause (TP/SL triggers, limit fills, liquidations, manual closes) are
@@ -313,6 +322,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       const fills = new FillWatcher({ redis, prefix, ledger, notifier, logger: logger.child({ component: 'fills' }), retentionMs: config.execution.retentionMs });
       const onSnapshot = async (snapshot: Snapshot): Promise<void> => {
         await recorder?.write(snapshot);
+        balances?.check();
         try {
           await fills.observe(snapshot);
         } catch (error) {
@@ -347,7 +357,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       notifier,
       logger: logger.child({ component: 'ops' }),
       memoryThresholds: { warnPercent: config.redis.memoryWarnPercent, criticalPercent: config.redis.memoryCriticalPercent },
-      readWalletBalances: walletBalanceReader(new ChainClient(rpcUrl, config.rpc.commitment, true, metrics.rpc, config.rpc.timeoutMs).connection, wallet),
+      readWalletBalances,
     });
     closers.push(() => ops.close());
     const reloader = createReloader({

@@ -1,5 +1,5 @@
 import { formatScaled, USD_DECIMALS } from '../api/amounts.ts';
-import { feesUsd, type BacktestMeta } from './backtest-report.ts';
+import { feesUsd, fundingText, seededOrdersText, type BacktestMeta } from './backtest-report.ts';
 import type { BacktestReport, TimelineAction } from './backtest.ts';
 
 /**
@@ -89,7 +89,7 @@ export function backtestHtml(report: BacktestReport, meta: BacktestMeta & { read
   const t = report.total;
   const span = { fromMs: startMs, toMs: startMs + t.spanMs };
   const strategyRows = report.strategies
-    .map((s) => `<tr><td>${esc(s.strategy)}</td><td>${String(s.decisions)}</td><td>${String(s.actions)}</td><td>${String(s.landed)}</td><td>${usd(s.realisedPnlUsd)}</td><td>${usd(feesUsd(s.fees))}</td><td>${String(s.stateBytesMax)}</td><td class="why">${esc(s.why ?? Object.entries(s.notLanded).map(([r, n]) => `${String(n)}× ${r}`).join('; '))}</td></tr>`)
+    .map((s) => `<tr><td>${esc(s.strategy)}</td><td>${String(s.decisions)}</td><td>${String(s.actions)}</td><td>${String(s.landed)}</td><td>${usd(s.realisedPnlUsd)}</td><td>${usd(feesUsd(s.fees))}</td><td>${String(s.stateBytesMax)}</td><td>${usd(s.maxDrawdownUsd)}</td><td>${seconds(s.exposureMs)}</td><td>${seconds(s.msUnderLiquidationDistance)}</td><td class="why">${esc(s.why ?? Object.entries(s.notLanded).map(([r, n]) => `${String(n)}× ${r}`).join('; '))}</td></tr>`)
     .join('');
   const totals: [string, string][] = [
     ['realised PnL', usd(t.realisedPnlUsd)],
@@ -115,9 +115,9 @@ export function backtestHtml(report: BacktestReport, meta: BacktestMeta & { read
 <html lang="en"><head><meta charset="utf-8"><title>stratd backtest: ${esc(meta.recording)}</title><style>${STYLE}</style></head>
 <body>
 <h1>stratd backtest</h1>
-<p class="meta">${esc(meta.recording)} · ${String(meta.snapshots)} snapshots over ${seconds(t.spanMs)} · seed ${String(meta.seed)} · seeded ${String(report.seeded.positions)} position(s), ${String(report.seeded.tpsl)} TP/SL request(s)${report.seeded.skipped.length > 0 ? ` (not seeded: ${esc(report.seeded.skipped.join('; '))})` : ''}</p>
+<p class="meta">${esc(meta.recording)} · ${String(meta.snapshots)} snapshots over ${seconds(t.spanMs)} · seed ${String(meta.seed)} · seeded ${String(report.seeded.positions)} position(s), ${String(report.seeded.tpsl)} TP/SL request(s), ${esc(seededOrdersText(report.seeded))}; ${esc(fundingText(report.seeded.funding))}${[...report.seeded.skipped, ...report.seeded.orders.skipped].length > 0 ? ` (not seeded: ${esc([...report.seeded.skipped, ...report.seeded.orders.skipped].join('; '))})` : ''}</p>
 <h2>Strategies</h2>
-<table><thead><tr><th>strategy</th><th>decisions</th><th>actions</th><th>landed</th><th>realised PnL</th><th>fees</th><th>state bytes</th><th>not landed / why</th></tr></thead><tbody>${strategyRows}</tbody></table>
+<table><thead><tr><th>strategy</th><th>decisions</th><th>actions</th><th>landed</th><th>realised PnL</th><th>fees</th><th>state bytes</th><th>max drawdown</th><th>exposure</th><th>under ${meta.liquidationDistanceBps.toString()} bps</th><th>not landed / why</th></tr></thead><tbody>${strategyRows}</tbody></table>
 <h2>Total</h2>
 <table><tbody>${totals.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`).join('')}</tbody></table>
 ${chart('Equity (USD: wallet USDC, open orders, open positions)', [{ name: 'equity', cls: 'equity', values: points.map((p) => [p.atMs, p.equityUsd] as const) }], actions, span)}

@@ -23,7 +23,9 @@ import type { BuiltTransaction } from '../pipeline/executor/ports.ts';
 import type { Snapshot, SnapshotOf } from '../sdk/snapshot.ts';
 import type { Intent } from '../sdk/intent.ts';
 import { positionView, type PositionView } from '../sdk/position-view.ts';
+import type { Market } from '../venue/market/market.ts';
 import { startVenue, type Venue } from '../venue/venue.ts';
+import { fundingFrom, type Funding } from './backtest-seed.ts';
 
 /** The backtest venue answered something it should not have. */
 export class BacktestError extends Error {
@@ -41,7 +43,6 @@ export type ExecutionOutcome =
 /** The risk gate's second look, right before signing, with what the build says (as the executor asks it); a refusal names its rule. */
 export type BeforeSign = (built: BuiltTransaction) => Promise<{ readonly rule: string; readonly detail: string } | undefined>;
 
-const USDC_START = 10_000_000_000n; // 10,000 USDC, USD × 10^6
 /** Venue ms after a send, beyond the keeper's delay: enough slots to land it and for the keeper to execute a request. */
 const LANDING_MS = 2_000;
 /** The venue keeper's default delay before it executes a landed request. */
@@ -224,10 +225,11 @@ export class BacktestVenue {
   /**
    * Opens the recorded positions for the paper wallet: same market, side, collateral and
    * liquidation distance (what a protective strategy reacts to), at the recorded marks (or the
-   * price file's first prices); then re-creates their TP/SL requests at the recorded triggers,
+   * price file's first prices), the wallet funded with `funding` (backtest-seed.ts: the recorded
+   * balances or the default); then re-creates their TP/SL requests at the recorded triggers,
    * through the executor's own path (placed by nobody of ours, as a request made by hand).
    */
-  async seed(snapshot: SnapshotOf<'positions'>): Promise<Seeded> {
+  async seed(snapshot: SnapshotOf<'positions'>, funding: Funding = fundingFrom([])): Promise<Seeded> {
     const recorded = views(snapshot);
     const positions = recorded.map((view) => {
       const gap = view.side === 'long' ? view.markPriceUsd - view.liquidationPriceUsd : view.liquidationPriceUsd - view.markPriceUsd;
@@ -236,7 +238,8 @@ export class BacktestVenue {
     });
     if (positions.length === 0) throw new BacktestError('no_positions', 'the first positions snapshot of the recording lists no open position; nothing to backtest against');
     await this.pricesFrom(snapshot);
-    await this.control('fund', { wallet: this.wallet, sol: '10000000000', usdc: USDC_START.toString(), positions });
+    const { [MINTS.USDC]: usdc, ...tokens } = funding.tokens;
+    await this.control('fund', { wallet: this.wallet, sol: funding.lamports, usdc: usdc ?? '0', ...(Object.keys(tokens).length > 0 ? { tokens } : {}), positions });
     const paper = views(await this.positionsLike(snapshot));
     const skipped: string[] = [];
     let tpsl = 0;
@@ -284,6 +287,33 @@ export class BacktestVenue {
       if (page >= res.totalPages) break;
     }
     return { kind: 'triggerOrders', source: 'trigger.getTriggerOrders', key: this.wallet, tickMs: at.tickMs, receivedAtMs: at.receivedAtMs, wallet: this.wallet, orders };
+  }
+
+  /** The paper wallet's perps limit orders, as the poller reads them, at the time of `at`. */
+  async limitOrdersAt(at: SnapshotOf<'limitOrders'>): Promise<SnapshotOf<'limitOrders'>> {
+    const orders = (await this.client.call('perps.limitOrders', { walletAddress: this.wallet })).dataList;
+    return { ...at, key: this.wallet, wallet: this.wallet, orders };
+  }
+
+  /** The paper wallet's recurring orders (active, every page; the first history page), as the poller reads them, at the time of `at`. */
+  async recurringOrdersAt(at: SnapshotOf<'recurringOrders'>): Promise<SnapshotOf<'recurringOrders'>> {
+    const read = async (orderStatus: 'active' | 'history', page: number) => {
+      const reply = await this.client.call('recurring.getRecurringOrders', { user: this.wallet, orderStatus, recurringType: 'all', includeFailedTx: false, page });
+      const list = reply.all ?? [];
+      return Array.isArray(list) ? { orders: list, totalPages: reply.totalPages ?? 1 } : { orders: list.orders, totalPages: list.totalPages ?? reply.totalPages ?? 1 };
+    };
+    const orders = [];
+    for (let page = 1; ; page++) {
+      const res = await read('active', page);
+      orders.push(...res.orders);
+      if (page >= res.totalPages) break;
+    }
+    return { ...at, key: this.wallet, wallet: this.wallet, orders, history: (await read('history', 1)).orders };
+  }
+
+  /** The venue's books in-process: the recorded orders are re-created on them (backtest-seed.ts). */
+  get market(): Market {
+    return this.venue.market;
   }
 
   /** Collateral limits of each listed position, as the poller reads them. */

@@ -9,6 +9,9 @@ import type { BreakerOptions, RiskLimits } from '../risk/risk-gate.ts';
 import type { Redis } from 'ioredis';
 import { addFees, BacktestError, BacktestVenue, NO_FEES, views, type BacktestExecution, type BacktestMarket, type FeesByKind, type Seeded } from './backtest-venue.ts';
 import { BacktestRisk } from './backtest-risk.ts';
+import { positionKeyOf, StrategyAttribution } from './backtest-attribution.ts';
+import { fundingFrom, seedRecordedOrders, type Funding, type SeededOrders } from './backtest-seed.ts';
+import type { WalletBalancesRecord } from '../records/recording.ts';
 import { replay, type ReplayEvent } from './replay.ts';
 
 /** One strategy's part of a backtest. Money is USD × 10^6. */
@@ -28,6 +31,12 @@ export interface StrategyBacktest {
   readonly fees: FeesByKind;
   /** The largest state it returned (JSON bytes): what it keeps in Redis in the daemon. */
   readonly stateBytesMax: number;
+  /** Of the positions it holds (the strategy whose landed action last named one; backtest-attribution.ts): the largest fall of its PnL curve. */
+  readonly maxDrawdownUsd: bigint;
+  /** Recorded time during which some position it holds was open. */
+  readonly exposureMs: number;
+  /** Recorded time during which some position it holds was closer to liquidation than the threshold. */
+  readonly msUnderLiquidationDistance: number;
   /** Wall-clock seconds its decisions took in all: the one figure of a backtest that differs run to run, so kept out of the JSON and the page. */
   readonly decideSeconds: number;
   /** When nothing of it landed: why (no trigger met, or which intents were refused and by which rule). */
@@ -84,8 +93,11 @@ export interface BacktestTimeline {
   readonly actions: readonly TimelineAction[];
 }
 
+/** What the paper wallet started with: the recorded positions and their TP/SL, the funding, the recorded open orders. */
+export type BacktestSeeded = Seeded & { readonly funding: Funding; readonly orders: SeededOrders };
+
 export interface BacktestReport {
-  readonly seeded: Seeded;
+  readonly seeded: BacktestSeeded;
   /** For the HTML report; not part of the JSON. */
   readonly timeline: BacktestTimeline;
   readonly strategies: readonly StrategyBacktest[];
@@ -104,6 +116,8 @@ export interface BacktestRiskSettings {
 
 export interface BacktestOptions {
   readonly snapshots: readonly Snapshot[];
+  /** The recording's balances lines: the first funds the paper wallet (none: the default funding). */
+  readonly balances?: readonly WalletBalancesRecord[];
   /** Run together on one venue, in this order (as the daemon's worker runs them on each snapshot). */
   readonly strategies: readonly LoadedStrategy[];
   readonly timeoutMs: number;
@@ -138,7 +152,7 @@ interface Tally {
  * intent lock drops it; each action passes the daemon's risk gate with stop arbitration at accept
  * and again before signing, then build → policy inspection → sign → route on the venue, and what
  * lands is booked (the TP/SL book, the gate's outcome). The venue starts from the first positions
- * snapshot; each recorded positions snapshot (and market-stats price) sets its prices, the recorded clock moves its time.
+ * snapshot, the first recorded balances and the first recorded orders of each kind; each recorded positions snapshot (and market-stats price) sets its prices, the recorded clock moves its time.
  */
 export async function backtest(options: BacktestOptions): Promise<BacktestReport> {
   const first = options.snapshots.find((s): s is SnapshotOf<'positions'> => s.kind === 'positions');
@@ -149,12 +163,18 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const risk = new BacktestRisk({ ...options.risk, wallet: venue.wallet, now: () => nowMs });
   try {
     await risk.clear();
-    const seeded = await venue.seed(first);
+    const funding = fundingFrom(options.balances ?? []);
+    const seededPositions = await venue.seed(first, funding);
+    // Swap orders name tokens the venue learns from a ranking: the recording's first, if any.
+    const ranking = options.snapshots.find((s): s is SnapshotOf<'rankedTokens'> => s.kind === 'rankedTokens');
+    if (ranking && options.snapshots.some((s) => (s.kind === 'triggerOrders' || s.kind === 'recurringOrders') && s.orders.length > 0)) venue.tokensFrom(ranking);
+    const seeded: BacktestSeeded = { ...seededPositions, funding, orders: seedRecordedOrders(venue.market, venue.wallet, options.snapshots, venue.nowMs) };
     nowMs = venue.nowMs;
     // Fills after this one are the run's own: the strategies' actions and what the market did to the positions.
     const seededSeq = (await venue.fills(-1)).lastSeq;
     const tallies = new Map<string, Tally>(options.strategies.map((l) => [l.strategy.name, { decisions: 0, actions: 0, landed: 0, failures: 0, notLanded: {}, details: {}, realisedPnlUsd: 0n, fees: NO_FEES, stateBytesMax: 0, decideSeconds: 0 }]));
     const tally = (name: string) => tallies.get(name)!;
+    const attribution = new StrategyAttribution([...tallies.keys()], options.liquidationDistanceBps);
     let pending: ReplayEvent[] = [];
     let latestPositions = await venue.positionsLike(first);
     const startEquityUsd = await venue.equityUsd(latestPositions);
@@ -178,6 +198,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       underSince = under ? atMs : undefined;
       if (openSince !== undefined) exposureMs += atMs - openSince;
       openSince = open.length > 0 ? atMs : undefined;
+      attribution.observe(atMs, open, (name) => tally(name).realisedPnlUsd);
     };
     const positionsNow = async (recorded: SnapshotOf<'positions'>) => {
       latestPositions = await venue.positionsLike(recorded);
@@ -230,6 +251,9 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       t.fees = addFees(t.fees, made.fees);
       if (outcome.landed) {
         t.landed += 1;
+        // Its action names a position: from now on the position is this strategy's (per-strategy drawdown and exposure).
+        const key = positionKeyOf(event.intent, views(latestPositions));
+        if (key !== undefined) attribution.acted(event.strategy, key, views(latestPositions));
         for (const pubkey of outcome.createdTpslPubkeys ?? []) tpslOwners.set(pubkey, { strategy: event.strategy, intentKey: event.intent.key });
         if (event.intent.type === 'tpsl-cancel') tpslOwners.delete(event.intent.tpslPubkey);
         await risk.settled({ ...reserved, state: 'landed', ...(outcome.realisedPnlUsd !== undefined ? { realisedPnlUsd: outcome.realisedPnlUsd } : {}) }, outcome.createdTpslPubkeys);
@@ -257,8 +281,13 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
         await venue.advanceTo(recorded.receivedAtMs);
         nowMs = Math.max(nowMs, recorded.receivedAtMs);
         if (recorded.kind === 'collateralLimits') return []; // keyed by the recorded wallet's positions; re-read below
-        // The recorded wallet's orders are not the paper wallet's: the strategies see its own, read before each ranking.
-        if (recorded.kind === 'triggerOrders' || recorded.kind === 'recurringOrders') return [];
+        // The recorded wallet's orders are not the paper wallet's: the strategies see its own (the
+        // recorded ones re-created at the start, and theirs), read off the venue as the poller reads them.
+        if (recorded.kind === 'triggerOrders' || recorded.kind === 'recurringOrders' || recorded.kind === 'limitOrders') {
+          const own = recorded.kind === 'triggerOrders' ? await venue.triggerOrdersAt(recorded) : recorded.kind === 'recurringOrders' ? await venue.recurringOrdersAt(recorded) : await venue.limitOrdersAt(recorded);
+          await risk.saw(own);
+          return [own];
+        }
         if (recorded.kind === 'rankedTokens') {
           venue.tokensFrom(recorded);
           await risk.saw(recorded);
@@ -299,9 +328,10 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     const endMs = options.snapshots.at(-1)!.receivedAtMs;
     if (underSince !== undefined) msUnder += endMs - underSince;
     if (openSince !== undefined) exposureMs += endMs - openSince;
+    attribution.finish(endMs);
     const all = await venue.fills(seededSeq);
     const open = views(await venue.positionsLike(first)).filter((v) => v.sizeUsd > 0n);
-    const strategies = options.strategies.map((l) => result(l.strategy.name, tally(l.strategy.name)));
+    const strategies = options.strategies.map((l) => ({ ...result(l.strategy.name, tally(l.strategy.name)), ...attribution.of(l.strategy.name) }));
     const ownPnl = strategies.reduce((sum, s) => sum + s.realisedPnlUsd, 0n);
     return {
       seeded,
@@ -337,7 +367,7 @@ function pointOf(v: PositionView): TimelinePoint['positions'][number] {
   return { label: `${MARKET_SYMBOL[v.marketMint]} ${v.side}`, markPriceUsd: v.markPriceUsd, liquidationPriceUsd: v.liquidationPriceUsd, ...(tightest !== undefined ? { stopUsd: tightest } : {}) };
 }
 
-function result(strategy: string, t: Tally): StrategyBacktest {
+function result(strategy: string, t: Tally): Omit<StrategyBacktest, 'maxDrawdownUsd' | 'exposureMs' | 'msUnderLiquidationDistance'> {
   const out = { strategy, decisions: t.decisions, actions: t.actions, landed: t.landed, notLanded: t.notLanded, failures: t.failures, realisedPnlUsd: t.realisedPnlUsd, fees: t.fees, stateBytesMax: t.stateBytesMax, decideSeconds: t.decideSeconds };
   const why = whyNothingLanded(t);
   return why === undefined ? out : { ...out, why };

@@ -79,7 +79,7 @@ describe('a backtest seeded from the recording, on a price file', () => {
     await writeFile(priceFile, ['# a 20 % fall of both markets, 25 s in', 'offsetMs,SOL,ETH,BTC', '0,150,3000,60000', '25000,120,2400,48000'].join('\n'));
     const report = await backtest({ snapshots, strategies: [], timeoutMs: 5_000, seed: 6, liquidationDistanceBps: 1_500n, ...settings, market: { priceFile, keeperDelayMs: 2_000 } });
     const text = JSON.stringify(report, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
-    expect(report.seeded, text).toEqual({ positions: 3, tpsl: 1, skipped: [] });
+    expect({ positions: report.seeded.positions, tpsl: report.seeded.tpsl, skipped: report.seeded.skipped }, text).toEqual({ positions: 3, tpsl: 1, skipped: [] });
     const t = report.total;
     // Both closed by the market, not by any strategy: the stop-loss (a keeper fill) and the liquidation.
     expect(t.liquidations, text).toBe(1);

@@ -127,7 +127,7 @@ describe('stratd backtest', () => {
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).toContain('<h2>SOL long: price, stop-loss and liquidation price (USD)</h2>');
     expect(html).not.toMatch(/https?:\/\//);
-    expect(result.stdout).toMatch(/^strategy\s+actions\s+landed\s+realised PnL\s+fees\s+decisions\s+state bytes\n/);
+    expect(result.stdout).toMatch(/^strategy\s+actions\s+landed\s+realised PnL\s+fees\s+decisions\s+state bytes\s+max drawdown\s+exposure\s+under 500 bps\n/);
     // What its decisions cost in time, on stderr (it differs run to run; the report does not).
     expect(result.stderr).toMatch(/^cost: liquidation-guard: \d+ decision\(s\) in \d+\.\d ms, \d+ intent\(s\), state up to \d+ bytes\n$/);
     expect(result.stdout).toMatch(/\ntotal: realised PnL .* max drawdown \d+\.\d\d\nfees: open .* priority \d+ lamports\nexposure \d+s of \d+s, under 500 bps from liquidation \d+s, liquidations \d+\n/);

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECORDING_VERSION } from '../../src/records/recording.ts';
+import { readRecording, RECORDING_VERSION } from '../../src/records/recording.ts';
 import { runCli } from '../support/cli.ts';
 import { buildDistIfStale, productionEnv } from '../support/dist-build.ts';
 import { DaemonFleet } from '../e2e/support/daemon-process.ts';
@@ -52,6 +52,14 @@ describe('stratd record and stratd replay', () => {
     const [header, ...lines] = readFileSync(recording, 'utf8').trim().split('\n');
     expect(JSON.parse(header!)).toMatchObject({ format: 'stratd-recording', version: RECORDING_VERSION });
     expect(lines.map((l) => JSON.parse(l) as { kind: string }).some((s) => s.kind === 'poolInfo')).toBe(true);
+  });
+
+  it('writes the wallet balances the daemon reads as their own lines, which the reader validates', async () => {
+    const { balances, snapshots } = await readRecording(recording);
+    expect(snapshots.length).toBeGreaterThan(0);
+    // The paper venue answers getBalance (it keeps no token accounts, so no USDC): SOL is known from the start.
+    expect(balances.length).toBeGreaterThan(0);
+    expect(balances[0]!.lamports).toMatch(/^\d+$/);
   });
 
   it('replays the liquidation guard over it deterministically: the decrease, byte-identical twice', async () => {

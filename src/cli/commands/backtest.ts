@@ -18,7 +18,9 @@ const USAGE = `usage: stratd backtest <recording.jsonl> [--strategy <name> ...] 
   Replays a recording against an in-process simulated venue with the deployment's enabled
   strategies together on it (--strategy runs only the named ones): the first positions
   snapshot's positions are opened for a paper wallet (same market, side, collateral and
-  liquidation distance) with their TP/SL requests, each recorded positions snapshot sets the
+  liquidation distance) with their TP/SL requests, funded with the recording's first balances
+  (else 10 SOL and 10,000 USDC), the recorded open trigger, limit and recurring orders
+  re-created for it; each recorded positions snapshot sets the
   venue's prices to its marks — or --price-file gives the prices (CSV "offsetMs,SOL,ETH,BTC",
   offsets in ms from the recording's first snapshot, USD decimals, an empty cell keeps the
   price) — and the recorded clock moves venue time: borrow fees accrue, the keeper executes
@@ -28,7 +30,9 @@ const USAGE = `usage: stratd backtest <recording.jsonl> [--strategy <name> ...] 
   at accept and before signing), build, the signing policy, sign and send on the venue. The risk
   gate keeps its state in the deployment's Redis under a key prefix of this run, removed at the
   end. Reports per strategy: decisions, actions, landed, refused by reason, realised PnL and fees
-  of its own fills, and why nothing landed when nothing did; in total: realised and unrealised
+  of its own fills, max drawdown, exposure and time near liquidation of the positions it holds
+  (the strategy whose landed action last named one), and why nothing landed when nothing did;
+  in total: realised and unrealised
   PnL, fees by kind, liquidations, max drawdown (of wallet USDC plus open positions' value),
   exposure time and the time some position was closer to liquidation than --liq-distance-bps
   (default 500). --report also writes one self-contained HTML page (inline SVG, nothing fetched):

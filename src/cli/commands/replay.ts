@@ -56,5 +56,5 @@ export async function loadReplayInputs(name: string, file: string, values: { con
     process.stderr.write(`stratd ${name}: cannot load strategies:\n${formatProblems(problems)}`);
     return EXIT.failed;
   }
-  return { snapshots: recording.snapshots, strategies, timeoutMs: config.strategies.timeoutMs, header: recording.header, config };
+  return { snapshots: recording.snapshots, balances: recording.balances, strategies, timeoutMs: config.strategies.timeoutMs, header: recording.header, config };
 }

@@ -1,7 +1,7 @@
 import type { ActionLine, StatusView } from './status-view.ts';
 
 /** The status view as terminal text (`stratd status`): the same content as the page, no markup. */
-export function renderStatusText(view: StatusView): string {
+export function renderStatusText(view: StatusView, options: { readonly costNote?: string } = {}): string {
   const out: string[] = [];
   const t = view.trading;
   out.push(`stratd ${view.mode} · wallet ${view.wallet} · as of ${view.generatedAt}`);
@@ -28,7 +28,12 @@ export function renderStatusText(view: StatusView): string {
   out.push('');
   out.push('strategies');
   if (view.strategies.length === 0) out.push('  none');
-  for (const s of view.strategies) out.push(`  ${s.name}: last decision ${s.lastDecision}; state ${s.state}`);
+  for (const s of view.strategies) {
+    out.push(`  ${s.name}: last decision ${s.lastDecision}; state ${s.state}`);
+    if (s.cost !== undefined) out.push(`    cost: ${s.cost}`);
+  }
+  // Why no cost is shown: the figures live in the daemon's process, read from its /metrics.
+  if (options.costNote !== undefined) out.push(`  cost: ${options.costNote}`);
   out.push('');
   out.push('pollers');
   if (view.pollers.length === 0) out.push('  none has ticked yet');
