@@ -20,10 +20,10 @@ export function inFlightIndexKey(prefix: string): string {
 export const inFlightEntry = z.strictObject({ strategy: z.string(), intent: intentSchema, decidedAtMs: z.number(), state: actionState.optional() });
 export type InFlightEntry = z.infer<typeof inFlightEntry>;
 
-/** The parts of an outbox action or a record an entry is made of. */
+/** The parts of an outbox action or a record an entry is made of (the intent as stored: the reader validates it). */
 export interface InFlightSource {
   readonly strategy: string;
-  readonly intent: InFlightEntry['intent'];
+  readonly intent: unknown;
   readonly decidedAtMs: number;
   readonly state?: ActionState;
   readonly stateCommitted?: boolean;
@@ -42,8 +42,7 @@ export function stillInFlight(action: Pick<InFlightSource, 'state' | 'stateCommi
 /** The entry of an unsettled action, as JSON; '' when it is no longer in flight (the write removes it). */
 export function inFlightEntryText(action: InFlightSource): string {
   if (!stillInFlight(action)) return '';
-  const entry: InFlightEntry = { strategy: action.strategy, intent: action.intent, decidedAtMs: action.decidedAtMs, ...(action.state === undefined ? {} : { state: action.state }) };
-  return JSON.stringify(entry);
+  return JSON.stringify({ strategy: action.strategy, intent: action.intent, decidedAtMs: action.decidedAtMs, ...(action.state === undefined ? {} : { state: action.state }) });
 }
 
 /**

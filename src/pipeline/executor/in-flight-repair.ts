@@ -83,5 +83,5 @@ function recordEntry(json: string): string {
   }
   const parsed = recordPart.safeParse(value);
   if (!parsed.success) return json;
-  return inFlightEntryText(parsed.data as Parameters<typeof inFlightEntryText>[0]);
+  return inFlightEntryText(parsed.data);
 }
