@@ -22,13 +22,15 @@ const BREAKER_REASONS: readonly RegExp[] = [
 ];
 
 /**
- * The simulation's refusals (policy rules simulation_*): the RPC answered something other than the
- * accounts asked, the transaction would fail right now, or the balances moved under another
- * landing of the wallet. Only a transaction every other rule passed is simulated, so these say
- * the moment was wrong, not that the strategy or the venue is broken; counting them would let an
- * RPC outage or a busy wallet stop a strategy (a protective one's non-reducing work included).
+ * The simulation's transient refusals: the RPC could not simulate, answered something other than
+ * the accounts asked, or the transaction would fail right now. Only a transaction every other rule
+ * passed is simulated, so these say the moment was wrong, not that the strategy or the venue is
+ * broken; counting them would let an RPC outage stop a strategy (a protective one's non-reducing
+ * work included). `simulation_delta` counts: it refuses only after the same unexplained balance
+ * change showed on three simulations in a row, so three of them mean the builds themselves move
+ * money the intent does not — what the breaker is for.
  */
-const TRANSIENT_POLICY = /^policy:simulation_/;
+const TRANSIENT_POLICY = /^policy:simulation_(failed|invalid|unavailable)$/;
 
 export function countsTowardBreaker(reason: string | undefined): boolean {
   return reason !== undefined && !TRANSIENT_POLICY.test(reason) && BREAKER_REASONS.some((re) => re.test(reason));

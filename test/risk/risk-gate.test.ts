@@ -191,17 +191,16 @@ describe('risk limits', () => {
     expect(await g.check('accept', recordFor({ type: 'decrease' }, { strategy: 'guard' }))).toMatchObject({ allowed: false, rule: 'circuit_breaker' });
   });
 
-  it('simulation refusals (the RPC could not simulate, another landing moved the balance) never trip the breaker; real policy violations still do', async () => {
+  it('transient simulation refusals (the RPC could not simulate or answered wrong, the transaction would fail now) never trip the breaker; real policy violations and repeated balance deltas still do', async () => {
     const g = gate({ breaker: { autoResetMs: 0, protectiveStrategies: ['guard'] } });
     for (const strategy of ['alpha', 'guard']) {
       const rejected = (reason: string) => recordFor({ type: 'trigger-create' }, { strategy, state: 'rejected', reason });
       for (let i = 0; i < 5; i++) {
-        await g.recordOutcome(rejected('policy:simulation_delta'));
         await g.recordOutcome(rejected('policy:simulation_failed'));
         await g.recordOutcome(rejected('policy:simulation_invalid'));
         await g.recordOutcome(recordFor({ type: 'trigger-create' }, { strategy, state: 'expired', reason: 'simulation_unavailable' }));
       }
-      for (const reason of ['policy:simulation_delta', 'policy:simulation_failed', 'policy:simulation_invalid']) {
+      for (const reason of ['policy:simulation_failed', 'policy:simulation_invalid']) {
         for (let i = 0; i < 3; i++) await g.recordOutcome(rejected(reason));
       }
       expect(await g.breakers.active(strategy, Date.now())).toBeUndefined();
@@ -210,11 +209,14 @@ describe('risk limits', () => {
     }
     for (let i = 0; i < 3; i++) await g.recordOutcome(recordFor({ type: 'trigger-create' }, { state: 'rejected', reason: 'policy:program_not_allowed' }));
     expect(await g.breakers.active('alpha', Date.now())).toMatchObject({ reason: 'policy:program_not_allowed', count: 3 });
+    // A balance delta refuses only after three simulations in a row showed it: three such refusals are builds that move money.
+    for (let i = 0; i < 3; i++) await g.recordOutcome(recordFor({ type: 'trigger-create' }, { strategy: 'beta', state: 'rejected', reason: 'policy:simulation_delta' }));
+    expect(await g.breakers.active('beta', Date.now())).toMatchObject({ reason: 'policy:simulation_delta', count: 3 });
   });
 
   it("a breaker an older stratd tripped on simulation refusals does not stop a protective strategy's decreases", async () => {
     const g = gate({ breaker: { autoResetMs: 0, protectiveStrategies: ['guard'] } });
-    await g.breakers.trip({ strategy: 'guard', reason: 'policy:simulation_delta', count: 3, trippedAtMs: Date.now(), autoResetAtMs: null });
+    await g.breakers.trip({ strategy: 'guard', reason: 'policy:simulation_failed', count: 3, trippedAtMs: Date.now(), autoResetAtMs: null });
     expect((await g.check('accept', recordFor({ type: 'decrease' }, { strategy: 'guard' }))).allowed).toBe(true);
     expect(await g.check('accept', recordFor({ type: 'trigger-create' }, { strategy: 'guard' }))).toMatchObject({ allowed: false, rule: 'circuit_breaker' });
   });
