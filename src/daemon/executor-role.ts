@@ -18,9 +18,9 @@ import { ActionStore } from '../pipeline/executor/action-store.ts';
 import { ApiActionBuilder } from '../pipeline/executor/api-action-builder.ts';
 import { startExecutorWorker, type ExecutorWorker } from '../pipeline/executor/executor-worker.ts';
 import { Executor, type ExecutorOptions } from '../pipeline/executor/executor.ts';
-import { intentKeeper } from '../pipeline/executor/intent-keeper.ts';
+import { intentKeyRenewal } from '../pipeline/executor/intent-key-renewal.ts';
 import { keepExecutorPathWarm } from '../pipeline/executor/keep-warm.ts';
-import { TradeHistoryKeeperWatch } from '../pipeline/executor/keeper-watch.ts';
+import { TradeHistoryKeeperFillWatch } from '../pipeline/executor/keeper-fill-watch.ts';
 import { marketMarkFromSnapshots, marketMarkWithStats, markPriceFromSnapshots } from '../pipeline/executor/mark-price.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
 import { PreparationSlots } from '../pipeline/executor/preparation-slots.ts';
@@ -203,7 +203,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     }),
     signer: config.mode === 'dry-run' ? undefined : signer,
     dryRun: config.mode === 'dry-run',
-    keeper: new TradeHistoryKeeperWatch(client, signer.publicKey),
+    keeperFills: new TradeHistoryKeeperFillWatch(client, signer.publicKey),
     requestValidity: async (mint) => {
       // A field of the Pool account that an operator's governance changes, not the market: a
       // reading a few seconds old serves every build in between (one Redis read less per action).
@@ -221,7 +221,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       return Number(seconds);
     },
     operatorApproval: (actionId) => readOperatorApproval(redis, prefix, actionId),
-    intentKeeper: intentKeeper({ redis, prefix, ttlMs: config.strategies.intentLockMs, ledger: o.ledger, logger }),
+    intentKeyRenewal: intentKeyRenewal({ redis, prefix, ttlMs: config.strategies.intentLockMs, ledger: o.ledger, logger }),
     keepIntentEveryMs: Math.floor(config.strategies.intentLockMs / 3),
     settle: async (record, outcome) => {
       await noteOutcomeForBackoff(redis, prefix, record, outcome, Date.now(), { baseMs: config.strategies.refusalBackoffMs, maxMs: config.strategies.refusalBackoffMaxMs });
