@@ -14,7 +14,7 @@ import { MINTS } from '../src/api/mints.ts';
 import { RequestBudget } from '../src/api/request-budget.ts';
 import { LocalKeypairSigner, writeKeyFile } from '../src/chain/signer.ts';
 import { loadConfig } from '../src/config/index.ts';
-import { assembleExecutor } from '../src/daemon/daemon.ts';
+import { assembleExecutor } from '../src/daemon/executor-role.ts';
 import type { Logger } from '../src/kernel/logger.ts';
 import { Metrics } from '../src/pipeline/metrics.ts';
 import { Watchdog } from '../src/kernel/watchdog.ts';

@@ -7,7 +7,7 @@ import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { messageSha256 } from '../../src/chain/message-hash.ts';
 import { ChainHarness, newAction } from './harness.ts';
 import { claimIntent, intentLockKey } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
-import { intentKeeper } from '../../src/pipeline/executor/intent-keeper.ts';
+import { intentKeyRenewal } from '../../src/pipeline/executor/intent-key-renewal.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
@@ -187,7 +187,7 @@ describe('executor on the venue chain', () => {
       const action = newAction();
       const lock = intentLockKey(lh.prefix, action.strategy, action.intent.key);
       const ex = lh.executor({
-        intentKeeper: { ttlMs: 60_000, keep: async () => void kept.push(Date.now()), lost: async (r) => void lost.push(r.actionId) },
+        intentKeyRenewal: { ttlMs: 60_000, keep: async () => void kept.push(Date.now()), lost: async (r) => void lost.push(r.actionId) },
         keepIntentEveryMs: everyMs,
         chain: withSignatureStatus((signature) => (polls.push(Date.now()), lh.chainClient.signatureStatus(signature)), lh.chainClient),
         onTransition: async (r) => {
@@ -226,9 +226,9 @@ describe('executor on the venue chain', () => {
     const action = newAction();
     const lock = intentLockKey(h.prefix, action.strategy, action.intent.key);
     await claimIntent(redis, h.prefix, action.strategy, action.intent.key, 'act-another', 60_000);
-    const keeper = intentKeeper({ redis, prefix: h.prefix, ttlMs: 60_000, ledger: h.actionLedger, logger: silentLogger });
+    const keeper = intentKeyRenewal({ redis, prefix: h.prefix, ttlMs: 60_000, ledger: h.actionLedger, logger: silentLogger });
     const keeps: string[] = [];
-    const ex = h.executor({ intentKeeper: { ...keeper, keep: async (r) => void keeps.push(r.actionId) }, keepIntentEveryMs: 60_000 });
+    const ex = h.executor({ intentKeyRenewal: { ...keeper, keep: async (r) => void keeps.push(r.actionId) }, keepIntentEveryMs: 60_000 });
     await ex.accept(action);
     expect((await ex.drive(action.actionId))?.state).toBe('landed');
     const alerts = (await h.actionLedger.read({ reverse: false, limit: 10_000, types: ['alert'] })).filter((e) => e.actionId === action.actionId);
@@ -245,7 +245,7 @@ describe('executor on the venue chain', () => {
       let outage = false;
       let failedPolls = 0;
       const ex = h.executor({
-        intentKeeper: { ttlMs: 60_000, keep: async () => void kept.push(Date.now()), lost: async () => undefined },
+        intentKeyRenewal: { ttlMs: 60_000, keep: async () => void kept.push(Date.now()), lost: async () => undefined },
         keepIntentEveryMs: 100,
         chain: withSignatureStatus(async (signature) => {
           if (!outage) return h.chainClient.signatureStatus(signature);

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import type { ActionRecord } from '../../src/records/action-record.ts';
-import { isFillOf, KeeperWatchOverflow, TradeHistoryKeeperWatch } from '../../src/pipeline/executor/keeper-watch.ts';
+import { isFillOf, KeeperFillWatchOverflow, TradeHistoryKeeperFillWatch } from '../../src/pipeline/executor/keeper-fill-watch.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import type { TradeEntry } from '../../src/venue/market/trades.ts';
@@ -72,10 +72,10 @@ describe('fill attribution of keeper-awaited requests', () => {
       const w = await h.fundedWallet();
       const position = (await solLong(w)).positionPubkey;
       const venueNow = () => h.venue.clock.now();
-      const watch = new TradeHistoryKeeperWatch(h.client, w.signer.publicKey);
+      const watch = new TradeHistoryKeeperFillWatch(h.client, w.signer.publicKey);
       let looks = 0;
       const keeper = { fulfilled: async (r: ActionRecord) => (looks++, watch.fulfilled(r)) };
-      const ex = h.executor(w, { now: venueNow, requestValidity: async () => 5, keeperGraceMs: 0, keeper, onLandingSeen: sawLanding });
+      const ex = h.executor(w, { now: venueNow, requestValidity: async () => 5, keeperGraceMs: 0, keeperFills: keeper, onLandingSeen: sawLanding });
       const ours = h.job(decrease(position, `decrease:ours:${position}`));
       await ex.accept(ours);
       const drivingOurs = ex.drive(ours.actionId, h.signal);
@@ -114,7 +114,7 @@ describe('fill attribution of keeper-awaited requests', () => {
     // Ours filled first; 250 other decreases of this wallet's SOL market filled after it, so the
     // newest-first history shows ours on its third page.
     for (let n = 0; n <= 250; n++) h.venue.market.trades.record(decreaseFill({ owner, txHash: `sig-${String(n)}`, positionRequestPubkey: `request-${String(n)}`, createdMs: at + n }));
-    const watch = new TradeHistoryKeeperWatch(h.client, w.signer.publicKey);
+    const watch = new TradeHistoryKeeperFillWatch(h.client, w.signer.publicKey);
     const record = (request: string, signature: string) => ({ actionId: `paging-${request}`, builtAtMs: at - 1_000, marketMint: MINTS.SOL, positionRequestPubkey: request, signature }) as ActionRecord;
     expect(await watch.fulfilled(record('request-0', 'sig-ours'))).toBe(true);
     expect(await watch.fulfilled(record('request-elsewhere', 'sig-0'))).toBe(true);
@@ -127,9 +127,9 @@ describe('fill attribution of keeper-awaited requests', () => {
     const at = h.venue.clock.now();
     // 5,001 other decreases since the build: one more than the 50 pages of 100 a look reads.
     for (let n = 0; n <= 5_000; n++) h.venue.market.trades.record(decreaseFill({ owner, txHash: `many-${String(n)}`, positionRequestPubkey: `many-request-${String(n)}`, createdMs: at + n }));
-    const watch = new TradeHistoryKeeperWatch(h.client, w.signer.publicKey);
+    const watch = new TradeHistoryKeeperFillWatch(h.client, w.signer.publicKey);
     const unfilled = { actionId: 'overflow', builtAtMs: at - 1_000, marketMint: MINTS.SOL, positionRequestPubkey: 'request-unfilled', signature: 'sig-unfilled' } as ActionRecord;
-    await expect(watch.fulfilled(unfilled)).rejects.toBeInstanceOf(KeeperWatchOverflow);
+    await expect(watch.fulfilled(unfilled)).rejects.toBeInstanceOf(KeeperFillWatchOverflow);
     // Within the pages it reads, it still answers.
     expect(await watch.fulfilled({ ...unfilled, positionRequestPubkey: 'many-request-4000' })).toBe(true);
   });
@@ -153,7 +153,7 @@ describe('fill attribution of keeper-awaited requests', () => {
         return reply;
       },
     } as typeof h.client;
-    const watch = new TradeHistoryKeeperWatch(client, w.signer.publicKey, { readIntervalMs: 0 });
+    const watch = new TradeHistoryKeeperFillWatch(client, w.signer.publicKey, { readIntervalMs: 0 });
     const record = (request: string) => ({ actionId: `shared-${request}`, builtAtMs: at, marketMint: MINTS.SOL, positionRequestPubkey: request, signature: `sig-of-${request}` }) as ActionRecord;
 
     // Twenty looks asked together: one read answers all of them, each by its own request.
@@ -184,10 +184,10 @@ describe('fill attribution of keeper-awaited requests', () => {
     try {
       const w = await h.fundedWallet();
       const position = (await solLong(w)).positionPubkey;
-      const watch = new TradeHistoryKeeperWatch(h.client, w.signer.publicKey);
+      const watch = new TradeHistoryKeeperFillWatch(h.client, w.signer.publicKey);
       const looks: boolean[] = [];
       const keeper = { fulfilled: async (r: ActionRecord, o?: { lastLook?: boolean }) => (looks.push(o?.lastLook === true), watch.fulfilled(r, o)) };
-      const ex = h.executor(w, { now: () => h.venue.clock.now(), requestValidity: async () => 5, keeperGraceMs: 0, keeper, onLandingSeen: sawLanding });
+      const ex = h.executor(w, { now: () => h.venue.clock.now(), requestValidity: async () => 5, keeperGraceMs: 0, keeperFills: keeper, onLandingSeen: sawLanding });
       const ours = h.job(decrease(position, `decrease:skewed:${position}`));
       await ex.accept(ours);
       const driving = ex.drive(ours.actionId, h.signal);

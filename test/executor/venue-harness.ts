@@ -15,7 +15,7 @@ import type { ActionRecord } from '../../src/records/action-record.ts';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import { ApiActionBuilder } from '../../src/pipeline/executor/api-action-builder.ts';
 import { Executor, type ExecutorOptions } from '../../src/pipeline/executor/executor.ts';
-import { TradeHistoryKeeperWatch } from '../../src/pipeline/executor/keeper-watch.ts';
+import { TradeHistoryKeeperFillWatch } from '../../src/pipeline/executor/keeper-fill-watch.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import { RoutedSubmitter } from '../../src/pipeline/executor/routed-submitter.ts';
 import { Ledger } from '../../src/records/ledger.ts';
@@ -152,7 +152,7 @@ export const TRIGGER_EXECUTE_PATH = '/trigger/v1/execute';
 
 /**
  * The executor wired as the daemon wires it (ApiActionBuilder, PolicyInspector,
- * TradeHistoryKeeperWatch, a LocalKeypairSigner from a key file, ActionStore and Ledger on Redis),
+ * TradeHistoryKeeperFillWatch, a LocalKeypairSigner from a key file, ActionStore and Ledger on Redis),
  * against an in-process venue reached through an ApiRelay.
  */
 export class VenueExecutorHarness {
@@ -248,7 +248,7 @@ export class VenueExecutorHarness {
       builder: new ApiActionBuilder({ client: this.client, wallet: wallet.signer.publicKey, slippageBps: 100 }),
       inspector: new PolicyInspector({ wallet: wallet.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, markPrice: venueMarkPrice(this.direct, wallet.address), marketMarkPrice: async (mint) => this.venue.market.price(mint), priceDriftBps: 300, readBlockhash: this.chain.blockhashStanding }),
       signer: wallet.signer,
-      keeper: new TradeHistoryKeeperWatch(this.client, wallet.signer.publicKey),
+      keeperFills: new TradeHistoryKeeperFillWatch(this.client, wallet.signer.publicKey),
       requestValidity: async () => 45,
       settle: async (record: ActionRecord, outcome) => {
         this.settled.push({ actionId: record.actionId, outcome });

@@ -49,7 +49,7 @@ describe('the in-process hand-over of a new action', () => {
       dryRun: true,
       builder: { build: async () => Promise.reject(new Error('nothing is built in this test')) },
       risk: { check: async () => ({ allowed: false, rule: 'halted', detail: 'trading is halted' }) },
-      keeper: { fulfilled: async () => false },
+      keeperFills: { fulfilled: async () => false },
       requestValidity: async () => 45,
       settle: async () => undefined,
     } as unknown as ExecutorOptions);

@@ -1,7 +1,7 @@
 import type { ApiClient } from '../../src/api/client.ts';
 import { LocalKeypairSigner } from '../../src/chain/signer.ts';
 import type { Config } from '../../src/config/index.ts';
-import { assembleExecutor } from '../../src/daemon/daemon.ts';
+import { assembleExecutor } from '../../src/daemon/executor-role.ts';
 import { silentLogger, type Logger } from '../../src/kernel/logger.ts';
 import type { NotifySink } from '../../src/kernel/notify-event.ts';
 import { Watchdog } from '../../src/kernel/watchdog.ts';

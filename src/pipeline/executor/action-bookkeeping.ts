@@ -13,7 +13,7 @@ import type { SubmittedWatch } from './submitted-watch.ts';
  */
 export class ActionBookkeeping {
   constructor(
-    private readonly c: ExecutorContext,
+    private readonly context: ExecutorContext,
     /** Told when the `submitted` write kept the intent key, so the first confirmation poll need not. */
     private readonly watch: Pick<SubmittedWatch, 'keptNow'>,
   ) {}
@@ -36,11 +36,11 @@ export class ActionBookkeeping {
    * The final write frees the intent key either way.
    */
   async transition(stored: StoredAction, patch: Partial<ActionRecord> & { state: ActionState }, passed: readonly ActionRecord[] = []): Promise<StoredAction> {
-    let record: ActionRecord = { ...stored.record, ...patch, updatedAtMs: this.c.now() };
+    let record: ActionRecord = { ...stored.record, ...patch, updatedAtMs: this.context.now() };
     const changed = patch.state !== stored.record.state;
     // The strategy's state advances when its action landed or is ambiguous, never on a rejection.
     if (record.state === 'submitted' && !record.stateCommitted) {
-      await this.c.options.settle(record, 'ambiguous');
+      await this.context.options.settle(record, 'ambiguous');
       record = { ...record, stateCommitted: true };
     }
     const final = changed && isFinalRecord(record) && !record.finalSettled;
@@ -54,19 +54,19 @@ export class ActionBookkeeping {
     const entries = changed ? [...passed, record].map((r) => this.entryFor(r)) : undefined;
     // The write that makes the action ambiguous also keeps its intent key: the first keep, with no
     // round trip of its own (the confirmation polls keep it from then on).
-    const keeper = changed && record.state === 'submitted' ? this.c.options.intentKeeper : undefined;
+    const keeper = changed && record.state === 'submitted' ? this.context.options.intentKeyRenewal : undefined;
     // Passed our lease's owner: a settled write frees the lease if it is still ours.
-    let next = await this.c.options.store.save(record, stored.version, entries, this.c.owner, keeper?.ttlMs);
+    let next = await this.context.options.store.save(record, stored.version, entries, this.context.owner, keeper?.ttlMs);
     if (keeper) {
       this.watch.keptNow(record.actionId);
       if (next.intentLost) await keeper.lost(record);
     }
     if (changed) {
-      for (const r of [...passed, record]) this.c.options.observe?.(r, 'drive');
-      this.c.logger.info({ actionId: record.actionId, strategy: record.strategy, state: record.state, ...actionLogFields(record.intent), reason: record.reason, signature: record.signature }, 'action state');
+      for (const r of [...passed, record]) this.context.options.observe?.(r, 'drive');
+      this.context.logger.info({ actionId: record.actionId, strategy: record.strategy, state: record.state, ...actionLogFields(record.intent), reason: record.reason, signature: record.signature }, 'action state');
     }
     if (final && !bookFirst) next = await this.settleFinal(next);
-    if (changed) await this.c.options.onTransition?.(next.record);
+    if (changed) await this.context.options.onTransition?.(next.record);
     return next;
   }
 
@@ -80,14 +80,14 @@ export class ActionBookkeeping {
     // failure leaves the action unsettled, so both run again on the next pass.
     const outcome = record.state === 'landed' || record.state === 'expired' ? record.state : 'rejected';
     const results = await Promise.allSettled([
-      this.c.options.settle(record, outcome),
+      this.context.options.settle(record, outcome),
       // An operator's dry run is told too: it executed nothing, so its reservations come back.
-      FINAL_STATES.has(record.state) || isOperatorDryRun(record) ? this.c.risk.recordOutcome?.(record) : undefined,
+      FINAL_STATES.has(record.state) || isOperatorDryRun(record) ? this.context.risk.recordOutcome?.(record) : undefined,
     ]);
     const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-    if (failures.length > 1) this.c.logger.warn({ actionId: record.actionId, err: errorForLog(failures[1]) }, 'settling the action failed twice; retrying');
+    if (failures.length > 1) this.context.logger.warn({ actionId: record.actionId, err: errorForLog(failures[1]) }, 'settling the action failed twice; retrying');
     if (failures.length > 0) throw failures[0];
-    await this.c.options.onOutcomeRecorded?.(record);
+    await this.context.options.onOutcomeRecorded?.(record);
   }
 
   /**
@@ -97,14 +97,14 @@ export class ActionBookkeeping {
    */
   async settleFinal(stored: StoredAction): Promise<StoredAction> {
     await this.bookOutcome(stored.record);
-    return this.c.options.store.save({ ...stored.record, finalSettled: true }, stored.version, undefined, this.c.owner);
+    return this.context.options.store.save({ ...stored.record, finalSettled: true }, stored.version, undefined, this.context.owner);
   }
 
   /** An operator alert: the API answered with replayed bytes (a protective action may not have happened). */
   private async alertReplayed(r: ActionRecord): Promise<void> {
-    this.c.logger.error({ actionId: r.actionId, strategy: r.strategy, ...actionLogFields(r.intent), reason: r.reason, detail: r.detail }, 'ALERT: the API answered with the bytes of an earlier transaction; the action did not happen');
-    await this.c.options.ledger.append({
-      at: this.c.now(),
+    this.context.logger.error({ actionId: r.actionId, strategy: r.strategy, ...actionLogFields(r.intent), reason: r.reason, detail: r.detail }, 'ALERT: the API answered with the bytes of an earlier transaction; the action did not happen');
+    await this.context.options.ledger.append({
+      at: this.context.now(),
       type: 'alert',
       actionId: r.actionId,
       strategy: r.strategy,
@@ -128,7 +128,7 @@ export class ActionBookkeeping {
         sendCount: r.state === 'landed' || r.state === 'expired' ? r.sendCount : undefined,
       }).filter(([, v]) => v !== undefined),
     );
-    return encodeLedgerEntry({ at: this.c.now(), type: 'action_state', actionId: r.actionId, strategy: r.strategy, state: r.state, detail });
+    return encodeLedgerEntry({ at: this.context.now(), type: 'action_state', actionId: r.actionId, strategy: r.strategy, state: r.state, detail });
   }
 }
 

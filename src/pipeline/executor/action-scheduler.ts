@@ -45,7 +45,7 @@ export class ActionScheduler {
   readonly #leasedAt = new WeakMap<StoredAction, number>();
 
   constructor(
-    private readonly c: ExecutorContext,
+    private readonly context: ExecutorContext,
     private readonly steps: Pick<StepMachine, 'step'>,
     private readonly bookkeeping: Pick<ActionBookkeeping, 'settleFinal' | 'entryFor'>,
   ) {}
@@ -58,10 +58,10 @@ export class ActionScheduler {
    */
   async accept(action: NewAction, options: { readonly fresh?: boolean } = {}): Promise<StoredAction> {
     if (!options.fresh) {
-      const existing = await this.c.options.store.load(action.actionId);
+      const existing = await this.context.options.store.load(action.actionId);
       if (existing) return existing;
     }
-    const now = this.c.now();
+    const now = this.context.now();
     const record: ActionRecord = {
       ...action,
       state: 'accepted',
@@ -69,7 +69,7 @@ export class ActionScheduler {
       updatedAtMs: now,
       stateCommitted: false,
       // An operator's dry run ends at `inspected` like a dry-run daemon's actions: nothing signed.
-      dryRun: (this.c.options.dryRun ?? false) || action.operator?.dryRun === true,
+      dryRun: (this.context.options.dryRun ?? false) || action.operator?.dryRun === true,
       awaitsKeeper: false,
       buildAttempts: 0,
       sendCount: 0,
@@ -119,15 +119,15 @@ export class ActionScheduler {
    * for a protective strategy; otherwise a free one, or no build ahead.
    */
   private buildAheadTurn(record: ActionRecord): { readonly slot?: PreparationSlot } | undefined {
-    if (!this.c.options.preparation || this.c.options.preparesFreely?.(record)) return {};
-    const slot = this.c.options.preparation.tryAcquire();
+    if (!this.context.options.preparation || this.context.options.preparesFreely?.(record)) return {};
+    const slot = this.context.options.preparation.tryAcquire();
     return slot ? { slot } : undefined;
   }
 
   private async create(action: NewAction, record: ActionRecord, now: number, ahead: { readonly slot?: PreparationSlot } | undefined): Promise<StoredAction> {
-    const prebuilt = ahead ? this.c.options.builder.build(record) : undefined;
+    const prebuilt = ahead ? this.context.options.builder.build(record) : undefined;
     prebuilt?.catch(() => undefined); // taken by the build step, or dropped with the record
-    const decision = await this.c.risk.check('accept', record);
+    const decision = await this.context.risk.check('accept', record);
     if (decision.allowed) this.#refusedAt.delete(record.strategy);
     else this.#refusedAt.set(record.strategy, now);
     const initial: ActionRecord = decision.allowed
@@ -137,14 +137,14 @@ export class ActionScheduler {
     // not keep the strategy from deciding again once resumed).
     // A new action is leased to this executor in the same write: driving it starts without a round trip.
     const leasedAt = performance.now();
-    const lease = initial.state === 'rejected' ? undefined : { owner: this.c.owner, ttlMs: this.leaseMs };
-    if (!(await this.c.options.store.create(initial, this.bookkeeping.entryFor(initial), lease))) {
+    const lease = initial.state === 'rejected' ? undefined : { owner: this.context.owner, ttlMs: this.leaseMs };
+    if (!(await this.context.options.store.create(initial, this.bookkeeping.entryFor(initial), lease))) {
       // Another accept of the same action stored it first (another process took the job, or the
       // in-process hand-over raced it): this one's reservation must not count a second action.
-      if (decision.allowed) await this.c.risk.releaseReservation?.(initial, decision.reservedAtMs ?? now);
-      return (await this.c.options.store.load(action.actionId))!;
+      if (decision.allowed) await this.context.risk.releaseReservation?.(initial, decision.reservedAtMs ?? now);
+      return (await this.context.options.store.load(action.actionId))!;
     }
-    this.c.options.observe?.(initial, 'accept');
+    this.context.options.observe?.(initial, 'accept');
     if (initial.state === 'rejected') return this.bookkeeping.settleFinal({ record: initial, version: 1 });
     const created: StoredAction = { record: initial, version: 1 };
     this.#leasedAt.set(created, leasedAt);
@@ -164,17 +164,17 @@ export class ActionScheduler {
     } finally {
       // The settled write this drive made under its lease freed it in the same script; any other
       // end (an error, an abort, another process's final, a drive that stopped short) frees it here.
-      if (!lease.freed) await this.c.options.store.release(actionId, this.c.owner);
+      if (!lease.freed) await this.context.options.store.release(actionId, this.context.owner);
     }
   }
 
   private async driveLeased(actionId: string, leaseMs: number, lease: DriveLease, signal?: AbortSignal, from?: StoredAction): Promise<ActionRecord | undefined> {
     const reserved = this.claimReserved(from);
-    if (!this.c.options.preparation) {
+    if (!this.context.options.preparation) {
       reserved?.release();
       return this.driveTurn(actionId, leaseMs, lease, signal, from, undefined);
     }
-    const turn = new PreparationTurn(this.c.options.preparation, reserved);
+    const turn = new PreparationTurn(this.context.options.preparation, reserved);
     try {
       return await this.driveTurn(actionId, leaseMs, lease, signal, from, turn);
     } finally {
@@ -195,20 +195,20 @@ export class ActionScheduler {
     while (!signal?.aborted) {
       const now = performance.now();
       if (now - leasedAt >= leaseMs / 3) {
-        if (!(await this.c.options.store.lease(actionId, this.c.owner, leaseMs))) {
+        if (!(await this.context.options.store.lease(actionId, this.context.owner, leaseMs))) {
           // Another process drives it: a slot (or a place in the queue) held here would only keep this process's own work waiting.
           turn?.release();
           held = undefined;
           leasedAt = Number.NEGATIVE_INFINITY;
-          await abortableSleep(this.c.pollMs, signal);
-          const current = await this.c.options.store.load(actionId);
+          await abortableSleep(this.context.pollMs, signal);
+          const current = await this.context.options.store.load(actionId);
           if (!current || isFinalRecord(current.record)) return current?.record;
           continue;
         }
         leasedAt = now;
       }
       try {
-        const stored = held ?? (await this.c.options.store.load(actionId));
+        const stored = held ?? (await this.context.options.store.load(actionId));
         held = undefined;
         if (!stored) return undefined;
         if (isFinalRecord(stored.record)) {
@@ -238,16 +238,16 @@ export class ActionScheduler {
           // grows (within a third of the lease, which the loop's top renews) while the build is valid.
           turn?.release();
           unsimulated++;
-          this.c.logger.warn({ actionId, err: errorForLog(error), attempts: unsimulated }, 'the RPC could not simulate the build: held, not signed; inspecting again');
-          await abortableSleep(Math.min(this.c.pollMs * 2 ** (unsimulated - 1), leaseMs / 3), signal);
+          this.context.logger.warn({ actionId, err: errorForLog(error), attempts: unsimulated }, 'the RPC could not simulate the build: held, not signed; inspecting again');
+          await abortableSleep(Math.min(this.context.pollMs * 2 ** (unsimulated - 1), leaseMs / 3), signal);
           continue;
         }
         // A transient failure (RPC, API or Redis down): keep the state, try again shortly.
-        if (!this.c.options.redisOutage?.absorbs(error, { actionId, write: 'executor record' })) this.c.logger.warn({ actionId, err: errorForLog(error) }, 'executor step failed; retrying');
-        await abortableSleep(this.c.pollMs, signal);
+        if (!this.context.options.redisOutage?.absorbs(error, { actionId, write: 'executor record' })) this.context.logger.warn({ actionId, err: errorForLog(error) }, 'executor step failed; retrying');
+        await abortableSleep(this.context.pollMs, signal);
       }
     }
-    return (await this.c.options.store.load(actionId))?.record;
+    return (await this.context.options.store.load(actionId))?.record;
   }
 
   /**
@@ -256,8 +256,8 @@ export class ActionScheduler {
    * it at once; waiting would only hold its intent key longer).
    */
   private waitsForSlot(record: ActionRecord): boolean {
-    if (!this.c.options.preparation || this.c.options.preparesFreely?.(record)) return false;
-    return !(record.state === 'accepted' && isStaleDecision(this.c, record));
+    if (!this.context.options.preparation || this.context.options.preparesFreely?.(record)) return false;
+    return !(record.state === 'accepted' && isStaleDecision(this.context, record));
   }
 
   /** Whether the risk gate refused a fresh accept of `strategy` here within the last minute. */
@@ -267,7 +267,7 @@ export class ActionScheduler {
   }
 
   private get leaseMs(): number {
-    return Math.max(5_000, 4 * this.c.pollMs);
+    return Math.max(5_000, 4 * this.context.pollMs);
   }
 
   /** The build a fresh accept started for exactly this record, now the step's (taken once). */

@@ -4,8 +4,8 @@ import type { ActionRecord } from '../../records/action-record.ts';
 import type { OperatorApproval } from '../../records/operator-approval.ts';
 import type { RedisOutageLog } from '../redis-outage.ts';
 import type { ActionStore } from './action-store.ts';
-import type { IntentKeeper } from './intent-keeper.ts';
-import type { ActionBuilder, ActionLedger, ActionSettler, ChainReads, KeeperWatch, RequestValidity, RiskGate, Submitter, TransactionInspector, TransactionSigner } from './ports.ts';
+import type { IntentKeyRenewal } from './intent-key-renewal.ts';
+import type { ActionBuilder, ActionLedger, ActionSettler, ChainReads, KeeperFillWatch, RequestValidity, RiskGate, Submitter, TransactionInspector, TransactionSigner } from './ports.ts';
 import type { PreparationSlots } from './preparation-slots.ts';
 
 /** What the executor is made with: its ports, its timings and its hooks (src/pipeline/executor/executor.ts). */
@@ -18,7 +18,8 @@ export interface ExecutorOptions {
   readonly inspector: TransactionInspector;
   /** Absent in dry-run mode: nothing can be signed. */
   readonly signer?: TransactionSigner;
-  readonly keeper: KeeperWatch;
+  /** Whether the keeper filled exactly this action's perps request (not the intent-key renewal: intentKeyRenewal). */
+  readonly keeperFills: KeeperFillWatch;
   readonly requestValidity: RequestValidity;
   readonly settle: ActionSettler;
   readonly ledger: ActionLedger;
@@ -65,7 +66,7 @@ export interface ExecutorOptions {
    * Keeps the strategy's intent key held while the action is ambiguous (it may still land): first
    * in the write that makes it ambiguous (`submitted`), then on the confirmation polls.
    */
-  readonly intentKeeper?: IntentKeeper;
+  readonly intentKeyRenewal?: IntentKeyRenewal;
   /** How often an ambiguous action's intent key is kept (default: every confirmation poll). */
   readonly keepIntentEveryMs?: number;
   /**

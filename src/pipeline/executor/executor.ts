@@ -30,19 +30,19 @@ export type { ExecutorOptions, NewAction } from './executor-options.ts';
  *   older than maxRequestExecutionSec) ends it.
  */
 export class Executor {
-  private readonly c: ExecutorContext;
+  private readonly context: ExecutorContext;
   private readonly scheduler: ActionScheduler;
 
   constructor(options: ExecutorOptions) {
     if (!options.dryRun && !options.signer) throw new TypeError('the executor needs a signer unless it runs dry');
     const logger = options.logger ?? silentLogger;
     const now = options.now ?? Date.now;
-    this.c = { options, logger, risk: options.risk ?? allowAllRisk, now, owner: randomUUID(), pollMs: options.confirmPollMs ?? 500 };
+    this.context = { options, logger, risk: options.risk ?? allowAllRisk, now, owner: randomUUID(), pollMs: options.confirmPollMs ?? 500 };
     const watch = new SubmittedWatch({
       chain: options.chain,
       submitter: options.submitter,
-      keeper: options.keeper,
-      keepIntent: options.intentKeeper?.keep,
+      keeperFills: options.keeperFills,
+      keepIntent: options.intentKeyRenewal?.keep,
       keepIntentEveryMs: options.keepIntentEveryMs,
       onLandingSeen: options.onLandingSeen,
       rebroadcastMs: options.rebroadcastMs ?? 2_000,
@@ -50,9 +50,9 @@ export class Executor {
       now,
       logger,
     });
-    const bookkeeping = new ActionBookkeeping(this.c, watch);
-    const steps = new StepMachine(this.c, bookkeeping, new PreparationSteps(this.c, bookkeeping, watch), watch);
-    this.scheduler = new ActionScheduler(this.c, steps, bookkeeping);
+    const bookkeeping = new ActionBookkeeping(this.context, watch);
+    const steps = new StepMachine(this.context, bookkeeping, new PreparationSteps(this.context, bookkeeping, watch), watch);
+    this.scheduler = new ActionScheduler(this.context, steps, bookkeeping);
   }
 
   /**
@@ -76,7 +76,7 @@ export class Executor {
 
   /** Unfinished actions in Redis, oldest first. */
   openActionIds(): Promise<string[]> {
-    return this.c.options.store.openActionIds();
+    return this.context.options.store.openActionIds();
   }
 
   /**
@@ -87,21 +87,21 @@ export class Executor {
   async orphanedDecisions(graceMs: number): Promise<{ readonly actions: ActionJob[]; readonly invalid: ReadonlyArray<{ readonly actionId: string; readonly detail: string }> }> {
     const actions: ActionJob[] = [];
     const invalid: Array<{ actionId: string; detail: string }> = [];
-    for (const { actionId, json } of await this.c.options.store.outboxBefore(Date.now() - graceMs)) {
+    for (const { actionId, json } of await this.context.options.store.outboxBefore(Date.now() - graceMs)) {
       const read = outboxAction(actionId, json);
       if (typeof read !== 'string') {
         actions.push(read);
         continue;
       }
       invalid.push({ actionId, detail: read });
-      await this.c.options.store.dropFromOutbox(actionId);
+      await this.context.options.store.dropFromOutbox(actionId);
     }
     return { actions, invalid };
   }
 
   /** Drives every unfinished action: start-up reconciliation, the same path as crash recovery. */
   async reconcile(signal?: AbortSignal): Promise<void> {
-    const ids = await this.c.options.store.openActionIds();
+    const ids = await this.context.options.store.openActionIds();
     await Promise.all(ids.map((id) => this.drive(id, signal)));
   }
 }

@@ -58,12 +58,9 @@ export interface ActionBuilder {
   build(record: ActionRecord, signal?: AbortSignal): Promise<BuiltTransaction>;
 }
 
-/** The policy's verdict (src/chain/policy): bound to the message bytes it judged. */
-export type InspectionVerdict = Verdict;
-
 export interface TransactionInspector {
-  /** Judges the wire bytes the executor will sign: the verdict's messageSha256 must be theirs. */
-  inspect(tx: WireTransaction, record: ActionRecord, built: BuiltTransaction): Promise<InspectionVerdict>;
+  /** Judges the wire bytes the executor will sign: the policy's verdict (src/chain/policy), whose messageSha256 must be theirs. */
+  inspect(tx: WireTransaction, record: ActionRecord, built: BuiltTransaction): Promise<Verdict>;
 }
 
 export type { TransactionSigner };
@@ -74,7 +71,7 @@ export { allowAllRisk, type RiskDecision, type RiskGate } from '../../risk/risk-
 export type ActionLedger = Pick<Ledger, 'append'>;
 
 /** Answers whether the keeper has executed exactly this action's perps request (never "some fill of the position"). */
-export interface KeeperWatch {
+export interface KeeperFillWatch {
   /**
    * Whether the keeper executed this action's request. `lastLook` is the look before the action
    * is called refused: it may cost more (a wider window of fills), since it happens once.

@@ -31,7 +31,7 @@ type Expiry = { readonly expired: boolean } | { readonly error: unknown };
  */
 export class PreparationSteps {
   constructor(
-    private readonly c: ExecutorContext,
+    private readonly context: ExecutorContext,
     private readonly bookkeeping: Pick<ActionBookkeeping, 'transition'>,
     private readonly watch: Pick<SubmittedWatch, 'blockhashExpired'>,
   ) {}
@@ -40,16 +40,16 @@ export class PreparationSteps {
   /** `prebuilt`: the build a fresh accept started for exactly this record (ActionScheduler), taken instead of asking again. */
   async build(stored: StoredAction, signal?: AbortSignal, prebuilt?: Promise<BuiltTransaction>): Promise<StoredAction> {
     const r = stored.record;
-    if (isStaleDecision(this.c, r)) {
-      throw new Refusal('stale_decision', `not built within ${actionTtlMs(this.c.options)} ms of the decision`);
+    if (isStaleDecision(this.context, r)) {
+      throw new Refusal('stale_decision', `not built within ${actionTtlMs(this.context.options)} ms of the decision`);
     }
     // Read alongside the build (it only needs the market): one round trip less on the way to sending.
     const intentMarket = 'marketMint' in r.intent ? r.intent.marketMint : undefined;
-    const earlyValidity = intentMarket === undefined ? undefined : this.c.options.requestValidity(intentMarket).catch(() => undefined);
+    const earlyValidity = intentMarket === undefined ? undefined : this.context.options.requestValidity(intentMarket).catch(() => undefined);
     let built;
     try {
       // A build started before this drive had its signal: stopping must not wait for it.
-      built = await (prebuilt ? untilAborted(prebuilt, signal) : this.c.options.builder.build(r, signal));
+      built = await (prebuilt ? untilAborted(prebuilt, signal) : this.context.options.builder.build(r, signal));
     } catch (error) {
       // A malformed reply (an edge's HTML page with status 200, a truncated body) says nothing
       // about the request: retried like an outage, a few times, before it counts as a refusal.
@@ -59,7 +59,7 @@ export class PreparationSteps {
       }
       if (error instanceof Refusal) throw error;
       if (error instanceof BuildRefused) throw new Refusal(error.rule, error.message);
-      await this.c.options.store.save({ ...r, buildAttempts: r.buildAttempts + 1, updatedAtMs: this.c.now() }, stored.version);
+      await this.context.options.store.save({ ...r, buildAttempts: r.buildAttempts + 1, updatedAtMs: this.context.now() }, stored.version);
       throw error;
     }
     let tx: WireTransaction;
@@ -76,11 +76,11 @@ export class PreparationSteps {
       if (problem) throw new Refusal('build:request_unattributable', problem);
     }
     const early = built.marketMint === intentMarket ? await earlyValidity : undefined;
-    const maxRequestExecutionSec = built.operationId.startsWith('perps.') ? (early ?? (await this.c.options.requestValidity(built.marketMint))) : undefined;
+    const maxRequestExecutionSec = built.operationId.startsWith('perps.') ? (early ?? (await this.context.options.requestValidity(built.marketMint))) : undefined;
     const reported = built.txMetadata ? Number(built.txMetadata.lastValidBlockHeight) : Number.NaN;
     // Without a reported lastValidBlockHeight (trigger builds), an upper bound: the blockhash is at
     // most as new as the API's node, which may lead ours by a little; it lives 150 blocks.
-    const lastValid = Number.isSafeInteger(reported) ? reported : (await this.c.options.chain.blockHeight()) + BLOCKHASH_LIFETIME_BLOCKS + RPC_LAG_MARGIN_BLOCKS;
+    const lastValid = Number.isSafeInteger(reported) ? reported : (await this.context.options.chain.blockHeight()) + BLOCKHASH_LIFETIME_BLOCKS + RPC_LAG_MARGIN_BLOCKS;
     const patch = {
       state: 'built' as const,
       operationId: built.operationId,
@@ -92,7 +92,7 @@ export class PreparationSteps {
       blockhash: tx.recentBlockhash,
       lastValidBlockHeight: lastValid,
       maxRequestExecutionSec,
-      builtAtMs: this.c.now(),
+      builtAtMs: this.context.now(),
       awaitsKeeper: built.awaitsKeeper,
       positionPubkey: built.positionPubkey,
       positionRequestPubkey: built.positionRequestPubkey,
@@ -107,7 +107,7 @@ export class PreparationSteps {
     // asking the API for new ones. Otherwise the step goes on to the signature, and `built` is a
     // state passed in the signed write (one write fewer per action; nothing was signed or sent
     // before that write, so a crash in between only costs a rebuild).
-    const builtRecord: ActionRecord = { ...r, ...patch, updatedAtMs: this.c.now() };
+    const builtRecord: ActionRecord = { ...r, ...patch, updatedAtMs: this.context.now() };
     return this.inspectAndSign(stored, tx, { judged: this.judge(tx, builtRecord), expired: this.expiry(builtRecord) }, builtRecord);
   }
 
@@ -121,7 +121,7 @@ export class PreparationSteps {
 
   /** The policy's verdict on a build, or what kept it from one (an RPC that did not answer): never a rejection. */
   private judge(tx: WireTransaction, r: ActionRecord): Promise<Judged> {
-    return (async () => this.c.options.inspector.inspect(tx, r, builtOf(r)))().then(
+    return (async () => this.context.options.inspector.inspect(tx, r, builtOf(r)))().then(
       (verdict) => ({ verdict }),
       (error: unknown) => ({ error }),
     );
@@ -147,7 +147,7 @@ export class PreparationSteps {
     const [expiry, judged] = await Promise.all([started?.expired ?? this.expiry(r), started?.judged ?? this.judge(tx, r)]);
     // The RPC could not simulate these bytes: held (marked, so that their expiry ends the action).
     const unsimulated = !('error' in expiry) && !expiry.expired && 'error' in judged && judged.error instanceof SimulationUnavailable;
-    const held = unsimulated && r.simulationUnavailableSinceMs === undefined ? { simulationUnavailableSinceMs: this.c.now() } : {};
+    const held = unsimulated && r.simulationUnavailableSinceMs === undefined ? { simulationUnavailableSinceMs: this.context.now() } : {};
     if (built && ('error' in expiry || (!expiry.expired && 'error' in judged))) {
       // No verdict yet: the build is kept, and the retry inspects exactly these bytes.
       await this.bookkeeping.transition(stored, { ...built, ...held });
@@ -157,7 +157,7 @@ export class PreparationSteps {
     if (expiry.expired && r.simulationUnavailableSinceMs !== undefined) {
       // Held for the build's whole validity by an RPC that could not simulate: an outage, not a
       // verdict on the request, so the action ends expired (no breaker counts it), never signed unchecked.
-      const heldMs = this.c.now() - r.simulationUnavailableSinceMs;
+      const heldMs = this.context.now() - r.simulationUnavailableSinceMs;
       return this.bookkeeping.transition(stored, { state: 'expired', reason: 'simulation_unavailable', detail: `the RPC could not simulate the transaction for ${String(heldMs)} ms, until block height passed ${String(r.lastValidBlockHeight)}; nothing signed` });
     }
     // Nothing was signed: a stale build is simply rebuilt.
@@ -172,9 +172,9 @@ export class PreparationSteps {
     const verdict = judged.verdict;
     if (!verdict.ok) {
       const first = verdict.violations[0];
-      this.c.logger.error({ actionId: r.actionId, strategy: r.strategy, ...actionLogFields(r.intent), violations: verdict.violations }, 'ALERT: transaction refused by policy; nothing signed');
-      await this.c.options.ledger.append({
-        at: this.c.now(),
+      this.context.logger.error({ actionId: r.actionId, strategy: r.strategy, ...actionLogFields(r.intent), violations: verdict.violations }, 'ALERT: transaction refused by policy; nothing signed');
+      await this.context.options.ledger.append({
+        at: this.context.now(),
         type: 'alert',
         actionId: r.actionId,
         strategy: r.strategy,
@@ -192,17 +192,17 @@ export class PreparationSteps {
       );
     }
     const inspected = { violations: [], inspectedMessageSha256: verdict.messageSha256 };
-    if (r.dryRun || this.c.options.signer === undefined) return this.bookkeeping.transition(from, { state: 'inspected', ...inspected }, passed);
+    if (r.dryRun || this.context.options.signer === undefined) return this.bookkeeping.transition(from, { state: 'inspected', ...inspected }, passed);
     // An operator's act waits at `inspected` for the operator to see these bytes and confirm them.
     if (r.operator) return this.bookkeeping.transition(from, { state: 'inspected', ...inspected }, passed);
-    const passedInspection: ActionRecord = { ...r, ...inspected, state: 'inspected', updatedAtMs: this.c.now() };
+    const passedInspection: ActionRecord = { ...r, ...inspected, state: 'inspected', updatedAtMs: this.context.now() };
     try {
       // Asked after the policy's reads, right before the signature: a halt acknowledged while they
       // ran must stop this one.
-      const decision = await this.c.risk.check('sign', r);
+      const decision = await this.context.risk.check('sign', r);
       if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
       const signed = await this.signVerified(tx, verdict);
-      await this.c.options.onSigned?.(r);
+      await this.context.options.onSigned?.(r);
       return await this.storeSigned(from, { state: 'signed', ...inspected, ...signed, builtSlot: verdict.freshAtSlot, ...UNSIGNED_DROPPED }, [...passed, passedInspection]);
     } catch (error) {
       // Refused after the inspection passed (a halt, a signer that cannot sign): the states passed stay in the audit trail.
@@ -215,9 +215,9 @@ export class PreparationSteps {
   /** A record stored `inspected` (by an earlier version, which stored each step apart) is signed here. */
   async sign(stored: StoredAction, signal?: AbortSignal): Promise<StoredAction | undefined> {
     const r = stored.record;
-    if (r.dryRun || !this.c.options.signer) return undefined; // dry-run: final at inspected
+    if (r.dryRun || !this.context.options.signer) return undefined; // dry-run: final at inspected
     if (r.operator && !(await this.operatorConfirmed(r, signal))) return stored;
-    const [decision, expired] = await Promise.all([this.c.risk.check('sign', r), this.watch.blockhashExpired(r)]);
+    const [decision, expired] = await Promise.all([this.context.risk.check('sign', r), this.watch.blockhashExpired(r)]);
     if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
     // A rebuild would make bytes the operator never saw: the act ends instead.
     if (expired && r.operator) throw new Refusal('operator:unconfirmed', 'the build expired before it was signed; nothing signed');
@@ -233,8 +233,8 @@ export class PreparationSteps {
    * expires. A decline, or a confirmation of other bytes, ends the action: nothing signed.
    */
   private async operatorConfirmed(r: ActionRecord, signal?: AbortSignal): Promise<boolean> {
-    if (!this.c.options.operatorApproval) throw new Refusal('operator:unconfirmable', 'this executor reads no operator confirmations');
-    const answer = await this.c.options.operatorApproval(r.actionId);
+    if (!this.context.options.operatorApproval) throw new Refusal('operator:unconfirmable', 'this executor reads no operator confirmations');
+    const answer = await this.context.options.operatorApproval(r.actionId);
     if (!answer) {
       if (await this.watch.blockhashExpired(r)) throw new Refusal('operator:unconfirmed', 'the build expired before the operator confirmed it; nothing signed');
       await abortableSleep(OPERATOR_POLL_MS, signal);
@@ -265,7 +265,7 @@ export class PreparationSteps {
   private async signVerified(tx: WireTransaction, verdict: Verdict): Promise<Pick<ActionRecord, 'signature' | 'signedTx'>> {
     let signed;
     try {
-      signed = await signInspected(this.c.options.signer!, tx, verdict);
+      signed = await signInspected(this.context.options.signer!, tx, verdict);
     } catch (error) {
       // A transaction this wallet cannot sign (another fee payer) or a signer that answers no
       // signature will not change on a retry: the action ends, and the breaker counts it.
@@ -283,7 +283,7 @@ export class PreparationSteps {
    */
   private async passingVerdict(tx: WireTransaction, r: ActionRecord): Promise<Verdict> {
     if (r.inspectedMessageSha256 === undefined) {
-      const verdict = await this.c.options.inspector.inspect(tx, r, builtOf(r));
+      const verdict = await this.context.options.inspector.inspect(tx, r, builtOf(r));
       if (!verdict.ok) throw new Refusal(`policy:${verdict.violations[0]?.rule ?? 'unknown'}`, verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join('; '));
       return verdict;
     }

@@ -9,10 +9,10 @@ import type { SendAnswer, SignedAction, Submitter } from './ports.ts';
  * through it, so a route added here is a route both take.
  */
 export class RoutedSubmitter implements Submitter {
-  constructor(private readonly o: { readonly client: Pick<ApiClient, 'call'>; readonly chain: Pick<ChainClient, 'sendRaw'> }) {}
+  constructor(private readonly transports: { readonly client: Pick<ApiClient, 'call'>; readonly chain: Pick<ChainClient, 'sendRaw'> }) {}
 
   async submit(action: SignedAction, options: { readonly repeat: boolean }): Promise<SendAnswer> {
-    if (action.route === 'rpc') return { via: 'rpc', sent: await this.o.chain.sendRaw(Buffer.from(action.signedTx!, 'base64')) };
+    if (action.route === 'rpc') return { via: 'rpc', sent: await this.transports.chain.sendRaw(Buffer.from(action.signedTx!, 'base64')) };
     return { via: 'execute', reply: await this.post(action, options) };
   }
 
@@ -21,7 +21,7 @@ export class RoutedSubmitter implements Submitter {
    * have been posted before (a previous process), so no reply can prove that nothing was sent.
    */
   private async post(r: SignedAction, options: { readonly repeat: boolean }): Promise<ExecuteReply> {
-    const client = this.o.client;
+    const client = this.transports.client;
     const signedTransaction = r.signedTx!;
     switch (r.route) {
       case 'perps-execute':

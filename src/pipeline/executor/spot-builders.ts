@@ -28,7 +28,7 @@ export interface SpotBuildContext {
 }
 
 /** The service cancels five trigger orders per transaction (api-facts 2.3); one action signs one. */
-export const TRIGGER_ORDERS_PER_CANCEL = 5;
+const TRIGGER_ORDERS_PER_CANCEL = 5;
 
 export async function buildSpotIntent(intent: SpotIntent, o: SpotBuildContext, signal?: AbortSignal): Promise<BuiltTransaction> {
   const wallet = o.wallet.toBase58();
@@ -173,7 +173,7 @@ function fractionDigits(decimal: string): number {
  * An integer string as the JSON number these products take (recurring inAmount, Studio
  * maxQuoteAmount): exact only up to 2^53 − 1, so a larger amount is refused rather than rounded.
  */
-export function jsonInteger(value: string, field: string): number {
+function jsonInteger(value: string, field: string): number {
   const n = BigInt(value);
   if (n > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw new BuildRefused('build:amount_beyond_json', `${field} ${value} is beyond 2^53 − 1, the largest integer the API's JSON number carries exactly`);

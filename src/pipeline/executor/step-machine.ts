@@ -24,7 +24,7 @@ export class StepMachine {
   readonly #heldForReplication = new Set<string>();
 
   constructor(
-    private readonly c: ExecutorContext,
+    private readonly context: ExecutorContext,
     private readonly bookkeeping: Pick<ActionBookkeeping, 'transition'>,
     private readonly preparation: PreparationSteps,
     private readonly watch: SubmittedWatch,
@@ -60,7 +60,7 @@ export class StepMachine {
   // ------------------------------------------------------------------ signed → submitted
   private async submit(stored: StoredAction): Promise<StoredAction> {
     const r = stored.record;
-    if (this.c.options.store.waitsForReplicas) {
+    if (this.context.options.store.waitsForReplicas) {
       const held = await this.heldForReplication(stored);
       if (held) return held;
     }
@@ -69,17 +69,17 @@ export class StepMachine {
     // action ends here instead of becoming ambiguous (which would commit the strategy's state).
     const earlier = this.earlierLanding(r);
     if (r.route === 'rpc') {
-      const answer = await this.c.options.submitter.submit(r, { repeat: false });
-      await this.c.options.onSent?.(r);
+      const answer = await this.context.options.submitter.submit(r, { repeat: false });
+      await this.context.options.onSent?.(r);
       const replayed = await earlier;
       if (replayed) throw new Refusal(REPLAY_REASONS.landedBeforeBuild, replayed);
       const sent = answer.via === 'rpc' ? answer.sent : { ok: true as const };
       if (!sent.ok && sent.refusal === 'signature_invalid') throw new Refusal('chain:signature_invalid', sent.message);
-      return this.bookkeeping.transition(stored, { state: 'submitted', submitStartedAtMs: this.c.now(), lastSentAtMs: this.c.now(), sendCount: r.sendCount + 1 });
+      return this.bookkeeping.transition(stored, { state: 'submitted', submitStartedAtMs: this.context.now(), lastSentAtMs: this.context.now(), sendCount: r.sendCount + 1 });
     }
     // A previous process may have posted these bytes (the record was marked before the post).
     const repeat = r.submitStartedAtMs !== undefined;
-    if (repeat && !repeatsSafely(r, this.c.now())) {
+    if (repeat && !repeatsSafely(r, this.context.now())) {
       const replayed = await earlier;
       if (replayed) throw new Refusal(REPLAY_REASONS.landedBeforeBuild, replayed);
       // The product does not document a repeat as safe (or its window has passed), so the action
@@ -88,10 +88,10 @@ export class StepMachine {
     }
     // Ultra's execute is safe to repeat with the same signed bytes within its window (api-facts
     // 2.2): the repeat is the same swap, and its reply tells what the first post did.
-    const marked = repeat ? stored : await this.c.options.store.save({ ...r, submitStartedAtMs: this.c.now(), updatedAtMs: this.c.now() }, stored.version);
+    const marked = repeat ? stored : await this.context.options.store.save({ ...r, submitStartedAtMs: this.context.now(), updatedAtMs: this.context.now() }, stored.version);
     let reply: ExecuteReply;
     try {
-      const answer = await this.c.options.submitter.submit(r, { repeat });
+      const answer = await this.context.options.submitter.submit(r, { repeat });
       reply = answer.via === 'execute' ? answer.reply : {};
     } catch (error) {
       const replayed = await earlier;
@@ -101,10 +101,10 @@ export class StepMachine {
       if (!repeat && error instanceof ApiError && provablyNotProcessed(error)) {
         return this.bookkeeping.transition(marked, { state: 'rejected', reason: `execute:${error.kind}`, detail: error.message });
       }
-      this.c.logger.warn({ actionId: r.actionId, err: errorForLog(error) }, 'execute reply lost; the action is ambiguous and is settled on the chain');
+      this.context.logger.warn({ actionId: r.actionId, err: errorForLog(error) }, 'execute reply lost; the action is ambiguous and is settled on the chain');
       reply = { detail: 'execute reply lost' };
     }
-    await this.c.options.onSent?.(r);
+    await this.context.options.onSent?.(r);
     const replayed = await earlier;
     if (replayed) return this.bookkeeping.transition(marked, { state: 'rejected', reason: REPLAY_REASONS.landedBeforeBuild, detail: replayed });
     if (reply.unsent) return this.bookkeeping.transition(marked, { state: 'rejected', reason: reply.unsent.reason, detail: reply.unsent.detail });
@@ -123,7 +123,7 @@ export class StepMachine {
    */
   private async heldForReplication(stored: StoredAction): Promise<StoredAction | undefined> {
     const r = stored.record;
-    const replication = await this.c.options.store.replicated(stored);
+    const replication = await this.context.options.store.replicated(stored);
     // No replica connected at all (the promoted primary before the old one rejoins): nothing can
     // be promoted without this write, and holding every send until an operator restores a replica
     // would leave positions unprotected.
@@ -135,11 +135,11 @@ export class StepMachine {
       this.#heldForReplication.delete(r.actionId);
       throw new StaleActionWrite(r.actionId);
     }
-    this.c.options.onReplicationWait?.(r);
+    this.context.options.onReplicationWait?.(r);
     if (!this.#heldForReplication.has(r.actionId)) {
       // Once per action: the retries that follow would only repeat it.
       this.#heldForReplication.add(r.actionId);
-      this.c.logger.warn({ actionId: r.actionId, strategy: r.strategy, ...actionLogFields(r.intent) }, 'signed action not sent yet: no Redis replica acknowledged its signed record; retrying');
+      this.context.logger.warn({ actionId: r.actionId, strategy: r.strategy, ...actionLogFields(r.intent) }, 'signed action not sent yet: no Redis replica acknowledged its signed record; retrying');
     }
     return stored;
   }
@@ -151,7 +151,7 @@ export class StepMachine {
    */
   private earlierLanding(r: ActionRecord): Promise<string | undefined> {
     if (r.builtSlot === undefined || r.signature === undefined) return Promise.resolve(undefined);
-    return this.c.options.chain.signatureStatus(r.signature).then(
+    return this.context.options.chain.signatureStatus(r.signature).then(
       (seen) => landedBeforeBuild(r, seen),
       () => undefined,
     );
@@ -161,7 +161,7 @@ export class StepMachine {
   private async confirm(stored: StoredAction, signal?: AbortSignal): Promise<StoredAction | undefined> {
     let latest = stored;
     const stepped = await this.watch.step(stored, async (from, patch) => (latest = await this.bookkeeping.transition(from, patch)));
-    if (!stepped.final) await abortableSleep(this.c.pollMs, signal);
+    if (!stepped.final) await abortableSleep(this.context.pollMs, signal);
     return latest;
   }
 }

@@ -1,14 +1,14 @@
 import type { Logger } from '../../kernel/logger.ts';
 import type { ActionRecord, ActionState } from '../../records/action-record.ts';
 import type { StoredAction } from './action-store.ts';
-import type { ChainReads, KeeperWatch, Submitter } from './ports.ts';
+import type { ChainReads, KeeperFillWatch, Submitter } from './ports.ts';
 import { landedBeforeBuild, REPLAY_REASONS } from './replayed-bytes.ts';
 
 export interface SubmittedWatchOptions {
   readonly chain: ChainReads;
   /** Rebroadcasts the same signed bytes (the `rpc` route only). */
   readonly submitter: Submitter;
-  readonly keeper: KeeperWatch;
+  readonly keeperFills: KeeperFillWatch;
   readonly keepIntent?: (record: ActionRecord) => Promise<void>;
   /**
    * How often the intent key of an ambiguous action is kept (default: every poll). A third of the
@@ -44,7 +44,7 @@ export class SubmittedWatch {
    */
   readonly #landingSeen = new Map<string, { readonly atMs: number; readonly slot: number }>();
 
-  constructor(private readonly o: SubmittedWatchOptions) {}
+  constructor(private readonly options: SubmittedWatchOptions) {}
 
   /**
    * Keeps the intent key held: at this process's first look at the action (unless the write that
@@ -55,12 +55,12 @@ export class SubmittedWatch {
    * timed on the monotonic clock, so a step of the wall clock cannot hold them back.
    */
   private async keepIntent(r: ActionRecord): Promise<void> {
-    if (!this.o.keepIntent) return;
-    const every = this.o.keepIntentEveryMs ?? 0;
+    if (!this.options.keepIntent) return;
+    const every = this.options.keepIntentEveryMs ?? 0;
     const keptAt = this.#keptAt.get(r.actionId);
     const due = keptAt === undefined || performance.now() - keptAt >= every;
     if (!due) return;
-    await this.o.keepIntent(r);
+    await this.options.keepIntent(r);
     this.#remember(r.actionId);
   }
 
@@ -86,16 +86,16 @@ export class SubmittedWatch {
   /** Proven expiry: the block height is past the blockhash's last valid height (never "RPC does not know it"). */
   async blockhashExpired(r: ActionRecord): Promise<boolean> {
     if (r.lastValidBlockHeight === undefined) return false;
-    return (await this.o.chain.blockHeight()) > r.lastValidBlockHeight;
+    return (await this.options.chain.blockHeight()) > r.lastValidBlockHeight;
   }
 
   /** One look at a submitted action; `final` says whether it ended. */
   async step(stored: StoredAction, transition: Transition): Promise<{ final: boolean }> {
     const r = stored.record;
-    const now = this.o.now;
+    const now = this.options.now;
     // First, before any RPC: an RPC outage must not let the key lapse while the action may land.
     await this.keepIntent(r);
-    const seen = await this.o.chain.signatureStatus(r.signature!);
+    const seen = await this.options.chain.signatureStatus(r.signature!);
     if (seen && !seen.committed) {
       // In a block but below the configured commitment: a fork may still drop it (and the same
       // bytes land later), so it is neither landed nor failed yet. No rebroadcast is needed.
@@ -123,15 +123,15 @@ export class SubmittedWatch {
         // Bounded: dropped wholesale, a clock only starts again later (see #landingSeen).
         if (this.#landingSeen.size >= 10_000) this.#landingSeen.clear();
         this.#landingSeen.set(r.actionId, landing);
-        await this.o.onLandingSeen?.({ ...r, landedSlot: landing.slot, landingSeenAtMs: landing.atMs });
+        await this.options.onLandingSeen?.({ ...r, landedSlot: landing.slot, landingSeenAtMs: landing.atMs });
       }
       const seenPatch = { landedSlot: landing.slot, landingSeenAtMs: landing.atMs };
       // The keeper counts a request's age from its landing, which happened at or before we saw it:
       // past seen + maxRequestExecutionSec (+ grace), it can no longer apply it. The look that
       // decides so is the last one, over a wider window of fills: a fill must not be missed
       // before the request is called refused.
-      const keeperTimedOut = now() > landing.atMs + (r.maxRequestExecutionSec ?? 0) * 1000 + this.o.keeperGraceMs;
-      if (await this.o.keeper.fulfilled({ ...r, ...seenPatch }, { lastLook: keeperTimedOut })) {
+      const keeperTimedOut = now() > landing.atMs + (r.maxRequestExecutionSec ?? 0) * 1000 + this.options.keeperGraceMs;
+      if (await this.options.keeperFills.fulfilled({ ...r, ...seenPatch }, { lastLook: keeperTimedOut })) {
         await transition(stored, { state: 'landed', ...seenPatch });
         return this.ended(r);
       }
@@ -143,17 +143,17 @@ export class SubmittedWatch {
     }
     if (await this.blockhashExpired(r)) {
       // Final look: a landing just before expiry must not be missed.
-      if (await this.o.chain.signatureStatus(r.signature!)) return { final: false };
+      if (await this.options.chain.signatureStatus(r.signature!)) return { final: false };
       await transition(stored, { state: 'expired', reason: 'blockhash_expired', detail: `block height passed ${r.lastValidBlockHeight}` });
       return this.ended(r);
     }
     // A perps request older than maxRequestExecutionSec is refused by the keeper if it lands: stop
     // sending it (but it stays ambiguous until the blockhash expires, since a last send may land).
     const stillUseful = !(r.awaitsKeeper && this.sinceBuildOver(r));
-    if (stillUseful && r.route === 'rpc' && now() - (r.lastSentAtMs ?? 0) >= this.o.rebroadcastMs) {
+    if (stillUseful && r.route === 'rpc' && now() - (r.lastSentAtMs ?? 0) >= this.options.rebroadcastMs) {
       // The same bytes, never rebuilt or re-signed: at most one of them can land.
-      const answer = await this.o.submitter.submit(r, { repeat: true });
-      this.o.logger.debug({ actionId: r.actionId, signature: r.signature, ok: answer.via === 'rpc' ? answer.sent.ok : true }, 'rebroadcast');
+      const answer = await this.options.submitter.submit(r, { repeat: true });
+      this.options.logger.debug({ actionId: r.actionId, signature: r.signature, ok: answer.via === 'rpc' ? answer.sent.ok : true }, 'rebroadcast');
       await transition(stored, { state: 'submitted', sendCount: r.sendCount + 1, lastSentAtMs: now() });
     }
     return { final: false };
@@ -161,6 +161,6 @@ export class SubmittedWatch {
 
   private sinceBuildOver(r: ActionRecord): boolean {
     if (r.maxRequestExecutionSec === undefined || r.builtAtMs === undefined) return false;
-    return this.o.now() > r.builtAtMs + r.maxRequestExecutionSec * 1000;
+    return this.options.now() > r.builtAtMs + r.maxRequestExecutionSec * 1000;
   }
 }

@@ -3,13 +3,13 @@
 // one can still land: the keep says so in the log and the ledger instead of passing silently.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionRecord } from '../../src/records/action-record.ts';
-import { intentKeeper } from '../../src/pipeline/executor/intent-keeper.ts';
+import { intentKeyRenewal } from '../../src/pipeline/executor/intent-key-renewal.ts';
 import { Ledger } from '../../src/records/ledger.ts';
 import { claimIntent, intentLockKey } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
 import { capturedLogger } from '../support/captured-logger.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
-const scope = redisScope('intent-keeper');
+const scope = redisScope('intent-key-renewal');
 beforeAll(() => scope.clean());
 afterAll(async () => {
   await scope.clean();
@@ -19,13 +19,13 @@ afterAll(async () => {
 function setup() {
   const { lines, logger } = capturedLogger('info');
   const ledger = new Ledger(scope.redis, { prefix: scope.prefix, maxLen: 1_000 });
-  const keeper = intentKeeper({ redis: scope.redis, prefix: scope.prefix, ttlMs: 60_000, ledger, logger });
+  const keeper = intentKeyRenewal({ redis: scope.redis, prefix: scope.prefix, ttlMs: 60_000, ledger, logger });
   return { lines, ledger, keep: keeper.keep };
 }
 
 const record = (actionId: string, key: string) => ({ actionId, strategy: 'guard', intent: { key } }) as ActionRecord;
 
-describe('intentKeeper', () => {
+describe('intentKeyRenewal', () => {
   it('renews the claim of the action that holds it, and writes nothing', async () => {
     const { lines, ledger, keep } = setup();
     await claimIntent(scope.redis, scope.prefix, 'guard', 'held', 'act-ours', 1_000);

@@ -4,7 +4,7 @@ import type { Ledger } from '../../records/ledger.ts';
 import { extendIntent } from '../strategy-runtime/intent-lock.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
 
-export interface IntentKeeperOptions {
+export interface IntentKeyRenewalOptions {
   readonly redis: Redis;
   readonly prefix: string;
   readonly ttlMs: number;
@@ -13,7 +13,7 @@ export interface IntentKeeperOptions {
 }
 
 /** The executor's keeps of an ambiguous action's intent key (SubmittedWatch, and the `submitted` write). */
-export interface IntentKeeper {
+export interface IntentKeyRenewal {
   /** How long one keep holds the key (strategies.intentLockMs). */
   readonly ttlMs: number;
   /** Renews the claim while the action holds it; alerts when it does not. */
@@ -29,7 +29,7 @@ export interface IntentKeeper {
  * in the log and the ledger, not a silent no-op. Nothing is taken back: the other action may be on
  * its way too.
  */
-export function intentKeeper(o: IntentKeeperOptions): IntentKeeper {
+export function intentKeyRenewal(o: IntentKeyRenewalOptions): IntentKeyRenewal {
   const lost = async (record: ActionRecord): Promise<void> => {
     o.logger.error({ actionId: record.actionId, strategy: record.strategy, intentKey: record.intent.key }, 'ALERT: an ambiguous action no longer holds its intent key; a second decision for it may go out');
     await o.ledger.append({ at: Date.now(), type: 'alert', actionId: record.actionId, strategy: record.strategy, detail: { event: 'intent_key_lost', intentKey: record.intent.key } });

@@ -3,7 +3,7 @@ import type { ApiClient } from '../../api/client.ts';
 import { marketMint as marketMintSchema, type MarketMint } from '../../api/mints.ts';
 import type { TradeRecord } from '../../api/schemas/perps.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
-import type { KeeperWatch } from './ports.ts';
+import type { KeeperFillWatch } from './ports.ts';
 
 /** Trades read per page; the query is narrowed to this wallet's decreases (or increases) of one market since the build. */
 const PAGE = 100;
@@ -29,7 +29,7 @@ const LAST_LOOK_MARGIN_SEC = 120;
  * the same pages of fills again (the executor's largest cost per action at a hundred actions a
  * second). A look waits at most this long for the read that answers it.
  */
-export const DEFAULT_READ_INTERVAL_MS = 100;
+const DEFAULT_READ_INTERVAL_MS = 100;
 
 /** A look waiting for the read that answers it. */
 interface Look {
@@ -61,7 +61,7 @@ interface QueryLooks {
  * a look is answered by a read that started after it was asked, so it sees every fill a read of
  * its own would have seen. The last look reads alone (its window is two minutes wider).
  */
-export class TradeHistoryKeeperWatch implements KeeperWatch {
+export class TradeHistoryKeeperFillWatch implements KeeperFillWatch {
   readonly #queries = new Map<string, QueryLooks>();
   readonly #readIntervalMs: number;
 
@@ -131,7 +131,7 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
   private answer(record: ActionRecord, found: boolean, complete: boolean): boolean {
     if (found) return true;
     if (complete) return false;
-    throw new KeeperWatchOverflow(`more than ${MAX_PAGES * PAGE} ${tradeActionOf(record).toLowerCase()}s of this wallet and market since action ${record.actionId} was built; its fill cannot be told apart`);
+    throw new KeeperFillWatchOverflow(`more than ${MAX_PAGES * PAGE} ${tradeActionOf(record).toLowerCase()}s of this wallet and market since action ${record.actionId} was built; its fill cannot be told apart`);
   }
 
   /**
@@ -173,7 +173,7 @@ export class TradeHistoryKeeperWatch implements KeeperWatch {
  * Which fills prove the request: an open, increase or add-collateral is filled by an Increase
  * trade, every other keeper-applied request (decreases) by a Decrease one.
  */
-export function tradeActionOf(record: Partial<Pick<ActionRecord, 'intent'>>): 'Increase' | 'Decrease' {
+function tradeActionOf(record: Partial<Pick<ActionRecord, 'intent'>>): 'Increase' | 'Decrease' {
   const type = record.intent?.type;
   return type === 'open' || type === 'increase' || type === 'add-collateral' ? 'Increase' : 'Decrease';
 }
@@ -186,8 +186,8 @@ interface TradesQuery {
 }
 
 /** The trade history since a build is too long to read in one look; the action stays ambiguous. */
-export class KeeperWatchOverflow extends Error {
-  override readonly name = 'KeeperWatchOverflow';
+export class KeeperFillWatchOverflow extends Error {
+  override readonly name = 'KeeperFillWatchOverflow';
   readonly kind = 'keeper_watch_overflow';
 }
 
