@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startPaperPersistence, type PaperPersistence } from '../../src/paper/state-file.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
-import { waitUntil } from '../e2e/support/wait-until.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 // The paper state is written when the venue changes — a burst of changes in one write, nothing
 // while nothing changes — not on a timer, and atomically (no temporary file left, owner-only).
