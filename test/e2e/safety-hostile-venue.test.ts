@@ -145,7 +145,7 @@ describe('stratd run against a venue that tampers with every write operation', (
 
   it('signed nothing, ended every action rejected, alerted per refusal, and landed nothing', async () => {
     const exit = await daemon!.stop();
-    expect(exit, daemonOutput()).toEqual({ code: 0, signal: null });
+    expect({ code: exit.code, signal: exit.signal }, daemonOutput()).toEqual({ code: 0, signal: null });
 
     // The ledger, through the operator's own tool.
     const { entries } = await ledgerThroughCli(redisPrefix);

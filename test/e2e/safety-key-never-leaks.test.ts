@@ -115,7 +115,7 @@ beforeAll(async () => {
   );
 
   const exit = await daemon.stop();
-  expect(exit, daemonOutput()).toEqual({ code: 0, signal: null });
+  expect({ code: exit.code, signal: exit.signal }, daemonOutput()).toEqual({ code: 0, signal: null });
   const actions = await run(['actions', '--json', '--all', '--limit', '10000']);
   const [configShow, configShowJson, configShowOfDaemon] = await Promise.all([
     runCli(['config', 'show'], { env: planted.cliEnv, timeoutMs: 30_000 }),
