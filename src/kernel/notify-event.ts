@@ -29,12 +29,11 @@ export const NOTIFY_EVENT_KINDS = [
   /** The audit archive could not be written (disk full, permissions): nothing leaves Redis until it can; and when it can again. */
   'archive_failed',
 ] as const;
-export const notifyEventKind = z.enum(NOTIFY_EVENT_KINDS);
-export type NotifyEventKind = z.infer<typeof notifyEventKind>;
+const notifyEventKind = z.enum(NOTIFY_EVENT_KINDS);
 
-export const SEVERITIES = ['info', 'warning', 'critical'] as const;
+const SEVERITIES = ['info', 'warning', 'critical'] as const;
 export const severity = z.enum(SEVERITIES);
-export type Severity = z.infer<typeof severity>;
+type Severity = z.infer<typeof severity>;
 
 export function severityRank(s: Severity): number {
   return SEVERITIES.indexOf(s);

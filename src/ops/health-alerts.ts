@@ -10,7 +10,7 @@ import { RedisMemoryAlarm, type RedisMemoryThresholds } from './redis-memory-ala
 /** Ticks in a row whose reads all failed before the API counts as unreachable. */
 const API_FAILED_TICKS = 3;
 
-export interface HealthAlertsOptions {
+interface HealthAlertsOptions {
   readonly watchdog: Watchdog;
   readonly redis: Redis;
   readonly notifier: NotifySink;

@@ -10,10 +10,10 @@ import { snapshotSchema, type Snapshot } from '../sdk/snapshot.ts';
  * them. The header's version says how to read the rest; a reader accepts every version up to its
  * own and refuses newer ones by name, so a recording outlives the release that made it.
  */
-export const RECORDING_FORMAT = 'stratd-recording';
+const RECORDING_FORMAT = 'stratd-recording';
 export const RECORDING_VERSION = 1;
 
-export const recordingHeaderSchema = z.strictObject({
+const recordingHeaderSchema = z.strictObject({
   format: z.literal(RECORDING_FORMAT),
   version: z.int().positive(),
   /** ms since the epoch, when recording began. */
@@ -21,9 +21,9 @@ export const recordingHeaderSchema = z.strictObject({
   /** Which stratd wrote it (package version), for the reader's messages. */
   writtenBy: z.string(),
 });
-export type RecordingHeader = z.infer<typeof recordingHeaderSchema>;
+type RecordingHeader = z.infer<typeof recordingHeaderSchema>;
 
-export type RecordingErrorKind = 'unreadable_recording' | 'unsupported_version';
+type RecordingErrorKind = 'unreadable_recording' | 'unsupported_version';
 
 export class RecordingError extends Error {
   override readonly name = 'RecordingError';

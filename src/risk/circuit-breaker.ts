@@ -25,7 +25,7 @@ export function countsTowardBreaker(reason: string | undefined): boolean {
   return reason !== undefined && BREAKER_REASONS.some((re) => re.test(reason));
 }
 
-export const breakerTrip = z.object({
+const breakerTrip = z.object({
   strategy: z.string(),
   reason: z.string(),
   count: z.number(),

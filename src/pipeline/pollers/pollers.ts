@@ -18,7 +18,7 @@ import type { RedisOutageLog } from '../redis-outage.ts';
 import { POLLER_SOURCES, type PollContext, type SourceRead } from './sources.ts';
 import type { LocalSnapshots } from '../local-snapshots.ts';
 
-export interface StartPollersOptions {
+interface StartPollersOptions {
   readonly config: Config;
   readonly client: ApiClient;
   readonly redis: Redis;

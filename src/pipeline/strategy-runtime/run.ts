@@ -17,7 +17,7 @@ export interface SnapshotReader {
   latestAll<K extends SnapshotKind>(kind: K): Promise<SnapshotOf<K>[]>;
 }
 
-export interface RunStrategiesInput {
+interface RunStrategiesInput {
   readonly snapshot: Snapshot;
   /** The loaded strategies; only those subscribed to the snapshot's kind run. */
   readonly strategies: readonly LoadedStrategy[];
@@ -107,13 +107,13 @@ export async function runStrategies(input: RunStrategiesInput): Promise<Strategy
  * The latest snapshot of every key of every kind the strategies may read, with the
  * triggering snapshot last (it is at least as new as the stored one of its key).
  */
-export async function loadWorld(reader: SnapshotReader, strategies: readonly LoadedStrategy[], trigger: Snapshot): Promise<Snapshot[]> {
+async function loadWorld(reader: SnapshotReader, strategies: readonly LoadedStrategy[], trigger: Snapshot): Promise<Snapshot[]> {
   const kinds = [...new Set(strategies.flatMap((s) => readableKinds(s.strategy)))].sort();
   const loaded = await Promise.all(kinds.map((kind) => reader.latestAll(kind)));
   return [...loaded.flat(), trigger];
 }
 
-export interface DecideInput {
+interface DecideInput {
   readonly snapshot: Snapshot;
   /** Every snapshot the decision may see (the view keeps the latest per kind+key; the trigger should be among them). */
   readonly world: readonly Snapshot[];

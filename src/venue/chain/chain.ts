@@ -50,7 +50,7 @@ export const STATUS_CACHE_SLOTS = 300;
 /** Slots after which a landed transaction is rooted (finalized). */
 export const FINALIZED_AFTER_SLOTS = 32;
 
-export interface SimulationResult {
+interface SimulationResult {
   readonly err: TransactionErrorValue | null;
   readonly logs: string[];
   readonly unitsConsumed: number;
@@ -64,20 +64,20 @@ export interface SimulationResult {
  * What a venue-built transaction's own execution changes, computed without applying it (the
  * market's effects of its request). Throws what its landing would throw when it would fail.
  */
-export type EffectsHandler = (request: PendingRequest) => readonly BalanceChange[];
+type EffectsHandler = (request: PendingRequest) => readonly BalanceChange[];
 
 /**
  * TEST FAULT: an outflow that simulations show from the fee payer and landings never apply, as a
  * program's hidden CPI would move a token that no instruction decodes to. Only the signing
  * policy's simulation check can see it.
  */
-export interface SimulatedOutflowFault {
+interface SimulatedOutflowFault {
   readonly mint: string;
   readonly amount: bigint;
 }
 
 /** The chain's observable state, JSON-ready (amounts as integer strings), for /__venue/ views. */
-export interface ChainState {
+interface ChainState {
   readonly slot: number;
   readonly blockHeight: number;
   readonly slotMs: number;
