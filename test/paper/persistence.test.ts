@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ let persistence: PaperPersistence | undefined;
 const wallet = Keypair.generate().publicKey.toBase58();
 const path = () => join(dir, 'venue', 'state.json');
 const savedLamports = async () => (JSON.parse(await readFile(path(), 'utf8')) as { venue: { chain: { lamports: Record<string, string> } } }).venue.chain.lamports[wallet];
-const quiet = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const quiet = (ms: number) => sleep(ms);
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'stratd-paper-persist-'));
