@@ -1,13 +1,9 @@
 // One `stratd run` process of bench/daemon.ts, started the way an operator starts it (all roles,
 // --set flags), watched through its own ops server: /readyz to know it started (and how long that
 // took), /metrics for the counters; bench/proc-stats.ts reads its CPU time and memory.
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { NODE_FLAGS } from '../bin/node-flags.js';
-
-const STRATD = fileURLToPath(new URL('../bin/stratd.js', import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+import { setTimeout as sleep } from 'node:timers/promises';
+import { spawnStratd } from '../test/support/daemon-process.ts';
 
 /** A daemon process failed to start or to answer. */
 export class BenchDaemonError extends Error {
@@ -50,12 +46,11 @@ export async function startDaemonProcess(sets: Readonly<Record<string, string | 
   const spawnedAt = performance.now();
   const all = { ...sets, 'ops.port': port, 'ops.host': '127.0.0.1' };
   // The Node flags of every production start first (bin/node-flags.js), then the bench's own.
-  const args = [...NODE_FLAGS, ...nodeArgs, STRATD, 'run', ...Object.entries(all).flatMap(([k, v]) => ['--set', `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`])];
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, REDIS_URL: redisUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnStratd({ sets: all, env: { REDIS_URL: redisUrl }, nodeArgs });
   let tail = '';
   const keep = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-4_000));
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // A bench that dies must not leave this process behind.
   const killOnExit = () => child.kill('SIGKILL');
@@ -72,7 +67,7 @@ export async function startDaemonProcess(sets: Readonly<Record<string, string | 
       child.kill('SIGKILL');
       throw new BenchDaemonError(`stratd run was not ready within 30 s:\n${tail}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
   const readyMs = performance.now() - spawnedAt;
 

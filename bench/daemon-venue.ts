@@ -1,5 +1,6 @@
 // The venue of bench/daemon.ts: its own process on loopback (so its CPU work does not sit on the
 // daemon's event loop, and the bench's RSS is the daemon's), funded through its control API.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -125,7 +126,7 @@ export function keepPositionsOpen(client: ApiClient, apiUrl: string, wallets: re
           onError(error);
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, everyMs));
+      await sleep(everyMs);
     }
   })();
   return {

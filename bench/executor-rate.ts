@@ -7,6 +7,7 @@
 // Redis write) takes partial decreases of one large position `concurrency` at a time, handed over
 // as the strategy worker hands them over, for `seconds`. Not included: the pollers and the strategy
 // worker (measured apart), and the action job's BullMQ round trips.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Keypair } from '@solana/web3.js';
 import type { Redis } from 'ioredis';
 import { ApiClient } from '../src/api/client.ts';
@@ -109,7 +110,7 @@ export async function executorRate(o: ExecutorRateOptions): Promise<ExecutorRate
   if (!positionPubkey) throw new Error('the executor-rate wallet has no open position');
   const poller = (async () => {
     while (!stopped) {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await sleep(1_000);
       if (!stopped) await poll().catch((error: unknown) => o.logger.error({ err: error }, 'executor-rate positions read failed'));
     }
   })();

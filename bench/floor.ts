@@ -3,6 +3,7 @@
 // build the decrease through the API → deserialize and sign with web3.js → one Redis write of the
 // signed bytes (awaited, as the daemon persists before it sends) → sendTransaction. The same
 // network calls the daemon makes for one action; what the daemon adds on top is its overhead.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection, Keypair, VersionedTransaction } from '@solana/web3.js';
 import type { Redis } from 'ioredis';
 import { ApiClient } from '../src/api/client.ts';
@@ -63,6 +64,6 @@ async function untilClosed(client: ApiClient, wallet: string, positionPubkey: st
   while (Date.now() < deadlineMs) {
     const open = (await client.call('perps.positions', { walletAddress: wallet })).dataList.map(positionView).some((p) => p?.positionPubkey === positionPubkey && p.sizeUsd > 0n);
     if (!open) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 }

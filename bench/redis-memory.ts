@@ -13,6 +13,7 @@
 // reached within the warm-up and the measured window shows whether anything grows beyond its
 // bound; at the defaults the same steady state is reached only after about an hour at this rate
 // (docs/operations.md gives its size). `--bounds defaults` runs with the defaults.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -80,7 +81,7 @@ async function startRedis(): Promise<{ url: string; stop: () => Promise<void> }>
   const deadline = Date.now() + 10_000;
   while ((await probe.ping().catch(() => 'down')) !== 'PONG') {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error('redis-server did not start (is it installed?)');
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   probe.disconnect();
   return {
@@ -208,7 +209,7 @@ async function main(): Promise<void> {
         nextPrintMs += 30_000;
       }
       if (atMs >= endsAt) break;
-      await new Promise((r) => setTimeout(r, Math.min(SAMPLE_MS, Math.max(0, endsAt - Date.now()))));
+      await sleep(Math.min(SAMPLE_MS, Math.max(0, endsAt - Date.now())));
     }
     const [byFamily, outcomes, rejections] = await Promise.all([memoryByFamily(redis), actionOutcomes(daemon.opsUrl), Promise.all([rejectionReasons(redis, 'oldest'), rejectionReasons(redis, 'newest')]).then(([oldest, newest]) => ({ oldest, newest }))]);
     const rateFrom = await landedAtWarmEnd!;

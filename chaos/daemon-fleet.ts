@@ -1,12 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Prng } from '../src/venue/market/prng.ts';
 import type { ProcessRegistry } from './process-registry.ts';
+import { spawnStratd } from '../test/support/daemon-process.ts';
 
-const STRATD = fileURLToPath(new URL('../bin/stratd.js', import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /**
  * Failpoints of src/daemon/failpoint.ts: the executor step after which a daemon SIGKILLs itself.
@@ -96,11 +94,8 @@ export class DaemonFleet {
   }
 
   private spawn(slot: Slot, failpoint: string | undefined): void {
-    const args = [STRATD, 'run', ...Object.entries(this.sets).flatMap(([k, v]) => ['--set', `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`])];
-    const env: NodeJS.ProcessEnv = { ...process.env, ...this.env };
-    delete env.STRATD_FAILPOINT;
-    if (failpoint) env.STRATD_FAILPOINT = failpoint;
-    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Only a restart that names a failpoint dies at one (spawnStratd drops an inherited one).
+    const child = spawnStratd({ sets: this.sets, env: { ...this.env, ...(failpoint ? { STRATD_FAILPOINT: failpoint } : {}) } });
     this.registry.add(child, `stratd run #${slot.index}`);
     this.starts++;
     slot.child = child;

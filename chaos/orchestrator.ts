@@ -22,6 +22,7 @@ import { RedisMemory } from './redis-memory.ts';
 import { buildReport, type ChaosReport } from './report.ts';
 import { SettlementWatch } from './settlement-watch.ts';
 import { ChaosVenue } from './venue.ts';
+import { abortableSleep } from '../src/kernel/abortable-sleep.ts';
 
 /** The run was interrupted (Ctrl-C); everything it started has been stopped. */
 export class ChaosAborted extends Error {
@@ -63,18 +64,6 @@ async function keysByKind(redis: Redis, prefix: string): Promise<Record<string, 
     }
   } while (cursor !== '0');
   return counts;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((done) => {
-    const timer = setTimeout(finish, ms);
-    function finish() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', finish);
-      done();
-    }
-    signal?.addEventListener('abort', finish, { once: true });
-  });
 }
 
 /**
@@ -191,7 +180,7 @@ export async function runChaos(opts: ChaosOptions, command: string, signal?: Abo
     fleet.startAll();
     const started = () => tail.others.filter((e) => e.type === 'system' && e.detail.event === 'start').length;
     const readyBy = Date.now() + 90_000;
-    while (started() < opts.daemons && Date.now() < readyBy && !signal?.aborted) await sleep(250, signal);
+    while (started() < opts.daemons && Date.now() < readyBy && !signal?.aborted) await abortableSleep(250, signal);
     if (signal?.aborted) throw new ChaosAborted('interrupted');
     log(`${started()} of ${opts.daemons} daemons started`);
 
@@ -215,17 +204,17 @@ export async function runChaos(opts: ChaosOptions, command: string, signal?: Abo
         case 'api-outage':
         case 'rpc-outage':
           await v.faults(outagePatch(event.kind, event.mode, event.forMs, true, opts.faultShare));
-          await sleep(event.forMs);
+          await abortableSleep(event.forMs);
           await v.faults(outagePatch(event.kind, event.mode, event.forMs, false, opts.faultShare));
           break;
         case 'keeper-stall':
           await v.faults({ keeperDelayMs: 50_000 });
-          await sleep(event.forMs);
+          await abortableSleep(event.forMs);
           await v.faults({ keeperDelayMs: KEEPER_DELAY_MS });
           break;
         case 'redis-outage':
           await redis.stop();
-          await sleep(event.forMs);
+          await abortableSleep(event.forMs);
           await redis.start();
           redisUpSinceMs = Date.now();
           redisRestarts++;
@@ -253,7 +242,7 @@ export async function runChaos(opts: ChaosOptions, command: string, signal?: Abo
       log(`+${Math.round((Date.now() - faultStartMs) / 1000)} s: ${accepted} accepted, ${landed} landed, ${c.kills} kills + ${c.failpointExits} failpoint exits, ${fleet!.running()}/${opts.daemons} daemons up, ${positions.opened} positions opened, used_memory ${((memory.samples.at(-1)?.usedBytes ?? 0) / 1_048_576).toFixed(1)} MB`);
     }, 30_000);
     timers.push(progressTimer);
-    await sleep(opts.durationMs, signal);
+    await abortableSleep(opts.durationMs, signal);
     const faultEndMs = Date.now();
     killer.stop();
     for (const timer of timers.splice(0)) if (timer !== monitorTimer) clearTimeout(timer);
@@ -271,7 +260,7 @@ export async function runChaos(opts: ChaosOptions, command: string, signal?: Abo
     const drainStart = Date.now();
     let emptyPolls = 0;
     while (Date.now() - drainStart < opts.drainMs && !signal?.aborted) {
-      await sleep(1_000, signal);
+      await abortableSleep(1_000, signal);
       const open = await monitor.zcard(`${prefix}actions:open`).catch(() => -1);
       emptyPolls = open === 0 ? emptyPolls + 1 : 0;
       if (emptyPolls >= 3 && Date.now() - drainStart > opts.settleGraceMs + 6_000) break;

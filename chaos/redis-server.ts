@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import type { ProcessRegistry } from './process-registry.ts';
@@ -45,7 +46,7 @@ export class ChaosRedis {
       } catch (error) {
         if (attempt >= 3 || this.closed) throw error;
         this.startFailures.push((error as Error).message);
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await sleep(1_000);
       }
     }
   }
@@ -95,7 +96,7 @@ export class ChaosRedis {
           probe.disconnect();
         }
         if (Date.now() > deadline) throw new ChaosRedisError(`redis-server on port ${this.port} did not answer PING within ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sleep(100);
       }
     } finally {
       probe.disconnect();

@@ -23,7 +23,7 @@ export type ApiErrorKind =
   | 'invalid_request'
   | 'invalid_response';
 
-export interface ApiErrorDetails {
+interface ApiErrorDetails {
   readonly kind: ApiErrorKind;
   readonly operationId: string;
   readonly status?: number;

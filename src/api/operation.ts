@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type Product = 'tokens' | 'perps' | 'ultra' | 'trigger' | 'recurring' | 'studio';
-export type ParamLocation = 'path' | 'query' | 'body';
+type ParamLocation = 'path' | 'query' | 'body';
 
 /**
  * What a caller does with an operation's result, which decides how it may be retried:
@@ -11,7 +11,7 @@ export type ParamLocation = 'path' | 'query' | 'body';
  * - `submit`: hands a signed transaction to the service; a reply that never came is *ambiguous*,
  *   so only provably-unsent failures (429, connection refused) are retried by the client.
  */
-export type OperationEffect = 'read' | 'build' | 'submit';
+type OperationEffect = 'read' | 'build' | 'submit';
 
 export interface OperationDef<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
   readonly id: string;

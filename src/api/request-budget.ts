@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { RedisScript } from '../kernel/redis-script.ts';
 import { abortableSleep } from '../kernel/abortable-sleep.ts';
 
-export interface RequestBudgetOptions {
+interface RequestBudgetOptions {
   /** Requests per second for the whole account; may be fractional (keyless is 0.5). */
   readonly requestsPerSecond: number;
   /** Redis key prefix shared by every process that uses the same API key. */

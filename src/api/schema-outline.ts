@@ -3,7 +3,7 @@ import { decimalString, intString, uintString } from './amounts.ts';
 import { pubkey } from './pubkey.ts';
 
 /** One field of an object schema, described for people (docs/api.md). */
-export interface FieldOutline {
+interface FieldOutline {
   readonly name: string;
   readonly required: boolean;
   readonly accepts: string;
@@ -60,7 +60,7 @@ export function outlineFields(schema: z.ZodType): FieldOutline[] {
 }
 
 /** What a schema accepts, in a few words. */
-export function describe(schema: z.ZodType): string {
+function describe(schema: z.ZodType): string {
   const named = NAMED.get(schema);
   if (named) return named;
   const def = defOf(schema);

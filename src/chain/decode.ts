@@ -16,14 +16,14 @@ import { decodeSystemInstruction, type SystemInstruction } from './decode/system
 import { decodeTokenInstruction, type TokenInstruction } from './decode/token.ts';
 
 export type { LookupTableResolver } from './decode/lookup-tables.ts';
-export { rpcLookupTableResolver, staticLookupTableResolver, LookupTableError, LookupTableUnavailable } from './decode/lookup-tables.ts';
+export { rpcLookupTableResolver, staticLookupTableResolver, LookupTableUnavailable } from './decode/lookup-tables.ts';
 export { TransactionDecodeError } from './decode/transaction-decode-error.ts';
-export { readTransaction, readTransactionBytes, readWireTransaction } from './decode/read-transaction.ts';
+export { readTransaction, readWireTransaction } from './decode/read-transaction.ts';
 export { WireTransaction } from './decode/wire-transaction.ts';
-export type { SystemInstruction, TokenInstruction, AssociatedTokenInstruction, ComputeBudgetInstruction, MemoInstruction, PerpsInstruction, AggregatorInstruction, LimitOrderInstruction, DcaInstruction, DbcInstruction };
+export type { SystemInstruction, TokenInstruction, AssociatedTokenInstruction, PerpsInstruction, AggregatorInstruction, LimitOrderInstruction, DcaInstruction, DbcInstruction };
 
 /** The decoded form of an instruction of a program we know. */
-export type ParsedInstruction =
+type ParsedInstruction =
   | SystemInstruction
   | TokenInstruction
   | AssociatedTokenInstruction
@@ -36,7 +36,7 @@ export type ParsedInstruction =
   | DbcInstruction;
 
 /** An account of the message; `pubkey` is null when it comes from a lookup table that did not resolve. */
-export interface DecodedAccount {
+interface DecodedAccount {
   readonly index: number;
   readonly pubkey: string | null;
   readonly signer: boolean;
@@ -46,7 +46,7 @@ export interface DecodedAccount {
   readonly lookupIndex?: number;
 }
 
-export interface DecodedSigner {
+interface DecodedSigner {
   readonly index: number;
   readonly pubkey: string;
   /** False when the signature slot is all zeros (nobody signed yet). */
@@ -66,7 +66,7 @@ export interface DecodedInstruction {
   readonly parseError?: string;
 }
 
-export interface UnresolvedLookup {
+interface UnresolvedLookup {
   readonly table: string;
   /** 'unprovable': the table exists but its content cannot be trusted (LookupTableError). */
   readonly reason: 'no_resolver' | 'not_found' | 'resolver_error' | 'index_out_of_range' | 'unprovable';
@@ -74,7 +74,7 @@ export interface UnresolvedLookup {
 }
 
 /** What the transaction asks to pay for compute; the price is micro-lamports per unit, exact. */
-export interface ComputeBudgetSummary {
+interface ComputeBudgetSummary {
   readonly unitLimit: number | null;
   readonly unitPriceMicroLamports: string | null;
   readonly heapFrameBytes: number | null;
@@ -99,7 +99,7 @@ export interface DecodedTransaction {
   readonly problems: readonly string[];
 }
 
-export interface DecodeOptions {
+interface DecodeOptions {
   /** Without it, any lookup table of a v0 transaction is reported unresolved. */
   readonly resolveLookupTable?: LookupTableResolver;
 }

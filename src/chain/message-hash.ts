@@ -7,6 +7,6 @@ export function messageSha256(tx: VersionedTransaction): string {
 }
 
 /** The same, of a message: the decoder, the policy and the signer all bind to this one digest. */
-export function messageBytesSha256(message: VersionedMessage): string {
+function messageBytesSha256(message: VersionedMessage): string {
   return createHash('sha256').update(message.serialize()).digest('hex');
 }

@@ -10,7 +10,7 @@ import { SignatureStatusBatch } from './signature-status-batch.ts';
 import { jsonRpcSimulation, type SimulationRpc } from './simulate-transaction.ts';
 
 /** Why the RPC refused a transaction, as far as a caller needs to act on it. */
-export type SendRefusal = 'blockhash_not_found' | 'signature_invalid' | 'already_processed' | 'rpc_error' | 'network';
+type SendRefusal = 'blockhash_not_found' | 'signature_invalid' | 'already_processed' | 'rpc_error' | 'network';
 
 export type SendResult = { readonly ok: true } | { readonly ok: false; readonly refusal: SendRefusal; readonly message: string };
 
@@ -146,6 +146,6 @@ const multipleAccounts = z.looseObject({
 
 const MAX_ACCOUNTS_PER_CALL = 100;
 
-export const DEFAULT_RPC_TIMEOUT_MS = 3_000;
+const DEFAULT_RPC_TIMEOUT_MS = 3_000;
 /** One Solana slot: a block height this old is as good as a fresh one for the executor's checks. */
-export const BLOCK_HEIGHT_MAX_AGE_MS = 400;
+const BLOCK_HEIGHT_MAX_AGE_MS = 400;

@@ -1,5 +1,5 @@
 /** How one JSON-RPC request ended, for metrics. */
-export type RpcOutcome = 'ok' | 'rpc_error' | 'http_error' | 'network';
+type RpcOutcome = 'ok' | 'rpc_error' | 'http_error' | 'network';
 
 /** Told about every JSON-RPC request a connection makes (ops metrics); must not throw. */
 export interface RpcObserver {

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { JsonRpcError, type JsonRpc } from './json-rpc.ts';
 
 /** Most signatures one getSignatureStatuses request may carry (Solana nodes refuse more). */
-export const MAX_SIGNATURES_PER_REQUEST = 256;
+const MAX_SIGNATURES_PER_REQUEST = 256;
 
 /** One signature's status as the node reports it (ranking against a commitment is the caller's). */
-export type RawSignatureStatus = z.infer<typeof rawStatus>;
+type RawSignatureStatus = z.infer<typeof rawStatus>;
 
 const rawStatus = z.looseObject({
   slot: z.number().int().nonnegative(),

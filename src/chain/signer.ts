@@ -5,10 +5,10 @@ import type { Verdict } from './policy/verdict.ts';
 import type { TransactionSigner } from './keys/transaction-signer.ts';
 
 export type { TransactionSigner } from './keys/transaction-signer.ts';
-export { LocalKeypairSigner, DEFAULT_KEY_ENV, type LoadSignerOptions } from './keys/local-keypair-signer.ts';
-export { KeyFileError, type KeyFileErrorKind } from './keys/key-file-error.ts';
-export { SignerError, type SignerErrorKind } from './keys/signer-error.ts';
-export { readKeyFile, writeKeyFile, type SignerMode } from './keys/key-file.ts';
+export { LocalKeypairSigner } from './keys/local-keypair-signer.ts';
+export { KeyFileError } from './keys/key-file-error.ts';
+export { SignerError } from './keys/signer-error.ts';
+export { readKeyFile, writeKeyFile } from './keys/key-file.ts';
 
 /** A transaction signed by the wallet: the wire bytes to send and the wallet's signature (its id). */
 export interface SignedTransaction {

@@ -22,7 +22,7 @@ export interface DeploymentRedis {
  * (pause, resume, actions): chosen by the same rule as `stratd run` (src/ops/redis-choice.ts),
  * never started by these commands.
  */
-export async function openDeploymentRedis(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, varDir = 'var'): Promise<DeploymentRedis> {
+async function openDeploymentRedis(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, varDir = 'var'): Promise<DeploymentRedis> {
   const { config } = loadConfig({ argv, env });
   const { url } = await chooseRedis({ config, env, varDir, mayStart: false, logger: silentLogger });
   // A few quick retries, then a command fails with one error instead of waiting for Redis forever.
@@ -43,7 +43,7 @@ export async function openDeploymentRedis(argv: readonly string[], env: NodeJS.P
 }
 
 /** What ioredis throws when the server is gone or refuses: ends a command in one line. */
-export function isRedisFailure(error: unknown): error is Error {
+function isRedisFailure(error: unknown): error is Error {
   if (!(error instanceof Error)) return false;
   if (['ReplyError', 'MaxRetriesPerRequestError', 'AbortError'].includes(error.name)) return true;
   return /Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|NOAUTH|WRONGPASS|Stream isn't writeable/.test(error.message);

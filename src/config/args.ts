@@ -1,5 +1,5 @@
 /** The configuration flags any command accepts: `--config <file>` and repeated `--set key.path=value`. */
-export interface ConfigArgs {
+interface ConfigArgs {
   readonly configFile?: string;
   readonly sets: readonly string[];
   /** Everything else, in order, for the command's own parser. */

@@ -1,6 +1,6 @@
 import type { ValueKind } from './key.ts';
 
-export type Coerced = { ok: true; value: unknown } | { ok: false; message: string };
+type Coerced = { ok: true; value: unknown } | { ok: false; message: string };
 
 /**
  * Turns text from the environment or `--set` into a value of the key's kind. Strict on

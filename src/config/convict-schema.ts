@@ -41,7 +41,7 @@ function registerFormats(): void {
   }
 }
 
-export type ConvictSchema = convict.Schema<Record<string, unknown>>;
+type ConvictSchema = convict.Schema<Record<string, unknown>>;
 
 /** The convict schema of a key tree. */
 export function convictSchemaOf(tree: KeyTree): ConvictSchema {

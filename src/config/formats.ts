@@ -66,7 +66,7 @@ export const cronExpression = z.string().superRefine((text, ctx) => {
 export const timezone = z.string().refine((tz) => isTimezone(tz), { message: 'expected an IANA time zone such as "UTC"' });
 
 /** The name of an environment variable (never its value). */
-export const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'expected an environment variable name' });
+const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'expected an environment variable name' });
 
 /**
  * The name of the variable that holds the wallet key. A base58 key is letters and digits, so it

@@ -1,6 +1,6 @@
 /** The configuration's public surface: load it, show it, describe it. */
-export { loadConfig, type LoadConfigOptions, type LoadedConfig } from './load.ts';
-export { maskedConfig, REDACTED } from './mask.ts';
-export { configSchema, configKeys, type Config, type ConfigInput, type Mode } from './schema.ts';
+export { loadConfig, type LoadConfigOptions } from './load.ts';
+export { maskedConfig } from './mask.ts';
+export { configSchema, configKeys, type Config } from './schema.ts';
 export { ConfigError, isConfigError, formatProblems, type ConfigProblem } from './errors.ts';
-export { splitConfigArgs, type ConfigArgs } from './args.ts';
+export { splitConfigArgs } from './args.ts';

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 export type ValueKind = 'string' | 'int' | 'number' | 'boolean' | 'list' | 'object' | 'integer-string';
 
 /** One configuration key, described once: convict's schema and the zod schema both come from it. */
-export interface KeySpec<S extends z.ZodType> {
+interface KeySpec<S extends z.ZodType> {
   /** What the key does and why the default is what it is. */
   readonly doc: string;
   /** The key's zod schema; the whole config's schema is assembled from these. */

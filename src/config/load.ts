@@ -29,7 +29,7 @@ export interface LoadConfigOptions {
   readonly liveRequirements?: boolean;
 }
 
-export interface LoadedConfig {
+interface LoadedConfig {
   readonly config: Config;
   /** The files that were merged, lowest first. */
   readonly files: readonly string[];

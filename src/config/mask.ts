@@ -4,7 +4,7 @@ import { configKeys, type Config } from './schema.ts';
 
 import { maskUrlSecrets, REDACTED } from './mask-url.ts';
 
-export { maskUrlSecrets, REDACTED };
+export { maskUrlSecrets };
 
 const ENTRIES = keyEntries(configKeys);
 /** Keys that name where the wallet key is (a path, a variable): an operator may paste the key itself there. */

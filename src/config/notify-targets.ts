@@ -34,7 +34,7 @@ export const webhookTarget = z.strictObject({
   headers: z.record(z.string(), z.string()).default({}),
 });
 
-export const notifyTarget = z.discriminatedUnion('type', [telegramTarget, discordTarget, slackTarget, webhookTarget]);
+const notifyTarget = z.discriminatedUnion('type', [telegramTarget, discordTarget, slackTarget, webhookTarget]);
 export type NotifyTarget = z.infer<typeof notifyTarget>;
 
 export const notifyTargets = z.array(notifyTarget).superRefine((targets, ctx) => {

@@ -111,7 +111,7 @@ export class ProblemList {
 }
 
 /** The generated fix hint of a key: where to set it, to what, and its default. */
-export function fixFor(entry: KeyEntry): string {
+function fixFor(entry: KeyEntry): string {
   const { path, key } = entry;
   if (key.fix) return key.fix;
   const where = [`"${path}" in a config file`, `--set ${path}=…`, ...(key.env ? [`env ${key.env}`] : [])].join(', ');

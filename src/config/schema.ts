@@ -85,9 +85,6 @@ export const configSchema = objectOf(configKeys).superRefine((config, ctx) => {
 
 /** The effective configuration, as every component receives it. */
 export type Config = z.infer<typeof configSchema>;
-/** What a config file or override may contain (before defaults and transforms). */
-export type ConfigInput = z.input<typeof configSchema>;
-export type Mode = Config['mode'];
 
 /** The longest gap between runs of a cron expression (ms), or undefined when it does not parse (its own key reports that). */
 function cronIntervalMs(expression: string, timezone: string): number | undefined {

@@ -1,5 +1,5 @@
 /** A target URL split into where to send and how to authenticate. */
-export interface SplitUrl {
+interface SplitUrl {
   /** The URL without user info: fetch refuses a URL that carries credentials. */
   readonly url: string;
   /** "Basic …" from the URL's user:password, as curl sends it; absent when the URL has none. */

@@ -39,7 +39,7 @@ export function balanceRecorder(o: { readonly read: () => Promise<WalletBalances
 }
 
 /** The daemon's balances as a recording line: SOL as lamports, USDC under its mint. */
-export function balancesRecord(wallet: string, balances: WalletBalances, atMs: number): WalletBalancesRecord | undefined {
+function balancesRecord(wallet: string, balances: WalletBalances, atMs: number): WalletBalancesRecord | undefined {
   if (balances.SOL === undefined && balances.USDC === undefined) return undefined;
   return {
     record: 'walletBalances',

@@ -44,7 +44,7 @@ import { tpslFromSnapshots } from '../risk/tpsl-lookup.ts';
 import type { TradingSwitch } from '../risk/trading-switch.ts';
 
 /** What the executor role starts with: the process's shared parts (Redis, the API client, the ledger, metrics) and its hooks. */
-export interface ExecutorRoleOptions {
+interface ExecutorRoleOptions {
   readonly config: Config;
   readonly redis: Redis;
   readonly prefix: string;

@@ -8,7 +8,7 @@ export type { Logger };
  * Paths pino censors in every log line. The wallet key and the API key must never reach a
  * log (standing rule); these cover the names they travel under anywhere in a logged object.
  */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'apiKey',
   '*.apiKey',
   'api.key',
@@ -43,9 +43,9 @@ export const REDACT_PATHS = [
   '*.error.command.args',
 ];
 
-export type LogFormat = 'auto' | 'json' | 'pretty';
+type LogFormat = 'auto' | 'json' | 'pretty';
 
-export interface LoggerOptions {
+interface LoggerOptions {
   readonly level?: string;
   readonly name?: string;
   readonly destination?: DestinationStream;

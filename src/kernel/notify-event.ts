@@ -31,12 +31,11 @@ export const NOTIFY_EVENT_KINDS = [
   /** The free space of the audit archive's filesystem fell below archive.minFreeBytes; and when it is back. */
   'archive_disk_low',
 ] as const;
-export const notifyEventKind = z.enum(NOTIFY_EVENT_KINDS);
-export type NotifyEventKind = z.infer<typeof notifyEventKind>;
+const notifyEventKind = z.enum(NOTIFY_EVENT_KINDS);
 
-export const SEVERITIES = ['info', 'warning', 'critical'] as const;
+const SEVERITIES = ['info', 'warning', 'critical'] as const;
 export const severity = z.enum(SEVERITIES);
-export type Severity = z.infer<typeof severity>;
+type Severity = z.infer<typeof severity>;
 
 export function severityRank(s: Severity): number {
   return SEVERITIES.indexOf(s);

@@ -6,7 +6,7 @@ import { z } from 'zod';
  * writes beyond (0: no limit) and what it does then (`maxmemory-policy`). Byte counts are
  * numbers: far below 2^53, and they are sizes, not money.
  */
-export const redisMemorySchema = z.object({
+const redisMemorySchema = z.object({
   usedBytes: z.int().nonnegative(),
   /** 0: no limit (Redis grows until the host or the container kills it). */
   maxBytes: z.int().nonnegative(),
@@ -15,7 +15,7 @@ export const redisMemorySchema = z.object({
 export type RedisMemory = z.infer<typeof redisMemorySchema>;
 
 /** INFO memory did not hold the fields this reads (a proxy that hides INFO, an unknown server). */
-export class RedisMemoryInfoError extends Error {
+class RedisMemoryInfoError extends Error {
   override readonly name = 'RedisMemoryInfoError';
   readonly kind = 'redis_memory_info';
 }

@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
  * signed while the first is already on its way, so that write is confirmed on a replica (WAIT)
  * before its bytes are sent.
  */
-export type WaitReplicasSetting = 'auto' | number;
+type WaitReplicasSetting = 'auto' | number;
 
 /** Parses the setting's text form: "auto" or a non-negative whole number. */
 export function parseWaitReplicas(text: string): WaitReplicasSetting {

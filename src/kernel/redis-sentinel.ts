@@ -18,7 +18,7 @@ export class RedisSentinelUrlError extends Error {
   readonly kind = 'redis_sentinel_url';
 }
 
-export interface SentinelTarget {
+interface SentinelTarget {
   readonly sentinels: readonly { readonly host: string; readonly port: number }[];
   /** The master name the sentinels monitor ("mymaster"). */
   readonly name: string;
@@ -97,7 +97,7 @@ export function sentinelRedisOptions(target: SentinelTarget): RedisOptions {
 }
 
 /** The Redis keys of the configuration that name where Redis is. */
-export interface RedisLocation {
+interface RedisLocation {
   readonly url: string;
   readonly sentinels: readonly string[];
   readonly sentinelName: string;

@@ -3,7 +3,7 @@
  * beats when it completes an iteration, and it is healthy while its last beat is within twice
  * its expected interval.
  */
-export interface LoopHealth {
+interface LoopHealth {
   readonly name: string;
   readonly healthy: boolean;
   readonly lastBeatMs?: number;

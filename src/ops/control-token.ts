@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 /** Why a control request was refused; the HTTP status follows from it. */
-export type ControlRefusal = 'control_disabled' | 'missing_token' | 'wrong_token';
+type ControlRefusal = 'control_disabled' | 'missing_token' | 'wrong_token';
 
 /**
  * Checks an `Authorization: Bearer <token>` header against ops.controlToken. With no token

@@ -4,12 +4,13 @@ import type { Logger } from '../kernel/logger.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
 import type { Watchdog } from '../kernel/watchdog.ts';
 import { readRedisMemory, type RedisMemory } from '../kernel/redis-memory.ts';
+import { withTimeout } from '../kernel/with-timeout.ts';
 import { RedisMemoryAlarm, type RedisMemoryThresholds } from './redis-memory-alarm.ts';
 
 /** Ticks in a row whose reads all failed before the API counts as unreachable. */
 const API_FAILED_TICKS = 3;
 
-export interface HealthAlertsOptions {
+interface HealthAlertsOptions {
   readonly watchdog: Watchdog;
   readonly redis: Redis;
   readonly notifier: NotifySink;
@@ -77,7 +78,7 @@ export function watchHealth(o: HealthAlertsOptions): HealthAlerts {
       }
     }
 
-    const answers = await Promise.race([o.redis.ping().then(() => true, () => false), new Promise<boolean>((r) => setTimeout(() => r(false), 2_000).unref())]);
+    const answers = await withTimeout(o.redis.ping().then(() => true, () => false), 2_000, () => false);
     if (!answers && redisDownSinceMs === undefined) {
       redisDownSinceMs = t;
       raise({ kind: 'redis_unreachable', severity: 'critical', key: `redis_unreachable:${t}`, title: 'Redis does not answer', text: 'queues, executor state and the kill switch live there; trading waits for it', atMs: t });

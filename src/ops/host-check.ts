@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 /**
  * The host name of a Host header, lower-case, without port or IPv6 brackets; '' when absent.
  */
-export function hostNameOf(header: string | undefined): string {
+function hostNameOf(header: string | undefined): string {
   const host = (header ?? '').trim().toLowerCase();
   if (host.startsWith('[')) return host.slice(1, host.indexOf(']') > 0 ? host.indexOf(']') : undefined);
   const colon = host.lastIndexOf(':');

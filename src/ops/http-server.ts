@@ -20,6 +20,7 @@ import { refreshScrapeGauges } from './scrape-gauges.ts';
 import type { RedisMemoryThresholds } from './redis-memory-alarm.ts';
 import type { WalletBalances } from './wallet-balances.ts';
 import type { Watchdog } from '../kernel/watchdog.ts';
+import { withTimeout } from '../kernel/with-timeout.ts';
 
 export interface OpsServerOptions {
   /** ops.host: loopback by default (config refuses another interface without a control token). */
@@ -242,13 +243,5 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown, reply: FastifyReply):
  */
 async function pingRedis(redis: Redis, timeoutMs: number): Promise<boolean> {
   if (redis.status !== 'ready') return false;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    return await Promise.race([redis.ping().then((r) => r === 'PONG', () => false), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return withTimeout(redis.ping().then((r) => r === 'PONG', () => false), timeoutMs, () => false);
 }

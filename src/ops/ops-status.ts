@@ -20,7 +20,7 @@ import type { Watchdog } from '../kernel/watchdog.ts';
 const loopHealth = z.object({ name: z.string(), healthy: z.boolean(), lastBeatMs: z.number().optional(), expectedEveryMs: z.number() });
 
 /** One source's last tick, as the pollers write it to the heartbeat hash. */
-export const pollerHeartbeat = z.object({ tickMs: z.number(), at: z.number(), reads: z.number(), failed: z.number() });
+const pollerHeartbeat = z.object({ tickMs: z.number(), at: z.number(), reads: z.number(), failed: z.number() });
 
 const queueCounts = z.object({ waiting: z.number(), active: z.number(), delayed: z.number(), failed: z.number() });
 
@@ -64,7 +64,7 @@ export interface OpsIdentity {
   readonly strategies?: readonly string[];
 }
 
-export interface OpsStatusDeps {
+interface OpsStatusDeps {
   readonly redis: Redis;
   /** The hash-tagged key prefix, "{stratd}:". */
   readonly prefix: string;

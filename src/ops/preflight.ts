@@ -10,9 +10,9 @@ import { MAINNET_GENESIS_HASH } from '../config/sections/preflight.ts';
  * once started, outages are retried as before. Every check is a value naming its host and the fix.
  */
 
-export type PreflightCheckName = 'api' | 'rpc' | 'cluster' | 'fee-balance' | 'clock';
+type PreflightCheckName = 'api' | 'rpc' | 'cluster' | 'fee-balance' | 'clock';
 
-export interface PreflightCheck {
+interface PreflightCheck {
   readonly check: PreflightCheckName;
   readonly ok: boolean;
   /** The URL asked, through maskUrlSecrets (provider keys in RPC URLs stay hidden). */
@@ -22,7 +22,7 @@ export interface PreflightCheck {
   readonly fix?: string;
 }
 
-export interface PreflightOptions {
+interface PreflightOptions {
   readonly apiBaseUrl: string;
   /** Sent as x-api-key; never printed. */
   readonly apiKey: string;
@@ -63,7 +63,7 @@ function clusterName(hash: string): string {
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 
 /** Lamports as SOL text for people (exact: bigint arithmetic, trailing zeros dropped). */
-export function solText(lamports: bigint): string {
+function solText(lamports: bigint): string {
   const whole = lamports / LAMPORTS_PER_SOL;
   const fraction = (lamports % LAMPORTS_PER_SOL).toString().padStart(9, '0').replace(/0+$/, '');
   return fraction ? `${whole}.${fraction} SOL` : `${whole} SOL`;

@@ -8,7 +8,7 @@ import type { NotifySink } from '../kernel/notify-event.ts';
 import { announceTradingStateNotice, tradingStateAnnouncement } from '../risk/trading-state-notice.ts';
 import { closeRedis } from '../kernel/redis.ts';
 
-export const processInfoSchema = z.object({
+const processInfoSchema = z.object({
   host: z.string(),
   pid: z.int(),
   roles: z.array(z.string()),
@@ -26,7 +26,7 @@ function processKeyPattern(prefix: string): string {
   return `${prefix.replace(/[{}[\]*?\\]/g, (c) => `\\${c}`)}process:*`;
 }
 
-export interface PresenceOptions {
+interface PresenceOptions {
   readonly redis: Redis;
   readonly prefix: string;
   readonly roles: readonly string[];
@@ -39,7 +39,7 @@ export interface PresenceOptions {
   readonly redisOutage?: { absorbs(error: unknown, context?: Record<string, unknown>): boolean };
 }
 
-export interface Presence {
+interface Presence {
   stop(): Promise<void>;
 }
 

@@ -3,7 +3,7 @@ import { openQueue, type QueueName } from '../pipeline/queues.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Watchdog } from '../kernel/watchdog.ts';
 
-export interface QueueProgressOptions {
+interface QueueProgressOptions {
   readonly redis: Redis;
   /** The hash-tagged key prefix, "{stratd}:". */
   readonly prefix: string;
@@ -20,7 +20,7 @@ export interface QueueProgressOptions {
   readonly now?: () => number;
 }
 
-export interface QueueProgress {
+interface QueueProgress {
   /** Looks at the queue now (the timer does the same); answers whether it beat. */
   check(): Promise<boolean>;
   stop(): Promise<void>;

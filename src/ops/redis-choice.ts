@@ -6,13 +6,13 @@ import type { Logger } from '../kernel/logger.ts';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
-export interface RedisChoice {
+interface RedisChoice {
   readonly url: string;
   /** Why this one, in words the operator reads in the log ("REDIS_URL", "the default URL", ...). */
   readonly why: string;
 }
 
-export interface ChooseRedisOptions {
+interface ChooseRedisOptions {
   readonly config: Config;
   readonly env: NodeJS.ProcessEnv;
   /** Where paper mode keeps its own Redis (default ./var → ./var/redis). */

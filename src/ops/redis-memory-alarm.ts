@@ -17,7 +17,7 @@ export interface RedisMemoryThresholds {
  * A level is entered at its threshold and left only this many points below it, so memory that
  * hovers around 70 % (a queue filling and draining) raises one warning, not one per check.
  */
-export const MEMORY_HYSTERESIS_PERCENT = 5;
+const MEMORY_HYSTERESIS_PERCENT = 5;
 
 /** The level of `memory`, given the level it was at (for the hysteresis). */
 export function redisMemoryLevel(memory: RedisMemory, thresholds: RedisMemoryThresholds, previous?: RedisMemoryLevel): RedisMemoryLevel {

@@ -11,7 +11,7 @@ import { readTradingState } from './ops-status.ts';
 import { memoryRatio, readRedisMemory } from '../kernel/redis-memory.ts';
 import { BALANCE_DECIMALS, type WalletBalances } from './wallet-balances.ts';
 
-export interface ScrapeGaugeSource {
+interface ScrapeGaugeSource {
   readonly redis: Redis;
   /** The hash-tagged key prefix, "{stratd}:". */
   readonly prefix: string;

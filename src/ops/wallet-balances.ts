@@ -1,5 +1,6 @@
 import { PublicKey, type Connection } from '@solana/web3.js';
 import { MINTS } from '../api/mints.ts';
+import { withTimeout } from '../kernel/with-timeout.ts';
 
 /**
  * The wallet's balances, exact, in each token's smallest unit (SOL: lamports, 9 decimals; USDC:
@@ -21,8 +22,7 @@ export function walletBalanceReader(connection: Connection, wallet: string, opti
   const ttlMs = options.ttlMs ?? 15_000;
   const timeoutMs = options.timeoutMs ?? 2_000;
   let cached: { at: number; value: WalletBalances } | undefined;
-  const bounded = <T>(promise: Promise<T>) =>
-    Promise.race([promise, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs).unref())]).catch(() => undefined);
+  const bounded = <T>(promise: Promise<T>) => withTimeout(promise, timeoutMs, () => undefined).catch(() => undefined);
 
   return async () => {
     if (cached && Date.now() - cached.at < ttlMs) return cached.value;

@@ -25,7 +25,7 @@ export function paperLockPath(paperKeyFile: string): string {
 const lockContent = z.strictObject({ pid: z.int().positive(), startedAt: z.iso.datetime() });
 type LockContent = z.infer<typeof lockContent>;
 
-export interface PaperLock {
+interface PaperLock {
   readonly path: string;
   /** Deletes the lock file (only while it is still this process's). */
   release(): Promise<void>;
@@ -75,7 +75,7 @@ async function holderRuns(holder: LockContent, path: string): Promise<boolean> {
 }
 
 /** The holder named by a lock file, or undefined when there is none; unreadable content is reported as such. */
-export async function readPaperLock(path: string): Promise<LockContent | 'unreadable' | undefined> {
+async function readPaperLock(path: string): Promise<LockContent | 'unreadable' | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

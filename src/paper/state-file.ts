@@ -24,7 +24,7 @@ export function paperStatePath(paperKeyFile: string): string {
  * version 1 (before TP/SL requests and orders were kept) held the wallet's balances, positions
  * and prices and is still read.
  */
-export const paperStateSchema = z.discriminatedUnion('version', [
+const paperStateSchema = z.discriminatedUnion('version', [
   walletStateV1Schema,
   z.strictObject({
     version: z.literal(2),
@@ -63,7 +63,7 @@ export async function loadPaperState(path: string): Promise<PaperState | undefin
  * renamed over the old one (and the directory flushed), so a crash leaves the old state or the
  * new one, never half of either.
  */
-export async function savePaperState(path: string, state: SavedPaperState): Promise<void> {
+async function savePaperState(path: string, state: SavedPaperState): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });
   const tmp = `${path}.tmp-${String(process.pid)}`;

@@ -15,7 +15,7 @@ import type { Metrics } from './metrics.ts';
 const CLEAR_NUMERATOR = 5n;
 const CLEAR_DENOMINATOR = 4n;
 
-export interface ArchiveDiskWatchOptions {
+interface ArchiveDiskWatchOptions {
   /** The archive's folder (its family folder: what the writer appends to). */
   readonly dir: string;
   /** config archive.minFreeBytes; 0: no alert (the gauge is still set). */
@@ -29,7 +29,7 @@ export interface ArchiveDiskWatchOptions {
 }
 
 /** What one check saw: the free bytes, and whether the watch is in its low state after it. */
-export interface ArchiveDiskReading {
+interface ArchiveDiskReading {
   readonly freeBytes: bigint;
   readonly low: boolean;
 }

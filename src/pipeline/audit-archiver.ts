@@ -32,7 +32,7 @@ export interface ArchiverBounds {
   readonly ledgerMaxAgeMs: number;
 }
 
-export interface AuditArchiverOptions {
+interface AuditArchiverOptions {
   readonly redis: Redis;
   /** The hash-tagged key prefix, "{stratd}:". */
   readonly prefix: string;

@@ -24,7 +24,7 @@ function unreachable(error: ApiError | RpcTransportError | JsonRpcError): boolea
   return error.kind === 'network' || error.kind === 'timeout';
 }
 
-export interface CallFailureLogOptions {
+interface CallFailureLogOptions {
   /** The endpoints, already masked (maskUrlSecrets): named in every line so an operator knows which host. */
   readonly endpoints: Partial<Record<CallSource, string>>;
   /** A burst of the same failure is one line per this interval, with the count since the last line. */

@@ -23,20 +23,14 @@ import type { Snapshot } from '../sdk/snapshot.ts';
 // change balances, not positions; they are found from the orders' own state (filled amounts), not
 // from the perps trade history.
 export const FILL_CAUSES = ['tpsl_trigger', 'limit_fill', 'trigger_fill', 'recurring_slice', 'liquidation', 'manual'] as const;
-export type FillCause = (typeof FILL_CAUSES)[number];
-
-/** What the watcher knows beyond the trade itself. */
-export interface FillContext {
-  /** The TP/SL kind ('tp' or 'sl') of a position request seen on a position, if any was. */
-  readonly tpslKind?: string;
-}
+type FillCause = (typeof FILL_CAUSES)[number];
 
 /**
  * The cause of a trade the wallet's history lists that was not ours. The trade's orderType is
  * what the API states (Market, Trigger, Liquidation); a Trigger fill that increases is a limit
  * order (perps limit orders open or add), one that decreases is a TP/SL request.
  */
-export function fillCause(trade: Pick<TradeRecord, 'orderType' | 'action'>): FillCause {
+function fillCause(trade: Pick<TradeRecord, 'orderType' | 'action'>): FillCause {
   if (trade.orderType === 'Liquidation') return 'liquidation';
   if (trade.orderType === 'Trigger') return trade.action === 'Increase' ? 'limit_fill' : 'tpsl_trigger';
   return 'manual';
@@ -52,27 +46,27 @@ export function fillId(trade: TradeRecord): string {
 }
 
 /** A spot order's cumulative filled amounts as last seen ("input:output", raw integer units). */
-export function orderFilledKey(prefix: string, orderKey: string): string {
+function orderFilledKey(prefix: string, orderKey: string): string {
   return `${prefix}fills:order:${orderKey}`;
 }
 
 /** Set once the wallet's first trigger orders were read: what had filled by then is not reported. */
-export function triggerBaselineKey(prefix: string, wallet: string): string {
+function triggerBaselineKey(prefix: string, wallet: string): string {
   return `${prefix}fills:trigger-baseline:${wallet}`;
 }
 
 /** The Redis key that marks a fill recorded (SET NX: exactly once across replicas and restarts). */
-export function fillSeenKey(prefix: string, id: string): string {
+function fillSeenKey(prefix: string, id: string): string {
   return `${prefix}fill:${id}`;
 }
 
 /** A TP/SL request's kind as last seen on a position, kept after the request fired. */
-export function tpslKindKey(prefix: string, requestPubkey: string): string {
+function tpslKindKey(prefix: string, requestPubkey: string): string {
   return `${prefix}fills:tpsl:${requestPubkey}`;
 }
 
 /** Set once the wallet's first trade history was read: fills listed then happened before the watch began. */
-export function fillBaselineKey(prefix: string, wallet: string): string {
+function fillBaselineKey(prefix: string, wallet: string): string {
   return `${prefix}fills:baseline:${wallet}`;
 }
 
@@ -86,7 +80,7 @@ end
 return 0
 `);
 
-export interface FillWatcherOptions {
+interface FillWatcherOptions {
   readonly redis: Redis;
   /** The hash-tagged key prefix, "{stratd}:". */
   readonly prefix: string;
@@ -99,7 +93,7 @@ export interface FillWatcherOptions {
 }
 
 /** A spot order's fill the watcher recorded: the increment since the order was last seen. */
-export interface OrderFill {
+interface OrderFill {
   readonly id: string;
   readonly cause: 'trigger_fill' | 'recurring_slice';
   readonly orderKey: string;
@@ -117,7 +111,7 @@ export interface OrderFill {
 }
 
 /** What the watcher's trigger and recurring readers know of one spot order. */
-export interface SpotOrderState {
+interface SpotOrderState {
   readonly orderKey: string;
   readonly inputMint: string;
   readonly outputMint: string;
@@ -162,7 +156,7 @@ export function triggerOrderState(order: TriggerOrder): SpotOrderState | undefin
 }
 
 /** Set once the wallet's first recurring orders were read: slices executed by then are not reported. */
-export function recurringBaselineKey(prefix: string, wallet: string): string {
+function recurringBaselineKey(prefix: string, wallet: string): string {
   return `${prefix}fills:recurring-baseline:${wallet}`;
 }
 
@@ -192,7 +186,7 @@ export function recurringOrderStates(order: RecurringOrder): SpotOrderState[] {
 }
 
 /** A spot order fill's id: the order and its cumulative filled input identify each increment. */
-export function orderFillId(cause: OrderFill['cause'], orderKey: string, filledInput: bigint): string {
+function orderFillId(cause: OrderFill['cause'], orderKey: string, filledInput: bigint): string {
   return createHash('sha256').update([cause, orderKey, filledInput.toString()].join('|')).digest('hex').slice(0, 32);
 }
 
@@ -320,7 +314,7 @@ export class FillWatcher {
 }
 
 /** The ledger entry of an external fill: amounts in the API's integer units (USD × 10^6), as text. */
-export function fillEntry(fill: ExternalFill, atMs: number): LedgerEntryInput {
+function fillEntry(fill: ExternalFill, atMs: number): LedgerEntryInput {
   const t = fill.trade;
   return {
     at: atMs,
@@ -346,7 +340,7 @@ export function fillEntry(fill: ExternalFill, atMs: number): LedgerEntryInput {
 }
 
 /** The notification of an external fill; its key is the fill's, so it is delivered once. */
-export function fillEvent(fill: ExternalFill, atMs: number): NotifyEventInput {
+function fillEvent(fill: ExternalFill, atMs: number): NotifyEventInput {
   const t = fill.trade;
   const cause = fill.trigger ? `${fill.cause} (${fill.trigger})` : fill.cause;
   return {
@@ -361,7 +355,7 @@ export function fillEvent(fill: ExternalFill, atMs: number): NotifyEventInput {
 }
 
 /** The ledger entry of a spot order's fill: amounts in the mints' raw integer units, as text. */
-export function orderFillEntry(fill: OrderFill, atMs: number): LedgerEntryInput {
+function orderFillEntry(fill: OrderFill, atMs: number): LedgerEntryInput {
   return {
     at: atMs,
     type: 'fill',
@@ -382,7 +376,7 @@ export function orderFillEntry(fill: OrderFill, atMs: number): LedgerEntryInput 
 }
 
 /** The notification of a spot order's fill; keyed by the fill, so it is delivered once. */
-export function orderFillEvent(fill: OrderFill, atMs: number): NotifyEventInput {
+function orderFillEvent(fill: OrderFill, atMs: number): NotifyEventInput {
   const what = fill.cause === 'trigger_fill' ? 'trigger order' : 'recurring order';
   return {
     kind: 'external_fill',

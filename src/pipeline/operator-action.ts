@@ -7,9 +7,9 @@ import { openQueue, QUEUES } from './queues.ts';
 import { claimIntents } from './strategy-runtime/intent-lock.ts';
 
 /** The strategy name an operator's acts go under in the ledger and the risk gate's counters. */
-export const OPERATOR_STRATEGY = 'operator';
+const OPERATOR_STRATEGY = 'operator';
 
-export interface OperatorSubmission {
+interface OperatorSubmission {
   readonly redis: Redis;
   readonly prefix: string;
   readonly ledger: Pick<Ledger, 'streamKey' | 'maxLen' | 'encode'>;

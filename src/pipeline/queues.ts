@@ -38,13 +38,13 @@ export function bullPrefix(prefix: string): string {
 }
 
 /** How long, and how many, finished jobs are kept (config execution.retentionMs / retainedJobs for actions). */
-export interface JobRetention {
+interface JobRetention {
   readonly ageMs: number;
   readonly count: number;
 }
 
 /** Action job retention by default: a week, at most 10,000 completed and 10,000 failed jobs. */
-export const DEFAULT_ACTION_JOB_RETENTION: JobRetention = { ageMs: 7 * 86_400_000, count: 10_000 };
+const DEFAULT_ACTION_JOB_RETENTION: JobRetention = { ageMs: 7 * 86_400_000, count: 10_000 };
 
 function keep(retention: JobRetention): { age: number; count: number } {
   return { age: Math.max(1, Math.ceil(retention.ageMs / 1000)), count: retention.count };
@@ -58,7 +58,7 @@ function keep(retention: JobRetention): { age: number; count: number } {
  * retention (the executor's own record is the lasting dedupe: accepting an action id it already
  * holds changes nothing).
  */
-export const MARKET_JOB_RETENTION = { completed: { age: 120, count: 1_000 }, failed: { age: 86_400, count: 1_000 } } as const;
+const MARKET_JOB_RETENTION = { completed: { age: 120, count: 1_000 }, failed: { age: 86_400, count: 1_000 } } as const;
 
 /**
  * Each queue's event stream (BullMQ keeps one per queue, 10,000 entries by default): nothing in
@@ -67,7 +67,7 @@ export const MARKET_JOB_RETENTION = { completed: { age: 120, count: 1_000 }, fai
  */
 export const QUEUE_EVENTS_MAX_LEN = 1_000;
 
-export function jobOptions(name: QueueName, actionRetention: JobRetention = DEFAULT_ACTION_JOB_RETENTION): DefaultJobOptions {
+function jobOptions(name: QueueName, actionRetention: JobRetention = DEFAULT_ACTION_JOB_RETENTION): DefaultJobOptions {
   if (name === 'market') {
     return { removeOnComplete: MARKET_JOB_RETENTION.completed, removeOnFail: MARKET_JOB_RETENTION.failed, attempts: 3, backoff: { type: 'exponential', delay: 500 } };
   }
@@ -75,7 +75,7 @@ export function jobOptions(name: QueueName, actionRetention: JobRetention = DEFA
   return { removeOnComplete: keep(actionRetention), removeOnFail: keep(actionRetention), attempts: 5, backoff: { type: 'exponential', delay: 500 } };
 }
 
-export interface QueueOptions {
+interface QueueOptions {
   readonly connection: Redis | ConnectionOptions;
   /** The hash-tagged key prefix, "{stratd}:" (see keyPrefix). */
   readonly prefix: string;

@@ -3,7 +3,7 @@ import type { Logger } from '../kernel/logger.ts';
 import { callSource, type CallFailureLog, type CallSource } from './call-failure-log.ts';
 import type { RedisWriteRefusals } from './redis-write-refusals.ts';
 
-export interface RedisOutageLogOptions {
+interface RedisOutageLogOptions {
   /** Where failed API and RPC calls go (classified by their error's class, not by their message). */
   readonly calls?: CallFailureLog;
   /** Where writes Redis refused for want of memory (OOM) go: told once per kind of write (context.write). */

@@ -23,12 +23,12 @@ import { snapshotSchema, type Snapshot } from '../sdk/snapshot.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 import type { LocalSnapshots } from './local-snapshots.ts';
 
-export { runStrategies, type StrategyRun, type RunStrategiesInput, type SnapshotReader } from './strategy-runtime/run.ts';
+export { runStrategies, type StrategyRun, type SnapshotReader } from './strategy-runtime/run.ts';
 export { commitStateChanges, commitStrategyState, readStrategyState } from './strategy-runtime/state.ts';
-export { settleAction, type ActionOutcome } from './strategy-runtime/settle.ts';
+export { settleAction } from './strategy-runtime/settle.ts';
 export { releaseIntent } from './strategy-runtime/intent-lock.ts';
 
-export interface StrategyWorkerOptions {
+interface StrategyWorkerOptions {
   readonly config: Config;
   readonly redis: Redis;
   readonly strategies: readonly LoadedStrategy[];
@@ -77,7 +77,7 @@ export interface StrategyWorker {
 }
 
 /** The strategies one snapshot job runs with, read once when the job starts. */
-export interface ActiveStrategies {
+interface ActiveStrategies {
   readonly strategies: readonly LoadedStrategy[];
   readonly timeoutMs: number;
 }

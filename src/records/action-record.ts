@@ -25,7 +25,7 @@ export type Route = z.infer<typeof route>;
  * The quote of an Ultra order, raw integer strings in the output mint's smallest unit:
  * `outAmount` expected, `otherAmountThreshold` the least the transaction accepts, at `slippageBps`.
  */
-export const swapQuote = z.strictObject({
+const swapQuote = z.strictObject({
   inAmount: z.string().regex(/^\d+$/),
   outAmount: z.string().regex(/^\d+$/),
   otherAmountThreshold: z.string().regex(/^\d+$/),

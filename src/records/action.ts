@@ -12,14 +12,14 @@ import { stateChange } from './state-changes.ts';
  * one action.
  */
 
-export const operatorAct = z.strictObject({
+const operatorAct = z.strictObject({
   who: z.string().min(1).max(100),
   why: z.string().min(1).max(500),
   dryRun: z.boolean().optional(),
 });
 export type OperatorAct = z.infer<typeof operatorAct>;
 
-export const actionIdText = z.string().regex(/^act-[0-9a-f]{40}$/, { message: 'expected an action id "act-" + 40 hex digits' });
+const actionIdText = z.string().regex(/^act-[0-9a-f]{40}$/, { message: 'expected an action id "act-" + 40 hex digits' });
 
 export const actionJobSchema = z.strictObject({
   actionId: actionIdText,

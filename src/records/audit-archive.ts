@@ -19,7 +19,7 @@ import { createGzip, createGunzip } from 'node:zlib';
  */
 
 export const ARCHIVE_KINDS = ['ledger', 'actions'] as const;
-export type ArchiveKind = (typeof ARCHIVE_KINDS)[number];
+type ArchiveKind = (typeof ARCHIVE_KINDS)[number];
 
 /** Something the archive could not do; `kind` says what, the message names the path. */
 export class ArchiveError extends Error {
@@ -42,7 +42,7 @@ export function archiveFamilyDir(dir: string, prefix: string): string {
 }
 
 /** An archive file's name read: its kind, UTC day, sequence within the day, and whether it is a finished .gz. */
-export interface FileName {
+interface FileName {
   readonly kind: ArchiveKind;
   readonly day: string;
   readonly seq: number;
@@ -71,7 +71,7 @@ export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-export interface ArchiveWriterOptions {
+interface ArchiveWriterOptions {
   /** The family's folder (archiveFamilyDir). */
   readonly dir: string;
   /** A file is rotated once it holds this many bytes (config archive.maxFileBytes). */

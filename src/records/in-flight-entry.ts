@@ -21,7 +21,7 @@ export const inFlightEntry = z.strictObject({ strategy: z.string(), intent: inte
 export type InFlightEntry = z.infer<typeof inFlightEntry>;
 
 /** The parts of an outbox action or a record an entry is made of (the intent as stored: the reader validates it). */
-export interface InFlightSource {
+interface InFlightSource {
   readonly strategy: string;
   readonly intent: unknown;
   readonly decidedAtMs: number;
@@ -34,7 +34,7 @@ export interface InFlightSource {
  * yet settled: one refused or expired spent nothing, and one landed whose state is committed shows
  * in ctx.state. Only a landing whose state is not committed yet still counts.
  */
-export function stillInFlight(action: Pick<InFlightSource, 'state' | 'stateCommitted'>): boolean {
+function stillInFlight(action: Pick<InFlightSource, 'state' | 'stateCommitted'>): boolean {
   if (action.state === undefined || !FINAL_STATES.has(action.state)) return true;
   return action.state === 'landed' && action.stateCommitted !== true;
 }

@@ -8,7 +8,7 @@ function idParts(id: string): readonly [bigint, bigint] {
 }
 
 /** Whether stream id `a` is older than `b`. */
-export function olderId(a: string, b: string): boolean {
+function olderId(a: string, b: string): boolean {
   const [am, as] = idParts(a);
   const [bm, bs] = idParts(b);
   return am === bm ? as < bs : am < bm;

@@ -9,7 +9,7 @@ const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 const HAS_UNSAFE = new RegExp(UNSAFE.source);
 
 /** The text with every unsafe character shown as a visible escape (`\n` → "\\x0a"). */
-export function sanitiseText(text: string): string {
+function sanitiseText(text: string): string {
   return HAS_UNSAFE.test(text) ? text.replace(UNSAFE, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`) : text;
 }
 

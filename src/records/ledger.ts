@@ -13,7 +13,7 @@ import { sanitiseDeep } from './ledger-text.ts';
  * like a key are refused.
  */
 
-export const LEDGER_ENTRY_TYPES = [
+const LEDGER_ENTRY_TYPES = [
   /** A strategy decided: an intent became an action job. */
   'decision',
   /** A decision was dropped: an action for the same intent key is still unfinished. */
@@ -39,7 +39,7 @@ export const LEDGER_ENTRY_TYPES = [
   /** A position or balance changed without one of our actions: a TP/SL trigger, limit fill, spot trigger fill, recurring slice, liquidation, manual close (src/pipeline/fill-watcher.ts). */
   'fill',
 ] as const;
-export const ledgerEntryType = z.enum(LEDGER_ENTRY_TYPES);
+const ledgerEntryType = z.enum(LEDGER_ENTRY_TYPES);
 export type LedgerEntryType = z.infer<typeof ledgerEntryType>;
 
 export const ledgerEntrySchema = z.strictObject({
@@ -57,7 +57,7 @@ export type LedgerEntryInput = z.input<typeof ledgerEntrySchema>;
 /** An entry as read back, with its stream id ("1722851463000-0"). */
 export type LedgerRecord = LedgerEntry & { readonly id: string };
 
-export type LedgerErrorKind = 'invalid_entry' | 'key_material' | 'unreadable_entry';
+type LedgerErrorKind = 'invalid_entry' | 'key_material' | 'unreadable_entry';
 
 export class LedgerError extends Error {
   override readonly name = 'LedgerError';
@@ -66,7 +66,7 @@ export class LedgerError extends Error {
   }
 }
 
-export interface LedgerOptions {
+interface LedgerOptions {
   /** The hash-tagged key prefix, "{stratd}:". */
   readonly prefix: string;
   /** Number of entries the archiver keeps in Redis (config ledger.maxLen); older ones are archived, then trimmed. */
@@ -75,7 +75,7 @@ export interface LedgerOptions {
   readonly isSecret?: (text: string) => boolean;
 }
 
-export interface ReadOptions {
+interface ReadOptions {
   /** Most entries to return (default 50). */
   readonly limit?: number;
   /** Newest first (default true). */
@@ -170,7 +170,7 @@ export function ledgerStreamKey(prefix: string): string {
 }
 
 /** The smallest stream id after `id` ("5-3" → "5-4"): MINID keeps ids at or above it. */
-export function nextStreamId(id: string): string {
+function nextStreamId(id: string): string {
   const [ms, seq] = id.split('-');
   return `${ms}-${(BigInt(seq ?? '0') + 1n).toString()}`;
 }

@@ -15,7 +15,7 @@ export type OperatorApproval = z.infer<typeof operatorApproval>;
 
 const TTL_SEC = 3_600;
 
-export function operatorApprovalKey(prefix: string, actionId: string): string {
+function operatorApprovalKey(prefix: string, actionId: string): string {
   return `${prefix}operator:approval:${actionId}`;
 }
 

@@ -16,10 +16,10 @@ import { snapshotSchema, type Snapshot } from '../sdk/snapshot.ts';
  * and reads as before; version 2 is a new number so that an older stratd refuses it by name
  * instead of calling a balances line "not a snapshot".
  */
-export const RECORDING_FORMAT = 'stratd-recording';
+const RECORDING_FORMAT = 'stratd-recording';
 export const RECORDING_VERSION = 2;
 
-export const recordingHeaderSchema = z.strictObject({
+const recordingHeaderSchema = z.strictObject({
   format: z.literal(RECORDING_FORMAT),
   version: z.int().positive(),
   /** ms since the epoch, when recording began. */
@@ -27,7 +27,7 @@ export const recordingHeaderSchema = z.strictObject({
   /** Which stratd wrote it (package version), for the reader's messages. */
   writtenBy: z.string(),
 });
-export type RecordingHeader = z.infer<typeof recordingHeaderSchema>;
+type RecordingHeader = z.infer<typeof recordingHeaderSchema>;
 
 /**
  * The wallet's balances as the daemon reads them (src/ops/wallet-balances.ts: SOL by getBalance, USDC
@@ -35,7 +35,7 @@ export type RecordingHeader = z.infer<typeof recordingHeaderSchema>;
  * absent, never zero. Tokens a trigger, limit or recurring order escrows are not in them (the
  * orders' own snapshots hold those).
  */
-export const walletBalancesRecord = z.strictObject({
+const walletBalancesRecord = z.strictObject({
   record: z.literal('walletBalances'),
   /** ms since the epoch, when they were read. */
   atMs: z.int().nonnegative(),
@@ -47,7 +47,7 @@ export const walletBalancesRecord = z.strictObject({
 });
 export type WalletBalancesRecord = z.infer<typeof walletBalancesRecord>;
 
-export type RecordingErrorKind = 'unreadable_recording' | 'unsupported_version';
+type RecordingErrorKind = 'unreadable_recording' | 'unsupported_version';
 
 export class RecordingError extends Error {
   override readonly name = 'RecordingError';

@@ -29,7 +29,7 @@ interface Held {
   acted: boolean;
 }
 
-export interface StrategyExposure {
+interface StrategyExposure {
   readonly maxDrawdownUsd: bigint;
   readonly exposureMs: number;
   readonly msUnderLiquidationDistance: number;

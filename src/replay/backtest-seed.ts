@@ -15,7 +15,7 @@ import type { Market } from '../venue/market/market.ts';
  */
 
 /** The paper wallet's funding without recorded balances: 10 SOL and 10,000 USDC. */
-export const DEFAULT_FUNDING = { lamports: 10_000_000_000n, usdc: 10_000_000_000n } as const;
+const DEFAULT_FUNDING = { lamports: 10_000_000_000n, usdc: 10_000_000_000n } as const;
 
 /** Which balances the paper wallet was funded with. Amounts are each token's smallest unit. */
 export interface Funding {

@@ -10,7 +10,7 @@ export type ReplayEvent =
   | { readonly atMs: number; readonly strategy: string; readonly actionId: string; readonly trigger: string; readonly intent: Intent }
   | { readonly atMs: number; readonly strategy: string; readonly trigger: string; readonly failure: StrategyFailureKind; readonly message: string };
 
-export interface ReplayOptions {
+interface ReplayOptions {
   readonly snapshots: readonly Snapshot[];
   readonly strategies: readonly LoadedStrategy[];
   /** Longest one onSnapshot may take (config strategies.timeoutMs). */

@@ -41,7 +41,7 @@ export function isPolicyViolation(reason: string): boolean {
   return reason.startsWith('policy:') && !TRANSIENT_POLICY.test(reason);
 }
 
-export const breakerTrip = z.object({
+const breakerTrip = z.object({
   strategy: z.string(),
   reason: z.string(),
   count: z.number(),

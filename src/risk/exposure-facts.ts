@@ -6,7 +6,7 @@ import { decimalTextOfNumber } from '../sdk/number-text.ts';
 import { positionView, type PositionView } from '../sdk/position-view.ts';
 import type { ExposureFacts } from './exposure-limits.ts';
 
-export interface ExposureSource {
+interface ExposureSource {
   readonly redis: Redis;
   readonly prefix: string;
   /** The wallet whose positions snapshot is read (the executor's own). */

@@ -26,7 +26,7 @@ export interface ExposureFacts {
   priceUsd(mint: string): bigint | undefined;
 }
 
-export type ExposureJudgement =
+type ExposureJudgement =
   | { readonly ok: false; readonly rule: string; readonly detail: string }
   /** `spendUsd`: what the intent spends toward risk.maxSpendPerHourUsd (0 for a perps open). */
   | { readonly ok: true; readonly spendUsd: bigint };

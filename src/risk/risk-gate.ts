@@ -39,7 +39,7 @@ export interface BreakerOptions {
   readonly protectiveStrategies: readonly string[];
 }
 
-export interface RedisRiskGateOptions {
+interface RedisRiskGateOptions {
   readonly redis: Redis;
   readonly prefix: string;
   /** A function when the limits reload live (SIGHUP, `stratd reload`): read once per check. */

@@ -37,9 +37,9 @@ export interface UnbookedTpslAction {
  * with that trigger, and what was asked.
  */
 
-export const STOP_ARBITRATION_RULE = 'stop_arbitration';
+const STOP_ARBITRATION_RULE = 'stop_arbitration';
 
-export interface StopArbitrationOptions {
+interface StopArbitrationOptions {
   readonly redis: Redis;
   readonly prefix: string;
   /** The request as the latest positions snapshot shows it: its type and side when the book does not know them. */

@@ -23,7 +23,7 @@ import { strategyName } from '../sdk/name.ts';
  * lands on it (then `owner` stays unknown and `setBy` names the strategy).
  */
 
-export const tpslBookEntry = z.strictObject({
+const tpslBookEntry = z.strictObject({
   /** The strategy whose create landed; absent for a request created elsewhere (by hand). */
   owner: strategyName.optional(),
   /** The intent key of that create. */
@@ -48,7 +48,7 @@ export const tpslBookEntry = z.strictObject({
 export type TpslBookEntry = z.infer<typeof tpslBookEntry>;
 
 /** How long an entry no landing has touched is kept. */
-export const BOOK_RETENTION_MS = 90 * 86_400_000;
+const BOOK_RETENTION_MS = 90 * 86_400_000;
 
 export function tpslBookKeys(prefix: string): { readonly hash: string; readonly index: string } {
   return { hash: `${prefix}tpsl:book`, index: `${prefix}tpsl:book:at` };
@@ -73,7 +73,7 @@ return #old
 `);
 
 /** What the book needs of a landed action. */
-export interface LandedTpslAction {
+interface LandedTpslAction {
   readonly strategy: string;
   readonly intent: Intent;
   /** The requests a create's build made (its response's tpslPubkeys). */
@@ -81,7 +81,7 @@ export interface LandedTpslAction {
 }
 
 /** The book as read: valid entries by request pubkey, and what was unreadable (named, left out). */
-export interface TpslBook {
+interface TpslBook {
   readonly entries: ReadonlyMap<string, TpslBookEntry>;
   readonly unreadable: readonly string[];
 }

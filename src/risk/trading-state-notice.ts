@@ -8,7 +8,7 @@ import { tradingState } from './trading-state.ts';
  * trading-state channel, so the daemons that acknowledge it can log and announce it: a shell has
  * no log anyone reads and, usually, none of the notifier's settings.
  */
-export const tradingStateNotice = z.object({
+const tradingStateNotice = z.object({
   state: tradingState,
   previous: tradingState,
   reason: z.string(),

@@ -8,9 +8,9 @@ import { RedisScript } from '../kernel/redis-script.ts';
 import { logTradingState, tradingStateEvent, type TradingStateNotice } from './trading-state-notice.ts';
 
 /** Who changed the trading state: the operator (CLI or ops endpoint) or the risk gate. */
-export type TradingStateCause = 'cli' | 'control' | 'breaker' | 'loss_stop';
+type TradingStateCause = 'cli' | 'control' | 'breaker' | 'loss_stop';
 
-export interface TradingStateChange {
+interface TradingStateChange {
   readonly state: TradingState;
   readonly reason: string;
   /** The actor: "cli:alice", "ops-http:127.0.0.1", "risk". */
@@ -20,7 +20,7 @@ export interface TradingStateChange {
   readonly changeId?: string;
 }
 
-export interface AppliedChange {
+interface AppliedChange {
   /** false when an escalation found the state already at least as restrictive. */
   readonly changed: boolean;
   readonly previous: TradingStateRecord;
@@ -35,7 +35,7 @@ export function tradingStateAckChannel(prefix: string): string {
   return `${prefix}trading-state:ack`;
 }
 
-export interface TradingSwitchOptions {
+interface TradingSwitchOptions {
   readonly redis: Redis;
   /** The hash-tagged key prefix, "{stratd}:". */
   readonly prefix: string;

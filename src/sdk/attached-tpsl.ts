@@ -1,7 +1,7 @@
 import type { Intent } from './intent.ts';
 
 /** A take-profit or stop-loss an open or increase attaches through the request's tpsl member. */
-export interface AttachedTpsl {
+interface AttachedTpsl {
   readonly requestType: 'sl' | 'tp';
   /** USD × 10^6. */
   readonly triggerPrice: string;

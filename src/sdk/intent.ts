@@ -39,7 +39,7 @@ const decreaseFields = {
 export const decreaseIntent = z.strictObject({ type: z.literal('decrease'), ...base, ...decreaseFields });
 
 /** POST /perps/v1/positions/decrease-with-fee: the same, paying an integrator fee in USDC. */
-export const decreaseWithFeeIntent = z.strictObject({
+const decreaseWithFeeIntent = z.strictObject({
   type: z.literal('decrease-with-fee'),
   ...base,
   ...decreaseFields,
@@ -62,7 +62,7 @@ const optionalFee = {
  * lies between its liquidation price and the mark, its take-profit above the mark (a short's
  * the other way round); at most 20 per position.
  */
-export const tpslCreateIntent = z.strictObject({
+const tpslCreateIntent = z.strictObject({
   type: z.literal('tpsl-create'),
   ...base,
   positionPubkey: pubkey,
@@ -88,7 +88,7 @@ export const tpslCreateIntent = z.strictObject({
 const stopArbitration = z.enum(['on', 'off']).optional();
 
 /** PATCH /perps/v1/tpsl (or /tpsl-with-fee): move a TP/SL request's trigger price. */
-export const tpslUpdateIntent = z.strictObject({
+const tpslUpdateIntent = z.strictObject({
   type: z.literal('tpsl-update'),
   ...base,
   tpslPubkey: pubkey,
@@ -99,7 +99,7 @@ export const tpslUpdateIntent = z.strictObject({
 });
 
 /** DELETE /perps/v1/tpsl (or /tpsl-with-fee): close a TP/SL request. */
-export const tpslCancelIntent = z.strictObject({
+const tpslCancelIntent = z.strictObject({
   type: z.literal('tpsl-cancel'),
   ...base,
   tpslPubkey: pubkey,
@@ -110,7 +110,7 @@ export const tpslCancelIntent = z.strictObject({
 });
 
 /** POST /trigger/v1/createOrder: a limit order selling makingAmount of inputMint for takingAmount of outputMint. */
-export const triggerCreateIntent = z.strictObject({
+const triggerCreateIntent = z.strictObject({
   type: z.literal('trigger-create'),
   ...base,
   inputMint: pubkey,
@@ -123,7 +123,7 @@ export const triggerCreateIntent = z.strictObject({
 });
 
 /** POST /trigger/v1/cancelOrder. */
-export const triggerCancelIntent = z.strictObject({
+const triggerCancelIntent = z.strictObject({
   type: z.literal('trigger-cancel'),
   ...base,
   order: pubkey,
@@ -136,7 +136,7 @@ export const triggerCancelIntent = z.strictObject({
  * doubled, it covers one batch, and a strategy that wants every order gone repeats the intent
  * (with a new key) until the build is refused with `build:no_open_orders`.
  */
-export const triggerCancelAllIntent = z.strictObject({
+const triggerCancelAllIntent = z.strictObject({
   type: z.literal('trigger-cancel-all'),
   ...base,
   /** Omitted: the wallet's first five open orders. */
@@ -144,7 +144,7 @@ export const triggerCancelAllIntent = z.strictObject({
 });
 
 /** Leverage × 10^6, exact: leverage is compared as a scaled integer, never as a float. */
-export function leverageScaled(text: string): bigint {
+function leverageScaled(text: string): bigint {
   return decimalToScaled(text, 6);
 }
 
@@ -189,7 +189,7 @@ const openFields = {
  *     marketMint: SOL, side: 'long', collateralMint: SOL, collateralTokenDelta: '1000000000',
  *     leverage: '5', stopLossPrice: '140000000' }
  */
-export const openIntent = z.strictObject({
+const openIntent = z.strictObject({
   type: z.literal('open'),
   ...base,
   ...openFields,
@@ -198,7 +198,7 @@ export const openIntent = z.strictObject({
 });
 
 /** POST /perps/v1/positions/increase on a held position: more size (and collateral). */
-export const increaseIntent = z.strictObject({
+const increaseIntent = z.strictObject({
   type: z.literal('increase'),
   ...base,
   ...openFields,
@@ -207,7 +207,7 @@ export const increaseIntent = z.strictObject({
 });
 
 /** POST /perps/v1/positions/increase with sizeUsdDelta "0": collateral only, no size (lowers leverage). */
-export const addCollateralIntent = z.strictObject({
+const addCollateralIntent = z.strictObject({
   type: z.literal('add-collateral'),
   ...base,
   positionPubkey: pubkey,
@@ -220,7 +220,7 @@ export const addCollateralIntent = z.strictObject({
 });
 
 /** The mints a perps limit order may be funded with (the API's inputToken: SOL, ETH, BTC, USDC). */
-export const limitOrderInputMint = z.enum([MINTS.SOL, MINTS.ETH, MINTS.BTC, MINTS.USDC]);
+const limitOrderInputMint = z.enum([MINTS.SOL, MINTS.ETH, MINTS.BTC, MINTS.USDC]);
 
 /**
  * POST /perps/v1/orders/limit: a perps limit order — an increase the keeper executes when the mark
@@ -233,7 +233,7 @@ export const limitOrderInputMint = z.enum([MINTS.SOL, MINTS.ETH, MINTS.BTC, MINT
  *     marketMint: SOL, side: 'long', inputMint: USDC, inputTokenAmount: '100000000',
  *     triggerPrice: '120000000', leverage: '3' }
  */
-export const limitOrderCreateIntent = z.strictObject({
+const limitOrderCreateIntent = z.strictObject({
   type: z.literal('limit-order-create'),
   ...base,
   marketMint,
@@ -249,7 +249,7 @@ export const limitOrderCreateIntent = z.strictObject({
 });
 
 /** PATCH /perps/v1/orders/limit: move an open limit order's trigger price. */
-export const limitOrderUpdateIntent = z.strictObject({
+const limitOrderUpdateIntent = z.strictObject({
   type: z.literal('limit-order-update'),
   ...base,
   positionRequestPubkey: pubkey,
@@ -257,14 +257,14 @@ export const limitOrderUpdateIntent = z.strictObject({
 });
 
 /** DELETE /perps/v1/orders/limit: cancel an open limit order; its escrow returns to the wallet. */
-export const limitOrderCancelIntent = z.strictObject({
+const limitOrderCancelIntent = z.strictObject({
   type: z.literal('limit-order-cancel'),
   ...base,
   positionRequestPubkey: pubkey,
 });
 
 /** POST /perps/v1/jlp/mint: deposit a pool asset, receive the pool's LP token. */
-export const lpMintIntent = z.strictObject({
+const lpMintIntent = z.strictObject({
   type: z.literal('lp-mint'),
   ...base,
   depositToken: z.enum(['WBTC', 'ETH', 'SOL', 'USDC']),
@@ -274,7 +274,7 @@ export const lpMintIntent = z.strictObject({
 });
 
 /** POST /perps/v1/lending/deposit-borrow: deposit LP tokens as collateral and borrow USDC against them. */
-export const depositBorrowIntent = z.strictObject({
+const depositBorrowIntent = z.strictObject({
   type: z.literal('deposit-borrow'),
   ...base,
   /** LP token, smallest unit (6 decimals). */
@@ -284,7 +284,7 @@ export const depositBorrowIntent = z.strictObject({
 });
 
 /** POST /recurring/v1/createOrder (time-based): inAmount of inputMint sold in numberOfOrders slices, one per interval. */
-export const recurringCreateIntent = z.strictObject({
+const recurringCreateIntent = z.strictObject({
   type: z.literal('recurring-create'),
   ...base,
   inputMint: pubkey,
@@ -301,7 +301,7 @@ export const recurringCreateIntent = z.strictObject({
 });
 
 /** POST /recurring/v1/cancelOrder: close a recurring order, the rest refunded to the wallet. */
-export const recurringCancelIntent = z.strictObject({
+const recurringCancelIntent = z.strictObject({
   type: z.literal('recurring-cancel'),
   ...base,
   order: pubkey,
@@ -322,7 +322,7 @@ export const swapIntent = z.strictObject({
 });
 
 /** POST /studio/v1/dbc/fee: claim a Dynamic Bonding Curve pool's trading fees to the wallet. */
-export const studioClaimFeeIntent = z.strictObject({
+const studioClaimFeeIntent = z.strictObject({
   type: z.literal('studio-claim-fee'),
   ...base,
   poolAddress: pubkey,
@@ -430,7 +430,7 @@ const intentUnion = z
  * Write operations the service deprecated: no intent carries them out, and a strategy (or an
  * operator's tool) that asks for one is told so by name rather than "unknown type".
  */
-export const DEPRECATED_INTENT_TYPES: Readonly<Record<string, string>> = {
+const DEPRECATED_INTENT_TYPES: Readonly<Record<string, string>> = {
   'recurring-price-deposit':
     'the recurring price deposit (POST /recurring/v1/priceDeposit) is deprecated by the service, with price-based recurring orders: create a time-based order with a recurring-create intent instead',
   'recurring-price-withdraw':
@@ -449,7 +449,6 @@ export const intentSchema = z
 export type Intent = z.infer<typeof intentSchema>;
 export type IntentType = Intent['type'];
 export type DecreaseIntent = z.infer<typeof decreaseIntent>;
-export type TpslCreateIntent = z.infer<typeof tpslCreateIntent>;
 
 /**
  * Intent types that add risk or spend: refused while REDUCING and checked against the risk-adding

@@ -5,7 +5,6 @@
  * the sample builders, so every snapshot it hands out validates against the snapshot schema.
  * It mirrors the venue's rules that strategies rely on — not its fees, keepers or timing.
  */
-import { MINTS } from '../api/mints.ts';
 import { formatUsd } from '../kernel/money-text.ts';
 import type { TriggerOrder } from '../api/schemas/trigger.ts';
 import type { Intent } from './intent.ts';
@@ -43,7 +42,7 @@ export interface Book {
 }
 
 /** What happened to one intent when the harness let it land. */
-export type LandingEffect = { readonly landed: true; readonly book: Book; readonly note: string } | { readonly landed: false; readonly why: string };
+type LandingEffect = { readonly landed: true; readonly book: Book; readonly note: string } | { readonly landed: false; readonly why: string };
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -215,7 +214,3 @@ export function fillOrder(book: Book, pick: number): { book: Book; filled?: Trig
   return { book: { ...book, triggerOrders: book.triggerOrders.filter((o) => o !== filled) }, filled };
 }
 
-/** Whether an order spends USDC (a bid), as token-momentum's budget counts it. */
-export function isUsdcBid(order: Pick<TriggerOrder, 'inputMint'>): boolean {
-  return order.inputMint === MINTS.USDC;
-}

@@ -27,7 +27,7 @@ const common = {
   receivedAtMs: z.int().nonnegative(),
 };
 
-export const rankedTokensSnapshot = z.strictObject({
+const rankedTokensSnapshot = z.strictObject({
   kind: z.literal('rankedTokens'),
   source: z.literal('tokens.ranked'),
   ...common,
@@ -35,13 +35,13 @@ export const rankedTokensSnapshot = z.strictObject({
   interval: tokenInterval,
   tokens: rankedTokensResponse,
 });
-export const newTokensSnapshot = z.strictObject({
+const newTokensSnapshot = z.strictObject({
   kind: z.literal('newTokens'),
   source: z.literal('tokens.new'),
   ...common,
   tokens: newTokensResponse,
 });
-export const poolInfoSnapshot = z.strictObject({
+const poolInfoSnapshot = z.strictObject({
   kind: z.literal('poolInfo'),
   source: z.literal('perps.poolInfo'),
   ...common,
@@ -52,7 +52,7 @@ export const poolInfoSnapshot = z.strictObject({
  * A perps market's price (GET /perps/v1/market-stats), one per configured market: the mark of a
  * market the wallet holds nothing of, for strategies that open. Read its price with marketStatsPrice.
  */
-export const marketStatsSnapshot = z.strictObject({
+const marketStatsSnapshot = z.strictObject({
   kind: z.literal('marketStats'),
   source: z.literal('perps.marketStats'),
   ...common,
@@ -66,7 +66,7 @@ export const positionsSnapshot = z.strictObject({
   wallet: z.string(),
   positions: positionsResponse.shape.dataList,
 });
-export const collateralLimitsSnapshot = z.strictObject({
+const collateralLimitsSnapshot = z.strictObject({
   kind: z.literal('collateralLimits'),
   source: z.literal('perps.collateralLimits'),
   ...common,
@@ -74,14 +74,14 @@ export const collateralLimitsSnapshot = z.strictObject({
   inputMint: z.string(),
   limits: collateralLimitsResponse,
 });
-export const limitOrdersSnapshot = z.strictObject({
+const limitOrdersSnapshot = z.strictObject({
   kind: z.literal('limitOrders'),
   source: z.literal('perps.limitOrders'),
   ...common,
   wallet: z.string(),
   orders: limitOrdersResponse.shape.dataList,
 });
-export const tradesSnapshot = z.strictObject({
+const tradesSnapshot = z.strictObject({
   kind: z.literal('trades'),
   source: z.literal('perps.trades'),
   ...common,
@@ -90,7 +90,7 @@ export const tradesSnapshot = z.strictObject({
 });
 
 /** The wallet's active trigger orders (getTriggerOrders, orderStatus active; every page). */
-export const triggerOrdersSnapshot = z.strictObject({
+const triggerOrdersSnapshot = z.strictObject({
   kind: z.literal('triggerOrders'),
   source: z.literal('trigger.getTriggerOrders'),
   ...common,
@@ -103,7 +103,7 @@ export const triggerOrdersSnapshot = z.strictObject({
 });
 
 /** The wallet's recurring (DCA) orders: the active ones (every page) and the newest closed (first history page). */
-export const recurringOrdersSnapshot = z.strictObject({
+const recurringOrdersSnapshot = z.strictObject({
   kind: z.literal('recurringOrders'),
   source: z.literal('recurring.getRecurringOrders'),
   ...common,

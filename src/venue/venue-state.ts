@@ -19,7 +19,7 @@ import type { Venue } from './venue.ts';
  */
 
 /** Finished orders, fills and landings kept; open orders are always kept. */
-export const KEPT = { closedOrders: 200, trades: 1_000, landings: 1_000 } as const;
+const KEPT = { closedOrders: 200, trades: 1_000, landings: 1_000 } as const;
 
 const amount = uintString.transform(BigInt);
 const signedAmount = intString.transform(BigInt);
@@ -220,9 +220,9 @@ export const venueStateSchema = z.strictObject({
   issued: z.strictObject({ triggerOrders: count, recurringOrders: count, ultraOrders: count, studioPools: count }),
 });
 /** The state as restored (amounts as bigint). */
-export type VenueState = z.output<typeof venueStateSchema>;
+type VenueState = z.output<typeof venueStateSchema>;
 /** The state as saved (amounts as integer strings): JSON as it is. */
-export type SavedVenueState = z.input<typeof venueStateSchema>;
+type SavedVenueState = z.input<typeof venueStateSchema>;
 
 /** A saved state that does not fit this venue (a position at another address, a market it does not list). */
 export class VenueStateError extends Error {

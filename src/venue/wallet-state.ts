@@ -34,7 +34,7 @@ export const walletStateV1Schema = z.strictObject({
   positions: z.array(savedPosition),
   prices: z.record(z.enum(['SOL', 'ETH', 'BTC']), uintString),
 });
-export type WalletStateV1 = z.infer<typeof walletStateV1Schema>;
+type WalletStateV1 = z.infer<typeof walletStateV1Schema>;
 
 /**
  * Puts a saved wallet back on a fresh venue: prices first (so nothing is valued at the seed's

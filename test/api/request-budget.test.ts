@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
@@ -67,7 +68,7 @@ describe('protective calls go first', () => {
     const order: string[] = [];
     // The poller starts waiting first; without priority it would take the next slot.
     const normal = budget.take(undefined, 'normal').then(() => order.push('normal'));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     const protective = budget.take(undefined, 'protective').then(() => order.push('protective'));
     await Promise.all([normal, protective]);
     expect(order).toEqual(['protective', 'normal']);
@@ -93,7 +94,7 @@ describe('fractional rates', () => {
     // The window's five slots are spent: the next call waits for the window to end.
     const controller = new AbortController();
     const waiting = budget.take(controller.signal);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     expect(await redis.get(`${PREFIX}half:budget:api`)).toBe('6');
     controller.abort(new Error('test over'));
     await expect(waiting).rejects.toThrow('test over');
@@ -111,12 +112,12 @@ describe('protective calls go first at fractional rates too', () => {
     await redis.pexpire(`${prefix}budget:api`, 3_000);
     const order: string[] = [];
     const protective = budget.take(undefined, 'protective').then(() => order.push('protective'));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     const controller = new AbortController();
     // Twenty pollers wake at the window's end with the protective call: one slot, one winner.
     const normals = Array.from({ length: 20 }, () => budget.take(controller.signal, 'normal').then(() => order.push('normal'), () => undefined));
     // 2.4 s in, past a fixed 2 s hold and before the window ends: the mark still holds them back.
-    await new Promise((resolve) => setTimeout(resolve, 2_300));
+    await sleep(2_300);
     expect(order).toEqual([]);
     expect(await redis.zcount(`${prefix}budget-protective-waiters:api`, `(${Date.now()}`, '+inf')).toBe(1);
     await protective;
@@ -134,7 +135,7 @@ describe('protective calls go first at fractional rates too', () => {
     await budget.take();
     const controller = new AbortController();
     const protective = budget.take(controller.signal, 'protective');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(await redis.zcard(`${prefix}budget-protective-waiters:api`)).toBe(1);
     controller.abort(new Error('shutting down'));
     await expect(protective).rejects.toThrow('shutting down');

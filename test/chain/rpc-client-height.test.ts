@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChainClient } from '../../src/chain/rpc-client.ts';
 import type { RpcObserver } from '../../src/chain/rpc-observer.ts';
@@ -26,7 +27,7 @@ describe('ChainClient.blockHeight', () => {
     const first = await chain.blockHeight();
     expect(await chain.blockHeight()).toBe(first);
     expect(observer.heights()).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await sleep(1_100);
     const later = await chain.blockHeight();
     expect(observer.heights()).toBe(2);
     expect(later).toBeGreaterThan(first);

@@ -10,7 +10,7 @@ import { readPollerHeartbeats } from '../../src/ops/ops-status.ts';
 import { Ledger } from '../../src/records/ledger.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
-import { waitUntil } from '../e2e/support/wait-until.ts';
+import { waitUntil } from '../support/wait-until.ts';
 import { redisScope } from '../support/redis-scope.ts';
 import { testDaemonOverrides } from '../support/test-daemon-config.ts';
 import { VenueControl } from '../support/venue-control.ts';

@@ -6,9 +6,9 @@ import { listProcesses } from '../../src/ops/process-presence.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { runCli, type CliResult } from '../support/cli.ts';
 import { VenueControl } from '../support/venue-control.ts';
-import { DaemonFleet, REPO_ROOT, type DaemonProcess } from './support/daemon-process.ts';
+import { DaemonFleet, REPO_ROOT, type DaemonProcess } from '../support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
-import { waitUntil } from './support/wait-until.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 /**
  * `stratd act` end to end: a real `stratd run` (paper mode, its own prefix) against a venue in

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { ActionRecord } from '../../src/records/action-record.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
-import { DaemonFleet } from './support/daemon-process.ts';
+import { DaemonFleet } from '../support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
 import { Slots } from './support/slots.ts';
 import { actionHistories, landedExactlyOnceProblems } from './support/exactly-once.ts';
 import { VenueControl } from '../support/venue-control.ts';
-import { waitUntil } from './support/wait-until.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 /**
  * Acceptance: the daemon is SIGKILLed at each executor step in turn (STRATD_FAILPOINT,

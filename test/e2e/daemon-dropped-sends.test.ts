@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionRecord } from '../../src/records/action-record.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
-import { DaemonFleet } from './support/daemon-process.ts';
+import { DaemonFleet } from '../support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
 import { VenueControl } from '../support/venue-control.ts';
-import { observe, waitUntil } from './support/wait-until.ts';
+import { observe, waitUntil } from '../support/wait-until.ts';
 
 /**
  * Acceptance: with the venue dropping every sent transaction, the executor rebroadcasts the

@@ -7,9 +7,9 @@ import { openQueue } from '../../src/pipeline/queues.ts';
 import { readStrategyState } from '../../src/pipeline/strategy-runtime/state.ts';
 import { runCli } from '../support/cli.ts';
 import { buildDistIfStale, productionEnv } from '../support/dist-build.ts';
-import { DaemonFleet } from './support/daemon-process.ts';
+import { DaemonFleet } from '../support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
-import { waitUntil } from './support/wait-until.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 /**
  * Acceptance (issue 13, hot reload): a strategy module that does not parse and is not enabled does

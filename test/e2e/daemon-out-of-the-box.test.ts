@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { ledgerEntrySchema } from '../../src/records/ledger.ts';
 import { runCli } from '../support/cli.ts';
 import { buildDistIfStale, productionEnv } from '../support/dist-build.ts';
-import { DaemonFleet } from './support/daemon-process.ts';
+import { DaemonFleet } from '../support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
 import { VenueControl } from '../support/venue-control.ts';
-import { waitUntil } from './support/wait-until.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 /**
  * Acceptance: `stratd run` with nothing but Redis — its own in-process venue, a paper wallet it

@@ -6,9 +6,9 @@ import { MINTS } from '../../src/api/mints.ts';
 import { readLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { sign } from '../venue/venue-fixture.ts';
-import { DaemonFleet, type DaemonProcess } from './support/daemon-process.ts';
+import { DaemonFleet, type DaemonProcess } from '../support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
-import { waitUntil } from './support/wait-until.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 /**
  * Acceptance (paper mode, `stratd run` as its own process with its venue in-process): what the

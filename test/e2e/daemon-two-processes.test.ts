@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { runCli } from '../support/cli.ts';
-import { DaemonFleet } from './support/daemon-process.ts';
+import { DaemonFleet } from '../support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
 import { actionHistories, landedExactlyOnceProblems } from './support/exactly-once.ts';
 import { eventCounts, queueEvents } from './support/queue-events.ts';
 import { VenueControl } from '../support/venue-control.ts';
-import { waitUntil } from './support/wait-until.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 /**
  * Acceptance: two daemon processes (every role each) on one Redis — same prefix, same wallet,

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { redisServerInstalled } from '../support/redis-server-binary.ts';
-import { SentinelCluster } from '../support/sentinel-cluster.ts';
+import { SentinelCluster } from './support/sentinel-cluster.ts';
 import { VenueControl } from '../support/venue-control.ts';
-import { DaemonFleet } from './support/daemon-process.ts';
+import { DaemonFleet } from '../support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
 import { actionHistories, landedExactlyOnceProblems } from './support/exactly-once.ts';
-import { waitUntil } from './support/wait-until.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 /**
  * Acceptance (issue 29, "Redis that fails over"): a paper daemon trading against a Redis

@@ -9,12 +9,12 @@ import { connectRedis } from '../../src/kernel/redis.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { VenueControl } from '../support/venue-control.ts';
-import { DaemonExited, startDaemonProcess, type DaemonProcess } from './safety-support/daemon-process.ts';
-import { storedActionRecords } from './safety-support/deployment-records.ts';
-import { carriesNoSignature, hostileContentOf } from './safety-support/hostile-content.ts';
-import { deleteEverythingContaining } from './safety-support/redis-values.ts';
-import { createTestWallet, type TestWallet } from './safety-support/test-wallet.ts';
-import { waitFor } from './safety-support/wait-for.ts';
+import { DaemonExited, startDaemonProcess, type DaemonProcess } from '../support/daemon-process.ts';
+import { storedActionRecords } from './support/deployment-records.ts';
+import { carriesNoSignature, hostileContentOf } from './support/hostile-content.ts';
+import { deleteEverythingContaining } from './support/redis-values.ts';
+import { createTestWallet, type TestWallet } from './support/test-wallet.ts';
+import { waitUntil } from '../support/wait-until.ts';
 import { PublicKey } from '@solana/web3.js';
 
 const redisPrefix = `stratd-test-e2e-safety-nonce-${process.pid}`;
@@ -53,13 +53,13 @@ afterAll(async () => {
 
 describe('a venue serving a durable-nonce decrease', () => {
   it('nothing is signed for it, it ends rejected with policy:durable_nonce, and the next decision lands', async () => {
-    const records = await waitFor(
+    const records = await waitUntil(
       async () => {
-        if (!daemon?.running()) throw new DaemonExited(`the daemon exited early\n${daemonOutput()}`);
+        if (!daemon?.running) throw new DaemonExited(`the daemon exited early\n${daemonOutput()}`);
         const all = await storedActionRecords(redis, prefix);
         return all.some((r) => r.state === 'landed') && all.some((r) => r.state === 'rejected') ? all : undefined;
       },
-      { timeoutMs: 60_000, what: 'a rejected durable-nonce action and a landed decrease after it', describe: daemonOutput },
+      { timeoutMs: 60_000, what: 'a rejected durable-nonce action and a landed decrease after it', context: daemonOutput, retryErrors: false },
     );
     const owner = new PublicKey(wallet!.publicKey);
     const rejected = records.filter((r) => r.state === 'rejected');

@@ -18,13 +18,13 @@ import { CircuitBreakers, type BreakerTrip } from '../../src/risk/circuit-breake
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
 import { HOSTILE_KINDS, type HostileKind } from '../../src/venue/tx/hostile.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
-import { DaemonExited, startDaemonProcess, type DaemonProcess } from './safety-support/daemon-process.ts';
-import { lastStates, ledgerThroughCli, storedActionRecords } from './safety-support/deployment-records.ts';
-import { carriesNoSignature, hostileContentOf } from './safety-support/hostile-content.ts';
-import { deleteEverythingContaining } from './safety-support/redis-values.ts';
-import { createTestWallet, type TestWallet } from './safety-support/test-wallet.ts';
+import { DaemonExited, startDaemonProcess, type DaemonProcess } from '../support/daemon-process.ts';
+import { lastStates, ledgerThroughCli, storedActionRecords } from './support/deployment-records.ts';
+import { carriesNoSignature, hostileContentOf } from './support/hostile-content.ts';
+import { deleteEverythingContaining } from './support/redis-values.ts';
+import { createTestWallet, type TestWallet } from './support/test-wallet.ts';
 import { VenueControl, type Funded } from '../support/venue-control.ts';
-import { waitFor } from './safety-support/wait-for.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 const EXPECTED_RULE: Record<HostileKind, PolicyRule> = {
   sol_transfer: 'value_transfer',
@@ -57,14 +57,14 @@ function daemonOutput(): string {
 
 /** Waits until the guard's breaker tripped on `rule` after `sinceMs`, with no action unfinished. */
 async function trippedOn(rule: PolicyRule, sinceMs: number, what: string): Promise<BreakerTrip> {
-  return waitFor(
+  return waitUntil(
     async () => {
-      if (!daemon?.running()) throw new DaemonExited(`the daemon exited early\n${daemonOutput()}`);
+      if (!daemon?.running) throw new DaemonExited(`the daemon exited early\n${daemonOutput()}`);
       const trip = await breakers.active('liquidation-guard', Date.now());
       if (!trip || trip.trippedAtMs < sinceMs || trip.reason !== `policy:${rule}`) return undefined;
       return (await redis.zcard(`${prefix}actions:open`)) === 0 ? trip : undefined;
     },
-    { timeoutMs: 40_000, what, describe: daemonOutput },
+    { timeoutMs: 40_000, what, context: daemonOutput, retryErrors: false },
   );
 }
 
@@ -145,7 +145,7 @@ describe('stratd run against a venue that tampers with every write operation', (
 
   it('signed nothing, ended every action rejected, alerted per refusal, and landed nothing', async () => {
     const exit = await daemon!.stop();
-    expect(exit, daemonOutput()).toEqual({ code: 0, signal: null });
+    expect({ code: exit.code, signal: exit.signal }, daemonOutput()).toEqual({ code: 0, signal: null });
 
     // The ledger, through the operator's own tool.
     const { entries } = await ledgerThroughCli(redisPrefix);

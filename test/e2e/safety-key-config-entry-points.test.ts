@@ -11,7 +11,7 @@ import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../support/cli.ts';
-import { findSecret, secretKeyEncodings } from './safety-support/secret-key-encodings.ts';
+import { findSecret, secretKeyEncodings } from './support/secret-key-encodings.ts';
 
 const keypair = Keypair.generate();
 const encodings = secretKeyEncodings(keypair.secretKey);

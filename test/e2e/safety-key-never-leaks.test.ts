@@ -5,7 +5,7 @@
 // first, on values planted on purpose in every Redis type.
 //
 // The run also holds every other secret of a deployment, each with a value found nowhere else
-// (safety-support/planted-secrets.ts): API key and base URLs, RPC URL, control token, the Redis
+// (e2e/support/planted-secrets.ts): API key and base URLs, RPC URL, control token, the Redis
 // password in both forms, notifier tokens, URLs, credentials and headers. While it runs, the
 // operator uses the status page, /metrics, `stratd status`, pause and resume, and sends the
 // token in a query string to be refused; a notify target answers 404 echoing its path. Every
@@ -18,13 +18,13 @@ import { keyPrefix } from '../../src/pipeline/queues.ts';
 import { connectRedis } from '../../src/kernel/redis.ts';
 import { runCli, type CliResult } from '../support/cli.ts';
 import { RecordingServer } from '../support/recording-server.ts';
-import { DaemonExited, startDaemonProcess, type DaemonProcess } from './safety-support/daemon-process.ts';
-import { ledgerThroughCli } from './safety-support/deployment-records.ts';
-import { deleteEverythingContaining, keysContaining, readEverythingContaining, type RedisKeyContent } from './safety-support/redis-values.ts';
-import { plantSecrets, type PlantedSecrets } from './safety-support/planted-secrets.ts';
-import { findSecret, secretKeyEncodings, type SecretEncoding, type SecretFinding } from './safety-support/secret-key-encodings.ts';
-import { createTestWallet, type TestWallet } from './safety-support/test-wallet.ts';
-import { waitFor } from './safety-support/wait-for.ts';
+import { DaemonExited, startDaemonProcess, type DaemonProcess } from '../support/daemon-process.ts';
+import { ledgerThroughCli } from './support/deployment-records.ts';
+import { deleteEverythingContaining, keysContaining, readEverythingContaining, type RedisKeyContent } from './support/redis-values.ts';
+import { plantSecrets, type PlantedSecrets } from './support/planted-secrets.ts';
+import { findSecret, secretKeyEncodings, type SecretEncoding, type SecretFinding } from './support/secret-key-encodings.ts';
+import { createTestWallet, type TestWallet } from './support/test-wallet.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 const redisPrefix = `stratd-test-e2e-safety-keyleak-${process.pid}`;
 const prefix = keyPrefix(redisPrefix);
@@ -72,15 +72,15 @@ beforeAll(async () => {
   );
   // Run until the liquidation guard's decrease landed: the key has been loaded and has signed.
   const ledger = new Ledger(redis, { prefix, maxLen: 100_000 });
-  await waitFor(
+  await waitUntil(
     async () => {
-      if (!daemon!.running()) throw new DaemonExited(`the daemon exited early\n${daemonOutput()}`);
+      if (!daemon!.running) throw new DaemonExited(`the daemon exited early\n${daemonOutput()}`);
       const states = await ledger.read({ limit: 1_000, types: ['action_state'] });
       return states.find((e) => e.state === 'landed');
     },
-    { timeoutMs: 45_000, what: 'an action to land', describe: daemonOutput },
+    { timeoutMs: 45_000, what: 'an action to land', context: daemonOutput, retryErrors: false },
   );
-  const opsUrl = await waitFor(async () => opsUrlIn(daemon!.stdout()), { timeoutMs: 10_000, what: 'the ops server to listen', describe: daemonOutput });
+  const opsUrl = await waitUntil(async () => opsUrlIn(daemon!.stdout()), { timeoutMs: 10_000, what: 'the ops server to listen', context: daemonOutput, retryErrors: false });
 
   // A browser and a scraper while it runs.
   for (const path of ['/', '/status', '/metrics']) {
@@ -104,18 +104,18 @@ beforeAll(async () => {
   };
   const resumed = (path: string) => capture.requests.some((r) => r.path === path && r.bodyText.includes('trading active'));
   const targets = { telegram: planted.paths.telegram, discord: planted.paths.discord, slack: planted.paths.slack, 'basic-auth': planted.paths.webhook, dead: planted.paths.dead };
-  await waitFor(
+  await waitUntil(
     async () => {
       for (const [name, path] of Object.entries(targets)) {
         if (name === 'dead' ? (await failedFor(name)) < 3 : !resumed(path) && (await failedFor(name)) < 3) return undefined;
       }
       return true;
     },
-    { timeoutMs: 30_000, what: 'every target to take or fail the landed, halted and active notifications', describe: () => `${capture.requests.map((r) => `${r.path} ${r.bodyText.slice(0, 80)}`).join('\n')}\n${daemonOutput()}` },
+    { timeoutMs: 30_000, what: 'every target to take or fail the landed, halted and active notifications', context: () => `${capture.requests.map((r) => `${r.path} ${r.bodyText.slice(0, 80)}`).join('\n')}\n${daemonOutput()}`, retryErrors: false },
   );
 
   const exit = await daemon.stop();
-  expect(exit, daemonOutput()).toEqual({ code: 0, signal: null });
+  expect({ code: exit.code, signal: exit.signal }, daemonOutput()).toEqual({ code: 0, signal: null });
   const actions = await run(['actions', '--json', '--all', '--limit', '10000']);
   const [configShow, configShowJson, configShowOfDaemon] = await Promise.all([
     runCli(['config', 'show'], { env: planted.cliEnv, timeoutMs: 30_000 }),

@@ -4,9 +4,9 @@ import { readLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { VenueControl } from '../support/venue-control.ts';
-import { DaemonFleet } from './support/daemon-process.ts';
+import { DaemonFleet } from '../support/daemon-process.ts';
 import { E2eDeployment } from './support/e2e-deployment.ts';
-import { waitUntil } from './support/wait-until.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 /**
  * Acceptance (paper mode, the daemon as its own process, the venue in this one): a fresh

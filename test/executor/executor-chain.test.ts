@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
@@ -24,7 +25,7 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 25_000
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
+    await sleep(10);
   }
 }
 
@@ -288,7 +289,7 @@ describe('executor on the venue chain', () => {
       expect(await h.chainClient.blockHeight()).toBeGreaterThan(final!.lastValidBlockHeight!);
       const sends = final!.sendCount;
       h.chain.setDropAll(false);
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(300);
       expect((await store.load(action.actionId))!.record.sendCount).toBe(sends);
       expect(landedWith(final?.signature)).toBe(0);
       // Ambiguity committed the strategy's state (it could have landed); expiry does not undo it.

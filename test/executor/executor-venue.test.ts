@@ -2,6 +2,7 @@
 // (ApiActionBuilder), the policy inspects them, a LocalKeypairSigner loaded from a key file
 // signs, and each route submits for real (RPC, perps transaction/execute, trigger execute).
 // Outcomes are read back from the venue: its chain, its trades, positions, orders and TP/SL.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,7 +74,7 @@ describe('executor against the simulated venue', () => {
       expect(h.landedCount(seen.signature)).toBe(1);
       expect(await decreaseTrades(w, before.positionPubkey)).toEqual([]);
       expect((await solLong(w)).sizeUsd).toBe(before.sizeUsd);
-      await new Promise((resolve) => setTimeout(resolve, 100)); // a few confirm polls
+      await sleep(100); // a few confirm polls
       // The sight is kept in memory (it only starts the keeper's clock), not written.
       const waiting = (await h.store.load(job.actionId))!.record;
       expect(waiting.state).toBe('submitted');
@@ -262,7 +263,7 @@ describe('executor against the simulated venue', () => {
         return r?.state === 'submitted' ? r : undefined;
       });
       expect(submitted).toMatchObject({ route: 'perps-execute', sendCount: 1 });
-      await new Promise((resolve) => setTimeout(resolve, 150)); // a few confirm polls
+      await sleep(150); // a few confirm polls
       const waiting = (await h.store.load(job.actionId))!.record;
       expect(waiting.state).toBe('submitted');
       expect(await h.chain.blockHeight()).toBeLessThanOrEqual(waiting.lastValidBlockHeight!);

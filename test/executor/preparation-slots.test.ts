@@ -1,6 +1,7 @@
 // The executor prepares (builds, inspects, signs) at most execution.maxPreparingActions actions at
 // once; the rest wait their turn in arrival order. Sending and confirming never wait, nor do the
 // protective strategies' actions, nor a decision already too old to build.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionBuilder } from '../../src/pipeline/executor/ports.ts';
 import { PreparationSlots } from '../../src/pipeline/executor/preparation-slots.ts';
@@ -19,7 +20,7 @@ afterAll(async () => {
   await redis.quit();
 });
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+const tick = () => sleep(20);
 
 /** Resolves once `check` holds (polled), so a test waits for a state, not for a time. */
 async function until(check: () => boolean, what: string): Promise<void> {
@@ -199,7 +200,7 @@ describe('the executor with one preparation slot', () => {
     const thirdDone = ex.drive(third.actionId, signal, await ex.accept(third));
     // Longer than the lease (5 s): a drive that did not renew it while waiting would let another
     // process take the action, build and sign it, and then find it moved on.
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    await sleep(6_000);
     const store = new ActionStore(redis, prefix);
     expect(await store.lease(second.actionId, 'another-process', 5_000)).toBe(false);
     expect(await store.lease(third.actionId, 'another-process', 5_000)).toBe(false);

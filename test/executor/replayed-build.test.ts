@@ -4,6 +4,7 @@
 // a blockhash our own RPC does not know as valid is refused, whatever txMetadata claims.
 // Everything runs through real parts: the venue's HTTP API and chain (its replayLanded and
 // staleBlockhash faults), the executor as the daemon wires it, the key file signer, Redis.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,7 +118,7 @@ describe('a build answered with the bytes of an earlier, landed decrease', () =>
     const before = await solLong(w);
     const signature = await landedByTheWalletItself(w, before.positionPubkey);
     await until('the keeper to apply it', async () => ((await solLong(w)).sizeUsd === before.sizeUsd - DELTA ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 200)); // ten slots: the landing lies well before the build
+    await sleep(200); // ten slots: the landing lies well before the build
 
     const ex = h.executor(w);
     const job = h.job(decrease(before.positionPubkey, `decrease:after-own:${before.positionPubkey}`));
@@ -141,7 +142,7 @@ describe('a build answered with the bytes of an earlier, landed decrease', () =>
     const before = await solLong(w);
     const signature = await landedByTheWalletItself(w, before.positionPubkey);
     await until('the keeper to apply it', async () => ((await solLong(w)).sizeUsd === before.sizeUsd - DELTA ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
 
     const ex = h.executor(w, {
       // The lookup made alongside the send meets an RPC error; the polls after it do not.

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { silentLogger, type Logger } from '../../src/kernel/logger.ts';
@@ -59,7 +60,7 @@ async function settled(check: () => void): Promise<void> {
     }
   }, { timeout: 15_000, interval: 50 }).toBe(true);
   // Anything still to come (a duplicate) would be in flight by now; the counts must not move.
-  await new Promise((r) => setTimeout(r, 750));
+  await sleep(750);
   check();
 }
 

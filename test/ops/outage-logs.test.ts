@@ -2,6 +2,7 @@
 // message matched ECONNREFUSED in any error), and every later error was then hidden until a Redis
 // "ready" that never came. A paper daemon on a venue of its own, Redis fine: the venue's API is
 // stopped (connection refused), then answers 503 on the same port.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,7 +65,7 @@ describe('an API outage in the daemon log', () => {
     venue = undefined;
     await expect.poll(() => messages().filter((m) => m.startsWith('api unreachable')).length, { timeout: 20_000 }).toBe(1);
     // Two pollers every second keep failing: more failed reads, still one line within the interval.
-    await new Promise((r) => setTimeout(r, 2_500));
+    await sleep(2_500);
     expect(messages().filter((m) => m.startsWith('api unreachable'))).toHaveLength(1);
     expect(messages().filter((m) => m.startsWith('redis'))).toEqual([]);
     const told = lines().find((l) => l.msg.startsWith('api unreachable'));

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,7 +70,7 @@ describe('a pause from a plain shell is announced by the daemons', () => {
     expect(JSON.parse(line!)).toMatchObject({ state: 'halted', previous: 'active', cause: 'cli', reason: 'drill from a shell', by: expect.stringMatching(/^cli:/) });
     expect(tradingStateDeliveries()[0]!.bodyText).toContain('drill from a shell');
     // Nothing more arrives later (a duplicate would come from the queue within moments).
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     expect(tradingStateDeliveries()).toHaveLength(1);
   }, 60_000);
 
@@ -83,7 +84,7 @@ describe('a pause from a plain shell is announced by the daemons', () => {
     const resumed = await runCli(['resume'], { env: shellEnv });
     expect(resumed.code, resumed.stderr).toBe(0);
     await expect.poll(() => tradingStateDeliveries().length, { timeout: 15_000 }).toBe(2);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     expect(tradingStateDeliveries()).toHaveLength(2);
   }, 60_000);
 });

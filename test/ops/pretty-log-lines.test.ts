@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DaemonFleet } from '../e2e/support/daemon-process.ts';
+import { DaemonFleet } from '../support/daemon-process.ts';
 import { E2eDeployment } from '../e2e/support/e2e-deployment.ts';
-import { waitUntil } from '../e2e/support/wait-until.ts';
+import { waitUntil } from '../support/wait-until.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import { prettyLine } from '../../src/kernel/pretty-line.ts';
 import { actionLogFields } from '../../src/pipeline/executor/action-log-fields.ts';

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.ts';
@@ -70,7 +71,7 @@ beforeAll(async () => {
   const deadline = Date.now() + 15_000;
   while ((decreases = await control.decreaseTrades(wallet)).length < 2) {
     if (Date.now() > deadline) throw new Error(`the keeper filled ${String(decreases.length)} of 2 decreases in 15 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   await storeSnapshots();
 }, 30_000);

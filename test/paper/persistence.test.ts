@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startPaperPersistence, type PaperPersistence } from '../../src/paper/state-file.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
-import { waitUntil } from '../e2e/support/wait-until.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 // The paper state is written when the venue changes — a burst of changes in one write, nothing
 // while nothing changes — not on a timer, and atomically (no temporary file left, owner-only).
@@ -18,7 +19,7 @@ let persistence: PaperPersistence | undefined;
 const wallet = Keypair.generate().publicKey.toBase58();
 const path = () => join(dir, 'venue', 'state.json');
 const savedLamports = async () => (JSON.parse(await readFile(path(), 'utf8')) as { venue: { chain: { lamports: Record<string, string> } } }).venue.chain.lamports[wallet];
-const quiet = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const quiet = (ms: number) => sleep(ms);
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'stratd-paper-persist-'));

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Keypair } from '@solana/web3.js';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -146,7 +147,7 @@ describe('the schedule', () => {
     const deadline = Date.now() + 5_000;
     let jobs: Awaited<ReturnType<typeof market.getJobs>> = [];
     while (jobs.length === 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
       jobs = (await market.getJobs(['waiting'])).filter((j) => j.name === 'positions');
     }
     expect(jobs.length).toBeGreaterThan(0);

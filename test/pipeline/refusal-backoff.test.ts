@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,7 +49,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 
@@ -98,7 +99,7 @@ describe('backoff after a business refusal', () => {
     expect(until - refused.at).toBeGreaterThan(BASE_MS - 1_000);
     expect(until - refused.at).toBeLessThanOrEqual(BASE_MS + 1_000);
     // Ticks every second while it backs off: one decision, one note.
-    await new Promise((r) => setTimeout(r, Math.max(0, until - Date.now() - 300)));
+    await sleep(Math.max(0, until - Date.now() - 300));
     let all = await entries();
     expect(ofType(all, 'decision')).toHaveLength(1);
     expect(ofType(all, 'decision_backed_off')).toHaveLength(1);

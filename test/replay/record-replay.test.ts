@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecording, RECORDING_VERSION } from '../../src/records/recording.ts';
 import { runCli } from '../support/cli.ts';
 import { buildDistIfStale, productionEnv } from '../support/dist-build.ts';
-import { DaemonFleet } from '../e2e/support/daemon-process.ts';
+import { DaemonFleet } from '../support/daemon-process.ts';
 import { E2eDeployment } from '../e2e/support/e2e-deployment.ts';
-import { waitUntil } from '../e2e/support/wait-until.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 /**
  * Acceptance (issue 13 item 5): `stratd record` (a real compiled process, its own paper venue,

@@ -1,4 +1,5 @@
 // Child process of risk-gate.test.ts: another daemon process checking its gate in a loop.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { silentLogger } from '../../src/kernel/logger.ts';
 import { startPresence } from '../../src/ops/process-presence.ts';
 import { RedisRiskGate } from '../../src/risk/risk-gate.ts';
@@ -16,7 +17,7 @@ while (Date.now() < end) {
   const startedAtMs = Date.now();
   const decision = await gate.check('sign', recordFor({ type: 'trigger-create' }));
   process.stdout.write(`${JSON.stringify({ startedAtMs, allowed: decision.allowed })}\n`);
-  await new Promise((r) => setTimeout(r, 20));
+  await sleep(20);
 }
 await presence.stop();
 await redis.quit();

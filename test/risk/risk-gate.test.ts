@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
@@ -34,7 +35,7 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
 }
 

@@ -1,6 +1,7 @@
 // Child process of fresh-import.test.ts: loads one strategy directory twice with `fresh` under
 // the runtime it was started with (tsx or dist), rewriting the module in between, and prints
 // the description each load saw, one per line.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadStrategies } from '../../src/pipeline/strategy-runtime/loader.ts';
@@ -12,6 +13,6 @@ const load = async () => (await loadStrategies({ dir, enabled: ['hot'], settings
 const first = await load();
 writeFileSync(file, readFileSync(file, 'utf8').replace("'first'", "'second'"));
 // The file's mtime is the module's cache key: make sure the rewrite moves it.
-await new Promise((resolve) => setTimeout(resolve, 20));
+await sleep(20);
 console.log(first);
 console.log(await load());

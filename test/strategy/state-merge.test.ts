@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
@@ -37,7 +38,7 @@ async function process(snapshot: Snapshot, jobId: string): Promise<void> {
     const state = await market.getJobState(job.id!);
     if (state === 'completed') return;
     if (state === 'failed' || Date.now() > deadline) throw new Error(`snapshot job ${jobId} is ${state}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
 }
 

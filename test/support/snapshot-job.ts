@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job, Queue } from 'bullmq';
 import type { Snapshot } from '../../src/sdk/snapshot.ts';
 
@@ -9,6 +10,6 @@ export async function processSnapshotJob(market: Queue<Snapshot>, snapshot: Snap
     const state = await market.getJobState(job.id!);
     if (state === 'completed' || state === 'failed') return (await market.getJob(job.id!))!;
     if (Date.now() > deadline) throw new Error(`job ${jobId} still ${state}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { Redis } from 'ioredis';
@@ -33,7 +34,7 @@ export async function startThrowawayRedis(args: readonly string[] = []): Promise
   redis.on('error', () => undefined); // until it listens
   for (let i = 0; (await redis.ping().catch(() => 'down')) !== 'PONG'; i++) {
     if (child.exitCode !== null || i > 200) throw new Error(`redis-server ${args.join(' ')} did not start`);
-    await new Promise((r) => setTimeout(r, 25));
+    await sleep(25);
   }
   return {
     url,

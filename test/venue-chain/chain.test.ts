@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
@@ -24,13 +25,13 @@ function rejectionOf(run: () => unknown): ChainRejection {
 describe('venue clock', () => {
   it('runs at its speed, jumps forward on advance and never backwards', async () => {
     const frozen = new VenueClock({ startMs: START_MS, speed: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
     expect(frozen.now()).toBe(START_MS);
     frozen.advance(1_500);
     expect(frozen.now()).toBe(START_MS + 1_500);
     expect(() => frozen.advance(-1)).toThrow(VenueClockError);
     const fast = new VenueClock({ startMs: START_MS, speed: 1_000 });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
     expect(fast.now() - START_MS).toBeGreaterThanOrEqual(15_000);
     expect(() => new VenueClock({ speed: -1 })).toThrow(VenueClockError);
   });

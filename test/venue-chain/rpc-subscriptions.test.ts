@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer } from 'node:net';
 import { Connection, Keypair, sendAndConfirmRawTransaction } from '@solana/web3.js';
 import WebSocket from 'ws';
@@ -86,7 +87,7 @@ describe('venue websocket subscriptions', () => {
     const id = connection.onSlotChange((info) => slots.push(info.slot));
     await vi.waitFor(() => expect(server?.websocketClients()).toBe(1), { timeout: 5_000, interval: 20 });
     // Give the subscription time to be acknowledged before moving the clock.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     advanceSlots(clock, 3);
     await vi.waitFor(() => expect(slots).toContain(chain.slot()), { timeout: 5_000, interval: 20 });
     await connection.removeSlotChangeListener(id);

@@ -10,7 +10,6 @@ export const txMetadata = z.looseObject({
 export type TxMetadata = z.infer<typeof txMetadata>;
 
 export const transactionType = z.enum(['legacy', 'instant']);
-export type TransactionType = z.infer<typeof transactionType>;
 
 export const side = z.enum(['long', 'short']);
 export type Side = z.infer<typeof side>;

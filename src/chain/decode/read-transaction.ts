@@ -6,11 +6,6 @@ export function readTransaction(base64: string): VersionedTransaction {
   return readWireTransaction(base64).toVersionedTransaction();
 }
 
-/** Parses wire bytes; a truncated or inconsistent transaction throws TransactionDecodeError. */
-export function readTransactionBytes(bytes: Uint8Array): VersionedTransaction {
-  return readWireTransaction(bytes).toVersionedTransaction();
-}
-
 /**
  * Reads a wire transaction (base64 text or bytes) strictly: exactly one legacy or v0 transaction,
  * nothing after it. What the executor inspects, signs and sends; throws TransactionDecodeError.

@@ -18,13 +18,13 @@ const KEY_BYTES = 32;
 /** The first byte of a version 1 message (web3.js reads such a transaction message first). */
 const VERSION_1_PREFIX = 0x81;
 
-export interface WireHeader {
+interface WireHeader {
   readonly numRequiredSignatures: number;
   readonly numReadonlySignedAccounts: number;
   readonly numReadonlyUnsignedAccounts: number;
 }
 
-export interface WireInstruction {
+interface WireInstruction {
   readonly programIdIndex: number;
   readonly accountKeyIndexes: number[];
   /** A copy of the instruction's data. */
@@ -38,7 +38,7 @@ export interface WireLookup {
   readonly readonlyIndexes: number[];
 }
 
-export interface WireMessage {
+interface WireMessage {
   readonly version: 'legacy' | 0;
   readonly header: WireHeader;
   /** Base58, in order. */

@@ -4,7 +4,7 @@ import { scrubKeyMaterial } from './key-material.ts';
  * Why a wallet key could not be loaded or written. Messages say what is wrong and where (a path or
  * an environment variable name), never what the key material contains.
  */
-export type KeyFileErrorKind =
+type KeyFileErrorKind =
   | 'missing' // neither a key file nor the key variable is configured
   | 'not_found'
   | 'not_a_file'

@@ -7,7 +7,7 @@ import { KeyFileError } from './key-file-error.ts';
 import { keypairFromSecretText } from './secret-key-text.ts';
 import { SignerError } from './signer-error.ts';
 
-export interface LoadSignerOptions {
+interface LoadSignerOptions {
   readonly mode: SignerMode;
   /** Path of a solana-keygen key file; preferred over the environment variable. */
   readonly keyFile?: string;
@@ -18,7 +18,7 @@ export interface LoadSignerOptions {
   readonly scrubEnv?: boolean;
 }
 
-export const DEFAULT_KEY_ENV = 'STRATD_WALLET_KEY';
+const DEFAULT_KEY_ENV = 'STRATD_WALLET_KEY';
 
 /** The DER header of a PKCS#8 Ed25519 private key (RFC 8410), followed by the 32-byte seed. */
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');

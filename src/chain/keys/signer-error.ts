@@ -5,7 +5,7 @@
  * - `wrong_signer`: the transaction's fee payer is not this signer's key;
  * - `invalid_signature`: the signer answered something that is not a 64-byte signature.
  */
-export type SignerErrorKind = 'signing_disabled' | 'verdict_mismatch' | 'wrong_signer' | 'invalid_signature';
+type SignerErrorKind = 'signing_disabled' | 'verdict_mismatch' | 'wrong_signer' | 'invalid_signature';
 
 export class SignerError extends Error {
   override readonly name = 'SignerError';

@@ -82,7 +82,7 @@ export class InstructionFindings {
 }
 
 /** The wallet's associated token account of `mint` under `tokenProgram` (a token program: any other owns no token account). */
-export function isWalletAta(address: string, wallet: string, mint: string, tokenProgram: string): boolean {
+function isWalletAta(address: string, wallet: string, mint: string, tokenProgram: string): boolean {
   if (!TOKEN_PROGRAMS.has(tokenProgram)) return false;
   try {
     return associatedTokenAccountOf(wallet, mint, tokenProgram) === address;

@@ -16,7 +16,7 @@ export interface ChainAccount {
 export type AccountReader = (keys: readonly string[]) => Promise<ReadonlyArray<ChainAccount | null>>;
 
 /** A token account as its data says: the mint it holds and the key that owns it. */
-export interface TokenAccountFacts {
+interface TokenAccountFacts {
   readonly mint: string;
   readonly owner: string;
   readonly program: string;

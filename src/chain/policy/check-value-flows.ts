@@ -13,7 +13,7 @@ export interface Outflow {
   readonly instruction: number;
 }
 
-export interface ValueFlowReport {
+interface ValueFlowReport {
   readonly violations: Violation[];
   readonly outflows: Outflow[];
 }

@@ -51,7 +51,7 @@ export function inspectTransaction(decoded: DecodedTransaction, ctx: PolicyConte
   return { ok: violations.length === 0, violations, messageSha256: decoded.messageSha256, ...freshAtSlot };
 }
 
-export interface Inspection {
+interface Inspection {
   /** The parsed transaction (what gets signed), null when the bytes are unreadable. */
   readonly transaction: VersionedTransaction | null;
   readonly decoded: DecodedTransaction | null;

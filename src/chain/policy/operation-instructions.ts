@@ -12,7 +12,7 @@ import { PROGRAMS } from '../programs.ts';
  * other instruction of that program. The label of a request says nothing; its instructions do
  * (a createOrder's bytes answered to a cancel are refused here).
  */
-export type OperationInstructions =
+type OperationInstructions =
   | Gate<'perps', PerpsInstructionName>
   | Gate<'trigger', LimitOrderInstructionName>
   | Gate<'recurring', DcaInstructionName>

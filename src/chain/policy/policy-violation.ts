@@ -20,6 +20,3 @@ export class PolicyViolation extends Error {
   }
 }
 
-export function isPolicyViolation(value: unknown): value is PolicyViolation {
-  return value instanceof PolicyViolation;
-}

@@ -37,7 +37,7 @@ export interface Violation {
   readonly evidence?: ViolationEvidence;
 }
 
-export interface ViolationEvidence {
+interface ViolationEvidence {
   readonly account: string;
   readonly mint: string;
   /** What would leave the wallet (negative: arrive). */

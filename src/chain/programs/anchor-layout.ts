@@ -13,7 +13,7 @@ export type AnchorScalar = 'u8' | 'u16' | 'u64' | 'i64' | 'bool' | 'pubkey';
  */
 export type AnchorArgType = AnchorScalar | { readonly option: AnchorScalar } | 'transferHookAccountsInfo';
 
-export interface AnchorAccountSpec {
+interface AnchorAccountSpec {
   readonly name: string;
   readonly signer: boolean;
   readonly writable: boolean;

@@ -14,7 +14,7 @@ export interface ActFacts extends ExposureFacts {
 }
 
 /** One act's arguments: the sub-command's positionals and its options (strings; flags as true). */
-export interface ActArguments {
+interface ActArguments {
   readonly command: string;
   readonly positionals: readonly string[];
   readonly options: Readonly<Record<string, string | boolean | undefined>>;

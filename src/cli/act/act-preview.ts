@@ -17,7 +17,7 @@ function token(mint: string, amount: string | bigint): string {
 }
 
 /** The intent in human units: what the operator asked for. */
-export function describeIntent(intent: Intent): string {
+function describeIntent(intent: Intent): string {
   switch (intent.type) {
     case 'open':
     case 'increase': {

@@ -17,7 +17,7 @@ export class ActInputError extends Error {
 }
 
 /** The tokens `stratd act` trades, by symbol: the mints whose decimals stratd knows. */
-export const TRADABLE: Readonly<Record<string, string>> = { SOL: MINTS.SOL, ETH: MINTS.ETH, BTC: MINTS.BTC, USDC: MINTS.USDC, USDT: MINTS.USDT, JLP: MINTS.JLP };
+const TRADABLE: Readonly<Record<string, string>> = { SOL: MINTS.SOL, ETH: MINTS.ETH, BTC: MINTS.BTC, USDC: MINTS.USDC, USDT: MINTS.USDT, JLP: MINTS.JLP };
 const TRADABLE_LIST = Object.keys(TRADABLE).join(', ');
 
 /** A token named by its symbol (any case) or its mint address; refused when stratd cannot trade it. */

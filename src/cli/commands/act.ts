@@ -7,6 +7,7 @@ import { marketStatsPrice } from '../../api/market-stats-price.ts';
 import { MARKET_MINTS } from '../../api/mints.ts';
 import { isConfigError, loadConfig, type Config } from '../../config/index.ts';
 import { silentLogger } from '../../kernel/logger.ts';
+import { abortableSleep } from '../../kernel/abortable-sleep.ts';
 import type { Daemon } from '../../daemon/daemon.ts';
 import { listProcesses } from '../../ops/process-presence.ts';
 import { ActionStore } from '../../pipeline/executor/action-store.ts';
@@ -270,7 +271,7 @@ class OperatorAct {
     while (Date.now() < deadline) {
       const stored = await this.store.load(actionId);
       if (stored && done(stored.record)) return stored.record;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await abortableSleep(100);
     }
     return undefined;
   }

@@ -7,14 +7,14 @@ import { targetName, type NotifyTarget } from '../../config/notify-targets.ts';
 import { telegramRequest } from './telegram.ts';
 import { webhookRequest } from './webhook.ts';
 
-export type DeliveryErrorKind = 'timeout' | 'unreachable' | 'http_status' | 'refused_by_target';
+type DeliveryErrorKind = 'timeout' | 'unreachable' | 'http_status' | 'refused_by_target';
 
 /**
  * A target did not take the message. Its text names the target, never its URL or token: it goes
  * to the log and, as the failed job's reason and stack, into Redis. Whatever fetch or the
  * target's answer says about the URL is masked.
  */
-export class DeliveryError extends Error {
+class DeliveryError extends Error {
   override readonly name = 'DeliveryError';
   constructor(
     readonly kind: DeliveryErrorKind,
@@ -26,7 +26,7 @@ export class DeliveryError extends Error {
   }
 }
 
-export function requestFor(target: NotifyTarget, event: NotifyEvent): OutgoingRequest {
+function requestFor(target: NotifyTarget, event: NotifyEvent): OutgoingRequest {
   switch (target.type) {
     case 'telegram':
       return telegramRequest(target, event);

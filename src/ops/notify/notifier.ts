@@ -33,7 +33,7 @@ export interface NotifierSettings {
   readonly deliveryTimeoutMs: number;
 }
 
-export interface NotifierOptions extends NotifierSettings {
+interface NotifierOptions extends NotifierSettings {
   readonly redis: Redis;
   /** The hash-tagged key prefix, "{stratd}:". */
   readonly prefix: string;

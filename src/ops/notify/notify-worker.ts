@@ -9,7 +9,7 @@ import { notifyQueueName, type NotifyJob } from './notifier.ts';
 import type { RedisOutageLog } from '../../pipeline/redis-outage.ts';
 import { targetName, type NotifyTarget } from '../../config/notify-targets.ts';
 
-export interface NotifyWorkerOptions {
+interface NotifyWorkerOptions {
   readonly redis: Redis;
   readonly prefix: string;
   readonly targets: readonly NotifyTarget[];

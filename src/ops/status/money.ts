@@ -15,18 +15,18 @@ import { formatUsd } from './human-units.ts';
  */
 
 /** The strategy column of trades no landed action of ours explains (manual trades, liquidations, older history). */
-export const OTHER = 'other';
-export const DAY_MS = 86_400_000;
+const OTHER = 'other';
+const DAY_MS = 86_400_000;
 
 /** A landed action's claim on fills: the request it created, the transaction it sent, the TP/SL requests it placed. */
 export type LandedAction = Pick<ActionRecord, 'strategy' | 'signature' | 'positionRequestPubkey' | 'createdTpslPubkeys'>;
 
-export interface PnlPair {
+interface PnlPair {
   readonly day: bigint;
   readonly all: bigint;
 }
 
-export interface BalanceLine {
+interface BalanceLine {
   readonly token: 'SOL' | 'USDC';
   readonly amount: bigint;
   /** Undefined: no price known for the token (SOL without a SOL position in the snapshot). */
@@ -71,7 +71,7 @@ export function strategyOf(trade: Pick<TradeRecord, 'txHash' | 'positionRequestP
   return (trade.positionRequestPubkey ? index.get(trade.positionRequestPubkey) : undefined) ?? index.get(trade.txHash) ?? OTHER;
 }
 
-export interface MoneySource {
+interface MoneySource {
   /** The latest trades snapshot's fills; undefined: none yet. */
   readonly trades: readonly TradeRecord[] | undefined;
   readonly positions: readonly PositionView[];

@@ -21,7 +21,7 @@ th{background:#f0f3f6}.num{text-align:right;font-variant-numeric:tabular-nums}
 #controls{background:#fff;border:1px solid #d0d7de;padding:.6rem;margin:.6rem 0;display:flex;gap:.5rem;flex-wrap:wrap;align-items:center}
 #message{font-weight:600}code{font-size:12px}.muted{color:#57606a}`;
 
-export interface StatusPageOptions {
+interface StatusPageOptions {
   /**
    * ops.controlToken is set. Without one the control endpoints refuse everything, so the page
    * says how to enable them instead of showing buttons that can only fail.
@@ -53,7 +53,7 @@ export function renderStatusPage(view: StatusView, nonce: string, options: Statu
 }
 
 /** The part of the page the script refreshes. */
-export function renderLive(view: StatusView): SafeHtml {
+function renderLive(view: StatusView): SafeHtml {
   const t = view.trading;
   // A missing take-profit is a warning only when some enabled strategy places them.
   const tpExpected = view.takeProfitsPlacedBy.length > 0;

@@ -7,7 +7,7 @@ import { renderStatusPage } from './status-page.ts';
 import type { StatusView } from './status-view.ts';
 import { hasSession, sessionCookie } from './viewer-session.ts';
 
-export interface StatusRoutesOptions {
+interface StatusRoutesOptions {
   /** ops.controlToken; empty: no session can be opened and /queues stays closed. */
   readonly controlToken: string;
   readonly queues: ReadonlyMap<string, Queue>;
@@ -17,7 +17,7 @@ export interface StatusRoutesOptions {
 }
 
 /** Where the queue UI is mounted. */
-export const QUEUE_UI_PATH = '/queues';
+const QUEUE_UI_PATH = '/queues';
 
 const QUEUE_UI_CLOSED = html`<!doctype html><title>stratd queues</title><p>The queue UI needs the control token: enter it on the <a href="/">status page</a> and press “Queue UI”.</p>`.text;
 

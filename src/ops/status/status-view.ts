@@ -25,9 +25,9 @@ import { describeRedisMemory, redisMemoryLevel, type RedisMemoryLevel, type Redi
  */
 
 /** Closer than this to liquidation is flagged (the liquidation guard's default distance). */
-export const NEAR_LIQUIDATION_BPS = 500n;
+const NEAR_LIQUIDATION_BPS = 500n;
 
-export interface PositionLine {
+interface PositionLine {
   readonly positionPubkey: string;
   readonly market: string;
   readonly side: string;
@@ -48,7 +48,7 @@ export interface ActionLine {
 }
 
 /** A fill stratd did not cause (a `fill` ledger entry of src/pipeline/fill-watcher.ts), for humans. */
-export interface FillLine {
+interface FillLine {
   readonly fillId: string;
   /** tpsl_trigger (with tp/sl when known), limit_fill, liquidation, manual, ... */
   readonly cause: string;
@@ -60,7 +60,7 @@ export interface FillLine {
   readonly at: string;
 }
 
-export interface StrategyLine {
+interface StrategyLine {
   readonly name: string;
   readonly lastDecision: string;
   readonly state: string;
@@ -68,7 +68,7 @@ export interface StrategyLine {
   readonly cost?: string;
 }
 
-export interface PollerLine {
+interface PollerLine {
   readonly kind: string;
   readonly ageMs: number | undefined;
   readonly stale: boolean;
@@ -76,7 +76,7 @@ export interface PollerLine {
 }
 
 /** Redis memory against its maxmemory, judged by redis.memoryWarnPercent / memoryCriticalPercent. */
-export interface RedisMemoryLine {
+interface RedisMemoryLine {
   /** Undefined: INFO memory could not be read, or no thresholds were given. */
   readonly level: RedisMemoryLevel | undefined;
   /** The maxmemory-policy deletes keys when full (anything but noeviction). */
@@ -110,7 +110,7 @@ export interface StatusView {
   readonly money: MoneyView;
 }
 
-export interface StatusSource {
+interface StatusSource {
   readonly redis: Redis;
   /** The hash-tagged key prefix, "{stratd}:". */
   readonly prefix: string;

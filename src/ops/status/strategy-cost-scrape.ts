@@ -6,7 +6,7 @@ import type { StrategyCost } from '../../pipeline/metrics.ts';
  * its own, which decided nothing, so it asks the daemon's ops server for the same figures.
  */
 
-export type ScrapedCost = { readonly ok: true; readonly costs: ReadonlyMap<string, StrategyCost> } | { readonly ok: false; readonly reason: string };
+type ScrapedCost = { readonly ok: true; readonly costs: ReadonlyMap<string, StrategyCost> } | { readonly ok: false; readonly reason: string };
 
 const SAMPLE = /^(stratd_strategy_[a-z_]+)\{([^}]*)\}\s+(\S+)/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;

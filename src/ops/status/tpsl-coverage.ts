@@ -26,7 +26,7 @@ export interface TpslLeg {
   readonly coverBps: bigint | undefined;
 }
 
-export interface TpslCoverage {
+interface TpslCoverage {
   readonly tp: readonly TpslLeg[];
   readonly sl: readonly TpslLeg[];
 }

@@ -7,7 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * stops working when the token changes, and is HttpOnly + SameSite=Strict.
  */
 
-export const SESSION_COOKIE = 'stratd_ops';
+const SESSION_COOKIE = 'stratd_ops';
 const LABEL = 'stratd ops viewer session v1';
 const MAX_AGE_SEC = 12 * 3_600;
 

@@ -43,7 +43,7 @@ return redis.call('HDEL', KEYS[3], ARGV[1])`);
 const recordPart = z.looseObject({ strategy: z.string(), intent: z.unknown(), decidedAtMs: z.number(), state: actionState, stateCommitted: z.boolean().optional() });
 
 /** What a repair changed: entries added or corrected, and entries removed. */
-export interface InFlightRepair {
+interface InFlightRepair {
   readonly written: number;
   readonly removed: number;
 }

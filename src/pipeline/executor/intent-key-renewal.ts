@@ -4,7 +4,7 @@ import type { Ledger } from '../../records/ledger.ts';
 import { extendIntent } from '../strategy-runtime/intent-lock.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
 
-export interface IntentKeyRenewalOptions {
+interface IntentKeyRenewalOptions {
   readonly redis: Redis;
   readonly prefix: string;
   readonly ttlMs: number;

@@ -4,6 +4,7 @@ import { marketMint as marketMintSchema, type MarketMint } from '../../api/mints
 import type { TradeRecord } from '../../api/schemas/perps.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
 import type { KeeperFillWatch } from './ports.ts';
+import { abortableSleep } from '../../kernel/abortable-sleep.ts';
 
 /** Trades read per page; the query is narrowed to this wallet's decreases (or increases) of one market since the build. */
 const PAGE = 100;
@@ -99,7 +100,7 @@ export class TradeHistoryKeeperFillWatch implements KeeperFillWatch {
       while (looks.queued.length > 0) {
         // At least to the next turn of the event loop: looks asked together share the first read too.
         const wait = looks.lastReadAt + this.#readIntervalMs - performance.now();
-        await new Promise((resolve) => (wait > 0 ? setTimeout(resolve, wait) : setImmediate(resolve)));
+        await (wait > 0 ? abortableSleep(wait) : new Promise((resolve) => setImmediate(resolve)));
         // Taken only now: every look asked before this read starts is answered by it.
         const batch = looks.queued;
         looks.queued = [];

@@ -7,6 +7,7 @@ import { expectedCronIntervalMs } from '../../kernel/cron-interval.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Watchdog } from '../../kernel/watchdog.ts';
+import { withTimeout } from '../../kernel/with-timeout.ts';
 import { keyPrefix, openQueue, QUEUES, snapshotJobId } from '../queues.ts';
 import { SNAPSHOT_KINDS, snapshotSchema, type Snapshot, type SnapshotKind } from '../../sdk/snapshot.ts';
 import { storeLatestSnapshot } from '../../records/snapshot-store.ts';
@@ -18,7 +19,7 @@ import { POLLER_SOURCES, type PollContext, type SourceRead } from './sources.ts'
 import type { LocalSnapshots } from '../local-snapshots.ts';
 import type { PreparingActions } from '../preparing-actions.ts';
 
-export interface StartPollersOptions {
+interface StartPollersOptions {
   readonly config: Config;
   readonly client: ApiClient;
   readonly redis: Redis;
@@ -191,12 +192,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
   async function tick(kind: SnapshotKind, tickMs: number, handedOver?: Array<Promise<unknown>>): Promise<ReadReport[]> {
     // Capped: a schedule that fires once a year still gets an answer within minutes.
     const deadlineMs = Math.min(intervals.get(kind) ?? 60_000, MAX_TICK_DEADLINE_MS);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), deadlineMs);
-    });
-    const reports = await Promise.race([readTick(kind, tickMs, handedOver), timedOut]);
-    clearTimeout(timer);
+    const reports = await withTimeout(readTick(kind, tickMs, handedOver), deadlineMs, () => undefined);
     noteFreshness(kind);
     if (reports) return reports;
     logger.warn({ source: kind, tickMs, deadlineMs }, 'poller tick still waiting on the API at its deadline; counted as progress, the schedule goes on');

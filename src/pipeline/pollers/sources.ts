@@ -20,14 +20,14 @@ export interface PollContext {
 }
 
 /** A snapshot as a read returns it; the poller adds the tick and the arrival time. */
-export type SnapshotBody<K extends SnapshotKind> = Omit<SnapshotOf<K>, 'tickMs' | 'receivedAtMs'>;
+type SnapshotBody<K extends SnapshotKind> = Omit<SnapshotOf<K>, 'tickMs' | 'receivedAtMs'>;
 
 export interface SourceRead<K extends SnapshotKind> {
   readonly key: string;
   run(): Promise<SnapshotBody<K>>;
 }
 
-export interface PollerSource<K extends SnapshotKind> {
+interface PollerSource<K extends SnapshotKind> {
   readonly kind: K;
   readonly needsWallet: boolean;
   /** The reads of one tick. */

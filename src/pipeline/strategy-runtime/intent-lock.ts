@@ -12,7 +12,7 @@ import { inFlightEntryOfOutboxJson, inFlightIndexKey } from '../../records/in-fl
  *   <prefix>strategy:<name>:intent:<intent key> = actionId
  */
 
-export type ClaimResult =
+type ClaimResult =
   /**
    * The action already exists, as its job or as its record (another tick of its window, a retried
    * snapshot job): nothing new was decided, nothing claimed.
@@ -137,7 +137,7 @@ export async function claimIntent(redis: Redis, prefix: string, strategy: string
 }
 
 /** One claim of claimIntents. */
-export interface IntentClaim {
+interface IntentClaim {
   readonly strategy: string;
   readonly intentKey: string;
   readonly actionId: string;
@@ -160,14 +160,14 @@ export interface IntentClaim {
  * any executor's sweep stores an action left there longer than a grace period (its process died
  * between the claim and the store).
  */
-export interface DecisionOutbox {
+interface DecisionOutbox {
   readonly hashKey: string;
   readonly indexKey: string;
   readonly nowMs: number;
 }
 
 /** Where claimIntents appends the decisions of the claims that take their keys. */
-export interface DecisionLedger {
+interface DecisionLedger {
   readonly streamKey: string;
 }
 

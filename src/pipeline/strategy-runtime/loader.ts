@@ -20,7 +20,7 @@ export interface LoadedStrategy {
   readonly file: string;
 }
 
-export interface LoadStrategiesOptions {
+interface LoadStrategiesOptions {
   /** Directory of strategy modules (config strategies.dir), relative to the working directory. */
   readonly dir: string;
   /** Packages or paths of further strategy modules (config strategies.modules), resolved from the working directory. */
@@ -37,7 +37,7 @@ export interface LoadStrategiesOptions {
   readonly fresh?: boolean;
 }
 
-export interface LoadStrategiesResult {
+interface LoadStrategiesResult {
   readonly strategies: LoadedStrategy[];
   /** Every problem that stops an enabled strategy, with the config path or file it concerns and a fix. */
   readonly problems: ConfigProblem[];
@@ -64,7 +64,7 @@ const INDEX_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
  * The modules of a strategies directory: its top-level files (not tests, not declarations)
  * and, for a sub-directory, its index file (strategies/<name>/index.ts beside its helpers).
  */
-export function strategyModuleFiles(dir: string): string[] {
+function strategyModuleFiles(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir).sort()) {
     if (entry.startsWith('.') || entry.startsWith('_')) continue;

@@ -16,13 +16,13 @@ import { RedisScript } from '../../kernel/redis-script.ts';
  */
 
 /** How long a refused intent key waits: base × 2^(refusals − 1), at most max (ms). */
-export interface RefusalBackoffSettings {
+interface RefusalBackoffSettings {
   readonly baseMs: number;
   readonly maxMs: number;
 }
 
 /** A key backing off, as the strategy worker reads it before claiming. */
-export interface Backoff {
+interface Backoff {
   readonly untilMs: number;
   /** Refusals in a row (the exponent). */
   readonly attempts: number;
@@ -89,7 +89,7 @@ return out
 `);
 
 /** Starts (or lengthens) the backoff of an intent key after `actionId` was refused for `reason`. */
-export async function recordRefusal(
+async function recordRefusal(
   redis: Redis,
   prefix: string,
   refused: { readonly strategy: string; readonly intentKey: string; readonly actionId: string; readonly reason: string; readonly shape: string },
@@ -101,7 +101,7 @@ export async function recordRefusal(
 }
 
 /** Forgets an intent key's refusals (an action of it landed). */
-export async function clearRefusals(redis: Redis, prefix: string, strategy: string, intentKey: string): Promise<void> {
+async function clearRefusals(redis: Redis, prefix: string, strategy: string, intentKey: string): Promise<void> {
   await redis.del(refusalBackoffKey(prefix, strategy, intentKey));
 }
 

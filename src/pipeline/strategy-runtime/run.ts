@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describeIssues, fieldIssues } from '../../api/issues.ts';
 import type { Logger } from '../../kernel/logger.ts';
+import { withTimeout } from '../../kernel/with-timeout.ts';
 import type { Logger as StrategyLogger } from '../../sdk/logger.ts';
 import { actionIdFor, decisionWindow, type ActionJob } from '../../records/action.ts';
 import type { Snapshot, SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
@@ -16,7 +17,7 @@ export interface SnapshotReader {
   latestAll<K extends SnapshotKind>(kind: K): Promise<SnapshotOf<K>[]>;
 }
 
-export interface RunStrategiesInput {
+interface RunStrategiesInput {
   readonly snapshot: Snapshot;
   /** The loaded strategies; only those subscribed to the snapshot's kind run. */
   readonly strategies: readonly LoadedStrategy[];
@@ -106,13 +107,13 @@ export async function runStrategies(input: RunStrategiesInput): Promise<Strategy
  * The latest snapshot of every key of every kind the strategies may read, with the
  * triggering snapshot last (it is at least as new as the stored one of its key).
  */
-export async function loadWorld(reader: SnapshotReader, strategies: readonly LoadedStrategy[], trigger: Snapshot): Promise<Snapshot[]> {
+async function loadWorld(reader: SnapshotReader, strategies: readonly LoadedStrategy[], trigger: Snapshot): Promise<Snapshot[]> {
   const kinds = [...new Set(strategies.flatMap((s) => readableKinds(s.strategy)))].sort();
   const loaded = await Promise.all(kinds.map((kind) => reader.latestAll(kind)));
   return [...loaded.flat(), trigger];
 }
 
-export interface DecideInput {
+interface DecideInput {
   readonly snapshot: Snapshot;
   /** Every snapshot the decision may see (the view keeps the latest per kind+key; the trigger should be among them). */
   readonly world: readonly Snapshot[];
@@ -160,7 +161,9 @@ export async function decideOne(loaded: LoadedStrategy, input: DecideInput): Pro
   let output: unknown;
   const started = performance.now();
   try {
-    output = await withTimeout(Promise.resolve().then(() => strategy.onSnapshot(ctx as never, input.snapshot as never)), input.timeoutMs);
+    output = await withTimeout(Promise.resolve().then(() => strategy.onSnapshot(ctx as never, input.snapshot as never)), input.timeoutMs, () => {
+      throw new StrategyTimeout();
+    });
   } catch (error) {
     if (error instanceof StrategyTimeout) return failed('timeout', `onSnapshot took longer than ${input.timeoutMs} ms`);
     return failed('threw', error instanceof Error ? `${error.name}: ${error.message}` : `threw ${safeText(error)}`);
@@ -213,15 +216,6 @@ export async function decideOne(loaded: LoadedStrategy, input: DecideInput): Pro
 
 class StrategyTimeout extends Error {}
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StrategyTimeout()), ms);
-  });
-  // A strategy that never settles is abandoned, not awaited; its late rejection must not go unhandled.
-  promise.catch(() => undefined);
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 function safeText(value: unknown): string {
   let text: string;

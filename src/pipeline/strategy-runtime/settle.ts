@@ -10,15 +10,15 @@ import { commitStateChanges, commitStrategyState } from './state.ts';
  * (the proven way out of ambiguity: block height past lastValidBlockHeight, or the request older
  * than maxRequestExecutionSec; it counts as rejected and frees the intent).
  */
-export type ActionOutcome = 'landed' | 'ambiguous' | 'rejected' | 'expired';
+type ActionOutcome = 'landed' | 'ambiguous' | 'rejected' | 'expired';
 
-export interface SettleResult {
+interface SettleResult {
   readonly stateCommitted: boolean;
   readonly intentReleased: boolean;
 }
 
 /** The action as the executor holds it (its record): the job, and the requests a TP/SL create's build made. */
-export type SettledAction = Omit<ActionJob, 'trigger'> & { readonly trigger?: ActionJob['trigger']; readonly createdTpslPubkeys?: readonly string[] };
+type SettledAction = Omit<ActionJob, 'trigger'> & { readonly trigger?: ActionJob['trigger']; readonly createdTpslPubkeys?: readonly string[] };
 
 /**
  * For the executor, when an action reaches an outcome:
@@ -48,7 +48,7 @@ function commitState(redis: Redis, prefix: string, action: SettledAction): Promi
     : commitStrategyState(redis, prefix, action.strategy, action.stateAfter, options);
 }
 
-export interface SettleOptions {
+interface SettleOptions {
   /**
    * False when the intent key was already freed (the executor's final write frees it in the same
    * step as the outcome): the release would be a second, empty round trip. Default true.

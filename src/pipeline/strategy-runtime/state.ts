@@ -26,7 +26,7 @@ return 1
 /** Merges racing on the same strategy retry this many times (each retry reads the winner's value). */
 const MAX_MERGE_ATTEMPTS = 20;
 
-export class StrategyStateError extends Error {
+class StrategyStateError extends Error {
   override readonly name = 'StrategyStateError';
   constructor(readonly kind: 'not_json' | 'key_material' | 'unreadable' | 'contended', message: string) {
     super(message);
@@ -61,7 +61,7 @@ export async function readStrategyState(redis: Redis, prefix: string, strategy: 
   return parseStored(strategy, await redis.get(strategyStateKey(prefix, strategy)))?.state;
 }
 
-export interface CommitOptions {
+interface CommitOptions {
   /** When the decision that produced this state was made; default now. An older change loses to a newer one of the same member. */
   readonly decidedAtMs?: number;
 }

@@ -5,7 +5,7 @@ import { verifyEd25519 } from './ed25519.ts';
 import { ChainRejection } from './rejection.ts';
 
 /** Largest transaction a validator accepts (PACKET_DATA_SIZE). */
-export const MAX_TRANSACTION_BYTES = 1232;
+const MAX_TRANSACTION_BYTES = 1232;
 
 export interface DecodedTransaction {
   readonly transaction: VersionedTransaction;

@@ -20,7 +20,7 @@ import { transactionFeeLamports } from './compute-budget.ts';
 import { ed25519Signer } from './ed25519.ts';
 import { landingError, type LandedTransaction, type LandingHandler, type SignatureStatus, type SubmitOutcome, type SubmitVia, type TransactionErrorValue } from './landed.ts';
 import { ChainArgumentError, ChainRejection } from './rejection.ts';
-import { SeededRandom } from './seeded-random.ts';
+import { Prng } from '../market/prng.ts';
 import { PostStateView, SimulatedShortfall, simulateExecution, type AccountView, type BalanceChange, type TokenAccountView } from './simulation.ts';
 import { TokenAccountIndex } from './token-accounts.ts';
 import { TokenLedger } from './token-ledger.ts';
@@ -50,7 +50,7 @@ export const STATUS_CACHE_SLOTS = 300;
 /** Slots after which a landed transaction is rooted (finalized). */
 export const FINALIZED_AFTER_SLOTS = 32;
 
-export interface SimulationResult {
+interface SimulationResult {
   readonly err: TransactionErrorValue | null;
   readonly logs: string[];
   readonly unitsConsumed: number;
@@ -64,20 +64,20 @@ export interface SimulationResult {
  * What a venue-built transaction's own execution changes, computed without applying it (the
  * market's effects of its request). Throws what its landing would throw when it would fail.
  */
-export type EffectsHandler = (request: PendingRequest) => readonly BalanceChange[];
+type EffectsHandler = (request: PendingRequest) => readonly BalanceChange[];
 
 /**
  * TEST FAULT: an outflow that simulations show from the fee payer and landings never apply, as a
  * program's hidden CPI would move a token that no instruction decodes to. Only the signing
  * policy's simulation check can see it.
  */
-export interface SimulatedOutflowFault {
+interface SimulatedOutflowFault {
   readonly mint: string;
   readonly amount: bigint;
 }
 
 /** The chain's observable state, JSON-ready (amounts as integer strings), for /__venue/ views. */
-export interface ChainState {
+interface ChainState {
   readonly slot: number;
   readonly blockHeight: number;
   readonly slotMs: number;
@@ -126,7 +126,7 @@ export class VenueChain implements AccountView {
   private readonly programs: ReadonlySet<string>;
   private readonly blockhashes: BlockhashRegistry;
   private readonly signKeeper: (message: Uint8Array) => Uint8Array;
-  private readonly dropRandom: SeededRandom;
+  private readonly dropRandom: Prng;
   private readonly lamports = new Map<string, bigint>();
   private readonly tokens = new TokenLedger();
   private readonly tokenAccounts = new TokenAccountIndex(() => this.tokens.heldPairs());
@@ -163,7 +163,7 @@ export class VenueChain implements AccountView {
     this.keeper = Keypair.fromSeed(keeperSeed);
     this.signKeeper = ed25519Signer(keeperSeed);
     this.blockhashes = new BlockhashRegistry(opts.seed, this.blockhashValidBlocks);
-    this.dropRandom = new SeededRandom(opts.seed, 'drop');
+    this.dropRandom = new Prng(opts.seed, 'chain:drop');
   }
 
   // ---- time
@@ -357,7 +357,7 @@ export class VenueChain implements AccountView {
     checkBlockhash(decoded, this.blockhashes.lookup(decoded.transaction.message.recentBlockhash), this.blockHeight());
     checkPrograms(decoded, this.programs);
     const feeLamports = this.chargeableFee(decoded);
-    if (this.dropAll || (this.dropRate > 0 && this.dropRandom.next() < this.dropRate)) {
+    if (this.dropAll || (this.dropRate > 0 && this.dropRandom.chance(this.dropRate))) {
       this.logger.debug({ signature }, 'venue chain: drop fault swallowed a transaction');
       return { signature, duplicate: false, landed: false, err: null };
     }

@@ -10,7 +10,7 @@ const MAX_COMPUTE_UNITS = 1_400_000;
 const SET_COMPUTE_UNIT_LIMIT = 2;
 const SET_COMPUTE_UNIT_PRICE = 3;
 
-export interface ComputeBudget {
+interface ComputeBudget {
   readonly unitLimit: number;
   readonly unitPriceMicroLamports: bigint;
 }

@@ -28,7 +28,7 @@ export class RpcError extends Error {
   }
 }
 
-export const rpcId = z.union([z.string(), z.number(), z.null()]);
+const rpcId = z.union([z.string(), z.number(), z.null()]);
 export type RpcId = z.infer<typeof rpcId>;
 
 /** One request of a call (a batch is an array of them). Notifications have no id. */
@@ -38,7 +38,6 @@ export const rpcRequest = z.object({
   method: z.string(),
   params: z.array(z.unknown()).optional(),
 });
-export type RpcRequest = z.infer<typeof rpcRequest>;
 
 export type RpcResponse =
   | { jsonrpc: '2.0'; id: RpcId; result: unknown }

@@ -13,9 +13,9 @@ import { MALFORMED_PAGE } from '../http/faults.ts';
 import { faultDelay } from '../fault-delay.ts';
 
 /** Every JSON-RPC method the venue's node answers. */
-export const RPC_METHODS: Readonly<Record<string, MethodHandler>> = { ...READ_METHODS, ...TRANSACTION_METHODS };
+const RPC_METHODS: Readonly<Record<string, MethodHandler>> = { ...READ_METHODS, ...TRANSACTION_METHODS };
 
-export interface RpcServerOptions {
+interface RpcServerOptions {
   readonly host?: string;
   /** 0 (default) picks a free port. */
   readonly port?: number;
@@ -88,7 +88,7 @@ function resetConnection(socket: Socket, reply: FastifyReply): FastifyReply {
 }
 
 /** One request of a call: its response, or undefined for a notification (no id). */
-export function handleRpcRequest(chain: VenueChain, body: unknown, logger: Logger): RpcResponse | undefined {
+function handleRpcRequest(chain: VenueChain, body: unknown, logger: Logger): RpcResponse | undefined {
   const parsed = rpcRequest.safeParse(body);
   if (!parsed.success) return errorResponse(idOf(body), new RpcError(RPC_CODES.invalidRequest, 'Invalid Request'));
   const { id, method, params } = parsed.data;
@@ -112,7 +112,7 @@ export function handleRpcRequest(chain: VenueChain, body: unknown, logger: Logge
 }
 
 /** A whole HTTP body: one request or a batch; the text to answer with ('' for notifications only). */
-export function handleRpcBody(chain: VenueChain, text: string, logger: Logger): string {
+function handleRpcBody(chain: VenueChain, text: string, logger: Logger): string {
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -9,7 +9,7 @@ import { ChainRejection } from './rejection.ts';
 const wireEncoding = z.enum(['base58', 'base64']);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** Most signatures getSignatureStatuses accepts in one call (as real nodes). */
-export const MAX_SIGNATURE_STATUSES = 256;
+const MAX_SIGNATURE_STATUSES = 256;
 
 /** Wire text to bytes; real nodes default to base58 when no encoding is given. */
 function decodeWire(encoded: string, encoding: 'base58' | 'base64'): Uint8Array {

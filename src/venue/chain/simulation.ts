@@ -15,7 +15,7 @@ const UNITS: Readonly<Record<string, number>> = {
 };
 const DEFAULT_PROGRAM_UNITS = 38_000;
 
-export interface SimulatedExecution {
+interface SimulatedExecution {
   readonly logs: string[];
   readonly unitsConsumed: number;
 }

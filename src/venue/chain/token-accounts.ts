@@ -4,11 +4,11 @@ import { PROGRAMS } from '../../chain/programs.ts';
 import { associatedTokenAccountOf } from '../../chain/policy/wallet-accounts.ts';
 
 /** 165 bytes: an SPL token account; its rent-exempt balance at the venue's rent rate. */
-export const TOKEN_ACCOUNT_SIZE = 165;
+const TOKEN_ACCOUNT_SIZE = 165;
 export const TOKEN_ACCOUNT_RENT_LAMPORTS = (128n + BigInt(TOKEN_ACCOUNT_SIZE)) * 6_960n;
 
 /** The holder of an associated token account: whose balance of which mint it shows. */
-export interface TokenAccountHolder {
+interface TokenAccountHolder {
   readonly owner: string;
   readonly mint: string;
 }

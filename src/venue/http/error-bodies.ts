@@ -27,7 +27,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   504: 'Gateway Timeout',
 };
 
-export function statusText(status: number): string {
+function statusText(status: number): string {
   return STATUS_TEXT[status] ?? 'Error';
 }
 
@@ -81,4 +81,4 @@ export function invalidRequest(product: Product, message: string, issues: readon
   return new HttpFailure(400, productErrorBody(product, 400, 'invalid_argument', message, { issues }));
 }
 
-export { MarketError };
+

@@ -25,7 +25,7 @@ export type ExecuteResult =
     }
   | { readonly ok: false; readonly refusal: ExecuteRefusal; readonly message: string; readonly signature?: string };
 
-export interface CachedReply {
+interface CachedReply {
   readonly status: number;
   readonly body: unknown;
   /** Venue time of the first answer (Ultra answers a repeat as the same swap only for a while). */

@@ -8,7 +8,7 @@ const count = z.number().int().min(0);
 const tier = z.enum(Object.keys(RATE_TIERS) as [RateTier, ...RateTier[]]);
 
 /** Faults of one operation (or of every operation, under the key "*"). */
-export const operationFaultsSchema = z.strictObject({
+const operationFaultsSchema = z.strictObject({
   /** Added before answering: a fixed delay or a uniform range. */
   latencyMs: z.union([count, z.strictObject({ min: count, max: count })]).optional(),
   /** Answer `errorStatus` (default 503) to this share of requests, or to the next N. */
@@ -103,9 +103,9 @@ export const faultPatchSchema = z.strictObject({
 });
 export type FaultPatch = z.infer<typeof faultPatchSchema>;
 
-export type FaultOutcome = 'ok' | 'error' | 'rate_limited' | 'hang' | 'malformed' | 'reset' | 'reply_lost';
+type FaultOutcome = 'ok' | 'error' | 'rate_limited' | 'hang' | 'malformed' | 'reset' | 'reply_lost';
 
-export interface FaultDecision {
+interface FaultDecision {
   readonly latencyMs: number;
   readonly outcome: FaultOutcome;
   readonly errorStatus: number;

@@ -4,7 +4,7 @@ export type RateTier = keyof typeof RATE_TIERS;
 
 const WINDOW_MS = 60_000;
 
-export interface RateDecision {
+interface RateDecision {
   readonly allowed: boolean;
   readonly limit: number;
   readonly current: number;

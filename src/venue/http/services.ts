@@ -14,7 +14,7 @@ import type { RateTier, SlidingWindowLimiter } from './rate-limit.ts';
 import type { TxIssuer } from './tx-issuer.ts';
 
 /** Settings of the HTTP side that the control API can change at run time. */
-export interface HttpSettings {
+interface HttpSettings {
   /** Share of decrease builds answered as instant transactions (0 = always legacy). */
   decreaseInstantShare: number;
   rateLimit: { enabled: boolean; keylessTier: RateTier; defaultKeyTier: RateTier; keyTiers: Record<string, RateTier> };
@@ -48,7 +48,7 @@ export interface VenueServices {
 }
 
 /** The validated request of an operation. */
-export type RequestFor<Id extends OperationId> = z.output<Operations[Id]['request']>;
+type RequestFor<Id extends OperationId> = z.output<Operations[Id]['request']>;
 
 export interface HandlerContext {
   readonly services: VenueServices;

@@ -9,7 +9,7 @@ import { buildRequestTransaction, DEFAULT_COMPUTE_UNIT_LIMIT, DEFAULT_COMPUTE_UN
 import type { RequestBook } from '../tx/request-book.ts';
 
 /** txMetadata of spec 2.3: integer strings. */
-export interface TxMetadataJson {
+interface TxMetadataJson {
   blockhash: string;
   lastValidBlockHeight: string;
   transactionFeeLamports: string;

@@ -8,7 +8,7 @@ const MS_PER_HOUR = 3_600_000n;
 const BACKGROUND_MIN = 50_000_000n;
 const BACKGROUND_MAX = 800_000_000n;
 
-export interface CustodyInit {
+interface CustodyInit {
   readonly symbol: string;
   readonly mint: string;
   readonly decimals: number;

@@ -3,7 +3,7 @@
  * 400 in every product's format); `business` is a rule of the venue (perps 422 with `code`);
  * `not_found` names an account that does not exist; `forbidden` an account of someone else.
  */
-export type MarketErrorKind = 'invalid_argument' | 'business' | 'not_found' | 'forbidden';
+type MarketErrorKind = 'invalid_argument' | 'business' | 'not_found' | 'forbidden';
 
 export class MarketError extends Error {
   override readonly name = 'MarketError';

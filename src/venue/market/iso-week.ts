@@ -13,7 +13,7 @@ export function isoWeeksInYear(year: number): number {
   return (weekOneStartMs(year + 1) - weekOneStartMs(year)) / WEEK_MS;
 }
 
-export interface IsoWeek {
+interface IsoWeek {
   readonly year: number;
   readonly week: number;
 }

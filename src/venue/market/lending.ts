@@ -12,7 +12,7 @@ const MAX_LTV_BPS = 7_500n;
 const LIQUIDATION_LTV_BPS = 8_500n;
 const MINT_FEE_BPS: Readonly<Record<string, bigint>> = { [MINTS.SOL]: 10n, [MINTS.ETH]: 10n, [MINTS.BTC]: 10n, [MINTS.USDC]: 5n };
 
-export interface LendingPosition {
+interface LendingPosition {
   readonly pubkey: string;
   readonly owner: string;
   collateralJlp: bigint;

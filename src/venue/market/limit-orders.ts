@@ -26,7 +26,7 @@ export interface LimitOrder {
   failure: string | null;
 }
 
-export interface LimitOrderInput {
+interface LimitOrderInput {
   readonly owner: string;
   readonly market: PerpsMarketSpec;
   readonly side: Side;

@@ -1,7 +1,7 @@
 import { MINT_DECIMALS, MINTS } from '../../api/mints.ts';
 import { marketBySymbol, marketSpec, PERPS_MARKETS, STABLE_CUSTODIES, type MarketSymbol } from './assets.ts';
 import { Custody } from './custody.ts';
-import { invalidArgument, MarketError } from './errors.ts';
+import { invalidArgument } from './errors.ts';
 import type { BalanceLedger } from './ledger.ts';
 import { Lending, type LendingAction } from './lending.ts';
 import { LimitOrderBook, type LimitOrderAction } from './limit-orders.ts';
@@ -33,7 +33,7 @@ export function isVenueAction(value: unknown): value is VenueAction {
   return typeof value === 'object' && value !== null && ACTION_KINDS.has(String((value as { kind?: unknown }).kind));
 }
 
-export interface MarketOptions {
+interface MarketOptions {
   readonly seed: number;
   /** Venue time at which the model starts (the clock's start). */
   readonly startMs: number;
@@ -230,4 +230,4 @@ export class Market {
   }
 }
 
-export { MarketError };
+

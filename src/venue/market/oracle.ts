@@ -2,7 +2,7 @@ import { PERPS_MARKETS, type MarketSymbol } from './assets.ts';
 import type { PriceRow } from './price-file.ts';
 import { Prng } from './prng.ts';
 
-export interface OracleOptions {
+interface OracleOptions {
   readonly seed: number;
   readonly startMs: number;
   /** Grid of the random walk: one price step per `stepMs` of venue time. */

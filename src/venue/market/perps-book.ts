@@ -15,13 +15,13 @@ export interface PerpsSettings {
   maxRequestExecutionSec: number;
 }
 
-export interface PerpsEnv extends FillEnv {
+interface PerpsEnv extends FillEnv {
   custody(mint: string): Custody;
   readonly settings: PerpsSettings;
 }
 
-export type IncreaseAction = Extract<PerpsAction, { kind: 'perps.increase' }>;
-export type DecreaseAction = Extract<PerpsAction, { kind: 'perps.decrease' }>;
+type IncreaseAction = Extract<PerpsAction, { kind: 'perps.increase' }>;
+type DecreaseAction = Extract<PerpsAction, { kind: 'perps.decrease' }>;
 
 export interface TpslState extends TpslSpec {
   readonly owner: string;
@@ -42,13 +42,13 @@ export interface PendingMarketRequest {
 }
 
 /** What the keeper has queued and how many requests it numbered (request addresses derive from the count). */
-export interface KeeperState {
+interface KeeperState {
   readonly seq: number;
   readonly requestCounter: number;
   readonly pending: readonly PendingMarketRequest[];
 }
 
-export interface RequestOutcome {
+interface RequestOutcome {
   readonly requestPubkey: string;
   readonly kind: PerpsAction['kind'];
   readonly signature: string;

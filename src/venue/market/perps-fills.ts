@@ -15,7 +15,7 @@ export interface FillEnv {
   readonly trades: TradeLog;
 }
 
-export interface FillMeta {
+interface FillMeta {
   readonly atMs: number;
   readonly orderType: TradeOrderType;
   readonly txHash: string;

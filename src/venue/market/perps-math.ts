@@ -38,7 +38,7 @@ export function pnlUsd(side: Side, sizeUsd: bigint, entryPrice: bigint, markPric
   return profit ? magnitude : -magnitude;
 }
 
-export interface LiquidationInput {
+interface LiquidationInput {
   readonly side: Side;
   readonly sizeUsd: bigint;
   readonly collateralUsd: bigint;

@@ -5,7 +5,7 @@ import type { Position } from './positions.ts';
 import { BPS, leverageBpsOf, leverageString, tokenToUsd, usdToToken } from './units.ts';
 
 /** Prices and decimals of the tokens an increase involves. */
-export interface IncreaseInput {
+interface IncreaseInput {
   readonly position: Position;
   readonly inputMint: string;
   readonly inputAmount: bigint;
@@ -113,7 +113,7 @@ export function quoteIncrease(input: IncreaseInput): IncreaseQuote {
   };
 }
 
-export interface DecreaseInput {
+interface DecreaseInput {
   readonly position: Position;
   readonly markPrice: bigint;
   readonly sizeUsdDelta?: bigint;

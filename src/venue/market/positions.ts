@@ -49,7 +49,7 @@ export function collateralMintFor(market: PerpsMarketSpec, side: Side, stable: s
 }
 
 /** What a position is worth at `markPrice` and `nowMs`: the numbers every view derives from. */
-export interface PositionValuation {
+interface PositionValuation {
   readonly markPrice: bigint;
   readonly pnlBeforeFeesUsd: bigint;
   readonly borrowFeeUsd: bigint;

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The market's seeded PRNG (sfc32). Every random choice of the market model comes from one of
- * these, never from Math.random, so the same seed replays the same prices, tokens and faults.
+ * The venue's one seeded PRNG (sfc32). Every random choice of the venue (market model, HTTP
+ * faults, the chain's dropped transactions) and of the chaos run comes from one of these, never
+ * from Math.random, so the same seed replays the same prices, tokens and faults.
  * Streams are forked by label: adding a new stream does not shift the numbers of the others.
  */
 export class Prng {

@@ -7,13 +7,13 @@ import { quoteSwap, type TokenPricing } from './swap-pricing.ts';
 import { isoSeconds, trimZeros } from './trigger-orders.ts';
 import { pow10, scaledString } from './units.ts';
 
-export const RECURRING_KEEPER = 'JD38n7ynKYcgPpF7k1BhXEeREu1KqptU93fVGy3S624k';
+const RECURRING_KEEPER = 'JD38n7ynKYcgPpF7k1BhXEeREu1KqptU93fVGy3S624k';
 const PAGE_SIZE = 10;
 const MIN_TOTAL_USD = 100_000_000n;
 const MIN_PER_ORDER_USD = 50_000_000n;
 const STABLES = [MINTS.USDC, MINTS.USDT];
 
-export interface RecurringFill {
+interface RecurringFill {
   readonly txId: string;
   readonly inputAmount: bigint;
   readonly outputAmount: bigint;

@@ -8,7 +8,7 @@ import { fillIncrease } from './perps-fills.ts';
 import type { Position } from './positions.ts';
 import { BPS, usdToToken } from './units.ts';
 
-export interface SeedPositionInput {
+interface SeedPositionInput {
   readonly owner: string;
   readonly market: PerpsMarketSpec;
   readonly side: Side;
@@ -24,7 +24,7 @@ export interface SeedPositionInput {
  * The leverage whose liquidation price sits `distanceBps` from the entry: with maintenance
  * m = 1/maxLeverage + close fee rate, the distance is about 1/L - m, so L = 1 / (d + m).
  */
-export function leverageForDistance(market: PerpsMarketSpec, distanceBps: bigint): bigint {
+function leverageForDistance(market: PerpsMarketSpec, distanceBps: bigint): bigint {
   if (distanceBps <= 0n) throw invalidArgument('the liquidation distance must be above zero');
   const maintenanceBps = (BPS * BPS) / market.custodyMaxLeverageBps + BASE_FEE_BPS + 1n;
   const leverage = (BPS * BPS) / (distanceBps + maintenanceBps);

@@ -5,7 +5,7 @@ import { derivedAddress } from './keys.ts';
 import type { BalanceLedger } from './ledger.ts';
 
 /** A Dynamic Bonding Curve pool of a token launch, with the creator's unclaimed trading fees. */
-export interface DbcPool {
+interface DbcPool {
   readonly poolAddress: string;
   readonly owner: string;
   readonly quoteMint: string;

@@ -7,7 +7,7 @@ import { tokenName } from './token-names.ts';
 import { tokenJson, newTokenJson, type TokenJson, type NewTokenJson } from './token-json.ts';
 import type { StatsBucket, UniverseToken } from './universe-token.ts';
 
-export type { StatsBucket, UniverseToken } from './universe-token.ts';
+
 
 /** One step of the universe: a 5-minute bucket of trading activity per token. */
 export const UNIVERSE_STEP_MS = 300_000;
@@ -195,7 +195,7 @@ export class TokenUniverse {
 }
 
 /** Sums and changes of the last `n` buckets of a token (spec 2.1 stats bucket). */
-export function statsOf(t: UniverseToken, n: number): StatsBucket {
+function statsOf(t: UniverseToken, n: number): StatsBucket {
   const count = Math.min(n, t.filled);
   const sum = new Array<number>(FIELDS).fill(0);
   for (let i = 0; i < count; i++) {

@@ -2,7 +2,7 @@ import type { Side } from '../../api/schemas/common.ts';
 import { invalidArgument } from './errors.ts';
 import { isoWeekOf, isoWeekRange } from './iso-week.ts';
 
-export type TradeAction = 'Increase' | 'Decrease';
+type TradeAction = 'Increase' | 'Decrease';
 export type TradeOrderType = 'Market' | 'Trigger' | 'Liquidation';
 
 /** One fill of a position: every increase, decrease and liquidation with its fees. */
@@ -39,7 +39,7 @@ export interface TradeEntry {
   readonly priorityFeeLamports: bigint;
 }
 
-export interface TradeQuery {
+interface TradeQuery {
   readonly walletAddress: string;
   readonly action?: TradeAction;
   readonly side?: Side;
@@ -54,7 +54,7 @@ export interface TradeQuery {
   readonly end?: number;
 }
 
-export interface TraderStats {
+interface TraderStats {
   readonly totalVolumeUsd: bigint;
   readonly totalPnlUsd: bigint;
   readonly startTimestamp: number;

@@ -5,13 +5,13 @@ import type { BalanceLedger } from './ledger.ts';
 import { type TokenPricing } from './swap-pricing.ts';
 import { pow10, scaledString } from './units.ts';
 
-export const TRIGGER_KEEPER = 'j1oAbxxiDUWvoHxEDhWE7THLjEkDQW2cSHYn2vttxTF';
+const TRIGGER_KEEPER = 'j1oAbxxiDUWvoHxEDhWE7THLjEkDQW2cSHYn2vttxTF';
 const PAGE_SIZE = 10;
 const FILL_FEE_BPS = 10n;
 /** Minimum order value, USD x 10^6 (api-facts 2.3: "at least 5 USD"). */
 const MIN_ORDER_USD = 5_000_000n;
 
-export interface TriggerTrade {
+interface TriggerTrade {
   readonly txId: string;
   readonly inputAmount: bigint;
   readonly outputAmount: bigint;

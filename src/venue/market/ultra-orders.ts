@@ -20,7 +20,7 @@ export interface UltraSwapAction {
 /** Most swap fills kept for execute replies; a long paper run must not keep them all. */
 const MAX_FILLS = 50_000;
 
-export interface UltraQuote {
+interface UltraQuote {
   readonly requestId: string;
   readonly quote: SwapQuote;
   /** Set when the taker cannot pay: the order carries no transaction (api-facts 3, errorCode 1). */

@@ -24,13 +24,6 @@ export function abs(value: bigint): bigint {
   return value < 0n ? -value : value;
 }
 
-export function min(a: bigint, b: bigint): bigint {
-  return a < b ? a : b;
-}
-
-export function max(a: bigint, b: bigint): bigint {
-  return a > b ? a : b;
-}
 
 /** USD value (6 dp) of `amount` smallest units at `price` (USD 6 dp per whole token). */
 export function tokenToUsd(amount: bigint, decimals: number, price: bigint): bigint {

@@ -16,7 +16,7 @@ import { tokenAccountOf } from './perps-instructions.ts';
  * optional account is the program id.
  */
 
-export interface UltraRouteArgs {
+interface UltraRouteArgs {
   readonly requestId: string;
   readonly taker: string;
   /** Ultra's `receiver`: the output goes to its account instead of the taker's. */
@@ -35,7 +35,7 @@ export interface UltraRouteArgs {
 /** How much a hostile venue inflates the swap's input ('swap_in_amount'). */
 export const HOSTILE_SWAP_FACTOR = 100n;
 /** The discriminator of the hostile venue's made-up aggregator instruction ('aggregator_unknown_instruction'). */
-export const UNKNOWN_AGGREGATOR_DISCRIMINATOR = createHash('sha256').update('global:venue_sweep').digest().subarray(0, 8);
+const UNKNOWN_AGGREGATOR_DISCRIMINATOR = createHash('sha256').update('global:venue_sweep').digest().subarray(0, 8);
 
 const AGGREGATOR = new PublicKey(PROGRAMS.aggregator);
 

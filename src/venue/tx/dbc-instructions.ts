@@ -12,7 +12,7 @@ import { foreignAccountFor, HOSTILE_AMOUNT_FACTOR, hostileUnknownInstruction, ty
  * creator's own token accounts. The pool's base mint and vaults are stand-ins the venue derives
  * from the pool. `hostile` alters it as tx/hostile.ts describes.
  */
-export interface StudioClaim {
+interface StudioClaim {
   readonly creator: string;
   readonly poolAddress: string;
   readonly quoteMint: string;
@@ -20,7 +20,7 @@ export interface StudioClaim {
 }
 
 /** The stand-in base mint of a venue pool (the venue models the quote side only). */
-export function venuePoolBaseMint(poolAddress: string): string {
+function venuePoolBaseMint(poolAddress: string): string {
   return derivedAddress('dbc-base-mint', poolAddress);
 }
 

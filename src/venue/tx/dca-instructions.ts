@@ -22,7 +22,7 @@ function common(): Record<string, string> {
   };
 }
 
-export interface RecurringOpenOrder {
+interface RecurringOpenOrder {
   readonly user: string;
   readonly orderKey: string;
   readonly inputMint: string;
@@ -66,7 +66,7 @@ export function recurringOpenInstructions(o: RecurringOpenOrder, hostile?: Order
   return withUnknown(open, hostile, o.user, o.inputMint);
 }
 
-export interface RecurringCloseOrder {
+interface RecurringCloseOrder {
   readonly user: string;
   readonly orderKey: string;
   readonly inputMint: string;

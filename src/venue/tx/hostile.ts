@@ -42,7 +42,7 @@ export type OrderHostileKind = (typeof ORDER_HOSTILE_KINDS)[number];
 export const HOSTILE_AMOUNT_FACTOR = 100n;
 
 /** The discriminator of the made-up instruction of 'unknown_instruction': no program has it. */
-export const HOSTILE_UNKNOWN_DISCRIMINATOR = createHash('sha256').update('global:venue_drain').digest().subarray(0, 8);
+const HOSTILE_UNKNOWN_DISCRIMINATOR = createHash('sha256').update('global:venue_drain').digest().subarray(0, 8);
 
 /** 'unknown_instruction': a made-up instruction of `programId` carrying the wallet (signer) and its token account. */
 export function hostileUnknownInstruction(programId: string, wallet: PublicKey, walletTokenAccount: PublicKey): TransactionInstruction {
@@ -93,7 +93,7 @@ export function hostileNonceAccountFor(requestId: string): PublicKey {
 }
 
 /** The associated token account of `owner` for `mint` (SPL Token program). */
-export function associatedTokenAddress(owner: PublicKey, mint: PublicKey): PublicKey {
+function associatedTokenAddress(owner: PublicKey, mint: PublicKey): PublicKey {
   const [address] = PublicKey.findProgramAddressSync(
     [owner.toBuffer(), new PublicKey(PROGRAMS.token).toBuffer(), mint.toBuffer()],
     new PublicKey(PROGRAMS.associatedToken),
@@ -109,7 +109,7 @@ function splAmountData(discriminator: number, amount: bigint): Buffer {
 }
 
 /** SPL Token Transfer: accounts [source (w), destination (w), owner (s)], data 3 + u64 LE. */
-export function splTransferInstruction(source: PublicKey, destination: PublicKey, owner: PublicKey, amount: bigint): TransactionInstruction {
+function splTransferInstruction(source: PublicKey, destination: PublicKey, owner: PublicKey, amount: bigint): TransactionInstruction {
   return new TransactionInstruction({
     programId: new PublicKey(PROGRAMS.token),
     keys: [
@@ -122,7 +122,7 @@ export function splTransferInstruction(source: PublicKey, destination: PublicKey
 }
 
 /** SPL Token Approve: accounts [source (w), delegate, owner (s)], data 4 + u64 LE. */
-export function splApproveInstruction(source: PublicKey, delegate: PublicKey, owner: PublicKey, amount: bigint): TransactionInstruction {
+function splApproveInstruction(source: PublicKey, delegate: PublicKey, owner: PublicKey, amount: bigint): TransactionInstruction {
   return new TransactionInstruction({
     programId: new PublicKey(PROGRAMS.token),
     keys: [

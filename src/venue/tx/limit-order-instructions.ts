@@ -14,7 +14,7 @@ import { foreignAccountFor, HOSTILE_AMOUNT_FACTOR, hostileUnknownInstruction, ty
  */
 
 /** What the market model planned for the order (its create action). */
-export type TriggerCreateOrder = Omit<Extract<TriggerAction, { kind: 'trigger.create' }>, 'kind'>;
+type TriggerCreateOrder = Omit<Extract<TriggerAction, { kind: 'trigger.create' }>, 'kind'>;
 
 function common(): Record<string, string> {
   return { event_authority: anchorEventAuthority(PROGRAMS.trigger), program: PROGRAMS.trigger };
@@ -50,7 +50,7 @@ export function triggerCreateInstructions(o: TriggerCreateOrder, hostile?: Order
   return withUnknown([create], hostile, o.maker, o.inputMint);
 }
 
-export interface TriggerCancelOrder {
+interface TriggerCancelOrder {
   readonly orderKey: string;
   readonly inputMint: string;
 }

@@ -85,7 +85,7 @@ export interface PositionKeys {
 }
 
 /** A request account and the counter it was derived with. */
-export interface RequestKey {
+interface RequestKey {
   readonly pubkey: string;
   readonly counter: bigint;
 }
@@ -108,7 +108,7 @@ function positionAccounts(p: PositionKeys, keeper?: string): Record<string, stri
   };
 }
 
-export interface IncreaseArgs {
+interface IncreaseArgs {
   readonly inputMint: string;
   readonly side: PerpsSide;
   readonly sizeUsdDelta: bigint;
@@ -132,7 +132,7 @@ export function increaseInstruction(p: PositionKeys, a: IncreaseArgs, route: { k
   });
 }
 
-export interface DecreaseArgs {
+interface DecreaseArgs {
   readonly desiredMint: string;
   readonly sizeUsdDelta: bigint;
   readonly collateralUsdDelta: bigint;
@@ -152,7 +152,7 @@ export function decreaseInstruction(p: PositionKeys, a: DecreaseArgs, route: { k
   }, { ...amounts, jupiterMinimumOut: null, counter: route.request.counter });
 }
 
-export interface TpslArgs {
+interface TpslArgs {
   readonly request: RequestKey;
   readonly desiredMint: string;
   readonly sizeUsdDelta: bigint;
@@ -184,7 +184,7 @@ export function updateTpslInstruction(p: PositionKeys, request: string, a: { siz
   return perpsInstruction('instantUpdateTpsl', { ...positionAccounts(p, route.keeper), positionRequest: request }, { ...a, requestTime: route.requestTimeSec });
 }
 
-export interface LimitOrderArgs {
+interface LimitOrderArgs {
   readonly request: RequestKey;
   readonly inputMint: string;
   readonly side: PerpsSide;

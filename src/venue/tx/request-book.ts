@@ -15,7 +15,7 @@ export interface PendingRequest {
 }
 
 /** The key of a message: sha256 of its serialized bytes, hex. */
-export function messageKey(message: Uint8Array): string {
+function messageKey(message: Uint8Array): string {
   return createHash('sha256').update(message).digest('hex');
 }
 

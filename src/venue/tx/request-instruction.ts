@@ -29,7 +29,7 @@ export function requestInstructionData(requestId: string, discriminator?: string
 }
 
 /** The request id carried by instruction data after its discriminator, or undefined when there is none. */
-export function decodeRequestInstructionData(data: Uint8Array): string | undefined {
+function decodeRequestInstructionData(data: Uint8Array): string | undefined {
   if (data.length <= REQUEST_TAG.length) return undefined;
   return Buffer.from(data.subarray(REQUEST_TAG.length)).toString('utf8');
 }

@@ -24,7 +24,7 @@ export interface RouteStep {
 
 export type AggregatorArgValue = string | boolean;
 
-export interface DecodedAggregatorArgs {
+interface DecodedAggregatorArgs {
   /** Scalars by IDL name: integers as decimal strings, bools as bools. */
   readonly args: Readonly<Record<string, AggregatorArgValue>>;
   /** The route plan, for the instructions that carry one. */

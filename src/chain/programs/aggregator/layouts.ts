@@ -15,7 +15,7 @@ import { AGGREGATOR_INSTRUCTIONS, type AggregatorInstructionName } from './instr
 /** Borsh argument types of the aggregator's instructions; a route plan is a vec of steps (route-plan.ts). */
 export type AggregatorArgType = 'u8' | 'u16' | 'u64' | 'bool' | 'routePlan' | 'routePlanV2';
 
-export interface AggregatorAccountSpec {
+interface AggregatorAccountSpec {
   readonly name: string;
   readonly signer: boolean;
   readonly writable: boolean;

@@ -31,7 +31,7 @@ export const SWAP_VARIANTS: readonly string[] = [
 
 export type SwapFieldType = 'bool' | 'u8' | 'u32' | 'u64' | 'side' | 'rai' | 'rai?';
 
-export interface SwapVariant {
+interface SwapVariant {
   readonly name: string;
   readonly fields: readonly SwapFieldType[];
 }

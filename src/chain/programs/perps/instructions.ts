@@ -10,10 +10,10 @@
  */
 
 /** Borsh argument types: u64/i64 little-endian, bool one byte, enums one tag byte, option a 0/1 tag. */
-export type PerpsScalar = 'u64' | 'i64' | 'bool' | 'side' | 'requestType';
+type PerpsScalar = 'u64' | 'i64' | 'bool' | 'side' | 'requestType';
 export type PerpsArgType = PerpsScalar | { readonly option: 'u64' | 'bool' };
 
-export interface PerpsAccountSpec {
+interface PerpsAccountSpec {
   readonly name: string;
   readonly signer: boolean;
   readonly writable: boolean;

@@ -4,7 +4,7 @@ import type { VenueAction } from '../../market/market.ts';
 import type { HandlerContext } from '../services.ts';
 import type { IssuedTransaction, IssueRequest } from '../tx-issuer.ts';
 
-export interface IssueArgs {
+interface IssueArgs {
   readonly wallet: string;
   readonly transactionType: 'legacy' | 'instant';
   readonly action: VenueAction;

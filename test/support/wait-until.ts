@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 /** A condition that did not hold before its deadline; the message says what was awaited and the last value seen. */
 export class WaitTimeout extends Error {
   override readonly name = 'WaitTimeout';
@@ -11,12 +13,18 @@ export interface WaitOptions {
   readonly intervalMs?: number;
   /** Extra context for the failure message (a daemon's log tail). */
   readonly context?: () => string;
+  /**
+   * False: an error of the probe ends the wait at once (a probe that finds the daemon gone says
+   * so instead of waiting out the deadline). Default true: it is retried.
+   */
+  readonly retryErrors?: boolean;
 }
 
 /**
- * Polls `probe` until it answers something other than undefined, and answers that. No fixed
- * sleeps in the tests: every wait is a condition with a deadline. A probe that throws is
- * retried (the thing probed may not be up yet) and its last error is reported on timeout.
+ * The one wait of the tests: polls `probe` until it answers something other than undefined, and
+ * answers that. No fixed sleeps in the tests: every wait is a condition with a deadline. A probe
+ * that throws is retried (the thing probed may not be up yet; unless `retryErrors` is false) and
+ * its last error is reported on timeout.
  */
 export async function waitUntil<T>(probe: () => Promise<T | undefined> | T | undefined, options: WaitOptions): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
@@ -27,6 +35,7 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined> | T | und
       if (value !== undefined) return value;
       last = undefined;
     } catch (error) {
+      if (options.retryErrors === false) throw error;
       last = error;
     }
     if (Date.now() >= deadline) {
@@ -34,7 +43,7 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined> | T | und
       const context = options.context ? `\n${options.context()}` : '';
       throw new WaitTimeout(`timed out after ${options.timeoutMs} ms waiting until ${options.what}${why}${context}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
+    await sleep(options.intervalMs ?? 100);
   }
 }
 
@@ -48,7 +57,7 @@ export async function observe<T>(probe: () => Promise<T>, forMs: number, interva
   while (Date.now() < end) {
     const value = await probe();
     if (!seen.some((v) => JSON.stringify(v) === JSON.stringify(value))) seen.push(value);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    await sleep(intervalMs);
   }
   return seen;
 }

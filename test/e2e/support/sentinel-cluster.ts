@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -44,7 +45,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
       last = error;
     }
     if (Date.now() > deadline) throw new SentinelClusterError(`${what}: not within ${timeoutMs} ms${last instanceof Error ? ` (last: ${last.message})` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 
