@@ -7,8 +7,14 @@ import { nextRung } from './steps.ts';
  * reaches `pnlBps` of its collateral (./steps.ts); the last rung closes what is left, and so does
  * a rung that would leave less than the minimums. Rungs are taken in order, one per decision (of
  * one position: the next position's rung waits for the next snapshot);
- * which were taken, and the size at the first, are remembered (committed when the decrease lands)
+ * which were taken, and the size at the first, are remembered (committed when the decrease is sent)
  * and forgotten when the position closes.
+ *
+ * A rung sent and then never taken (the keeper refused it, the blockhash passed) would be remembered
+ * as taken. So the ladder keeps the size each rung was decided at and reads its rungs in flight
+ * (ctx.inFlight): a position with a rung in flight is left alone; once none is, a smaller size says
+ * the rung took, and a read `retryAfterMs` after its end that shows the size not smaller says it never
+ * did: the rung is taken again. Until then the position waits (its read may predate the landing).
  */
 
 const step = z.strictObject({ pnlBps: z.int().min(1), fractionBps: z.int().min(1).max(10_000) });
@@ -29,6 +35,8 @@ const settings = z.strictObject({
   minRemainingSizeUsd: uintString.default('10000000'),
   /** USD × 10^6: nor less collateral than this (the venue's minimum is $10). */
   minRemainingCollateralUsd: uintString.default('10000000'),
+  /** After a rung's last tick in flight, how long until a positions read that shows its size not smaller retries it (an older read may predate the landing). */
+  retryAfterMs: z.int().min(0).default(60_000),
   receiveToken: receiveToken.default('USDC'),
   markets: z.array(marketMint).min(1).default([...MARKET_MINTS]),
 });
@@ -37,7 +45,10 @@ const state = z.strictObject({
   taken: z.record(z.string(), z.int().nonnegative()),
   /** Position → its size (USD × 10^6) when the first rung was taken: what the fractions are of. */
   baseSizeUsd: z.record(z.string(), uintString).optional(),
+  /** Position → its size when its last rung was decided, and the last tick that rung was decided or in flight: until a read tells whether it took. */
+  rungFrom: z.record(z.string(), z.strictObject({ sizeUsd: uintString, tickMs: z.int().nonnegative() })).optional(),
 });
+type LadderState = z.infer<typeof state>;
 
 export default defineStrategy({
   name: 'take-profit-ladder',
@@ -50,13 +61,34 @@ export default defineStrategy({
     const intents: Intent[] = [];
     const taken: Record<string, number> = {};
     const baseSizeUsd: Record<string, string> = {};
+    const rungFrom: NonNullable<LadderState['rungFrom']> = {};
+    const climbing = new Set((ctx.inFlight ?? []).flatMap((i) => (i.type === 'decrease' ? [i.positionPubkey] : [])));
     const minimums = { minRemainingSizeUsd: BigInt(cfg.minRemainingSizeUsd), minRemainingCollateralUsd: BigInt(cfg.minRemainingCollateralUsd) };
     for (const item of snapshot.positions) {
       const p = positionView(item);
       if (!p || p.sizeUsd === 0n) continue;
-      const done = ctx.state?.taken[p.positionPubkey] ?? 0;
+      let done = ctx.state?.taken[p.positionPubkey] ?? 0;
       // A state from before the base was remembered: the current size is the best guess.
-      const base = ctx.state?.baseSizeUsd?.[p.positionPubkey] ?? (done > 0 ? p.sizeUsd.toString() : undefined);
+      let base = ctx.state?.baseSizeUsd?.[p.positionPubkey] ?? (done > 0 ? p.sizeUsd.toString() : undefined);
+      const from = ctx.state?.rungFrom?.[p.positionPubkey];
+      if (climbing.has(p.positionPubkey)) {
+        // Its rung is in flight: nothing decided for it, and the wait for a read that judges it counts from now.
+        if (done > 0) taken[p.positionPubkey] = done;
+        if (base !== undefined) baseSizeUsd[p.positionPubkey] = base;
+        if (from) rungFrom[p.positionPubkey] = { sizeUsd: from.sizeUsd, tickMs: snapshot.tickMs };
+        continue;
+      }
+      if (from && p.sizeUsd >= BigInt(from.sizeUsd)) {
+        // Not smaller than the rung was decided at: too early to tell (the read may predate the landing) — wait —, or it never took.
+        if (snapshot.tickMs < from.tickMs + cfg.retryAfterMs) {
+          rungFrom[p.positionPubkey] = from;
+          if (done > 0) taken[p.positionPubkey] = done;
+          if (base !== undefined) baseSizeUsd[p.positionPubkey] = base;
+          continue;
+        }
+        done = Math.max(done - 1, 0);
+        if (done === 0) base = undefined;
+      }
       if (done > 0) taken[p.positionPubkey] = done;
       if (base !== undefined) baseSizeUsd[p.positionPubkey] = base;
       // One rung per decision: the state it returns is committed when that one decrease lands, so it must say
@@ -82,9 +114,12 @@ export default defineStrategy({
       );
       taken[p.positionPubkey] = rung.index + 1;
       baseSizeUsd[p.positionPubkey] = base ?? p.sizeUsd.toString();
+      rungFrom[p.positionPubkey] = { sizeUsd: p.sizeUsd.toString(), tickMs: snapshot.tickMs };
     }
-    if (intents.length > 0) return { intents, state: { taken, baseSizeUsd } };
-    // Closed positions drop out (a reopened position starts at the bottom rung).
-    return Object.keys(taken).length !== Object.keys(ctx.state?.taken ?? {}).length ? { intents: [], state: { taken, baseSizeUsd } } : [];
+    const next: LadderState = { taken, baseSizeUsd, ...(Object.keys(rungFrom).length > 0 ? { rungFrom } : {}) };
+    if (intents.length > 0) return { intents, state: next };
+    // Closed positions drop out (a reopened position starts at the bottom rung); a rung judged, or its wait moved on: committed now.
+    const before: LadderState = { taken: ctx.state?.taken ?? {}, baseSizeUsd: ctx.state?.baseSizeUsd ?? {}, ...(ctx.state?.rungFrom ? { rungFrom: ctx.state.rungFrom } : {}) };
+    return Object.keys(taken).length !== Object.keys(before.taken).length || JSON.stringify(next.rungFrom ?? {}) !== JSON.stringify(before.rungFrom ?? {}) ? { intents: [], state: next } : [];
   },
 });

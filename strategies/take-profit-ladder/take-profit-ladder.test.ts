@@ -14,7 +14,8 @@ describe('take-profit-ladder', () => {
       [`ladder:${samples.SAMPLE_POSITION}:1`, '330000000'],
       [`ladder:${samples.SAMPLE_POSITION}:2`, 'entire'],
     ]);
-    expect(out.state).toEqual({ taken: { [samples.SAMPLE_POSITION]: 3 }, baseSizeUsd: { [samples.SAMPLE_POSITION]: '1000000000' } });
+    // The close is remembered with the size it was decided at, until a read tells whether it took.
+    expect(out.state).toEqual({ taken: { [samples.SAMPLE_POSITION]: 3 }, baseSizeUsd: { [samples.SAMPLE_POSITION]: '1000000000' }, rungFrom: { [samples.SAMPLE_POSITION]: { sizeUsd: '420000000', tickMs: samples.SAMPLE_TICK + 20_000 } } });
   });
 
   it('the last rung closes what is left, whatever its fraction', async () => {
@@ -49,5 +50,42 @@ describe('take-profit-ladder', () => {
     const out = await runStrategy(ladder, [two(0), two(5_000)]);
     expect(out.steps.map((s) => s.intents.map((i) => i.key))).toEqual([[`ladder:${samples.SAMPLE_POSITION}:0`], [`ladder:${samples.SAMPLE_POSITION_2}:0`]]);
     expect(out.state).toMatchObject({ taken: { [samples.SAMPLE_POSITION]: 1, [samples.SAMPLE_POSITION_2]: 1 } });
+  });
+});
+
+describe('take-profit-ladder: a rung in flight, and a rung that never took', () => {
+  const P = samples.SAMPLE_POSITION;
+  /** Rung 0 decided at T and the state it carries: the daemon commits that state when the decrease is sent. */
+  async function rungAtT() {
+    const first = await runStrategy(ladder, [at(30n, 0)]);
+    expect(first.intents).toMatchObject([{ key: `ladder:${P}:0`, sizeUsdDelta: '250000000' }]);
+    return { rung: first.intents[0]!, state: first.state };
+  }
+
+  it('a rung sent and then expired (the keeper refused it, the blockhash passed) is taken again once a read a minute after its end shows the size unchanged', async () => {
+    const { state } = await rungAtT();
+    // A read soon after may predate the landing: it waits.
+    const soon = await runStrategy(ladder, [at(30n, 10_000)], { state, inFlight: [] });
+    expect(soon.intents).toEqual([]);
+    const later = await runStrategy(ladder, [at(30n, 65_000)], { state: soon.state, inFlight: [] });
+    expect(later.intents).toMatchObject([{ key: `ladder:${P}:0`, sizeUsdDelta: '250000000' }]);
+  });
+
+  it('a rung that took goes on to the next; one in flight is not decided again, and its wait counts from its end', async () => {
+    const { rung, state } = await rungAtT();
+    // Decided, not sent yet (nothing committed), in flight: not decided again.
+    expect((await runStrategy(ladder, [at(30n, 5_000)], { inFlight: [rung] })).intents).toEqual([]);
+    // In flight until T + 60 s; the read at T + 65 s was taken before it landed: no second rung 0.
+    const waiting = await runStrategy(ladder, [at(30n, 60_000)], { state, inFlight: [rung] });
+    expect(waiting.intents).toEqual([]);
+    expect((await runStrategy(ladder, [at(30n, 65_000)], { state: waiting.state, inFlight: [] })).intents).toEqual([]);
+    // A read showing the smaller size: it took, and the next rung is decided at once.
+    const next = await runStrategy(ladder, [at(60n, 70_000, 750n * USD)], { state: waiting.state, inFlight: [] });
+    expect(next.intents).toMatchObject([{ key: `ladder:${P}:1`, sizeUsdDelta: '330000000' }]);
+  });
+
+  it('a state from before rungs were judged still loads and climbs on', async () => {
+    const old = await runStrategy(ladder, [at(60n, 0, 750n * USD)], { state: { taken: { [P]: 1 }, baseSizeUsd: { [P]: '1000000000' } } });
+    expect(old.intents).toMatchObject([{ key: `ladder:${P}:1`, sizeUsdDelta: '330000000' }]);
   });
 });

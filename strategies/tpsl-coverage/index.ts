@@ -24,7 +24,13 @@ function withLastMove(stop: TpslRequestView, last: string | undefined, side: 'lo
  * Never a duplicate: one intent per position and kind (the intent lock holds it while the action
  * is unfinished), and after a create it waits `settleMs` of snapshot ticks — a positions snapshot
  * read before the create landed does not show it yet. The state that remembers this is committed
- * with the landing and survives restarts.
+ * when the action is sent and survives restarts.
+ *
+ * A stop move sent and then never taken (the keeper refused it, the blockhash passed) would be
+ * remembered as made. So it remembers when each move was decided and reads its moves in flight
+ * (ctx.inFlight): a stop whose move is in flight is left alone; once none is, a read `retryAfterMs` after
+ * its end that still shows the stop looser than the trigger it set says the move never took: the
+ * trigger is forgotten and the stop moved again.
  */
 
 const settings = z.strictObject({
@@ -38,6 +44,8 @@ const settings = z.strictObject({
   driftBps: z.int().min(1).max(5_000).default(250),
   /** After creating a position's stop or take-profit, wait this long (ms of snapshot ticks) before creating another. */
   settleMs: z.int().min(0).default(30_000),
+  /** After a stop move's last tick in flight, how long until a positions read that still shows the stop looser retries it (an older read may predate the landing). */
+  retryAfterMs: z.int().min(0).default(60_000),
   receiveToken: receiveToken.default('USDC'),
   markets: z.array(marketMint).min(1).default([...MARKET_MINTS]),
   /** Which requests it moves and cancels: only those it created (`own`), or every one on the position (`all`). */
@@ -49,6 +57,8 @@ const state = z.strictObject({
   created: z.record(z.string(), z.int().nonnegative()),
   /** Stop-loss request → the trigger (USD × 10^6) this strategy last moved it to: a stale snapshot never moves it back. */
   moved: z.record(z.string(), z.string().regex(/^\d+$/)).default({}),
+  /** Stop-loss request → the last tick its move was decided or in flight, until a read shows the move took. */
+  movedAt: z.record(z.string(), z.int().nonnegative()).optional(),
 });
 
 export default defineStrategy({
@@ -62,6 +72,8 @@ export default defineStrategy({
     const intents: Intent[] = [];
     const created: Record<string, number> = {};
     const moved: Record<string, string> = {};
+    const movedAt: Record<string, number> = {};
+    const moving = new Set((ctx.inFlight ?? []).flatMap((i) => (i.type === 'tpsl-update' ? [i.tpslPubkey] : [])));
     const open = new Set<string>();
     const live = new Set<string>();
     for (const item of snapshot.positions) {
@@ -72,6 +84,8 @@ export default defineStrategy({
         live.add(r.pubkey);
         const last = ctx.state?.moved[r.pubkey];
         if (last !== undefined && moved[r.pubkey] === undefined) moved[r.pubkey] = last;
+        const at = ctx.state?.movedAt?.[r.pubkey];
+        if (at !== undefined) movedAt[r.pubkey] = at;
       }
       for (const kind of ['sl', 'tp']) {
         const at = ctx.state?.created[`${p.positionPubkey}:${kind}`];
@@ -89,6 +103,15 @@ export default defineStrategy({
       }
       const target = stopLossTarget(p, cfg);
       const stop = stops[0];
+      if (stop && moving.has(stop.pubkey)) {
+        // Its move is in flight: the wait for a read that judges it counts from now.
+        if (moved[stop.pubkey] !== undefined) movedAt[stop.pubkey] = snapshot.tickMs;
+      } else if (stop && moved[stop.pubkey] !== undefined && movedAt[stop.pubkey] !== undefined) {
+        const took = !tighterStop(p.side, BigInt(moved[stop.pubkey]!), stop.triggerPriceUsd);
+        // Still looser a while after the move's end (not a read from before it landed): the move never took.
+        if (!took && snapshot.tickMs >= movedAt[stop.pubkey]! + cfg.retryAfterMs) delete moved[stop.pubkey];
+        if (took || moved[stop.pubkey] === undefined) delete movedAt[stop.pubkey];
+      }
       if (target.kind === 'none') {
         ctx.logger.warn({ position: p.positionPubkey }, `no room for a stop-loss: ${target.why}`);
       } else if (!stop) {
@@ -99,8 +122,9 @@ export default defineStrategy({
           intents.push({ type: 'tpsl-create', key: `sl:${p.positionPubkey}`, reason: `no stop-loss: trigger ${formatUsd(target.triggerPrice)} (${target.why})`, ...common, requestType: 'sl', triggerPrice: target.triggerPrice.toString(), entirePosition: true });
           created[`${p.positionPubkey}:sl`] = snapshot.tickMs;
         }
-      } else if (stopNeedsMove(p, withLastMove(stop, ctx.state?.moved[stop.pubkey], p.side), target.triggerPrice, cfg.driftBps)) {
+      } else if (!moving.has(stop.pubkey) && stopNeedsMove(p, withLastMove(stop, moved[stop.pubkey], p.side), target.triggerPrice, cfg.driftBps)) {
         moved[stop.pubkey] = target.triggerPrice.toString();
+        movedAt[stop.pubkey] = snapshot.tickMs;
         intents.push({ type: 'tpsl-update', key: `sl-move:${stop.pubkey}`, reason: `stop-loss ${formatUsd(stop.triggerPriceUsd)} drifted from ${formatUsd(target.triggerPrice)} (${target.why})`, notionalUsd: '0', tpslPubkey: stop.pubkey, triggerPrice: target.triggerPrice.toString() });
       }
 
@@ -121,8 +145,9 @@ export default defineStrategy({
     // Positions that closed are forgotten; the venue cancels their requests with them.
     for (const key of Object.keys(created)) if (!open.has(key.split(':')[0]!)) delete created[key];
     for (const key of Object.keys(moved)) if (!live.has(key)) delete moved[key];
-    const next = { created, moved };
+    const next = { created, moved, ...(Object.keys(movedAt).length > 0 ? { movedAt } : {}) };
     if (intents.length > 0) return { intents, state: next };
-    return JSON.stringify(next) !== JSON.stringify({ created: ctx.state?.created ?? {}, moved: ctx.state?.moved ?? {} }) ? { intents: [], state: next } : [];
+    const before = { created: ctx.state?.created ?? {}, moved: ctx.state?.moved ?? {}, ...(ctx.state?.movedAt && Object.keys(ctx.state.movedAt).length > 0 ? { movedAt: ctx.state.movedAt } : {}) };
+    return JSON.stringify(next) !== JSON.stringify(before) ? { intents: [], state: next } : [];
   },
 });

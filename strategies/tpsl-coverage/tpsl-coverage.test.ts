@@ -93,3 +93,38 @@ describe('tpsl-coverage', () => {
     expect(out.intents).toMatchObject([{ requestType: 'sl', triggerPrice: '165000000', side: 'short' }, { requestType: 'tp', triggerPrice: '135000000' }]);
   });
 });
+
+describe('tpsl-coverage: a stop move in flight, and a move that never took', () => {
+  const loose = (tick: number, stop = 120n * USD) => samples.positions([long([{ pubkey: SL, type: 'sl', triggerPriceUsd: stop }])], TICK + tick);
+  /** The move decided at T and the state it carries: the daemon commits that state when the move is sent. */
+  async function movedAtT() {
+    const first = await runStrategy(coverage, [loose(0)], { tpslOwners: OWN });
+    expect(first.intents).toMatchObject([{ type: 'tpsl-update', tpslPubkey: SL, triggerPrice: '135000000' }]);
+    return { move: first.intents[0]!, state: first.state };
+  }
+
+  it('a move sent and then expired (the keeper refused it, the blockhash passed) is made again at the same mark once a read a minute after its end still shows the old stop', async () => {
+    const { state } = await movedAtT();
+    // A read soon after may predate the landing: it waits.
+    const soon = await runStrategy(coverage, [loose(10_000)], { state, tpslOwners: OWN, inFlight: [] });
+    expect(soon.intents).toEqual([]);
+    const later = await runStrategy(coverage, [loose(65_000)], { state: soon.state, tpslOwners: OWN, inFlight: [] });
+    expect(later.intents).toMatchObject([{ type: 'tpsl-update', tpslPubkey: SL, triggerPrice: '135000000' }]);
+  });
+
+  it('a move in flight is not decided again, its wait counts from its end, and one that took is never made again', async () => {
+    const { move, state } = await movedAtT();
+    // In flight until T + 60 s; the read at T + 65 s was taken before it landed.
+    const waiting = await runStrategy(coverage, [loose(60_000)], { state, tpslOwners: OWN, inFlight: [move] });
+    expect(waiting.intents).toEqual([]);
+    expect((await runStrategy(coverage, [loose(65_000)], { state: waiting.state, tpslOwners: OWN, inFlight: [] })).intents).toEqual([]);
+    // A read that shows the stop moved: the move took (judged), and a later stale read does not make it again.
+    const took = await runStrategy(coverage, [loose(70_000, 135n * USD), loose(200_000)], { state: waiting.state, tpslOwners: OWN, inFlight: [] });
+    expect(took.intents).toEqual([]);
+  });
+
+  it('a state from before moves were judged still loads: its triggers hold as before', async () => {
+    const old = await runStrategy(coverage, [loose(100_000)], { state: { created: {}, moved: { [SL]: '135000000' } }, tpslOwners: OWN });
+    expect(old.intents).toEqual([]);
+  });
+});

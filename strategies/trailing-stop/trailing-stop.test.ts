@@ -36,3 +36,40 @@ describe('trailing-stop', () => {
     expect(out.intents).toEqual([]);
   });
 });
+
+describe('trailing-stop: a move in flight, and a move that never took', () => {
+  const config = { trailBps: 500 };
+  /** The move decided at T and the state it carries: the daemon commits that state when the move is sent. */
+  async function movedAtT() {
+    const first = await runStrategy(trailing, [at(170n, 130n, 0)], { config });
+    expect(first.intents).toMatchObject([{ type: 'tpsl-update', tpslPubkey: SL, triggerPrice: '161500000' }]);
+    return { move: first.intents[0]!, state: first.state };
+  }
+
+  it('a move sent and then expired (the keeper refused it, the blockhash passed) is made again at the same mark once a read a minute after its end still shows the old stop', async () => {
+    const { state } = await movedAtT();
+    // A read soon after may predate the landing: it waits.
+    const soon = await runStrategy(trailing, [at(170n, 130n, 10_000)], { config, state, inFlight: [] });
+    expect(soon.intents).toEqual([]);
+    const later = await runStrategy(trailing, [at(170n, 130n, 65_000)], { config, state: soon.state, inFlight: [] });
+    expect(later.intents).toMatchObject([{ type: 'tpsl-update', tpslPubkey: SL, triggerPrice: '161500000' }]);
+  });
+
+  it('a move in flight is not decided again, its wait counts from its end, and one that took is never made again', async () => {
+    const { move, state } = await movedAtT();
+    // Decided, not sent yet (nothing committed), in flight: not decided again.
+    expect((await runStrategy(trailing, [at(170n, 130n, 5_000)], { config, inFlight: [move] })).intents).toEqual([]);
+    // In flight until T + 60 s; the read at T + 65 s was taken before it landed.
+    const waiting = await runStrategy(trailing, [at(170n, 130n, 60_000)], { config, state, inFlight: [move] });
+    expect(waiting.intents).toEqual([]);
+    expect((await runStrategy(trailing, [at(170n, 130n, 65_000)], { config, state: waiting.state, inFlight: [] })).intents).toEqual([]);
+    // A read that shows the stop at least as tight: the move took (judged), and a later stale read does not make it again.
+    const took = await runStrategy(trailing, [at(170n, 162n, 70_000), at(170n, 130n, 200_000)], { config, state: waiting.state, inFlight: [] });
+    expect(took.intents).toEqual([]);
+  });
+
+  it('a state from before moves were judged still loads: its triggers hold as before', async () => {
+    const old = await runStrategy(trailing, [at(170n, 130n, 100_000)], { config, state: { stops: { [SL]: '161500000' } } });
+    expect(old.intents).toEqual([]);
+  });
+});

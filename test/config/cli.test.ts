@@ -117,6 +117,6 @@ describe('stratd config check names what a wrong value should be', () => {
     const result = await runCli(['config', 'check', '--set', 'strategies.enabled=trailing-stop', '--set', 'strategies.settings.trailing-stop.trailBsp=5'], { env });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('  strategies.settings.trailing-stop.trailBsp: unknown setting\n');
-    expect(result.stderr).toContain('fix: remove or rename it: did you mean "trailBps"? Valid keys: trailBps, minStepBps, markets.');
+    expect(result.stderr).toContain('fix: remove or rename it: did you mean "trailBps"? Valid keys: trailBps, minStepBps, retryAfterMs, markets.');
   });
 });
