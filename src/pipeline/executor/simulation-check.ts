@@ -1,5 +1,6 @@
 import { checkSimulation, type SimulationBounds, type Violation, type WatchedAccount } from '../../chain/policy/index.ts';
 import { SimulationAnswerInvalid, type SimulationRpc } from '../../chain/simulate-transaction.ts';
+import { withTimeout } from '../../kernel/with-timeout.ts';
 
 /** policy.simulation.* (src/config/sections/trading.ts). */
 export interface SimulationSettings {
@@ -82,12 +83,10 @@ export class SimulationCheck {
       this.observer?.outcome(outcome, (performance.now() - started) / 1000);
       return violations;
     };
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new SimulationTimeout(`no answer within ${String(waitMs)} ms`)), waitMs);
-    });
     try {
-      const violations = await Promise.race([this.compare(request), deadline]);
+      const violations = await withTimeout(this.compare(request), waitMs, () => {
+        throw new SimulationTimeout(`no answer within ${String(waitMs)} ms`);
+      });
       return done(violations.length === 0 ? 'passed' : violations.some((v) => v.rule === 'simulation_invalid') ? 'invalid' : 'refused', violations);
     } catch (error) {
       if (error instanceof SimulationAnswerInvalid) return done('invalid', [{ rule: 'simulation_invalid', detail: error.message }]);
@@ -98,8 +97,6 @@ export class SimulationCheck {
       }
       done('unavailable_held', []);
       throw new SimulationUnavailable(`${detail} (policy.simulation.onUnavailable is refuse: held, not signed)`);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
