@@ -11,7 +11,6 @@ import type { Logger } from '../kernel/logger.ts';
 import type { ActionJob } from '../records/action.ts';
 import { watchHealth } from '../ops/health-alerts.ts';
 import { Metrics } from '../pipeline/metrics.ts';
-import { PreparingActions } from '../pipeline/preparing-actions.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
 import { LiveNotifier } from './live-notifier.ts';
 import { heldSetting, type LiveSetting } from './live-settings.ts';
@@ -248,11 +247,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const live: LiveSetting[] = [heldSetting('risk limits', ['risk'], liveRisk, (next) => next.risk), notifier.liveSetting()];
     // What this process's pollers read, shared with its strategy worker and executor in memory.
     const local = new LocalSnapshots();
-    // This process's executor's actions not yet sent: its pollers read the other sources of a positions slot after them.
-    const preparing = options.roles.includes('executor') ? new PreparingActions() : undefined;
     let executorWorker: ExecutorWorker | undefined;
     if (options.roles.includes('executor')) {
-      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, liveRisk, redisOutage, local, preparing, onTransition: options.onTransition, onSigned: options.onSigned, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onOutcomeRecorded: options.onOutcomeRecorded });
+      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, liveRisk, redisOutage, local, onTransition: options.onTransition, onSigned: options.onSigned, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onOutcomeRecorded: options.onOutcomeRecorded });
       executorWorker = worker;
       closers.push(() => worker.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.actions, watchdog, loop: 'executor-queue', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.actions, logger });
@@ -304,7 +301,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           if (!redisOutage.absorbs(error, { write: 'fill watcher' })) logger.warn({ component: 'fills', source: snapshot.kind, err: error }, 'fill watcher could not look at this snapshot; the next one is looked at again');
         }
       };
-      const pollersWith = (cfg: Config) => startPollers({ config: cfg, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot, handOver: strategyWorker?.handOver.bind(strategyWorker), local, memoryReserve, preparing });
+      const pollersWith = (cfg: Config) => startPollers({ config: cfg, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot, handOver: strategyWorker?.handOver.bind(strategyWorker), local, memoryReserve });
       pollers = pollersWith(config);
       closers.push(() => pollers!.stop());
       restartPollers = async (next) => {

@@ -29,7 +29,6 @@ import { SimulationCheck } from '../pipeline/executor/simulation-check.ts';
 import { unbookedTpslActions } from '../pipeline/executor/unbooked-tpsl.ts';
 import type { LocalSnapshots } from '../pipeline/local-snapshots.ts';
 import type { Metrics } from '../pipeline/metrics.ts';
-import type { PreparingActions } from '../pipeline/preparing-actions.ts';
 import type { RedisOutageLog } from '../pipeline/redis-outage.ts';
 import { SnapshotCache } from '../pipeline/snapshot-cache.ts';
 import { noteOutcomeForBackoff } from '../pipeline/strategy-runtime/refusal-backoff.ts';
@@ -64,8 +63,6 @@ interface ExecutorRoleOptions {
   readonly redisOutage?: RedisOutageLog;
   /** This process's pollers' own snapshots (the mark price and request validity read them without parsing). */
   readonly local?: LocalSnapshots;
-  /** Told every state the executor records: the actions not yet sent, which this process's pollers let go first. */
-  readonly preparing?: PreparingActions;
   readonly onTransition?: ExecutorOptions['onTransition'];
   readonly onSigned?: ExecutorOptions['onSigned'];
   readonly onSent?: ExecutorOptions['onSent'];
@@ -250,10 +247,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     logger: logger.child({ component: 'executor' }),
     confirmPollMs: config.execution.confirmPollMs,
     rebroadcastMs: config.execution.rebroadcastMs,
-    observe: (record, phase) => {
-      o.metrics.observeAction(record, phase);
-      o.preparing?.observe(record);
-    },
+    observe: (record, phase) => o.metrics.observeAction(record, phase),
     onReplicationWait: () => o.metrics.heldForReplication.inc(),
     onTransition: async (record) => {
       // Not awaited: a notification never holds up the executor (delivery is queued anyway).

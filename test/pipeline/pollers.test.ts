@@ -156,48 +156,6 @@ describe('the schedule', () => {
     expect(jobs[0]!.id).toBe(snapshotJobId('positions', wallet, snapshot.tickMs));
   });
 
-  it('a source sharing a slot with the positions reads after the positions were handed over and their actions sent', async () => {
-    // Each tick's events in order: the API calls as they start, the hand-over of the positions and
-    // the moment this process's executor says its actions were sent.
-    const events: string[] = [];
-    const watched = new Proxy(client, {
-      get(target, name, receiver) {
-        if (name !== 'call') return Reflect.get(target, name, receiver) as unknown;
-        return (id: string, ...rest: unknown[]) => {
-          events.push(id);
-          return (target.call as (...a: unknown[]) => Promise<unknown>).call(target, id, ...rest);
-        };
-      },
-    });
-    const p = startPollers({
-      config: configWith({ 'pollers.positions.cron': '* * * * * *', 'pollers.poolInfo.cron': '* * * * * *', 'pollers.markets': [MINTS.SOL] }),
-      client: watched,
-      redis: scope.redis,
-      wallet,
-      logger: silentLogger,
-      handOver: async (snapshot) => {
-        if (snapshot.kind !== 'positions') return;
-        events.push('positions handed over');
-        await new Promise((r) => setTimeout(r, 20)); // the decision and its store
-        events.push('decisions stored');
-      },
-      preparing: {
-        settled: async () => {
-          await new Promise((r) => setTimeout(r, 20)); // the decreases built, inspected, signed and sent
-          events.push('actions sent');
-        },
-      },
-    });
-    running.push(p);
-    const deadline = Date.now() + 5_000;
-    while (events.filter((e) => e === 'perps.poolInfo').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    await p.stop();
-    // Every slot: the positions read, its hand-over and the sending first, the pool read after.
-    const firstPool = events.indexOf('perps.poolInfo');
-    expect(firstPool).toBeGreaterThan(0);
-    expect(events.slice(0, firstPool)).toEqual(['perps.positions', 'positions handed over', 'decisions stored', 'actions sent']);
-  });
-
   it('a failed read is reported and skipped; the other reads of the tick go through', async () => {
     const broken = new RecordingServer();
     const url = await broken.start();

@@ -17,7 +17,6 @@ import { lastSlotAtOrBefore } from './slot.ts';
 import type { RedisOutageLog } from '../redis-outage.ts';
 import { POLLER_SOURCES, type PollContext, type SourceRead } from './sources.ts';
 import type { LocalSnapshots } from '../local-snapshots.ts';
-import type { PreparingActions } from '../preparing-actions.ts';
 
 interface StartPollersOptions {
   readonly config: Config;
@@ -38,18 +37,8 @@ interface StartPollersOptions {
   readonly redisOutage?: RedisOutageLog;
   /** Told of every snapshot enqueued, in order (stratd record). */
   readonly onSnapshot?: (snapshot: Snapshot) => Promise<void>;
-  /**
-   * The strategy worker of this process, if it runs one: told of each snapshot as soon as its job
-   * is enqueued. May answer when its decisions on it are stored (the positions' turn below ends then).
-   */
-  readonly handOver?: (snapshot: Snapshot, jobId: string) => void | Promise<unknown>;
-  /**
-   * This process's executor's actions not yet sent. With it, a scheduled tick of another source
-   * that falls on the same slot as a positions tick reads after that positions read, the decisions
-   * on it and the sending of their actions (within POSITIONS_TURN_MAX_MS and a quarter of the
-   * source's interval): a decrease does not wait for the CPU the other replies take.
-   */
-  readonly preparing?: Pick<PreparingActions, 'settled'>;
+  /** The strategy worker of this process, if it runs one: told of each snapshot as soon as its job is enqueued. */
+  readonly handOver?: (snapshot: Snapshot, jobId: string) => void;
   /** This process's own snapshots, for its SnapshotCaches (they take the one of the tick Redis holds from here). */
   readonly local?: LocalSnapshots;
   /** Above redis.memoryReservePercent, snapshot jobs are not enqueued (src/pipeline/memory-reserve.ts). */
@@ -122,7 +111,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
   const stale = new Set<SnapshotKind>();
   for (const kind of enabled) {
     const cron = config.pollers[kind].cron;
-    const task = createTask(cron, (context) => track(scheduledTick(kind, context.date.getTime())), {
+    const task = createTask(cron, (context) => track(tick(kind, context.date.getTime())), {
       name: `poller-${kind}`,
       timezone: config.pollers.timezone,
       noOverlap: true,
@@ -135,49 +124,6 @@ export function startPollers(options: StartPollersOptions): Pollers {
   }
   for (const { task } of schedules.values()) void Promise.resolve(task.start()).catch((err: unknown) => logger.error({ err }, 'cannot start a poller schedule'));
 
-  /** The positions tick of each slot in progress: the other sources of that slot wait for its end. */
-  const positionsTurns = new Map<number, { readonly ended: Promise<void>; readonly end: () => void }>();
-  function positionsTurn(tickMs: number) {
-    let turn = positionsTurns.get(tickMs);
-    if (!turn) {
-      let end = () => {};
-      const ended = new Promise<void>((resolve) => (end = resolve));
-      turn = { ended, end };
-      positionsTurns.set(tickMs, turn);
-      // Bounded: a slot whose positions tick never came is forgotten a minute later.
-      for (const slot of positionsTurns.keys()) if (slot < tickMs - 60_000) positionsTurns.delete(slot);
-    }
-    return turn;
-  }
-
-  /**
-   * A tick of the schedule. Positions first: a source whose slot is also a positions slot waits
-   * (bounded) until the positions read of that slot ended, its decisions were stored and this
-   * process's executor sent what they decided. Ticks asked for by tickNow never wait.
-   */
-  async function scheduledTick(kind: SnapshotKind, tickMs: number): Promise<ReadReport[]> {
-    if (kind === 'positions') {
-      const handedOver: Array<Promise<unknown>> = [];
-      try {
-        return await tick(kind, tickMs, handedOver);
-      } finally {
-        const turn = positionsTurn(tickMs);
-        // Kept (pruned after a minute): a source of this slot that fires after the end must not wait for it.
-        void Promise.allSettled(handedOver).then(() => turn.end());
-      }
-    }
-    const positions = schedules.get('positions');
-    if (options.preparing && positions && lastSlotAtOrBefore(positions.task, positions.fields, config.pollers.timezone, tickMs) === tickMs) {
-      const boundMs = Math.min(POSITIONS_TURN_MAX_MS, (intervals.get(kind) ?? 60_000) / 4);
-      const startedAt = performance.now();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([positionsTurn(tickMs).ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)))]);
-      clearTimeout(timer);
-      await options.preparing.settled(boundMs - (performance.now() - startedAt));
-    }
-    return tick(kind, tickMs);
-  }
-
   function track<T>(promise: Promise<T>): Promise<T> {
     inFlight.add(promise);
     void promise.finally(() => inFlight.delete(promise)).catch(() => undefined);
@@ -189,10 +135,10 @@ export function startPollers(options: StartPollersOptions): Pollers {
    * progress (the loop is alive; restarting it would not help) and the schedule goes on, while the
    * reads finish or fail in the background. Staleness is reported, not treated as death.
    */
-  async function tick(kind: SnapshotKind, tickMs: number, handedOver?: Array<Promise<unknown>>): Promise<ReadReport[]> {
+  async function tick(kind: SnapshotKind, tickMs: number): Promise<ReadReport[]> {
     // Capped: a schedule that fires once a year still gets an answer within minutes.
     const deadlineMs = Math.min(intervals.get(kind) ?? 60_000, MAX_TICK_DEADLINE_MS);
-    const reports = await withTimeout(readTick(kind, tickMs, handedOver), deadlineMs, () => undefined);
+    const reports = await withTimeout(readTick(kind, tickMs), deadlineMs, () => undefined);
     noteFreshness(kind);
     if (reports) return reports;
     logger.warn({ source: kind, tickMs, deadlineMs }, 'poller tick still waiting on the API at its deadline; counted as progress, the schedule goes on');
@@ -215,7 +161,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
     }
   }
 
-  async function readTick(kind: SnapshotKind, tickMs: number, handedOver?: Array<Promise<unknown>>): Promise<ReadReport[]> {
+  async function readTick(kind: SnapshotKind, tickMs: number): Promise<ReadReport[]> {
     let reads: ReadonlyArray<SourceRead<SnapshotKind>>;
     try {
       reads = await POLLER_SOURCES[kind].reads(ctx);
@@ -227,7 +173,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
       options.onTick?.(kind, failedReports);
       return failedReports;
     }
-    const reports = await Promise.all(reads.map((read) => runRead(kind, read, tickMs, handedOver)));
+    const reports = await Promise.all(reads.map((read) => runRead(kind, read, tickMs)));
     const failed = reports.filter((r) => r.error !== undefined).length;
     await options.redis
       .hset(pollerHeartbeatKey(prefix), kind, JSON.stringify({ tickMs, at: now(), reads: reports.length, failed }))
@@ -241,7 +187,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
     return reports;
   }
 
-  async function runRead(kind: SnapshotKind, read: SourceRead<SnapshotKind>, tickMs: number, handedOver?: Array<Promise<unknown>>): Promise<ReadReport> {
+  async function runRead(kind: SnapshotKind, read: SourceRead<SnapshotKind>, tickMs: number): Promise<ReadReport> {
     let failedWrite: string | undefined;
     try {
       const body = await read.run();
@@ -259,8 +205,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
       const writes: Array<[string, Promise<unknown>]> = [['snapshot store', storeLatestSnapshot(options.redis, prefix, snapshot)], ...(sheds ? [] : [['market job', queue.add(kind, snapshot, { jobId })] as [string, Promise<unknown>]])];
       // This process's strategy worker starts on it while it is written: a decision becomes an
       // action only through its own durable job, and the run carries its trigger snapshot itself.
-      const run = options.handOver?.(snapshot, jobId);
-      if (run) handedOver?.push(run);
+      options.handOver?.(snapshot, jobId);
       const settled = await Promise.allSettled(writes.map(([, write]) => write));
       const refused = settled.findIndex((s) => s.status === 'rejected');
       if (refused >= 0) {
@@ -301,11 +246,6 @@ export function startPollers(options: StartPollersOptions): Pollers {
 }
 
 const MAX_TICK_DEADLINE_MS = 600_000;
-/**
- * Longest a source waits for the positions tick of its slot (and the sending of what it decided):
- * the six decreases of a busy daemon are sent within ~100 ms on a slow shared host.
- */
-const POSITIONS_TURN_MAX_MS = 250;
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
