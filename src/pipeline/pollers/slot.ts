@@ -51,17 +51,32 @@ function prefilter(fields: ParsedFields): (local: Date) => boolean {
  * default, has none).
  */
 function zoneOffsetMs(timeZone: string, atMs: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(new Date(atMs));
+  const parts = wallClockFormat(timeZone).formatToParts(new Date(atMs));
   const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
   return wall - atMs;
+}
+
+/**
+ * One formatter per time zone, kept: building an Intl.DateTimeFormat costs far more than using
+ * it, and every source's tick asks (about twenty times a second on a busy daemon). A process
+ * names one or two zones.
+ */
+const wallClockFormats = new Map<string, Intl.DateTimeFormat>();
+function wallClockFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = wallClockFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    wallClockFormats.set(timeZone, format);
+  }
+  return format;
 }
