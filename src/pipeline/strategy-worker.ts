@@ -65,9 +65,9 @@ export interface StrategyWorker {
   /**
    * Runs the strategies on a snapshot this process's pollers just validated and enqueued, without
    * waiting for the queue to deliver its job (`jobId`); the job, when it comes here, is answered
-   * by this run. Never throws; answers when the run settled (its decisions stored, or it failed).
+   * by this run. Never throws.
    */
-  handOver(snapshot: Snapshot, jobId: string): Promise<void>;
+  handOver(snapshot: Snapshot, jobId: string): void;
   /**
    * Swaps the running set (hot reload). Jobs already running finish with the set they started
    * with; every job that starts afterwards sees the new one, whole.
@@ -120,7 +120,7 @@ export function startStrategyWorker(options: StrategyWorkerOptions): StrategyWor
   let closed = false;
   return {
     handOver(snapshot, jobId) {
-      if (closed || handedOver.has(jobId)) return Promise.resolve();
+      if (closed || handedOver.has(jobId)) return;
       const run = runner.fromSnapshot(snapshot);
       // Its failure is reported by its job (or by another process that runs that job), except a
       // write Redis refused for want of memory: near maxmemory the job may never have been added.
@@ -130,10 +130,6 @@ export function startStrategyWorker(options: StrategyWorkerOptions): StrategyWor
       handedOver.set(jobId, run);
       // A job another process took never comes here: forget the run after a while.
       setTimeout(() => handedOver.delete(jobId), HANDED_OVER_KEEP_MS).unref();
-      return run.then(
-        () => undefined,
-        () => undefined,
-      );
     },
     replace(strategies, timeoutMs) {
       active = { strategies, timeoutMs };
