@@ -1,6 +1,6 @@
-import { readdir, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ArchiveError, parseArchiveFileName, utcDay } from './audit-archive.ts';
+import { ArchiveError, archiveFileNames, utcDay } from './audit-archive.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -16,17 +16,9 @@ const DAY_MS = 86_400_000;
 export async function pruneArchive(dir: string, retentionDays: number, nowMs: number): Promise<string[]> {
   if (retentionDays <= 0) return [];
   const firstKept = utcDay(nowMs - retentionDays * DAY_MS);
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new ArchiveError('unreadable', `archive ${dir}: ${(error as Error).message}`, { cause: error });
-  }
-  const expired = names
-    .map(parseArchiveFileName)
-    .filter((n) => n !== undefined && n.gz && n.day < firstKept)
-    .map((n) => n!.name)
+  const expired = (await archiveFileNames(dir))
+    .filter((n) => n.gz && n.day < firstKept)
+    .map((n) => n.name)
     .sort();
   for (const name of expired) {
     try {

@@ -52,7 +52,7 @@ interface FileName {
 
 const FILE_NAME = /^(ledger|actions)-(\d{4}-\d{2}-\d{2})\.(\d+)\.jsonl(\.gz)?$/;
 
-export function parseArchiveFileName(name: string): FileName | undefined {
+function parseArchiveFileName(name: string): FileName | undefined {
   const m = FILE_NAME.exec(name);
   if (!m) return undefined;
   return { kind: m[1] as ArchiveKind, day: m[2]!, seq: Number(m[3]), gz: m[4] !== undefined, name };
@@ -225,8 +225,11 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** The files of one kind, oldest first (finished .gz files and the plain one being appended). */
-export async function archiveFiles(dir: string, kind: ArchiveKind): Promise<string[]> {
+/**
+ * The archive files of a folder, parsed (anything else in it left out); none when the folder does
+ * not exist yet. An unreadable folder is ArchiveError('unreadable') naming it.
+ */
+export async function archiveFileNames(dir: string): Promise<FileName[]> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -234,7 +237,12 @@ export async function archiveFiles(dir: string, kind: ArchiveKind): Promise<stri
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new ArchiveError('unreadable', `archive ${dir}: ${(error as Error).message}`, { cause: error });
   }
-  const files = names.map(parseArchiveFileName).filter((n): n is FileName => n?.kind === kind);
+  return names.map(parseArchiveFileName).filter((n): n is FileName => n !== undefined);
+}
+
+/** The files of one kind, oldest first (finished .gz files and the plain one being appended). */
+export async function archiveFiles(dir: string, kind: ArchiveKind): Promise<string[]> {
+  const files = (await archiveFileNames(dir)).filter((n) => n.kind === kind);
   const gzipped = new Set(files.filter((n) => n.gz).map((n) => n.name));
   // A plain file whose .gz is complete holds the same lines: read once.
   return files.filter((n) => n.gz || !gzipped.has(`${n.name}.gz`)).sort(byAge).map((n) => join(dir, n.name));
