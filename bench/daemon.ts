@@ -216,6 +216,9 @@ async function deployment(label: string, venue: BenchVenue, client: ApiClient, d
     await sleep(seconds * 1000);
     const [after, cpuAfter] = [await Promise.all(daemons.map((d) => d.counters())), await cpu()];
     const endAt = Date.now();
+    // With --timings-out, each daemon's /metrics too: its API and RPC calls by operation and method
+    // (round trips per action: counts over the whole run, divide by the submitted actions).
+    if (values['timings-out']) for (const [i, d] of daemons.entries()) await writeFile(`${values['timings-out']}-${label}-${i}.metrics.txt`, await (await fetch(`${d.opsUrl}/metrics`)).text());
     const mem = (await Promise.all(daemons.map((d) => memory(d.pid)))).filter((m): m is Memory => m !== undefined);
     await keeper?.stop();
     await Promise.all(daemons.map((d) => d.stop()));
@@ -319,11 +322,27 @@ async function main(): Promise<void> {
       reopen: () => fundWallet(venue.apiUrl, floorWallet.address, SOL_LONG, false),
     });
 
+    // The same minimal path for the busy part's load: six decreases from one reply, all at once.
+    // A reference (what any client of this venue on this host gets), not the goal's divisor.
+    const floorSixWallet = await newWallet(dir, 'floor-six', venue.apiUrl, ALL_POSITIONS);
+    const floorSix: LatencySummary = await runFloor({
+      apiUrl: venue.apiUrl,
+      rpcUrl: venue.rpcUrl,
+      redis,
+      prefix: floorPrefix,
+      keypair: floorSixWallet.keypair,
+      samples: Math.max(3, Math.ceil(FLOOR_SAMPLES / 6)),
+      warmup: 1,
+      deadlineMs: Date.now() + 90_000,
+      concurrent: true,
+      reopen: () => fundWallet(venue.apiUrl, floorSixWallet.address, ALL_POSITIONS, false),
+    });
+
     if (values['busy-only']) {
       const busy = await deployment('busy', venue, client, dir, 1, ALL_POSITIONS, true, BUSY_SECONDS);
       await venue.close();
       const speed = hostSpeed(workloadMsBefore, timeWorkload());
-      printBusy(floor, busy, speed);
+      printBusy(floor, floorSix, busy, speed);
       return;
     }
 
@@ -371,6 +390,7 @@ async function main(): Promise<void> {
       hostSpeed: speed,
       venue: { pid: venue.pid, ...VENUE },
       floor,
+      floorSix,
       latency,
       busy,
       throughput,

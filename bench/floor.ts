@@ -21,6 +21,11 @@ export interface FloorOptions {
   readonly samples: number;
   readonly warmup: number;
   readonly deadlineMs: number;
+  /**
+   * Every near position's decrease at once, each timed (the minimal path under the busy part's
+   * load of six decisions from one reply); otherwise the first near position's alone.
+   */
+  readonly concurrent?: boolean;
   /** Opens the closed position again, outside the timed path. */
   readonly reopen: () => Promise<void>;
 }
@@ -32,25 +37,31 @@ export async function runFloor(o: FloorOptions): Promise<LatencySummary & { read
   const samplesMs: number[] = [];
   let done = 0;
   try {
-    while (samplesMs.length < o.samples && Date.now() < o.deadlineMs) {
+    while (done < o.samples + o.warmup && Date.now() < o.deadlineMs) {
       // ---- timed: tick (response in) → submitted (the RPC accepted the signed bytes)
       const positions = (await client.call('perps.positions', { walletAddress: wallet })).dataList;
       const receivedAt = performance.now();
-      const near = positions.map(positionView).find((p) => p !== undefined && p.sizeUsd > 0n && (liquidationDistanceBps(p) ?? 10_000n) < 500n);
-      if (!near) {
+      const views = positions.map(positionView).filter((p) => p !== undefined && p.sizeUsd > 0n && (liquidationDistanceBps(p) ?? 10_000n) < 500n);
+      const near = o.concurrent ? views : views.slice(0, 1);
+      if (near.length === 0) {
         await o.reopen();
         continue;
       }
-      const built = await client.call('perps.decrease', { positionPubkey: near.positionPubkey, receiveToken: 'USDC', entirePosition: true, maxSlippageBps: '200' });
-      const tx = VersionedTransaction.deserialize(Buffer.from(built.serializedTxBase64, 'base64'));
-      tx.sign([o.keypair]);
-      const raw = tx.serialize();
-      await o.redis.set(`${o.prefix}floor:${wallet}`, Buffer.from(raw).toString('base64'), 'PX', 600_000);
-      await connection.sendRawTransaction(raw, { skipPreflight: true, maxRetries: 0 });
-      const submittedAt = performance.now();
-      // ---- untimed: wait until the keeper closed the position, then open it again
-      if (done++ >= o.warmup) samplesMs.push(submittedAt - receivedAt);
-      await untilClosed(client, wallet, near.positionPubkey, o.deadlineMs);
+      // Concurrent: every near position's decrease at once, each timed from the same reply.
+      const submittedAt = await Promise.all(
+        near.map(async (position) => {
+          const built = await client.call('perps.decrease', { positionPubkey: position!.positionPubkey, receiveToken: 'USDC', entirePosition: true, maxSlippageBps: '200' });
+          const tx = VersionedTransaction.deserialize(Buffer.from(built.serializedTxBase64, 'base64'));
+          tx.sign([o.keypair]);
+          const raw = tx.serialize();
+          await o.redis.set(`${o.prefix}floor:${position!.positionPubkey}`, Buffer.from(raw).toString('base64'), 'PX', 600_000);
+          await connection.sendRawTransaction(raw, { skipPreflight: true, maxRetries: 0 });
+          return performance.now();
+        }),
+      );
+      // ---- untimed: wait until the keeper closed the positions, then open them again
+      if (done++ >= o.warmup) samplesMs.push(...submittedAt.map((at) => at - receivedAt));
+      for (const position of near) await untilClosed(client, wallet, position!.positionPubkey, o.deadlineMs);
       await o.reopen();
     }
   } finally {

@@ -43,6 +43,8 @@ export interface Report {
   readonly hostSpeed?: HostSpeed;
   readonly venue: { pid: number; seed: number; slotMs: number; keeperDelayMs: number };
   readonly floor: LatencySummary;
+  /** The minimal path with six decreases from one reply at once: the busy part's load (a reference). */
+  readonly floorSix?: LatencySummary;
   readonly latency: DeploymentFigures;
   /** One daemon, one wallet, six positions, every source every second (issue 30); absent in older reports. */
   readonly busy?: DeploymentFigures;
@@ -80,6 +82,7 @@ export function printReport(r: Report): void {
       ['path', 'actions', 'p50 ms', 'p99 ms', 'max ms', 'p50 ÷ floor', 'p99 ÷ floor'],
       ['floor: read → build → sign → 1 Redis write → send, no queues', String(floor.count), fixed(floor.p50), fixed(floor.p99), fixed(floor.max), '1.00', '1.00'],
       [`1 daemon, 1 wallet, default cadence (${fixed(l.windowSeconds, 0)} s)`, String(l.tickToSubmit.count), fixed(l.tickToSubmit.p50), fixed(l.tickToSubmit.p99), fixed(l.tickToSubmit.max), fixed(l.tickToSubmit.p50 / floor.p50, 2), fixed(l.tickToSubmit.p99 / floor.p99, 2)],
+      ...(r.floorSix ? [floorSixRow(r.floorSix, floor)] : []),
       ...(r.busy ? [busyRow(r.busy, floor)] : []),
       [`${t.daemons} daemons × 1 wallet × ${t.positionsPerWallet} positions, ${r.throughputPolls === 'positions' ? 'positions polled' : 'polls'} every 1 s (${fixed(t.windowSeconds, 0)} s)`, String(t.tickToSubmit.count), fixed(t.tickToSubmit.p50), fixed(t.tickToSubmit.p99), fixed(t.tickToSubmit.max), fixed(t.tickToSubmit.p50 / floor.p50, 2), fixed(t.tickToSubmit.p99 / floor.p99, 2)],
     ]),
@@ -150,11 +153,16 @@ export function printReport(r: Report): void {
     goal(t.daemonCpuMsPerLanded <= 5, `daemon CPU per landed action ≤ 5 ms (throughput run): ${fixed(t.daemonCpuMsPerLanded, 1)} ms`);
   }
   goal(max([...l.peakRssMb, ...t.peakRssMb]) <= 150, `peak RSS per daemon ≤ 150 MB: ${fixed(max([...l.peakRssMb, ...t.peakRssMb]), 0)} MB`);
-  if (b) busyGoals(b, floor);
+  if (b) busyGoals(b, floor, r.floorSix);
   goal(w.perSecond >= 1000, `strategy worker ≥ 1,000 positions snapshots/s: ${fixed(w.perSecond, 0)}/s`);
   // Not the issue's measure (the daemon side, every role): the share of it the executor takes when
   // positions polled once a second do not limit the actions.
   if (e) console.log(`  (the executor alone at saturation, ${e.concurrency} in flight: ${fixed(e.cpuMsPerLanded, 1)} ms CPU per landed action, ${fixed(e.landedPerSecond, 0)} landed/s)`);
+}
+
+/** The minimal path with the busy part's six decisions from one reply at once (bench/floor.ts, concurrent). */
+function floorSixRow(six: LatencySummary, floor: LatencySummary): string[] {
+  return ['floor, six decreases at once (reference)', String(six.count), fixed(six.p50), fixed(six.p99), fixed(six.max), fixed(six.p50 / floor.p50, 2), fixed(six.p99 / floor.p99, 2)];
 }
 
 function busyRow(b: DeploymentFigures, floor: LatencySummary): string[] {
@@ -162,25 +170,28 @@ function busyRow(b: DeploymentFigures, floor: LatencySummary): string[] {
 }
 
 /** Issue 30's goals for the busy run, judged against the floor of the same run. */
-function busyGoals(b: DeploymentFigures, floor: LatencySummary): void {
+function busyGoals(b: DeploymentFigures, floor: LatencySummary, floorSix?: LatencySummary): void {
   const goal = (ok: boolean, text: string) => console.log(`  ${ok ? 'met    ' : 'NOT met'}  ${text}`);
   console.log('goals (issue 30, one busy daemon)');
   goal(b.tickToSubmit.p50 <= 3 * floor.p50, `busy daemon tick-to-submit p50 ≤ 3 × floor p50: ${fixed(b.tickToSubmit.p50)} ms vs ${fixed(3 * floor.p50)} ms`);
   goal(b.tickToSubmit.p99 <= 3 * floor.p99, `busy daemon tick-to-submit p99 ≤ 3 × floor p99: ${fixed(b.tickToSubmit.p99)} ms vs ${fixed(3 * floor.p99)} ms`);
   goal(max(b.peakRssMb) <= 150, `busy daemon peak RSS ≤ 150 MB: ${fixed(max(b.peakRssMb), 0)} MB`);
+  // Not the goal: what the daemon adds to the minimal path doing the same six decisions at once.
+  if (floorSix) console.log(`  (against the floor with the same six decreases at once: p50 ${fixed(b.tickToSubmit.p50 / floorSix.p50, 2)}×, p99 ${fixed(b.tickToSubmit.p99 / floorSix.p99, 2)}×)`);
 }
 
 /** `bench/daemon.ts --busy-only`: the floor and the busy part alone, with the host's speed. */
-export function printBusy(floor: LatencySummary, b: DeploymentFigures, speed: HostSpeed): void {
+export function printBusy(floor: LatencySummary, floorSix: LatencySummary, b: DeploymentFigures, speed: HostSpeed): void {
   console.log(`host speed index ${fixed(speed.speedIndex, 2)} (workload ${fixed(speed.workloadMsBefore, 0)} ms before, ${fixed(speed.workloadMsAfter, 0)} ms after)`);
   console.log(
     table([
       ['path', 'actions', 'p50 ms', 'p99 ms', 'max ms', 'p50 ÷ floor', 'p99 ÷ floor'],
       ['floor', String(floor.count), fixed(floor.p50), fixed(floor.p99), fixed(floor.max), '1.00', '1.00'],
+      floorSixRow(floorSix, floor),
       busyRow(b, floor),
     ]),
   );
   console.log(table([['stage', 'p50 ms'], ...Object.entries(b.stageP50Ms).map(([stage, ms]) => [stage, fixed(ms)])]));
   console.log(`landed/s ${fixed(b.landedPerSecond, 1)}; daemon CPU ${fixed(b.daemonCpuPercent, 0)} % of a core (venue ${fixed(b.venueCpuPercent, 0)} %), ${fixed(b.daemonCpuMsPerLanded, 1)} ms per landed action; snapshot jobs/s ${fixed(mean(b.snapshotJobsPerSecondPerProcess), 1)}; peak RSS ${fixed(max(b.peakRssMb), 0)} MB, after ${fixed(max(b.rssAfterMb), 0)} MB`);
-  busyGoals(b, floor);
+  busyGoals(b, floor, floorSix);
 }
