@@ -2,7 +2,7 @@ import { PublicKey } from '@solana/web3.js';
 import { MINTS } from '../../api/mints.ts';
 import type { DecodedTransaction } from '../decode.ts';
 import { PROGRAMS } from '../programs.ts';
-import { isProgramAddress } from '../program-address.ts';
+import { findProgramAddress, isProgramAddress } from '../program-address.ts';
 import { NO_CHAIN_FACTS } from './chain-facts.ts';
 import type { PolicyContext } from './context.ts';
 
@@ -29,7 +29,7 @@ export function associatedTokenAccountOf(owner: string, mint: string, tokenProgr
   const key = `${owner}/${tokenProgram}/${mint}`;
   let address = derived.get(key);
   if (address === undefined) {
-    address = PublicKey.findProgramAddressSync(ataSeeds(owner, mint, tokenProgram), ATA_PROGRAM)[0].toBase58();
+    address = findProgramAddress(ataSeeds(owner, mint, tokenProgram), ATA_PROGRAM).address;
     if (derived.size >= DERIVED_MAX) derived.clear();
     derived.set(key, address);
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { findProgramAddress } from '../../chain/program-address.ts';
 
 /**
  * Deterministic identifiers of the market model: account keys, request ids and the hashes of
@@ -41,8 +42,7 @@ export function programAddress(programId: string, seeds: readonly (string | Uint
   const known = pdaCache.get(key);
   if (known) return known;
   const buffers = seeds.map((s) => (typeof s === 'string' ? Buffer.from(s) : Buffer.from(s)));
-  const [address] = PublicKey.findProgramAddressSync(buffers, new PublicKey(programId));
-  const text = address.toBase58();
+  const text = findProgramAddress(buffers, new PublicKey(programId)).address;
   pdaCache.set(key, text);
   return text;
 }

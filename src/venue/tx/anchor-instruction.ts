@@ -1,6 +1,7 @@
 import { PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { encodeAnchorInstructionData, type AnchorArgInput } from '../../chain/programs/anchor-codec.ts';
 import type { AnchorInstructionLayout } from '../../chain/programs/anchor-layout.ts';
+import { findProgramAddress } from '../../chain/program-address.ts';
 import { PROGRAMS } from '../../chain/programs.ts';
 
 /**
@@ -31,10 +32,7 @@ export function venueTokenAccount(owner: string, mint: string): string {
   const id = `${owner}:${mint}`;
   let address = atas.get(id);
   if (!address) {
-    address = PublicKey.findProgramAddressSync(
-      [new PublicKey(owner).toBuffer(), new PublicKey(PROGRAMS.token).toBuffer(), new PublicKey(mint).toBuffer()],
-      new PublicKey(PROGRAMS.associatedToken),
-    )[0].toBase58();
+    address = findProgramAddress([new PublicKey(owner).toBytes(), new PublicKey(PROGRAMS.token).toBytes(), new PublicKey(mint).toBytes()], new PublicKey(PROGRAMS.associatedToken)).address;
     if (atas.size > 20_000) atas.clear();
     atas.set(id, address);
   }

@@ -3,6 +3,7 @@ import { MINTS } from '../../api/mints.ts';
 import { encodePerpsInstructionData, type PerpsArgInput } from '../../chain/programs/perps/codec.ts';
 import { PERPETUALS_ADDRESS, TRANSFER_AUTHORITY_ADDRESS, type PerpsSide } from '../../chain/programs/perps/addresses.ts';
 import { PERPS_INSTRUCTIONS, type PerpsInstructionName } from '../../chain/programs/perps/instructions.ts';
+import { findProgramAddress } from '../../chain/program-address.ts';
 import { PERPS_ACCOUNTS, PROGRAMS } from '../../chain/programs.ts';
 import { derivedAddress } from '../market/keys.ts';
 
@@ -34,7 +35,7 @@ export function tokenAccountOf(owner: string, mint: string): string {
   const id = `${owner}:${mint}`;
   let address = atas.get(id);
   if (!address) {
-    address = PublicKey.findProgramAddressSync([pk(owner).toBuffer(), pk(PROGRAMS.token).toBuffer(), pk(mint).toBuffer()], pk(PROGRAMS.associatedToken))[0].toBase58();
+    address = findProgramAddress([pk(owner).toBytes(), pk(PROGRAMS.token).toBytes(), pk(mint).toBytes()], pk(PROGRAMS.associatedToken)).address;
     if (atas.size > 20_000) atas.clear();
     atas.set(id, address);
   }

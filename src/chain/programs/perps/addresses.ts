@@ -2,7 +2,7 @@ import { PublicKey } from '@solana/web3.js';
 import { MINTS } from '../../../api/mints.ts';
 import { PERPS_ACCOUNTS, PROGRAMS } from '../../programs.ts';
 import { REQUEST_CHANGE } from './instructions.ts';
-import { isProgramAddress } from '../../program-address.ts';
+import { findProgramAddress, isProgramAddress } from '../../program-address.ts';
 
 /**
  * Addresses the perps program derives (api-facts 5; docs "position-account",
@@ -21,7 +21,7 @@ const cache = new Map<string, string>();
 function derive(text: string, seedsOf: () => readonly Uint8Array[]): string {
   const known = cache.get(text);
   if (known) return known;
-  const address = PublicKey.findProgramAddressSync(seedsOf() as Uint8Array[], PROGRAM)[0].toBase58();
+  const address = findProgramAddress(seedsOf(), PROGRAM).address;
   // Bounded: a long run derives a few addresses per request.
   if (cache.size >= 50_000) cache.clear();
   cache.set(text, address);
