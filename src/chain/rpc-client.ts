@@ -111,10 +111,26 @@ export class ChainClient {
   async blockHeight(): Promise<number> {
     const cached = this.#height;
     if (cached && Date.now() - cached.atMs <= this.heightMaxAgeMs) return cached.value;
-    const value = await this.rpc.call('getBlockHeight', [{ commitment: this.commitment }], z.number().int().nonnegative());
-    if (!this.#height || value >= this.#height.value) this.#height = { value, atMs: Date.now() };
-    return Math.max(value, this.#height.value);
+    // A read already on its way answers too: it started less than heightMaxAgeMs ago, so its
+    // height is no older than a cached one may be (six actions built together asked six times).
+    const pending = this.#heightRead;
+    if (pending && Date.now() - pending.startedAtMs <= this.heightMaxAgeMs) return pending.read;
+    const startedAtMs = Date.now();
+    const read = this.rpc.call('getBlockHeight', [{ commitment: this.commitment }], z.number().int().nonnegative()).then((value) => {
+      // Stamped with the read's start: the height is at least that old's.
+      if (!this.#height || value >= this.#height.value) this.#height = { value, atMs: startedAtMs };
+      return Math.max(value, this.#height.value);
+    });
+    this.#heightRead = { read, startedAtMs };
+    try {
+      return await read;
+    } finally {
+      if (this.#heightRead?.read === read) this.#heightRead = undefined;
+    }
   }
+
+  /** The getBlockHeight call in flight, if any, and when it started. */
+  #heightRead: { readonly read: Promise<number>; readonly startedAtMs: number } | undefined;
 
   /** Reads accounts (the policy's chain facts) with `getMultipleAccounts`, 100 per call, at `confirmed`. */
   readonly readAccounts: AccountReader = async (keys) => {

@@ -33,11 +33,22 @@ describe('ChainClient.blockHeight', () => {
     expect(later).toBeGreaterThan(first);
   });
 
+  it('calls made while a read is on its way share it: six actions built together ask once', async () => {
+    const observer = counting();
+    const chain = new ChainClient(venue.rpcUrl, 'confirmed', true, observer, 3_000, 1_000);
+    const heights = await Promise.all(Array.from({ length: 6 }, () => chain.blockHeight()));
+    expect(observer.heights()).toBe(1);
+    expect(new Set(heights).size).toBe(1);
+  });
+
   it('with no reuse window every call is a request', async () => {
     const observer = counting();
     const chain = new ChainClient(venue.rpcUrl, 'confirmed', true, observer, 3_000, -1);
     await chain.blockHeight();
     await chain.blockHeight();
     expect(observer.heights()).toBe(2);
+    // Nor does a read on its way answer another call.
+    await Promise.all([chain.blockHeight(), chain.blockHeight()]);
+    expect(observer.heights()).toBe(4);
   });
 });
