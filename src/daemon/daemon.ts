@@ -46,6 +46,7 @@ import { versionLine } from '../kernel/runtime.ts';
 import { PreflightError, preflightOptions, runPreflight } from '../ops/preflight.ts';
 import { createReloader, type ReloadOutcome } from './reload.ts';
 import { startExecutorRole } from './executor-role.ts';
+import { ActionSendWatch } from '../pipeline/action-send-watch.ts';
 
 export const ROLES = ['pollers', 'strategies', 'executor'] as const;
 export type Role = (typeof ROLES)[number];
@@ -248,8 +249,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // What this process's pollers read, shared with its strategy worker and executor in memory.
     const local = new LocalSnapshots();
     let executorWorker: ExecutorWorker | undefined;
+    // Which of this executor's actions were sent: the pollers' positions-first order waits on it.
+    let sendWatch: ActionSendWatch | undefined;
     if (options.roles.includes('executor')) {
-      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, liveRisk, redisOutage, local, onTransition: options.onTransition, onSigned: options.onSigned, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onOutcomeRecorded: options.onOutcomeRecorded });
+      sendWatch = new ActionSendWatch();
+      const worker = await startExecutorRole({ config, redis, prefix, client, rpcUrl, signer, ledger, logger, metrics, watchdog, notifier, tradingSwitch, liveRisk, redisOutage, local, sendWatch, onTransition: options.onTransition, onSigned: options.onSigned, onSent: options.onSent, onLandingSeen: options.onLandingSeen, onOutcomeRecorded: options.onOutcomeRecorded });
       executorWorker = worker;
       closers.push(() => worker.close());
       const progress = watchQueueProgress({ redis, prefix, queue: QUEUES.actions, watchdog, loop: 'executor-queue', everyMs: QUEUE_PROGRESS.everyMs, maxLagMs: QUEUE_PROGRESS.maxLagMs.actions, logger });
@@ -301,7 +305,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           if (!redisOutage.absorbs(error, { write: 'fill watcher' })) logger.warn({ component: 'fills', source: snapshot.kind, err: error }, 'fill watcher could not look at this snapshot; the next one is looked at again');
         }
       };
-      const pollersWith = (cfg: Config) => startPollers({ config: cfg, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot, handOver: strategyWorker?.handOver.bind(strategyWorker), local, memoryReserve });
+      const pollersWith = (cfg: Config) => startPollers({ config: cfg, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot, handOver: strategyWorker?.handOver.bind(strategyWorker), untilSent: sendWatch?.untilSent.bind(sendWatch), local, memoryReserve });
       pollers = pollersWith(config);
       closers.push(() => pollers!.stop());
       restartPollers = async (next) => {

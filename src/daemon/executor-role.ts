@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ActionSendWatch } from '../pipeline/action-send-watch.ts';
 import type { Redis } from 'ioredis';
 import { tryBigInt } from '../api/amounts.ts';
 import type { ApiClient } from '../api/client.ts';
@@ -66,6 +67,8 @@ interface ExecutorRoleOptions {
   readonly onTransition?: ExecutorOptions['onTransition'];
   readonly onSigned?: ExecutorOptions['onSigned'];
   readonly onSent?: ExecutorOptions['onSent'];
+  /** Told of every accept and transition (the pollers' positions-first order waits on sends). */
+  readonly sendWatch?: ActionSendWatch;
   readonly onLandingSeen?: ExecutorOptions['onLandingSeen'];
   readonly onOutcomeRecorded?: ExecutorOptions['onOutcomeRecorded'];
   /** Replicas that must acknowledge a signed record before it is sent (resolved redis.waitReplicas; absent: 0). */
@@ -247,7 +250,10 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     logger: logger.child({ component: 'executor' }),
     confirmPollMs: config.execution.confirmPollMs,
     rebroadcastMs: config.execution.rebroadcastMs,
-    observe: (record, phase) => o.metrics.observeAction(record, phase),
+    observe: (record, phase) => {
+      o.metrics.observeAction(record, phase);
+      o.sendWatch?.observe(record);
+    },
     onReplicationWait: () => o.metrics.heldForReplication.inc(),
     onTransition: async (record) => {
       // Not awaited: a notification never holds up the executor (delivery is queued anyway).

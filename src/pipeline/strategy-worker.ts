@@ -65,9 +65,10 @@ export interface StrategyWorker {
   /**
    * Runs the strategies on a snapshot this process's pollers just validated and enqueued, without
    * waiting for the queue to deliver its job (`jobId`); the job, when it comes here, is answered
-   * by this run. Never throws.
+   * by this run. Answers the run (its rejection is the job's to report; nothing needs to catch it),
+   * or undefined when the worker is closed or has the job already.
    */
-  handOver(snapshot: Snapshot, jobId: string): void;
+  handOver(snapshot: Snapshot, jobId: string): Promise<SnapshotResult> | undefined;
   /**
    * Swaps the running set (hot reload). Jobs already running finish with the set they started
    * with; every job that starts afterwards sees the new one, whole.
@@ -120,7 +121,7 @@ export function startStrategyWorker(options: StrategyWorkerOptions): StrategyWor
   let closed = false;
   return {
     handOver(snapshot, jobId) {
-      if (closed || handedOver.has(jobId)) return;
+      if (closed || handedOver.has(jobId)) return undefined;
       const run = runner.fromSnapshot(snapshot);
       // Its failure is reported by its job (or by another process that runs that job), except a
       // write Redis refused for want of memory: near maxmemory the job may never have been added.
@@ -130,6 +131,8 @@ export function startStrategyWorker(options: StrategyWorkerOptions): StrategyWor
       handedOver.set(jobId, run);
       // A job another process took never comes here: forget the run after a while.
       setTimeout(() => handedOver.delete(jobId), HANDED_OVER_KEEP_MS).unref();
+      // Its failure is handled above: whoever reads the answer need not catch it.
+      return run.catch(() => ({ actions: [], failed: [] }));
     },
     replace(strategies, timeoutMs) {
       active = { strategies, timeoutMs };

@@ -156,6 +156,59 @@ describe('the schedule', () => {
     expect(jobs[0]!.id).toBe(snapshotJobId('positions', wallet, snapshot.tickMs));
   });
 
+  it('positions first: on a positions slot, another source reads once the positions decisions were sent', async () => {
+    const sentAt = new Map<number, number>();
+    const readAt: Array<{ tickMs: number; receivedAtMs: number }> = [];
+    const p = startPollers({
+      config: configWith({ 'pollers.positions.cron': '* * * * * *', 'pollers.poolInfo.cron': '* * * * * *' }),
+      client,
+      redis: scope.redis,
+      wallet,
+      logger: silentLogger,
+      handOver: (snapshot) => (snapshot.kind === 'positions' ? Promise.resolve({ actions: [`act-${snapshot.tickMs}`] }) : undefined),
+      // The executor sends the decision 120 ms after it was decided.
+      untilSent: async (ids) => {
+        await sleep(120);
+        sentAt.set(Number(ids[0]!.slice(4)), Date.now());
+      },
+      onSnapshot: async (snapshot) => {
+        if (snapshot.kind === 'poolInfo') readAt.push({ tickMs: snapshot.tickMs, receivedAtMs: snapshot.receivedAtMs });
+      },
+    });
+    running.push(p);
+    const deadline = Date.now() + 8_000;
+    // The first pool-info read of a start does not wait (the executor reads it): three slots after it.
+    while (new Set(readAt.map((r) => r.tickMs)).size < 4 && Date.now() < deadline) await sleep(100);
+    await p.stop();
+    const slots = [...new Set(readAt.map((r) => r.tickMs))].sort().slice(1);
+    expect(slots.length).toBeGreaterThanOrEqual(3);
+    for (const slot of slots) {
+      expect(sentAt.has(slot), `the positions decision of slot ${slot} was waited for`).toBe(true);
+      for (const read of readAt.filter((r) => r.tickMs === slot)) expect(read.receivedAtMs).toBeGreaterThanOrEqual(sentAt.get(slot)!);
+    }
+  });
+
+  it('positions first never holds the other sources for good: decisions that are never sent are waited out', async () => {
+    const ticks = new Set<number>();
+    const p = startPollers({
+      config: configWith({ 'pollers.positions.cron': '* * * * * *', 'pollers.poolInfo.cron': '* * * * * *' }),
+      client,
+      redis: scope.redis,
+      wallet,
+      logger: silentLogger,
+      handOver: (snapshot) => (snapshot.kind === 'positions' ? Promise.resolve({ actions: ['act-never-sent'] }) : undefined),
+      untilSent: () => new Promise(() => undefined),
+      onSnapshot: async (snapshot) => {
+        if (snapshot.kind === 'poolInfo') ticks.add(snapshot.tickMs);
+      },
+    });
+    running.push(p);
+    const deadline = Date.now() + 8_000;
+    while (ticks.size < 4 && Date.now() < deadline) await sleep(100);
+    await p.stop();
+    expect(ticks.size).toBeGreaterThanOrEqual(4);
+  });
+
   it('a failed read is reported and skipped; the other reads of the tick go through', async () => {
     const broken = new RecordingServer();
     const url = await broken.start();

@@ -66,7 +66,7 @@ describe('snapshot hand-over in one process', () => {
       handOver: (snapshot, jobId) => {
         handed.push(jobId);
         handedSnapshots.push(snapshot);
-        worker.handOver(snapshot, jobId);
+        return worker.handOver(snapshot, jobId);
       },
     });
     const market = openQueue(QUEUES.market, { connection: scope.redis, prefix: scope.prefix });

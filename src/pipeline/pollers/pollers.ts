@@ -17,6 +17,7 @@ import { lastSlotAtOrBefore } from './slot.ts';
 import type { RedisOutageLog } from '../redis-outage.ts';
 import { POLLER_SOURCES, type PollContext, type SourceRead } from './sources.ts';
 import type { LocalSnapshots } from '../local-snapshots.ts';
+import { PositionsFirst } from './positions-first.ts';
 
 interface StartPollersOptions {
   readonly config: Config;
@@ -37,8 +38,16 @@ interface StartPollersOptions {
   readonly redisOutage?: RedisOutageLog;
   /** Told of every snapshot enqueued, in order (stratd record). */
   readonly onSnapshot?: (snapshot: Snapshot) => Promise<void>;
-  /** The strategy worker of this process, if it runs one: told of each snapshot as soon as its job is enqueued. */
-  readonly handOver?: (snapshot: Snapshot, jobId: string) => void;
+  /**
+   * The strategy worker of this process, if it runs one: told of each snapshot as soon as its job
+   * is enqueued. Answers its run (the action ids it decided), which the positions-first order waits on.
+   */
+  readonly handOver?: (snapshot: Snapshot, jobId: string) => Promise<{ readonly actions: readonly string[] }> | undefined;
+  /**
+   * Resolves when these actions of this process's executor were sent or ended, or after maxWaitMs
+   * (src/pipeline/action-send-watch.ts). With handOver, it turns on the positions-first order.
+   */
+  readonly untilSent?: (actionIds: readonly string[], maxWaitMs: number) => Promise<void>;
   /** This process's own snapshots, for its SnapshotCaches (they take the one of the tick Redis holds from here). */
   readonly local?: LocalSnapshots;
   /** Above redis.memoryReservePercent, snapshot jobs are not enqueued (src/pipeline/memory-reserve.ts). */
@@ -109,9 +118,11 @@ export function startPollers(options: StartPollersOptions): Pollers {
   /** When each source last stored a snapshot here (staleness warnings; the gauge reads Redis at scrape). */
   const lastSnapshotMs = new Map<SnapshotKind, number>();
   const stale = new Set<SnapshotKind>();
+  /** Sources that stored at least one snapshot since the start: only those wait for positions first. */
+  const readOnce = new Set<SnapshotKind>();
   for (const kind of enabled) {
     const cron = config.pollers[kind].cron;
-    const task = createTask(cron, (context) => track(tick(kind, context.date.getTime())), {
+    const task = createTask(cron, (context) => track(tick(kind, context.date.getTime(), true)), {
       name: `poller-${kind}`,
       timezone: config.pollers.timezone,
       noOverlap: true,
@@ -122,6 +133,21 @@ export function startPollers(options: StartPollersOptions): Pollers {
     options.watchdog?.register(`poller:${kind}`, expectedCronIntervalMs(task));
     lastSnapshotMs.set(kind, Date.now());
   }
+  // Positions first (positions-first.ts): only where this process decides on its own reads and
+  // sends the decisions itself, and only for the slots the positions source ticks too.
+  const positionsFirst = options.handOver && options.untilSent && schedules.has('positions') ? new PositionsFirst() : undefined;
+  const positionsSlots = new Map<number, boolean>();
+  const isPositionsSlot = (tickMs: number): boolean => {
+    const known = positionsSlots.get(tickMs);
+    if (known !== undefined) return known;
+    const positions = schedules.get('positions')!;
+    const answer = lastSlotAtOrBefore(positions.task, positions.fields, config.pollers.timezone, tickMs) === tickMs;
+    if (positionsSlots.size >= 64) positionsSlots.clear();
+    positionsSlots.set(tickMs, answer);
+    return answer;
+  };
+  /** How long a source waits for its slot's positions: a quarter of its own interval, at most POSITIONS_FIRST_MAX_WAIT_MS. */
+  const positionsWaitMs = (kind: SnapshotKind): number => Math.min(POSITIONS_FIRST_MAX_WAIT_MS, Math.floor((intervals.get(kind) ?? 60_000) / 4));
   for (const { task } of schedules.values()) void Promise.resolve(task.start()).catch((err: unknown) => logger.error({ err }, 'cannot start a poller schedule'));
 
   function track<T>(promise: Promise<T>): Promise<T> {
@@ -135,10 +161,18 @@ export function startPollers(options: StartPollersOptions): Pollers {
    * progress (the loop is alive; restarting it would not help) and the schedule goes on, while the
    * reads finish or fail in the background. Staleness is reported, not treated as death.
    */
-  async function tick(kind: SnapshotKind, tickMs: number): Promise<ReadReport[]> {
+  async function tick(kind: SnapshotKind, tickMs: number, scheduled = false): Promise<ReadReport[]> {
     // Capped: a schedule that fires once a year still gets an answer within minutes.
     const deadlineMs = Math.min(intervals.get(kind) ?? 60_000, MAX_TICK_DEADLINE_MS);
-    const reports = await withTimeout(readTick(kind, tickMs), deadlineMs, () => undefined);
+    // A scheduled tick of another source on a positions slot reads after that slot's positions
+    // were decided on and sent (bounded); tickNow (an operator's, a test's) never waits.
+    // Not before the source's first snapshot: the executor reads some of them (pool-info's
+    // maxRequestExecutionSec for every perps build), and the first positions decisions after a
+    // start must not be built on a fallback because that read waited for them.
+    const ordered = scheduled && positionsFirst !== undefined && kind !== 'positions' && readOnce.has(kind) && isPositionsSlot(tickMs);
+    if (ordered) await positionsFirst.wait(tickMs, positionsWaitMs(kind));
+    const windowOpens = scheduled && kind === 'positions' ? positionsFirst?.begin(tickMs) : undefined;
+    const reports = await withTimeout(readTick(kind, tickMs, windowOpens), deadlineMs, () => undefined);
     noteFreshness(kind);
     if (reports) return reports;
     logger.warn({ source: kind, tickMs, deadlineMs }, 'poller tick still waiting on the API at its deadline; counted as progress, the schedule goes on');
@@ -161,7 +195,36 @@ export function startPollers(options: StartPollersOptions): Pollers {
     }
   }
 
-  async function readTick(kind: SnapshotKind, tickMs: number): Promise<ReadReport[]> {
+  /**
+   * `windowOpens`: this is a positions tick others of its slot wait for; called once the actions
+   * its reads decided were sent (or after the bound), whatever happens to the reads.
+   */
+  async function readTick(kind: SnapshotKind, tickMs: number, windowOpens?: () => void): Promise<ReadReport[]> {
+    const runs: Array<Promise<{ readonly actions: readonly string[] }>> = [];
+    try {
+      return await readTickReads(kind, tickMs, windowOpens ? runs : undefined);
+    } finally {
+      if (windowOpens) void openWhenSent(runs, windowOpens);
+    }
+  }
+
+  /** Waits (bounded) for the decisions of these runs to be sent, then opens the window. Never throws. */
+  async function openWhenSent(runs: ReadonlyArray<Promise<{ readonly actions: readonly string[] }>>, windowOpens: () => void): Promise<void> {
+    const started = performance.now();
+    try {
+      const settled = await withTimeout(Promise.allSettled(runs), POSITIONS_FIRST_MAX_WAIT_MS, () => []);
+      const ids = settled.flatMap((r) => (r.status === 'fulfilled' ? r.value.actions : []));
+      const leftMs = POSITIONS_FIRST_MAX_WAIT_MS - (performance.now() - started);
+      // Bounded here too: the window must open whatever the watch does.
+      if (ids.length > 0 && leftMs > 0) await withTimeout(options.untilSent!(ids, leftMs), leftMs, () => undefined);
+    } catch (error) {
+      logger.debug({ err: error }, 'positions-first: waiting for the positions decisions failed; the other sources read now');
+    } finally {
+      windowOpens();
+    }
+  }
+
+  async function readTickReads(kind: SnapshotKind, tickMs: number, runs?: Array<Promise<{ readonly actions: readonly string[] }>>): Promise<ReadReport[]> {
     let reads: ReadonlyArray<SourceRead<SnapshotKind>>;
     try {
       reads = await POLLER_SOURCES[kind].reads(ctx);
@@ -173,7 +236,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
       options.onTick?.(kind, failedReports);
       return failedReports;
     }
-    const reports = await Promise.all(reads.map((read) => runRead(kind, read, tickMs)));
+    const reports = await Promise.all(reads.map((read) => runRead(kind, read, tickMs, runs)));
     const failed = reports.filter((r) => r.error !== undefined).length;
     await options.redis
       .hset(pollerHeartbeatKey(prefix), kind, JSON.stringify({ tickMs, at: now(), reads: reports.length, failed }))
@@ -187,7 +250,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
     return reports;
   }
 
-  async function runRead(kind: SnapshotKind, read: SourceRead<SnapshotKind>, tickMs: number): Promise<ReadReport> {
+  async function runRead(kind: SnapshotKind, read: SourceRead<SnapshotKind>, tickMs: number, runs?: Array<Promise<{ readonly actions: readonly string[] }>>): Promise<ReadReport> {
     let failedWrite: string | undefined;
     try {
       const body = await read.run();
@@ -205,7 +268,8 @@ export function startPollers(options: StartPollersOptions): Pollers {
       const writes: Array<[string, Promise<unknown>]> = [['snapshot store', storeLatestSnapshot(options.redis, prefix, snapshot)], ...(sheds ? [] : [['market job', queue.add(kind, snapshot, { jobId })] as [string, Promise<unknown>]])];
       // This process's strategy worker starts on it while it is written: a decision becomes an
       // action only through its own durable job, and the run carries its trigger snapshot itself.
-      options.handOver?.(snapshot, jobId);
+      const run = options.handOver?.(snapshot, jobId);
+      if (run && runs) runs.push(run);
       const settled = await Promise.allSettled(writes.map(([, write]) => write));
       const refused = settled.findIndex((s) => s.status === 'rejected');
       if (refused >= 0) {
@@ -215,6 +279,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
       await options.onSnapshot?.(snapshot);
       options.metrics?.snapshotsEnqueued.inc({ kind });
       lastSnapshotMs.set(kind, Date.now());
+      readOnce.add(kind);
       return { kind, key: read.key, tickMs, jobId };
     } catch (error) {
       if (!options.redisOutage?.absorbs(error, { source: kind, key: read.key, ...(failedWrite ? { write: failedWrite } : {}) })) logger.warn({ source: kind, key: read.key, tickMs, err: error }, 'poller read failed');
@@ -246,6 +311,8 @@ export function startPollers(options: StartPollersOptions): Pollers {
 }
 
 const MAX_TICK_DEADLINE_MS = 600_000;
+/** The longest another source of a positions slot waits for that slot's positions decisions to be sent. */
+const POSITIONS_FIRST_MAX_WAIT_MS = 250;
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
