@@ -45,10 +45,24 @@ const state = z.strictObject({
   taken: z.record(z.string(), z.int().nonnegative()),
   /** Position → its size (USD × 10^6) when the first rung was taken: what the fractions are of. */
   baseSizeUsd: z.record(z.string(), uintString).optional(),
-  /** Position → its size when its last rung was decided, and the last tick that rung was decided or in flight: until a read tells whether it took. */
-  rungFrom: z.record(z.string(), z.strictObject({ sizeUsd: uintString, tickMs: z.int().nonnegative() })).optional(),
+  /**
+   * Position → [its size when its last rung was decided, the last tick that rung was decided or in
+   * flight]: until a read tells whether it took. A pair, not an object: the runtime merges decisions'
+   * changes member by member, and a decision that moved only the tick of an entry another decision
+   * had removed meanwhile brought back half an entry ({ tickMs }, which no longer parsed: found by the
+   * property test). A pair is one member. The object form of earlier versions is still read.
+   */
+  rungFrom: z.record(z.string(), z.union([z.tuple([uintString, z.int().nonnegative()]), z.strictObject({ sizeUsd: uintString, tickMs: z.int().nonnegative() })])).optional(),
 });
 type LadderState = z.infer<typeof state>;
+/** One entry of rungFrom as it is written: [size (USD × 10^6), tick]. */
+type RungMark = [string, number];
+
+/** An entry of rungFrom in either form, read as size and tick. */
+function rungMarkOf(entry: NonNullable<LadderState['rungFrom']>[string] | undefined): { readonly sizeUsd: string; readonly tickMs: number } | undefined {
+  if (entry === undefined) return undefined;
+  return Array.isArray(entry) ? { sizeUsd: entry[0], tickMs: entry[1] } : entry;
+}
 
 export default defineStrategy({
   name: 'take-profit-ladder',
@@ -61,7 +75,7 @@ export default defineStrategy({
     const intents: Intent[] = [];
     const taken: Record<string, number> = {};
     const baseSizeUsd: Record<string, string> = {};
-    const rungFrom: NonNullable<LadderState['rungFrom']> = {};
+    const rungFrom: Record<string, RungMark> = {};
     const climbing = new Set((ctx.inFlight ?? []).flatMap((i) => (i.type === 'decrease' ? [i.positionPubkey] : [])));
     const minimums = { minRemainingSizeUsd: BigInt(cfg.minRemainingSizeUsd), minRemainingCollateralUsd: BigInt(cfg.minRemainingCollateralUsd) };
     for (const item of snapshot.positions) {
@@ -70,18 +84,18 @@ export default defineStrategy({
       let done = ctx.state?.taken[p.positionPubkey] ?? 0;
       // A state from before the base was remembered: the current size is the best guess.
       let base = ctx.state?.baseSizeUsd?.[p.positionPubkey] ?? (done > 0 ? p.sizeUsd.toString() : undefined);
-      const from = ctx.state?.rungFrom?.[p.positionPubkey];
+      const from = rungMarkOf(ctx.state?.rungFrom?.[p.positionPubkey]);
       if (climbing.has(p.positionPubkey)) {
         // Its rung is in flight: nothing decided for it, and the wait for a read that judges it counts from now.
         if (done > 0) taken[p.positionPubkey] = done;
         if (base !== undefined) baseSizeUsd[p.positionPubkey] = base;
-        if (from) rungFrom[p.positionPubkey] = { sizeUsd: from.sizeUsd, tickMs: snapshot.tickMs };
+        if (from) rungFrom[p.positionPubkey] = [from.sizeUsd, snapshot.tickMs];
         continue;
       }
       if (from && p.sizeUsd >= BigInt(from.sizeUsd)) {
         // Not smaller than the rung was decided at: too early to tell (the read may predate the landing) — wait —, or it never took.
         if (snapshot.tickMs < from.tickMs + cfg.retryAfterMs) {
-          rungFrom[p.positionPubkey] = from;
+          rungFrom[p.positionPubkey] = [from.sizeUsd, from.tickMs];
           if (done > 0) taken[p.positionPubkey] = done;
           if (base !== undefined) baseSizeUsd[p.positionPubkey] = base;
           continue;
@@ -114,7 +128,7 @@ export default defineStrategy({
       );
       taken[p.positionPubkey] = rung.index + 1;
       baseSizeUsd[p.positionPubkey] = base ?? p.sizeUsd.toString();
-      rungFrom[p.positionPubkey] = { sizeUsd: p.sizeUsd.toString(), tickMs: snapshot.tickMs };
+      rungFrom[p.positionPubkey] = [p.sizeUsd.toString(), snapshot.tickMs];
     }
     const next: LadderState = { taken, baseSizeUsd, ...(Object.keys(rungFrom).length > 0 ? { rungFrom } : {}) };
     if (intents.length > 0) return { intents, state: next };

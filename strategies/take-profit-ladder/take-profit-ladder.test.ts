@@ -15,7 +15,7 @@ describe('take-profit-ladder', () => {
       [`ladder:${samples.SAMPLE_POSITION}:2`, 'entire'],
     ]);
     // The close is remembered with the size it was decided at, until a read tells whether it took.
-    expect(out.state).toEqual({ taken: { [samples.SAMPLE_POSITION]: 3 }, baseSizeUsd: { [samples.SAMPLE_POSITION]: '1000000000' }, rungFrom: { [samples.SAMPLE_POSITION]: { sizeUsd: '420000000', tickMs: samples.SAMPLE_TICK + 20_000 } } });
+    expect(out.state).toEqual({ taken: { [samples.SAMPLE_POSITION]: 3 }, baseSizeUsd: { [samples.SAMPLE_POSITION]: '1000000000' }, rungFrom: { [samples.SAMPLE_POSITION]: ['420000000', samples.SAMPLE_TICK + 20_000] } });
   });
 
   it('the last rung closes what is left, whatever its fraction', async () => {
