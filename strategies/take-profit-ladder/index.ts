@@ -52,7 +52,18 @@ const state = z.strictObject({
    * had removed meanwhile brought back half an entry ({ tickMs }, which no longer parsed: found by the
    * property test). A pair is one member. The object form of earlier versions is still read.
    */
-  rungFrom: z.record(z.string(), z.union([z.tuple([uintString, z.int().nonnegative()]), z.strictObject({ sizeUsd: uintString, tickMs: z.int().nonnegative() })])).optional(),
+  rungFrom: z
+    .record(
+      z.string(),
+      z.union([
+        z.tuple([uintString, z.int().nonnegative()]),
+        z.strictObject({ sizeUsd: uintString, tickMs: z.int().nonnegative() }),
+        // The half entry such a merge left: read as no entry (the rung is judged again), so a
+        // deployment that holds one recovers on its own instead of failing every snapshot.
+        z.strictObject({ tickMs: z.int().nonnegative() }),
+      ]),
+    )
+    .optional(),
 });
 type LadderState = z.infer<typeof state>;
 /** One entry of rungFrom as it is written: [size (USD × 10^6), tick]. */
@@ -61,7 +72,8 @@ type RungMark = [string, number];
 /** An entry of rungFrom in either form, read as size and tick. */
 function rungMarkOf(entry: NonNullable<LadderState['rungFrom']>[string] | undefined): { readonly sizeUsd: string; readonly tickMs: number } | undefined {
   if (entry === undefined) return undefined;
-  return Array.isArray(entry) ? { sizeUsd: entry[0], tickMs: entry[1] } : entry;
+  if (Array.isArray(entry)) return { sizeUsd: entry[0], tickMs: entry[1] };
+  return 'sizeUsd' in entry ? entry : undefined;
 }
 
 export default defineStrategy({

@@ -18,6 +18,16 @@ describe('take-profit-ladder', () => {
     expect(out.state).toEqual({ taken: { [samples.SAMPLE_POSITION]: 3 }, baseSizeUsd: { [samples.SAMPLE_POSITION]: '1000000000' }, rungFrom: { [samples.SAMPLE_POSITION]: ['420000000', samples.SAMPLE_TICK + 20_000] } });
   });
 
+  it('reads the state of earlier versions: a rung entry as an object, and the half entry a merge once left', async () => {
+    const base = { taken: { [samples.SAMPLE_POSITION]: 1 }, baseSizeUsd: { [samples.SAMPLE_POSITION]: '1000000000' } };
+    // The object form: the rung decided at $1,000 is judged as before (smaller now: it took), then the next rung.
+    const legacy = await runStrategy(ladder, [at(60n, 60_000, 750n * USD)], { state: { ...base, rungFrom: { [samples.SAMPLE_POSITION]: { sizeUsd: '1000000000', tickMs: samples.SAMPLE_TICK } } } });
+    expect(legacy.intents.map((i) => i.key)).toEqual([`ladder:${samples.SAMPLE_POSITION}:1`]);
+    // The half entry ({ tickMs } alone): no entry, the ladder goes on instead of failing every snapshot (runStrategy throws a failure).
+    const half = await runStrategy(ladder, [at(60n, 60_000, 750n * USD)], { state: { ...base, rungFrom: { [samples.SAMPLE_POSITION]: { tickMs: samples.SAMPLE_TICK } } } });
+    expect(half.intents.map((i) => i.key)).toEqual([`ladder:${samples.SAMPLE_POSITION}:1`]);
+  });
+
   it('the last rung closes what is left, whatever its fraction', async () => {
     const steps = [
       { pnlBps: 2_500, fractionBps: 2_000 },
