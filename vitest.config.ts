@@ -15,12 +15,10 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'strategies/**/*.test.ts'],
-    // Tests share one Redis and spawn processes: files run in a few forks. Three on a two-core
-    // machine: most of a file's time is spent waiting on the processes it started (the suite kept
-    // about 1.3 of 2 cores busy with two), and the suite's timing checks tolerate a loaded host (it
-    // passed with five other suites running beside it).
+    // Tests share one Redis and spawn processes: keep files in a few forks so a
+    // two-core CI machine is not oversubscribed.
     pool: 'forks',
-    maxWorkers: 3,
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Processes the tests start (bin/stratd.js) run the TypeScript sources, so a run of chosen
