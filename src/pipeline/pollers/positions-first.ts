@@ -39,11 +39,6 @@ export class PositionsFirst {
     window.forgetAfter(maxWaitMs);
   }
 
-  /** Slots with a window (tests: none are left behind). */
-  get size(): number {
-    return this.#windows.size;
-  }
-
   #window(tickMs: number): Window {
     let window = this.#windows.get(tickMs);
     if (!window) {
