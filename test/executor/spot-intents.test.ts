@@ -17,8 +17,13 @@ const prefix = `stratd-test:{spot-intents-${process.pid}}:`;
 const ULTRA_EXECUTE = '/ultra/v1/execute';
 let h: VenueExecutorHarness;
 
+// A blockhash lives 3,000 slots of 20 ms: 60 s of the venue's clock, which runs on while a
+// loaded CI host stalls this process (750 slots, 15 s, once ran out between a swap's order and its
+// send, and the test waited for a `submitted` that never came).
+const BLOCKHASH_LIFE_MS = 60_000;
+
 beforeAll(async () => {
-  h = await VenueExecutorHarness.start(redis, prefix, { blockhashValidBlocks: 750 });
+  h = await VenueExecutorHarness.start(redis, prefix, { blockhashValidBlocks: BLOCKHASH_LIFE_MS / 20 });
 });
 afterAll(async () => {
   await h.stop();
@@ -193,12 +198,17 @@ describe('swap: Ultra order → sign → execute', () => {
     await ex.accept(job);
     const done = ex.drive(job.actionId, h.signal);
     try {
-      await until('the swap submitted', async () => (await h.store.load(job.actionId))?.record.state === 'submitted');
+      // Any state after the send, so that a wrong one fails here by name instead of by a timeout.
+      const sent = await until('the swap sent', async () => {
+        const state = (await h.store.load(job.actionId))?.record.state;
+        return state === undefined || ['accepted', 'built', 'inspected', 'signed'].includes(state) ? undefined : state;
+      });
+      expect(sent).toBe('submitted');
     } finally {
       await h.control('faults', { dropAll: false });
     }
-    // Time passes beyond the blockhash's life (750 blocks).
-    h.venue.advance(60_000);
+    // Time passes beyond the blockhash's life.
+    h.venue.advance(2 * BLOCKHASH_LIFE_MS);
     const record = await done;
     expect(record).toMatchObject({ state: 'expired', reason: 'blockhash_expired' });
     // The Failed -1000 reply is kept for the ledger, not taken as proof.
