@@ -23,6 +23,14 @@ redis.call('SET', KEYS[1], ARGV[2])
 return 1
 `);
 
+/** Deletes the value only if it is still the one read (`ARGV[1]`). */
+const DELETE_IF_UNCHANGED = new RedisScript(`
+local current = redis.call('GET', KEYS[1])
+if current ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`);
+
 /** Merges racing on the same strategy retry this many times (each retry reads the winner's value). */
 const MAX_MERGE_ATTEMPTS = 20;
 
@@ -54,6 +62,30 @@ function parseStored(strategy: string, text: string | null): StoredState | undef
   // A state stored before stamps existed was one decision's whole: nothing older may change it.
   const floorMs = typeof value.floorMs === 'number' ? value.floorMs : stamps ? 0 : decidedAtMs;
   return { state: value.state, decidedAtMs, stamps: stamps ?? {}, floorMs };
+}
+
+/** A strategy's stored state as the operator sees it: the committed state and when the decision that last changed it was made. */
+interface StoredStrategyState {
+  readonly state: unknown;
+  readonly decidedAtMs: number;
+  /** The stored value exactly, for a reset that deletes only what was shown. */
+  readonly text: string;
+}
+
+/** The stored state of a strategy for the operator's tools, or undefined before the first commit. */
+export async function readStoredStrategyState(redis: Redis, prefix: string, strategy: string): Promise<StoredStrategyState | undefined> {
+  const text = await redis.get(strategyStateKey(prefix, strategy));
+  const stored = parseStored(strategy, text);
+  return stored && text !== null ? { state: stored.state, decidedAtMs: stored.decidedAtMs, text } : undefined;
+}
+
+/**
+ * Deletes a strategy's state if it is still exactly `shown` (the operator's reset of a state that
+ * no longer parses): a decision committed since the operator looked is never deleted unseen.
+ * Answers whether it was deleted.
+ */
+export async function deleteStrategyState(redis: Redis, prefix: string, strategy: string, shown: StoredStrategyState): Promise<boolean> {
+  return (await DELETE_IF_UNCHANGED.run(redis, [strategyStateKey(prefix, strategy)], [shown.text])) === 1;
 }
 
 /** The committed state of a strategy, or undefined before the first commit. */
