@@ -93,6 +93,12 @@ const { values } = parseArgs({
     'timings-out': { type: 'string' },
     /** Extra settings of every daemon, `key=value` (JSON values allowed), e.g. --daemon-set execution.maxPreparingActions=4. */
     'daemon-set': { type: 'string', multiple: true, default: [] },
+    /**
+     * Every API operation and RPC method of the venue answers this many ms late (its latency
+     * fault): a service across a network, where a round trip costs more than the work behind it.
+     * The floor gets the same delay. 0 (default): the venue on this host answers at once.
+     */
+    'network-ms': { type: 'string', default: '0' },
     /** Extra node flags for the daemons (space-separated), e.g. "--max-semi-space-size=2". */
     'daemon-node-args': { type: 'string', default: '' },
   },
@@ -108,6 +114,7 @@ const DAEMONS = bounded('daemons', values.daemons, 1, 8);
 const BUSY_SECONDS = bounded('busy-seconds', values['busy-seconds'], 5, 120);
 const FLOOR_SAMPLES = bounded('floor-samples', values['floor-samples'], 5, 500);
 const SEED = bounded('seed', values.seed, 0, 1_000_000);
+const NETWORK_MS = bounded('network-ms', values['network-ms'], 0, 1_000);
 const EXECUTOR_CONCURRENCY = values['executor-concurrency'].split(',').map((n) => bounded('executor-concurrency', n.trim(), 1, 1024));
 const LOAD_PER_TICK = values['load-per-tick'].split(',').map((n) => bounded('load-per-tick', n.trim(), 1, 2000));
 const pollsArg = values['throughput-polls'];
@@ -273,6 +280,13 @@ async function deletePrefix(prefix: string): Promise<void> {
   } while (cursor !== '0');
 }
 
+/** The venue's latency fault on every API operation and RPC method (--network-ms). */
+async function delayEveryCall(apiUrl: string, ms: number): Promise<void> {
+  const patch = { operations: { '*': { latencyMs: ms } }, rpc: { methods: { '*': { latencyMs: ms } } } };
+  const res = await fetch(`${apiUrl}/__venue/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(patch) });
+  if (!res.ok) throw new Error(`the venue refused the --network-ms fault: ${String(res.status)} ${await res.text()}`);
+}
+
 async function main(): Promise<void> {
   // The daemons run dist/ as npm start does: compile it first if stale, so no start-up time includes a build.
   const build = spawnSync(process.execPath, ['bin/build.js', '--if-stale'], { encoding: 'utf8' });
@@ -286,13 +300,15 @@ async function main(): Promise<void> {
   children.add(venue.pid);
   const client = new ApiClient({ baseUrl: venue.apiUrl, retries: 1 });
   try {
+    if (NETWORK_MS > 0) await delayEveryCall(venue.apiUrl, NETWORK_MS);
     if (values['simulation-only']) {
       const off = await deployment('latency-simulation-off', venue, client, dir, 1, SOL_LONG, false, LATENCY_SECONDS, undefined, undefined, false);
       const on = await deployment('latency-simulation-on', venue, client, dir, 1, SOL_LONG, false, LATENCY_SECONDS, undefined, undefined, true);
       const cost = await simulationCost(venue.apiUrl, venue.rpcUrl, 300);
       const figures = {
         takenAt: new Date().toISOString(),
-        command: `node bin/run-ts.js bench/daemon.ts --simulation-only --latency-seconds ${LATENCY_SECONDS} --seed ${SEED}`,
+        command: `node bin/run-ts.js bench/daemon.ts --simulation-only --latency-seconds ${LATENCY_SECONDS} --seed ${SEED}${NETWORK_MS > 0 ? ` --network-ms ${NETWORK_MS}` : ''}`,
+        networkMs: NETWORK_MS,
         machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
         tickToSubmitMs: { simulationOff: off.tickToSubmit, simulationOn: on.tickToSubmit, p50Ratio: on.tickToSubmit.p50 / off.tickToSubmit.p50 },
         inspectAndSignP50Ms: { simulationOff: off.stageP50Ms['built → inspected → signed'], simulationOn: on.stageP50Ms['built → inspected → signed'] },

@@ -34,8 +34,6 @@ export const ALLOWED_DEAD_EXPORTS: Readonly<Record<string, string>> = {
   'src/chain/programs/aggregator/swap-variants.ts#SWAP_VARIANTS': 'exported for tests: chain/aggregator-instructions.test.ts',
   'src/chain/programs/anchor-codec.ts#RemainingAccountsSlice': 'exported for tests: chain/order-program-layouts.test.ts',
   'src/chain/signer.ts#readKeyFile': 'exported for tests: chain/signer.test.ts',
-  'src/chain/simulate-transaction.ts#AccountsAtSlot': 'exported for tests: executor/simulation-check.test.ts',
-  'src/chain/simulate-transaction.ts#SimulatedAtSlot': 'exported for tests: executor/simulation-check.test.ts',
   'src/config/index.ts#ConfigError': 'exported for tests: config/load.test.ts, config/redis-sentinel.test.ts',
   'src/config/index.ts#LoadConfigOptions': 'exported for tests: config/load.test.ts',
   'src/config/index.ts#configKeys': 'exported for tests: config/load.test.ts',

@@ -62,4 +62,35 @@ describe('SimulationCheck', () => {
     expect(await new SimulationCheck(rpc, () => settings).check(request)).toEqual([]);
     expect(rpc.calls).toBe(2);
   });
+
+  it('takes the answer begun beside the policy\'s other reads when it watched exactly these accounts: one simulation', async () => {
+    const rpc = node({ simulate: [10], accounts: [10] });
+    const check = new SimulationCheck(rpc, () => settings);
+    const begun = check.begin(request.unsignedTx, request.watched);
+    expect(await check.check({ ...request, begun })).toEqual([]);
+    expect(rpc.calls).toBe(1);
+  });
+
+  it('a begun answer of other accounts or other bytes is not taken: the check simulates its own', async () => {
+    const other = Keypair.generate().publicKey.toBase58();
+    // The begun simulation says the transaction would fail (a verdict asked once, not again); the check's own passes.
+    for (const [watched, unsignedTx] of [[[{ address: other, kind: 'wallet' as const }], request.unsignedTx], [request.watched, new Uint8Array([7])]] as const) {
+      const rpc = node({ simulate: [10, 11], accounts: [10, 11] });
+      const simulate = rpc.simulate.bind(rpc);
+      rpc.simulate = async (tx, addresses) => {
+        const answer = await simulate(tx, addresses);
+        return rpc.calls === 1 ? { ...answer, report: { ...answer.report, err: { InstructionError: [0, 'Custom'] } } } : answer;
+      };
+      const check = new SimulationCheck(rpc, () => settings);
+      const begun = check.begin(unsignedTx, watched);
+      expect(await check.check({ ...request, begun })).toEqual([]);
+      expect(rpc.calls).toBe(2);
+    }
+  });
+
+  it('a begun simulation that failed and was never taken is no unhandled rejection', async () => {
+    const rpc: SimulationRpc = { simulate: () => Promise.reject(new Error('node down')), accounts: () => Promise.reject(new Error('node down')) };
+    new SimulationCheck(rpc, () => settings).begin(request.unsignedTx, request.watched);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  });
 });

@@ -110,6 +110,14 @@ export class PolicyInspector implements TransactionInspector {
       return { decoded: null, verdict: { ok: false, violations: [{ rule: 'malformed', detail }], messageSha256: '' } };
     }
     const slippageBps = this.options.slippageBps ?? 0;
+    const simulation = this.options.simulation;
+    const wallet = this.options.wallet.toBase58();
+    const unsignedTx = tx instanceof WireTransaction ? tx.bytes() : tx.serialize();
+    // The simulation starts beside the reads below, watching the accounts known without the chain
+    // facts; the check takes its answer when the facts add none (the common case), so a signature
+    // waits for one round of reads instead of two. A transaction the rules refuse was simulated
+    // for nothing: one RPC call, and no verdict rests on it.
+    const begun = simulation?.enabled ? simulation.begin(unsignedTx, watchedAccounts(wallet, intent, undefined)) : undefined;
     // The mark, the current TP/SL, the chain facts and the blockhash's standing are independent reads: all at once.
     const [markPriceUsd, currentTpsl, chain, recentBlockhash] = await Promise.all([
       isDecrease(intent) && this.options.markPrice ? this.options.markPrice(intent.positionPubkey) : opensAtMarket(intent) ? this.marketMark(intent) : undefined,
@@ -134,12 +142,11 @@ export class PolicyInspector implements TransactionInspector {
       chain,
       maxAccountSpaceBytes: this.options.maxAccountSpaceBytes,
     });
-    const simulation = this.options.simulation;
-    // Only a transaction every other rule passed is simulated: a refusal needs no second opinion.
-    if (!verdict.ok || !simulation?.enabled) return { decoded, verdict };
-    const wallet = this.options.wallet.toBase58();
+    // Only a transaction every other rule passed is judged by its simulation: a refusal needs no second opinion.
+    if (!verdict.ok || !simulation || !begun) return { decoded, verdict };
     const violations = await simulation.check({
-      unsignedTx: tx instanceof WireTransaction ? tx.bytes() : tx.serialize(),
+      unsignedTx,
+      begun,
       wallet,
       watched: watchedAccounts(wallet, intent, chain),
       bounds: simulationBounds(intent, decoded, { accountRentLamports: built.txMetadata?.accountRentLamports, quotedOutAmount: built.swapQuote?.outAmount }, this.options.maxAccountSpaceBytes ?? DEFAULT_MAX_ACCOUNT_SPACE_BYTES, slippageBps),

@@ -1,5 +1,5 @@
 import { checkSimulation, type SimulationBounds, type Violation, type WatchedAccount } from '../../chain/policy/index.ts';
-import { SimulationAnswerInvalid, type SimulationRpc } from '../../chain/simulate-transaction.ts';
+import { SimulationAnswerInvalid, type AccountsAtSlot, type SimulatedAtSlot, type SimulationRpc } from '../../chain/simulate-transaction.ts';
 import { withTimeout } from '../../kernel/with-timeout.ts';
 
 /** policy.simulation.* (src/config/sections/trading.ts). */
@@ -27,6 +27,15 @@ export interface SimulationRequest {
   readonly bounds: SimulationBounds;
   /** A decrease or a TP/SL create/update: waits at most protectiveTimeoutMs. */
   readonly protective: boolean;
+  /** A simulation and pre-state read begun earlier (SimulationCheck.begin): its answer is the first attempt's if it watched exactly these accounts. */
+  readonly begun?: BegunSimulation;
+}
+
+/** A simulation and its pre-state read asked before the accounts to watch were known for sure. */
+interface BegunSimulation {
+  readonly unsignedTx: Uint8Array;
+  readonly watched: readonly WatchedAccount[];
+  readonly answer: Promise<readonly [SimulatedAtSlot, AccountsAtSlot]>;
 }
 
 /**
@@ -75,6 +84,20 @@ export class SimulationCheck {
     return this.settings().enabled;
   }
 
+  /**
+   * Asks the RPC for the simulation and the pre-state read now, beside the policy's other reads,
+   * with the accounts it would watch before knowing the chain facts: in the common case those are
+   * the accounts `check` watches exactly, and the check then takes this answer instead of asking
+   * again, one round trip later. Nothing is judged here; an answer nobody takes is dropped.
+   */
+  begin(unsignedTx: Uint8Array, watched: readonly WatchedAccount[]): BegunSimulation {
+    const addresses = watched.map((w) => w.address);
+    const answer = Promise.all([this.rpc.simulate(unsignedTx, addresses), this.rpc.accounts(addresses)] as const);
+    // Judged only by a check that takes it; a failure nobody takes is no unhandled rejection.
+    answer.catch(() => undefined);
+    return { unsignedTx, watched, answer };
+  }
+
   async check(request: SimulationRequest): Promise<Violation[]> {
     const settings = this.settings();
     const started = performance.now();
@@ -102,16 +125,16 @@ export class SimulationCheck {
 
   private async compare(request: SimulationRequest): Promise<Violation[]> {
     for (let attempt = 1; ; attempt++) {
-      const violations = await this.compareOnce(request);
+      const violations = await this.compareOnce(request, attempt === 1 ? takenAnswer(request) : undefined);
       const raced = violations.length > 0 && violations.every((v) => v.rule === 'simulation_delta');
       if (!raced || attempt >= DELTA_ATTEMPTS) return violations;
     }
   }
 
-  private async compareOnce(request: SimulationRequest): Promise<Violation[]> {
+  private async compareOnce(request: SimulationRequest, begun?: BegunSimulation['answer']): Promise<Violation[]> {
     const addresses = request.watched.map((w) => w.address);
     for (let attempt = 1; ; attempt++) {
-      const [simulated, pre] = await Promise.all([this.rpc.simulate(request.unsignedTx, addresses), this.rpc.accounts(addresses)]);
+      const [simulated, pre] = attempt === 1 && begun ? await begun : await Promise.all([this.rpc.simulate(request.unsignedTx, addresses), this.rpc.accounts(addresses)]);
       if (simulated.report.err !== null && simulated.report.err !== undefined) {
         return checkSimulation(request.wallet, request.watched, pre.accounts, simulated.report, request.bounds);
       }
@@ -121,4 +144,16 @@ export class SimulationCheck {
       }
     }
   }
+}
+
+/** The begun answer when it is of these bytes and watched exactly these accounts, in this order. */
+function takenAnswer(request: SimulationRequest): BegunSimulation['answer'] | undefined {
+  const begun = request.begun;
+  if (!begun || begun.watched.length !== request.watched.length) return undefined;
+  if (Buffer.compare(begun.unsignedTx, request.unsignedTx) !== 0) return undefined;
+  const same = request.watched.every((w, i) => {
+    const b = begun.watched[i]!;
+    return b.address === w.address && b.kind === w.kind && (b.kind === 'wallet' || (w.kind === 'token' && b.mint === w.mint));
+  });
+  return same ? begun.answer : undefined;
 }
