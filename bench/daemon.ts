@@ -359,6 +359,7 @@ async function main(): Promise<void> {
       await venue.close();
       const speed = hostSpeed(workloadMsBefore, timeWorkload());
       printBusy(floor, floorSix, busy, speed);
+      if (NETWORK_MS > 0) console.log(`every API and RPC call answered ${String(NETWORK_MS)} ms late (--network-ms), the floor's too`);
       return;
     }
 
