@@ -41,7 +41,7 @@ const settings = z
     action: z.enum(['target', 'fraction', 'entire']).default('target'),
     /** The distance (bps of the mark) a 'target' cut restores; default twice distanceBps. Must lie beyond distanceBps. */
     targetDistanceBps: z.int().min(1).max(10_000).optional(),
-    /** After a cut, how far beyond the trigger the position must be seen before the trigger re-arms (and how much closer it acts anyway). */
+    /** After a cut, how far beyond the trigger the position must be seen before the trigger re-arms (and how much closer it acts anyway: at most half of distanceBps). */
     hysteresisBps: z.int().min(0).max(5_000).default(100),
     fractionBps: z.int().min(1).max(10_000).default(5_000),
     receiveToken: receiveToken.default('USDC'),
@@ -88,6 +88,10 @@ export default defineStrategy({
     const cutFrom: Record<string, string> = { ...previous.cutFrom };
 
     const targetDistanceBps = cfg.targetDistanceBps ?? Math.min(cfg.distanceBps * 2, 10_000);
+    // How much closer a cut position must come before it is cut again: the hysteresis, but never more
+    // than half the trigger — a hysteresis at or past the trigger (distanceBps 50 or 100 with the
+    // default 100) would wait for the liquidation itself, or forever.
+    const closerStep = Math.min(cfg.hysteresisBps, Math.floor(cfg.distanceBps / 2));
     const open = new Set<string>();
     const disarmed = new Set(previous.disarmed ?? []);
     const intents: Intent[] = [];
@@ -104,7 +108,7 @@ export default defineStrategy({
         delete cutFrom[position.positionPubkey];
       }
       if (distance > BigInt(cfg.distanceBps + cfg.hysteresisBps)) disarmed.delete(position.positionPubkey);
-      const trigger = disarmed.has(position.positionPubkey) ? cfg.distanceBps - cfg.hysteresisBps : cfg.distanceBps;
+      const trigger = disarmed.has(position.positionPubkey) ? cfg.distanceBps - closerStep : cfg.distanceBps;
       if (distance > BigInt(trigger)) continue;
       if (acted[position.positionPubkey] !== undefined) {
         ctx.logger.debug({ position: position.positionPubkey }, 'within distance, cooling down after the last decrease');

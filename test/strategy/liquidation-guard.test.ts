@@ -132,6 +132,21 @@ describe('liquidation guard: sizing', () => {
     expect((await decide([after(450n)], { state: rearmed.state, tickMs: later })).intents).toHaveLength(1);
   });
 
+  it('a trigger no wider than the hysteresis still acts again before the liquidation: at most half the trigger closer', async () => {
+    const at = (bps: bigint, sizeUsd = 1_000n * USD) => rawPosition({ ...base, sizeUsd, liquidationPriceUsd: (150n * USD * (10_000n - bps)) / 10_000n });
+    for (const [distanceBps, cutAt, leftAt, cutAgainAt] of [
+      [50, 40n, 30n, 25n],
+      [100, 80n, 60n, 50n],
+    ] as const) {
+      const settings = { distanceBps, action: 'fraction' };
+      const cut = await decide([at(cutAt)], { settings });
+      expect(cut.intents).toHaveLength(1);
+      const later = TICK + 60_000; // past the cooldown, the cut landed: the position is smaller
+      expect((await decide([at(leftAt, 500n * USD)], { settings, state: cut.state, tickMs: later })).intents).toEqual([]);
+      expect((await decide([at(cutAgainAt, 500n * USD)], { settings, state: cut.state, tickMs: later })).intents).toHaveLength(1);
+    }
+  });
+
   it('decreases the configured fraction of the size and keeps the collateral', async () => {
     const { intents } = await decide([rawPosition(near)], { settings: { action: 'fraction', fractionBps: 2_500, maxSlippageBps: 150 } });
     expect(intents[0]).toEqual({
