@@ -96,7 +96,11 @@ export default defineStrategy({
       const managed = (r: TpslRequestView) => cfg.manage === 'all' || ctx.tpslOwner?.(r.pubkey)?.strategy === ctx.name;
 
       // Stop-loss: keep the tightest of those it manages, cancel the rest; create or move towards the target.
-      const allStops = p.tpslRequests.filter((r) => r.requestType === 'sl').sort((a, b) => (tighterStop(p.side, a.triggerPriceUsd, b.triggerPriceUsd) ? -1 : 1));
+      // Only a stop that closes the whole position covers it: a partial one (a hand-placed stop of
+      // $10 of a $1,000 position) leaves the rest unprotected. Partial stops are neither counted nor
+      // kept in place of a whole one, moved or cancelled: they are someone's ladder, not cover.
+      const whole = (r: TpslRequestView) => r.entirePosition === true || (r.sizeUsd !== undefined && r.sizeUsd >= p.sizeUsd);
+      const allStops = p.tpslRequests.filter((r) => r.requestType === 'sl' && whole(r)).sort((a, b) => (tighterStop(p.side, a.triggerPriceUsd, b.triggerPriceUsd) ? -1 : 1));
       const stops = allStops.filter(managed);
       for (const extra of stops.slice(1)) {
         intents.push({ type: 'tpsl-cancel', key: `cancel:${extra.pubkey}`, reason: `surplus stop-loss of ${p.positionPubkey}: ${stops[0]!.pubkey} protects more`, notionalUsd: '0', tpslPubkey: extra.pubkey });

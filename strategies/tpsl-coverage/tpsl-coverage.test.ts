@@ -87,6 +87,15 @@ describe('tpsl-coverage', () => {
     expect(all.intents).toMatchObject([{ type: 'tpsl-cancel', tpslPubkey: SL_2 }, { type: 'tpsl-cancel', tpslPubkey: TP_2 }]);
   });
 
+  it('a partial stop is no cover: a hand-placed stop of $10 of the position adds a whole one, and manage all never cancels a whole stop for a tighter partial one', async () => {
+    const partial = { pubkey: SL_2, type: 'sl' as const, triggerPriceUsd: 136n * USD, entirePosition: false, sizeUsd: 10n * USD };
+    const handPartial = await runStrategy(coverage, [samples.positions([long([partial])])]);
+    expect(handPartial.intents).toMatchObject([{ type: 'tpsl-create', requestType: 'sl', triggerPrice: '135000000', entirePosition: true }]);
+    // Its own whole stop and a tighter partial one: with every request its to manage, the whole one stays, the partial one is left alone.
+    const both = long([{ pubkey: SL, type: 'sl', triggerPriceUsd: 135n * USD }, partial]);
+    expect((await runStrategy(coverage, [samples.positions([both])], { config: { manage: 'all' }, tpslOwners: OWN })).intents).toEqual([]);
+  });
+
   it('covers a short on the other side of the mark', async () => {
     const short = samples.position({ side: 'short', markPriceUsd: 150n * USD, liquidationPriceUsd: 200n * USD });
     const out = await runStrategy(coverage, [samples.positions([short])], { config: { stopLossBps: 1_000, takeProfitBps: 1_000 } });
