@@ -6,7 +6,7 @@ import { BlockhashStandingCache } from './blockhash-standing-cache.ts';
 import { JsonRpc, JsonRpcError } from './json-rpc.ts';
 import { observedFetch, type RpcObserver } from './rpc-observer.ts';
 import { rpcFetch } from './rpc-transport.ts';
-import { SignatureStatusBatch } from './signature-status-batch.ts';
+import { rawStatus, SignatureStatusBatch } from './signature-status-batch.ts';
 import { jsonRpcSimulation, type SimulationRpc } from './simulate-transaction.ts';
 
 /** Why the RPC refused a transaction, as far as a caller needs to act on it. */
@@ -27,6 +27,20 @@ export interface SignatureSeen {
 }
 
 const COMMITMENT_RANK: Readonly<Record<string, number>> = { processed: 0, confirmed: 1, finalized: 2 };
+
+/** The JSON-RPC error a node answers when it has not reached a request's minContextSlot. */
+const MIN_CONTEXT_SLOT_NOT_REACHED = -32016;
+
+/** One node's tip: its slot and its block height, from one answer. */
+export interface ChainTip {
+  readonly slot: number;
+  readonly blockHeight: number;
+}
+
+const epochInfo = z.looseObject({ absoluteSlot: z.number().int().nonnegative(), blockHeight: z.number().int().nonnegative() });
+const contextSlot = z.looseObject({ slot: z.number().int().nonnegative() });
+const blockhashValidity = z.looseObject({ context: contextSlot, value: z.boolean() });
+const statusesWithContext = z.looseObject({ context: contextSlot, value: z.array(rawStatus.nullable()).length(1) });
 
 /**
  * The few chain calls the executor makes, over a web3.js `Connection`: send with
@@ -91,13 +105,46 @@ export class ChainClient {
 
   /** The signature's status, searching history so an old landing is not missed; null when unseen. */
   async signatureStatus(signature: string): Promise<SignatureSeen | null> {
-    const status = await this.statuses.status(signature);
+    return this.rankedStatus(await this.statuses.status(signature));
+  }
+
+  /**
+   * The signature's status with the slot of the node that answered: one request of its own, for
+   * the last look before an expiry, where who answered matters (a node behind the one that proved
+   * the height may not have seen the landing yet).
+   */
+  async signatureStatusAt(signature: string): Promise<{ readonly contextSlot: number; readonly seen: SignatureSeen | null }> {
+    const { context, value } = await this.rpc.call('getSignatureStatuses', [[signature], { searchTransactionHistory: true }], statusesWithContext);
+    return { contextSlot: context.slot, seen: this.rankedStatus(value[0] ?? null) };
+  }
+
+  private rankedStatus(status: z.infer<typeof rawStatus> | null): SignatureSeen | null {
     if (!status) return null;
     // A node that reports no confirmationStatus (older RPC versions) answers only for rooted
     // history with `confirmations: null`; otherwise the status is ranked against our commitment.
     const reached = status.confirmationStatus ?? (status.confirmations === null ? 'finalized' : 'processed');
     const committed = (COMMITMENT_RANK[reached] ?? 0) >= (COMMITMENT_RANK[this.commitment] ?? 1);
     return { slot: status.slot, err: status.err, confirmationStatus: status.confirmationStatus ?? undefined, committed };
+  }
+
+  /** One node's slot and block height, from one answer (getEpochInfo), never cached: an expiry is judged on it. */
+  async tip(): Promise<ChainTip> {
+    const info = await this.rpc.call('getEpochInfo', [{ commitment: this.commitment }], epochInfo);
+    return { slot: info.absoluteSlot, blockHeight: info.blockHeight };
+  }
+
+  /**
+   * Whether the node holds `blockhash` valid, answered at `minContextSlot` or later, and its slot;
+   * undefined when the answering node has not reached that slot. Never cached.
+   */
+  async blockhashValidSince(blockhash: string, minContextSlot: number): Promise<{ readonly slot: number; readonly valid: boolean } | undefined> {
+    try {
+      const { context, value } = await this.rpc.call('isBlockhashValid', [blockhash, { commitment: this.commitment, minContextSlot }], blockhashValidity);
+      return { slot: context.slot, valid: value };
+    } catch (error) {
+      if (error instanceof JsonRpcError && error.code === MIN_CONTEXT_SLOT_NOT_REACHED) return undefined;
+      throw error;
+    }
   }
 
   #height: { readonly value: number; readonly atMs: number } | undefined;

@@ -7,7 +7,8 @@ const MAX_SIGNATURES_PER_REQUEST = 256;
 /** One signature's status as the node reports it (ranking against a commitment is the caller's). */
 type RawSignatureStatus = z.infer<typeof rawStatus>;
 
-const rawStatus = z.looseObject({
+/** One signature's entry of a getSignatureStatuses reply. */
+export const rawStatus = z.looseObject({
   slot: z.number().int().nonnegative(),
   confirmations: z.number().int().nonnegative().nullable(),
   err: z.unknown(),

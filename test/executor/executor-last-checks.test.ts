@@ -127,6 +127,64 @@ describe('the final look before expiry', () => {
   });
 });
 
+describe('the proof of an expiry: a load-balanced RPC answers from nodes ahead of and behind each other', () => {
+  type ProofReads = Pick<ChainClient, 'tip' | 'blockhashValidSince' | 'signatureStatusAt'>;
+  const BLIND_LOOKS = 3;
+
+  /**
+   * Drives an action whose transaction lands while the cached block height says its blockhash
+   * expired, and whose first status looks (the poll's and the proof's last look) answer unseen:
+   * only the proof's other reads, as `node` answers them, stand between it and a false expiry.
+   */
+  async function driveWithLandingUnseen(node: (real: ChainClient) => Partial<ProofReads>) {
+    const real = h.chainClient;
+    let pastExpiry = false;
+    let looks = 0;
+    const chain = Object.create(real) as ChainClient;
+    Object.assign(chain, node(real));
+    chain.blockHeight = async () => (await real.blockHeight()) + (pastExpiry ? 1_000_000 : 0);
+    chain.signatureStatus = async (signature: string) => {
+      if (++looks > BLIND_LOOKS) return real.signatureStatus(signature);
+      await expect.poll(() => real.signatureStatus(signature), { timeout: 10_000, interval: 20 }).not.toBeNull();
+      return null;
+    };
+    const statusAt = chain.signatureStatusAt.bind(chain);
+    chain.signatureStatusAt = async (signature: string) => {
+      const answer = await statusAt(signature);
+      return looks > BLIND_LOOKS ? answer : { ...answer, seen: null };
+    };
+    const ex = h.executor({ chain, onTransition: (r) => void (r.state === 'submitted' && (pastExpiry = true)) });
+    const action = newAction();
+    await ex.accept(action);
+    const final = await ex.drive(action.actionId);
+    expect(h.chain.landed().filter((l) => l.signature === final?.signature)).toHaveLength(1);
+    return final;
+  }
+
+  it('a height from a node ahead is no proof when the node asked now is not past lastValidBlockHeight', async () => {
+    // A node that does not know the blockhash says it is invalid, and the last look answers from its slot: only the tip stands.
+    const final = await driveWithLandingUnseen((real) => ({ blockhashValidSince: async (_blockhash, minContextSlot) => ({ slot: minContextSlot, valid: false }), signatureStatusAt: async (signature) => ({ ...(await real.signatureStatusAt(signature)), contextSlot: Number.MAX_SAFE_INTEGER }) }));
+    expect(final?.state).toBe('landed');
+  });
+
+  it('a blockhash our RPC still holds valid is not expired, whatever lastValidBlockHeight the API reported', async () => {
+    const final = await driveWithLandingUnseen((real) => ({ tip: async () => ({ ...(await real.tip()), blockHeight: Number.MAX_SAFE_INTEGER }) }));
+    expect(final?.state).toBe('landed');
+  });
+
+  it('a last look answered by a node behind the one that proved the height proves nothing', async () => {
+    const ahead = 1_000;
+    const final = await driveWithLandingUnseen((real) => ({
+      tip: async () => {
+        const tip = await real.tip();
+        return { slot: tip.slot + ahead, blockHeight: Number.MAX_SAFE_INTEGER };
+      },
+      blockhashValidSince: async (_blockhash, minContextSlot) => ({ slot: minContextSlot, valid: false }),
+    }));
+    expect(final?.state).toBe('landed');
+  });
+});
+
 describe('a signer that answers no signature', () => {
   it('ends the action signing_failed at once (a retry would answer the same), with nothing stored signed', async () => {
     const ex = h.executor({ signer: { publicKey: h.wallet.publicKey, signMessage: async () => new Uint8Array(63) } });

@@ -6,7 +6,7 @@ import type { TxMetadata } from '../../api/schemas/common.ts';
 import type { PerpsExecuteAction } from '../../api/schemas/perps.ts';
 import type { Ledger } from '../../records/ledger.ts';
 import type { ActionRecord, Route, SwapQuote } from '../../records/action-record.ts';
-import type { SendResult, SignatureSeen } from '../../chain/rpc-client.ts';
+import type { ChainTip, SendResult, SignatureSeen } from '../../chain/rpc-client.ts';
 import type { ExecuteReply } from './execute-reply.ts';
 
 /** What the executor needs from the world, one small interface each (tests and modes swap them). */
@@ -90,10 +90,16 @@ export type ActionSettler = (record: ActionRecord, outcome: 'landed' | 'ambiguou
 
 /** The chain reads the executor makes (the RPC client answers them; tests wrap one to lag or fail). */
 export interface ChainReads {
-  /** The chain's block height: an expiry is proven only by a height past the build's lastValidBlockHeight. */
+  /** The chain's block height (cached briefly): a height past the build's lastValidBlockHeight starts an expiry's proof. */
   blockHeight(): Promise<number>;
   /** The signature's status, searching history (an earlier landing of the same bytes too); null when unseen. */
   signatureStatus(signature: string): Promise<SignatureSeen | null>;
+  /** The expiry's proof, read fresh: one node's slot and block height from one answer. */
+  tip(): Promise<ChainTip>;
+  /** Whether the node holds the blockhash valid at `minContextSlot` or later; undefined when it is behind that slot. */
+  blockhashValidSince(blockhash: string, minContextSlot: number): Promise<{ readonly slot: number; readonly valid: boolean } | undefined>;
+  /** The signature's status and the slot of the node that answered. */
+  signatureStatusAt(signature: string): Promise<{ readonly contextSlot: number; readonly seen: SignatureSeen | null }>;
 }
 
 /** An action's signed bytes and what the route needs to send them. */

@@ -142,9 +142,12 @@ export class SubmittedWatch {
       return { final: false };
     }
     if (await this.blockhashExpired(r)) {
-      // Final look: a landing just before expiry must not be missed.
-      if (await this.options.chain.signatureStatus(r.signature!)) return { final: false };
-      await transition(stored, { state: 'expired', reason: 'blockhash_expired', detail: `block height passed ${r.lastValidBlockHeight}` });
+      const proof = await this.expiryProof(r);
+      if (typeof proof === 'string') {
+        this.options.logger.debug({ actionId: r.actionId, signature: r.signature }, `expiry not proven yet: ${proof}`);
+        return { final: false };
+      }
+      await transition(stored, { state: 'expired', reason: 'blockhash_expired', detail: proof.detail });
       return this.ended(r);
     }
     // A perps request older than maxRequestExecutionSec is refused by the keeper if it lands: stop
@@ -157,6 +160,31 @@ export class SubmittedWatch {
       await transition(stored, { state: 'submitted', sendCount: r.sendCount + 1, lastSentAtMs: now() });
     }
     return { final: false };
+  }
+
+  /**
+   * Whether the bytes can no longer land, asked fresh when the (cached) height says so: an expiry
+   * frees the intent key and the strategy decides again, so a wrong one executes twice. A
+   * load-balanced RPC answers from several nodes, and the height may come from one ahead of the
+   * node that answers the status, which has not seen the landing yet; and the height to pass is
+   * the API's word. So the proof is one node's tip (slot and height from one answer) past
+   * lastValidBlockHeight, our RPC holding the blockhash no longer valid at that slot or later, and
+   * a last status look, answered at that slot or later, that has not seen the signature. The proof,
+   * or why there is none yet (the action is looked at again).
+   */
+  private async expiryProof(r: ActionRecord): Promise<{ readonly detail: string } | string> {
+    const chain = this.options.chain;
+    const lastValid = r.lastValidBlockHeight!;
+    const tip = await chain.tip();
+    if (tip.blockHeight <= lastValid) return `the node at slot ${String(tip.slot)} is at height ${String(tip.blockHeight)}, not past ${String(lastValid)}`;
+    const [standing, status] = await Promise.all([r.blockhash === undefined ? undefined : chain.blockhashValidSince(r.blockhash, tip.slot), chain.signatureStatusAt(r.signature!)]);
+    if (r.blockhash !== undefined) {
+      if (standing === undefined) return `the node asked about the blockhash had not reached slot ${String(tip.slot)}`;
+      if (standing.valid) return `our RPC still holds blockhash ${r.blockhash} valid at slot ${String(standing.slot)} (the reported lastValidBlockHeight ${String(lastValid)} is below its own)`;
+    }
+    if (status.seen) return 'the last look saw the signature';
+    if (status.contextSlot < tip.slot) return `the last look was answered at slot ${String(status.contextSlot)}, behind slot ${String(tip.slot)} of the height`;
+    return { detail: `block height ${String(tip.blockHeight)} at slot ${String(tip.slot)} passed ${String(lastValid)}; the blockhash is no longer valid and the signature unseen at slot ${String(status.contextSlot)}` };
   }
 
   private sinceBuildOver(r: ActionRecord): boolean {
