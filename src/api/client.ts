@@ -286,10 +286,12 @@ export function isRetryable(error: unknown, op: Pick<OperationDef, 'effect'>): b
 function errorFromReply(op: OperationDef, reply: RawReply, requestId: string | undefined): ApiError {
   let code: string | number | undefined;
   let productMessage: string | undefined;
+  let signature: string | undefined;
   try {
     const body = parseJsonBody(reply.text) as Record<string, unknown> | null;
     if (body && typeof body === 'object') {
       if (typeof body.code === 'string' || typeof body.code === 'number') code = body.code;
+      if (typeof body.signature === 'string' && body.signature !== '') signature = body.signature;
       const message = body.message ?? body.error;
       if (typeof message === 'string') productMessage = message;
       if (typeof body.cause === 'string') productMessage = `${productMessage ?? ''} (${body.cause})`.trim();
@@ -306,7 +308,7 @@ function errorFromReply(op: OperationDef, reply: RawReply, requestId: string | u
   } else if (reply.status === 422 && op.product === 'perps') {
     kind = 'business';
   }
-  return new ApiError({ kind, operationId: op.id, status: reply.status, code, productMessage, requestId, retryAfterMs });
+  return new ApiError({ kind, operationId: op.id, status: reply.status, code, productMessage, requestId, retryAfterMs, signature });
 }
 
 function header(headers: RawReply['headers'], name: string): string | undefined {

@@ -115,7 +115,11 @@ venue, the CLI and this page are all made from that table.
 
 Each intent is built by one operation and its signed transaction goes one way (the action record's \`route\`).
 Whatever an execute operation answers, the landing is proved by the chain's status of the action's own
-signature; a reply can only prove that nothing was sent.
+signature; a reply can only prove that nothing was sent. An error status proves it only when no product saw
+the request (401, 403, 404, 429 from the gateway), or for a 4xx that names no transaction signature and, from
+Ultra, carries one of the codes below; Ultra's codes that may follow a send (-1000 failed to land, -1001, -1005,
+-1006 timed out, -2000, -2001, -2005) and a Trigger or Recurring error body with a \`signature\` leave the action to
+the chain, which settles it (landed, or expired with its blockhash).
 
 | Intent | Built by | Route | Sent to | Ends |
 |---|---|---|---|---|

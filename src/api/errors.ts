@@ -37,6 +37,8 @@ interface ApiErrorDetails {
   readonly retryAfterMs?: number;
   /** For network errors: false when the request provably never left (connection refused). */
   readonly sent?: boolean;
+  /** The transaction signature an error body names (Trigger and Recurring execute): it may have been sent. */
+  readonly signature?: string;
   readonly attempts?: number;
 }
 
@@ -51,6 +53,7 @@ export class ApiError extends Error {
   readonly issues?: readonly FieldIssue[];
   readonly retryAfterMs?: number;
   readonly sent?: boolean;
+  readonly signature?: string;
   attempts: number;
 
   constructor(details: ApiErrorDetails, options?: { cause?: unknown }) {
@@ -64,6 +67,7 @@ export class ApiError extends Error {
     this.issues = details.issues;
     this.retryAfterMs = details.retryAfterMs;
     this.sent = details.sent;
+    this.signature = details.signature;
     this.attempts = details.attempts ?? 1;
   }
 
@@ -86,6 +90,7 @@ export class ApiError extends Error {
       code: this.code,
       productMessage: this.productMessage,
       requestId: this.requestId,
+      signature: this.signature,
       issues: this.issues,
       attempts: this.attempts,
       message: this.message,

@@ -216,6 +216,12 @@ describe('bad responses', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('an error body that names a signature (Trigger execute: the transaction may have been sent) keeps it on the error', async () => {
+    server.responder = () => ({ status: 400, body: JSON.stringify({ error: 'custom program error code: 1', code: 400, status: 'Failed', signature: 'sig-trigger-1' }) });
+    const error = await failure(client().call('trigger.execute', { signedTransaction: 'AQ==', requestId: 'r' }));
+    expect(error).toMatchObject({ kind: 'http', status: 400, code: 400, signature: 'sig-trigger-1' });
+  });
+
   it('a submit is retried after a 429 (the gateway refused it before processing)', async () => {
     server.responder = (_req, i) => (i === 0 ? { status: 429, body: '{"code":429,"message":"Too many requests"}' } : { body: JSON.stringify({ status: 'Success', signature: 'sig-ultra-2', slot: '1001', code: 0, inputAmountResult: '100000000', outputAmountResult: '14900000' }) });
     const result = await client().call('ultra.execute', { signedTransaction: 'AQ==', requestId: 'r' });

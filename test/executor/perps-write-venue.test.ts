@@ -194,7 +194,7 @@ describe('hostile open builds are refused unsigned', () => {
       expect(w.signatures()).toBe(0);
       expect(await positionOf(w, 'short')).toBeUndefined();
     } finally {
-      h.relay.answerInstead(INCREASE_PATH, undefined as never);
+      h.relay.answerNormally(INCREASE_PATH);
     }
   });
 });
@@ -220,7 +220,7 @@ describe('hostile increase and add-collateral builds are refused unsigned', () =
       expect(w.signatures()).toBe(0);
       expect((await positionOf(w, 'long'))!.sizeUsd).toBe(long.sizeUsd);
     } finally {
-      h.relay.answerInstead(INCREASE_PATH, undefined as never);
+      h.relay.answerNormally(INCREASE_PATH);
     }
   });
 });
@@ -259,7 +259,7 @@ describe('LP mint and deposit-borrow through the executor', () => {
       expect(final!.violations?.some((v) => v.rule === 'intent_exceeded' && v.detail.includes(`moves 5000000000 of mint ${MINTS.USDC}`))).toBe(true);
       expect(w.signatures()).toBe(0);
     } finally {
-      h.relay.answerInstead(LP_MINT_PATH, undefined as never);
+      h.relay.answerNormally(LP_MINT_PATH);
     }
   });
 
@@ -288,7 +288,7 @@ describe('LP mint and deposit-borrow through the executor', () => {
       expect(final!.violations?.some((v) => v.rule === 'intent_exceeded' && v.detail.includes('borrows 200000000'))).toBe(true);
       expect(w.signatures()).toBe(0);
     } finally {
-      h.relay.answerInstead(BORROW_PATH, undefined as never);
+      h.relay.answerNormally(BORROW_PATH);
     }
   });
 });
@@ -340,7 +340,7 @@ describe('perps limit orders through the executor', () => {
         expect(w.signatures()).toBe(0);
         expect(await limitOrders(w)).toEqual([]);
       } finally {
-        h.relay.answerInstead(ORDERS_PATH, undefined as never);
+        h.relay.answerNormally(ORDERS_PATH);
       }
     }
   });
@@ -367,7 +367,7 @@ describe('perps limit orders through the executor', () => {
       expect(w.signatures()).toBe(0);
       expect((await limitOrders(w)).map((o) => o.triggerPrice).sort()).toEqual([((solMark() * 80n) / 100n).toString(), ((solMark() * 90n) / 100n).toString()].sort());
     } finally {
-      h.relay.answerInstead(ORDERS_PATH, undefined as never);
+      h.relay.answerNormally(ORDERS_PATH);
     }
   });
 

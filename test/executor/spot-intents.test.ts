@@ -218,6 +218,24 @@ describe('swap: Ultra order → sign → execute', () => {
     expect(usdc(w)).toBe(usdcBefore);
   });
 
+  it('an execute answered 400 with a code that may follow a send (-1006 timed out) is settled on the chain, not refused: one swap, landed', async () => {
+    const w = await h.fundedWallet();
+    const usdcBefore = usdc(w);
+    // The service sent the swap, then answered its timeout as an error status.
+    h.relay.answerInsteadWithStatus(ULTRA_EXECUTE, async (body) => {
+      await h.direct.call('ultra.execute', body as { requestId: string; signedTransaction: string });
+      return { status: 400, body: { error: 'timed out', code: -1006 } };
+    });
+    try {
+      const { record } = await run(w, swap('12000000', 'swap:400-after-send'));
+      expect(record).toMatchObject({ state: 'landed' });
+      expect(h.landedCount(record!.signature)).toBe(1);
+      expect(usdc(w)).toBe(usdcBefore - 12_000_000n);
+    } finally {
+      h.relay.answerNormally(ULTRA_EXECUTE);
+    }
+  });
+
   it('repeats an execute only within the service window', () => {
     const now = 1_000_000;
     expect(repeatsSafely({ route: 'ultra-execute', submitStartedAtMs: now - 1_000 }, now)).toBe(true);

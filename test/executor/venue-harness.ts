@@ -51,7 +51,7 @@ function forwardable(headers: IncomingHttpHeaders): Record<string, string> {
 export class ApiRelay {
   readonly requests: RelayedRequest[] = [];
   private readonly toLose = new Map<string, number>();
-  private readonly substitutes = new Map<string, (body: unknown) => Promise<unknown>>();
+  private readonly substitutes = new Map<string, (body: unknown) => Promise<{ readonly status: number; readonly body: unknown }>>();
   private server?: Server;
 
   constructor(private readonly upstream: string) {}
@@ -74,8 +74,8 @@ export class ApiRelay {
         if (substitute) {
           substitute(body).then(
             (answer) => {
-              res.writeHead(200, { 'content-type': 'application/json' });
-              res.end(JSON.stringify(answer));
+              res.writeHead(answer.status, { 'content-type': 'application/json' });
+              res.end(JSON.stringify(answer.body));
             },
             (error: unknown) => {
               res.writeHead(502, { 'content-type': 'application/json' });
@@ -121,6 +121,11 @@ export class ApiRelay {
    * body (it may call the venue itself) instead of the venue's own answer.
    */
   answerInstead(path: string, answer: (body: unknown) => Promise<unknown>): void {
+    this.answerInsteadWithStatus(path, async (body) => ({ status: 200, body: await answer(body) }));
+  }
+
+  /** As answerInstead, with the HTTP status of the answer too (an error reply after the venue processed the request, say). */
+  answerInsteadWithStatus(path: string, answer: (body: unknown) => Promise<{ readonly status: number; readonly body: unknown }>): void {
     this.substitutes.set(path, answer);
   }
 
