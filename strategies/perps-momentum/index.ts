@@ -84,13 +84,18 @@ export default defineStrategy({
     if (move === undefined || side === undefined) return keep;
     const last = entries[market];
     if (last !== undefined && now - last < cfg.cooldownMs) return keep;
+    // Opens decided and not yet settled: their state is committed only once sent, and one may wait
+    // for a preparation slot for a while, so ctx.state alone would let a second open of the market in.
+    const opening = new Set((ctx.inFlight ?? []).flatMap((i) => (i.type === 'open' && cfg.markets.includes(i.marketMint) ? [i.marketMint] : [])));
+    if (opening.has(market)) return keep;
     const positions = ctx.latest('positions');
     if (!positions || now - positions.tickMs > cfg.positionsMaxAgeMs) return keep;
     const held = positions.positions.map(positionView).filter((p) => p !== undefined && p.sizeUsd > 0n && cfg.markets.includes(p.marketMint));
     if (held.some((p) => p!.marketMint === market)) return keep;
-    // Entries the positions snapshot does not show yet (placed after it was read) count as open.
+    // Entries the positions snapshot does not show yet (placed after it was read), and opens in flight, count as open.
     const listed = new Set(held.map((p) => p!.marketMint));
-    const unlisted = Object.entries(entries).filter(([m, at]) => m !== market && !listed.has(m as MarketMint) && now - at <= cfg.settleMs).length;
+    const pending = new Set<string>([...Object.entries(entries).filter(([, at]) => now - at <= cfg.settleMs).map(([m]) => m), ...opening]);
+    const unlisted = [...pending].filter((m) => m !== market && !listed.has(m as MarketMint)).length;
     if (held.length + unlisted >= cfg.maxPositions) return keep;
 
     const collateral = BigInt(cfg.collateralUsd);

@@ -60,6 +60,15 @@ describe('perps-momentum', () => {
     expect(refused.intents.map((i) => (i as Open).marketMint)).toEqual([MINTS.SOL, MINTS.SOL, MINTS.ETH]);
   });
 
+  it('an open in flight (decided, not yet sent: nothing of it in the state) blocks a second open of its market and counts against maxPositions', async () => {
+    const rise = [flat(0), stats(100n, 0), stats(101n, 5), flat(10), stats(104n, 10)];
+    const [solOpen] = (await runStrategy(momentum, rise, { config })).intents;
+    expect((await runStrategy(momentum, rise, { config, inFlight: [solOpen!] })).intents).toEqual([]);
+    const ethOpen = { ...(solOpen as Open), key: 'momentum-open:ETH:long:0', marketMint: MINTS.ETH, collateralMint: MINTS.ETH };
+    expect((await runStrategy(momentum, rise, { config: { ...config, maxPositions: 1 }, inFlight: [ethOpen] })).intents).toEqual([]);
+    expect((await runStrategy(momentum, rise, { config: { ...config, maxPositions: 2 }, inFlight: [ethOpen] })).intents).toHaveLength(1);
+  });
+
   it('keeps at most one sample per sampleEveryMs, and none older than the lookback needs', async () => {
     const ticks = [0, 0.5, 1, 2, 3, 12, 13].map((m) => stats(100n, m));
     const out = await runStrategy(momentum, ticks, { config });
