@@ -18,6 +18,12 @@ describe('borrow-rate-derisk', () => {
     expect(out.intents[0]?.reason).not.toMatch(/250000000|1000000000/);
   });
 
+  it('acts on no positions snapshot older than positionsMaxAgeMs: a stale size may be the whole position by now', async () => {
+    const hotLater = (ms: number) => samples.poolInfo({ longBorrowRatePercent: '0.0612' }, undefined, samples.SAMPLE_TICK + ms);
+    expect((await runStrategy(derisk, [positions, hotLater(60_001)])).intents).toEqual([]);
+    expect((await runStrategy(derisk, [positions, hotLater(60_001)], { config: { positionsMaxAgeMs: 120_000 } })).intents).toHaveLength(1);
+  });
+
   it('acts on utilisation too, and leaves calm or unreadable pools alone', async () => {
     const crowded = await runStrategy(derisk, [positions, samples.poolInfo({ shortUtilizationPercent: '93.5' })]);
     expect(crowded.intents).toMatchObject([{ key: `derisk:${samples.SAMPLE_POSITION_2}`, sizeUsdDelta: '100000000' }]);

@@ -23,6 +23,8 @@ const settings = z.strictObject({
   cooldownMs: z.int().min(0).default(3_600_000),
   /** After a reduction's last tick in flight, how long until a positions read that shows it did not take retries it (a read older may predate the landing). */
   retryAfterMs: z.int().min(0).default(60_000),
+  /** A positions snapshot older than this (ms of snapshot ticks before the pool's) is not acted on: its sizes may be gone. */
+  positionsMaxAgeMs: z.int().min(1_000).default(60_000),
   receiveToken: receiveToken.default('USDC'),
   markets: z.array(marketMint).min(1).default([...MARKET_MINTS]),
 });
@@ -52,6 +54,9 @@ export default defineStrategy({
     const reducedFrom: Record<string, string> = { ...ctx.state?.reducedFrom };
     const intents: Intent[] = [];
     for (const positions of ctx.latestAll('positions')) {
+      // A stalled positions poller: its sizes may be gone (cut by the guard or a ladder since), and a
+      // fraction of a stale size can be the whole position or more.
+      if (snapshot.tickMs - positions.tickMs > cfg.positionsMaxAgeMs) continue;
       for (const item of positions.positions) {
         const p = positionView(item);
         if (!p || p.sizeUsd === 0n || p.marketMint !== snapshot.mint || reducing.has(p.positionPubkey)) continue;
