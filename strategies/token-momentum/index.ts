@@ -107,17 +107,23 @@ export default defineStrategy({
     if (snapshot.key !== cfg.ranking) return [];
     const now = snapshot.tickMs;
     const before: State = ctx.state ?? {};
-    const orders = ctx.latest('triggerOrders')?.orders ?? [];
+    const ordersSnapshot = ctx.latest('triggerOrders');
+    const orders = ordersSnapshot?.orders ?? [];
     // Prices of every ranking read: a held token may have left this one.
     const prices = new Map<string, number>();
     for (const ranked of ctx.latestAll('rankedTokens')) for (const t of ranked.tokens) if (typeof t.usdPrice === 'number') prices.set(t.id, t.usdPrice);
     for (const t of snapshot.tokens) if (typeof t.usdPrice === 'number') prices.set(t.id, t.usdPrice);
 
-    const book = reconcile(before, orders, now, cfg);
+    const book = reconcile(before, orders, ordersSnapshot?.tickMs, now, cfg);
     const next = (): State => ({ bids: book.bids, spent: book.spent, holdings: book.holdings, filledAt: book.filledAt });
     const one = (intent: Intent): { intents: Intent[]; state: State } => ({ intents: [intent], state: next() });
 
-    // 1. Exits: every holding gets one, and the stop replaces the take-profit on a loss.
+    // 1. Exits: every holding gets one, and the stop replaces the take-profit on a loss. One intent
+    // per decision: an exit placed again and again (its stage entered more than settleMs ago, the
+    // service refusing it) must not starve the others, so a fresh exit goes first and such retries
+    // take turns, one per settleMs.
+    const exits: Array<() => { intents: Intent[]; state: State }> = [];
+    const retries: Array<() => { intents: Intent[]; state: State }> = [];
     for (const [mint, h] of Object.entries(book.holdings)) {
       const amount = BigInt(h.amount);
       // The amount held, in the token's units: the state keeps its decimals, not its symbol.
@@ -129,7 +135,11 @@ export default defineStrategy({
       const stop = value !== undefined && stopReached(cost, value, cfg.stopLossBps) && value >= BigInt(cfg.minOrderUsd);
       if (h.stage === 'new' || (h.stage === 'stopping' && !order)) {
         const stopSell = h.stage === 'stopping' || stop;
+        // A stop sell worth less than the service's smallest order is refused every time: it is not
+        // asked (the holding is dropped once it has had no exit for ttlMs).
+        if (stopSell && value !== undefined && value < BigInt(cfg.minOrderUsd)) continue;
         const taking = stopSell ? shifted(value ?? shifted(cost, -cfg.stopLossBps), -cfg.exitSlippageBps) : shifted(cost, cfg.takeProfitBps);
+        (now - h.stageAt > cfg.settleMs ? retries : exits).push(() => {
         // The exit to come is a new order: the key of the one before is dropped (state is JSON: no undefined members).
         const { orderKey: _previous, ...rest } = h;
         book.holdings[mint] = { ...rest, stage: stopSell ? 'stop' : 'tp', stageAt: now };
@@ -145,21 +155,27 @@ export default defineStrategy({
           makingAmount: h.amount,
           takingAmount: taking > 0n ? taking.toString() : '1',
         });
+        });
+        continue;
       }
       if (!order) continue;
       // A stop sell that did not fill within ttlMs, or a take-profit whose stop is reached: cancel it (the next decision places the stop).
       const staleStop = h.stage === 'stop' && now - h.stageAt >= cfg.ttlMs;
       if ((h.stage === 'tp' && stop) || staleStop) {
-        book.holdings[mint] = { ...h, stage: 'stopping', stageAt: now, orderKey: order.orderKey };
-        return one({
-          type: 'trigger-cancel',
-          key: `momentum-stop:${order.orderKey}`,
-          reason: staleStop ? `the stop sell of ${mint} did not fill within ${cfg.ttlMs} ms: place it again at the price` : `stop: ${mint} bought for ${formatUsd(cost)} is worth ${value === undefined ? 'an unknown amount' : formatUsd(value)}: cancel its take-profit to sell it`,
-          notionalUsd: h.costUsd,
-          order: order.orderKey,
+        exits.push(() => {
+          book.holdings[mint] = { ...h, stage: 'stopping', stageAt: now, orderKey: order.orderKey };
+          return one({
+            type: 'trigger-cancel',
+            key: `momentum-stop:${order.orderKey}`,
+            reason: staleStop ? `the stop sell of ${mint} did not fill within ${cfg.ttlMs} ms: place it again at the price` : `stop: ${mint} bought for ${formatUsd(cost)} is worth ${value === undefined ? 'an unknown amount' : formatUsd(value)}: cancel its take-profit to sell it`,
+            notionalUsd: h.costUsd,
+            order: order.orderKey,
+          });
         });
       }
     }
+    const exit = exits[0] ?? retries[Math.floor(now / Math.max(cfg.settleMs, 1_000)) % Math.max(retries.length, 1)];
+    if (exit) return exit();
 
     // 2. Bids that left the screened ranking or outlived their TTL are cancelled.
     const top = snapshot.tokens.slice(0, cfg.topN);
@@ -227,7 +243,7 @@ function normalised(s: State): State {
  * filled (what a cancel of ours left unused was refunded), an exit gone from it sold. Fills older
  * than the budget window, and cooldowns that ended, are forgotten.
  */
-function reconcile(before: State, orders: readonly TriggerOrder[], now: number, cfg: Settings): Book {
+function reconcile(before: State, orders: readonly TriggerOrder[], ordersAt: number | undefined, now: number, cfg: Settings): Book {
   const book: Book = { bids: {}, spent: [], holdings: { ...(before.holdings ?? {}) }, filledAt: {} };
   for (const s of before.spent ?? []) if (now - s.at < cfg.budgetWindowMs) book.spent.push(s);
   for (const [mint, at] of Object.entries(before.filledAt ?? {})) if (now - at < cfg.cooldownMs) book.filledAt[mint] = at;
@@ -240,8 +256,9 @@ function reconcile(before: State, orders: readonly TriggerOrder[], now: number, 
       book.bids[mint] = { ...b, orderKey: order.orderKey, remaining: order.rawRemainingMakingAmount ?? b.remaining ?? b.making };
       continue;
     }
-    // Landed (its state is committed) but not listed yet.
-    if (b.orderKey === undefined && now - b.at <= cfg.settleMs) {
+    // Landed (its state is committed) but not listed yet; or no orders snapshot read since it could
+    // list it (none at all, or a stalled poller's): its absence says nothing, it is no fill.
+    if (ordersAt === undefined || (b.orderKey === undefined && ordersAt - b.at <= cfg.settleMs)) {
       book.bids[mint] = b;
       continue;
     }
@@ -261,14 +278,18 @@ function reconcile(before: State, orders: readonly TriggerOrder[], now: number, 
       if (now - h.stageAt >= cfg.ttlMs) delete book.holdings[mint];
       continue;
     }
-    if (h.stage === 'stopping') continue;
+    if (h.stage === 'stopping') {
+      // Its stop sell refused for a whole TTL (worth less than the smallest order, say): dropped, as a refused first exit is.
+      if (ordersAt !== undefined && now - h.stageAt >= cfg.ttlMs && !sellOrderOf(orders, mint, undefined)) delete book.holdings[mint];
+      continue;
+    }
     const order = sellOrderOf(orders, mint, h.orderKey);
     if (order) {
       book.holdings[mint] = { ...h, orderKey: order.orderKey };
       continue;
     }
-    // Sold — unless the exit is too new to be listed.
-    if (h.orderKey === undefined && now - h.stageAt <= cfg.settleMs) continue;
+    // Sold — unless the exit is too new to be listed, or no orders snapshot could list it yet.
+    if (ordersAt === undefined || (h.orderKey === undefined && ordersAt - h.stageAt <= cfg.settleMs)) continue;
     delete book.holdings[mint];
   }
   return book;

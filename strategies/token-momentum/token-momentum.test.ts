@@ -130,6 +130,43 @@ describe('token-momentum', () => {
     expect(taking).toBeLessThan(8_260_000n);
   });
 
+  it('a stop sell worth less than the smallest order is not asked: another holding\'s stop goes ahead, and the stuck one is dropped after ttlMs', async () => {
+    const SELL_B = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
+    // A: its take-profit cancelled for a stop, now worth $3 (3,000 tokens at $0.001): no stop sell of $3 can be placed.
+    // B: cost $10, its take-profit listed, worth $5 (10,000 tokens at $0.0005): its stop is due.
+    const stuck = { at: TICK, amount: '3000000000', costUsd: '10000000', decimals: 6, stage: 'stopping', stageAt: TICK };
+    const state = { holdings: { [A]: stuck, [B]: { at: TICK, amount: '10000000000', costUsd: '10000000', decimals: 6, stage: 'tp', stageAt: TICK, orderKey: SELL_B } } };
+    const listed = orders([sellOf(B, SELL_B, '10000000000')], 10 * MIN);
+    const out = await runStrategy(momentum, [listed, ranked([good(A, 0.001), good(B, 0.0005)], 10 * MIN)], { state });
+    expect(out.intents).toMatchObject([{ type: 'trigger-cancel', key: `momentum-stop:${SELL_B}` }]);
+    const later = await runStrategy(momentum, [orders([], 61 * MIN), ranked([good(A, 0.001)], 61 * MIN)], { state: { holdings: { [A]: stuck } } });
+    expect((later.state as { holdings: object }).holdings).toEqual({});
+  });
+
+  it('exits placed again and again take turns: a refused one does not starve the others', async () => {
+    // Two fills whose take-profits were never placed (the service refused them: nothing committed) for longer than settleMs.
+    const fill = { at: TICK, amount: BOUGHT, costUsd: '10000000', decimals: 6, stage: 'new', stageAt: TICK };
+    const state = { holdings: { [A]: fill, [B]: fill } };
+    const keys = new Set<string>();
+    for (const minute of [3, 5, 7, 9]) {
+      const out = await runStrategy(momentum, [orders([], minute * MIN), ranked([good(A), good(B)], minute * MIN)], { state });
+      keys.add(out.intents[0]!.key);
+    }
+    expect([...keys].sort()).toEqual([`momentum-exit:${A}`, `momentum-exit:${B}`].sort());
+  });
+
+  it('a bid is no fill while no trigger-orders snapshot could list it: none read yet, or a stalled one', async () => {
+    const placed = await runStrategy(momentum, [ranked([good(A)])]);
+    const bid = { holdings: {}, ...(placed.state as object) };
+    // No orders snapshot at all, ten minutes on: the bid is neither a fill nor an exit.
+    const none = await runStrategy(momentum, [ranked([good(A)], 10 * MIN)], { state: bid });
+    expect(none.intents).toEqual([]);
+    expect((none.state ?? bid) as object).not.toHaveProperty(['holdings', A]);
+    // An orders snapshot read before the bid was placed says nothing of it either.
+    const stale = await runStrategy(momentum, [orders([], -MIN), ranked([good(A)], 10 * MIN)], { state: bid });
+    expect(stale.intents).toEqual([]);
+  });
+
   it('keeps the budget of bids whose fate an older state did not record', async () => {
     const out = await runStrategy(momentum, [ranked([good(A), good(B)], MIN)], { state: { placed: { [C]: TICK } }, config: { budgetUsd: '10000000' } });
     expect(out.intents).toEqual([]);
