@@ -127,9 +127,17 @@ export class ChainClient {
     return { slot: status.slot, err: status.err, confirmationStatus: status.confirmationStatus ?? undefined, committed };
   }
 
+  /**
+   * An expiry's proof is read at `confirmed` at least: a `processed` tip can be a minority fork's,
+   * past a height the cluster's main fork has not reached, where the transaction can still land.
+   */
+  private get proofCommitment(): Commitment {
+    return (COMMITMENT_RANK[this.commitment] ?? 0) >= COMMITMENT_RANK.confirmed! ? this.commitment : 'confirmed';
+  }
+
   /** One node's slot and block height, from one answer (getEpochInfo), never cached: an expiry is judged on it. */
   async tip(): Promise<ChainTip> {
-    const info = await this.rpc.call('getEpochInfo', [{ commitment: this.commitment }], epochInfo);
+    const info = await this.rpc.call('getEpochInfo', [{ commitment: this.proofCommitment }], epochInfo);
     return { slot: info.absoluteSlot, blockHeight: info.blockHeight };
   }
 
@@ -139,7 +147,7 @@ export class ChainClient {
    */
   async blockhashValidSince(blockhash: string, minContextSlot: number): Promise<{ readonly slot: number; readonly valid: boolean } | undefined> {
     try {
-      const { context, value } = await this.rpc.call('isBlockhashValid', [blockhash, { commitment: this.commitment, minContextSlot }], blockhashValidity);
+      const { context, value } = await this.rpc.call('isBlockhashValid', [blockhash, { commitment: this.proofCommitment, minContextSlot }], blockhashValidity);
       return { slot: context.slot, valid: value };
     } catch (error) {
       if (error instanceof JsonRpcError && error.code === MIN_CONTEXT_SLOT_NOT_REACHED) return undefined;
