@@ -73,7 +73,9 @@ export default defineStrategy({
     const created: Record<string, number> = {};
     const moved: Record<string, string> = {};
     const movedAt: Record<string, number> = {};
-    const moving = new Set((ctx.inFlight ?? []).flatMap((i) => (i.type === 'tpsl-update' ? [i.tpslPubkey] : [])));
+    // Stop moves in flight, by request, to the trigger each asks for.
+    const movingTo = new Map((ctx.inFlight ?? []).flatMap((i) => (i.type === 'tpsl-update' ? [[i.tpslPubkey, i.triggerPrice] as const] : [])));
+    const moving = new Set(movingTo.keys());
     const open = new Set<string>();
     const live = new Set<string>();
     for (const item of snapshot.positions) {
@@ -100,9 +102,14 @@ export default defineStrategy({
       // $10 of a $1,000 position) leaves the rest unprotected. Partial stops are neither counted nor
       // kept in place of a whole one, moved or cancelled: they are someone's ladder, not cover.
       const whole = (r: TpslRequestView) => r.entirePosition === true || (r.sizeUsd !== undefined && r.sizeUsd >= p.sizeUsd);
-      const allStops = p.tpslRequests.filter((r) => r.requestType === 'sl' && whole(r)).sort((a, b) => (tighterStop(p.side, a.triggerPriceUsd, b.triggerPriceUsd) ? -1 : 1));
+      // Ranked by where each stop is going, not only where the snapshot shows it: a stop whose move
+      // towards the mark is in flight (or was made after this read) is the tightest once it lands,
+      // and cancelling it as surplus would leave the looser one.
+      const going = (r: TpslRequestView) => withLastMove(withLastMove(r, moved[r.pubkey], p.side), movingTo.get(r.pubkey), p.side).triggerPriceUsd;
+      const allStops = p.tpslRequests.filter((r) => r.requestType === 'sl' && whole(r)).sort((a, b) => (tighterStop(p.side, going(a), going(b)) ? -1 : 1));
       const stops = allStops.filter(managed);
-      for (const extra of stops.slice(1)) {
+      // A stop with a move in flight is never cancelled: that move would land on a cancelled request.
+      for (const extra of stops.slice(1).filter((r) => !moving.has(r.pubkey))) {
         intents.push({ type: 'tpsl-cancel', key: `cancel:${extra.pubkey}`, reason: `surplus stop-loss of ${p.positionPubkey}: ${stops[0]!.pubkey} protects more`, notionalUsd: '0', tpslPubkey: extra.pubkey });
       }
       const target = stopLossTarget(p, cfg);
