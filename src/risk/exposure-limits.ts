@@ -62,7 +62,7 @@ export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: Ri
     case 'open':
       return heldRefusal(intent, facts) ?? judgePerps(intent, facts, limits);
     case 'increase':
-      return judgePerps(intent, facts, limits);
+      return notHeldRefusal(intent, facts) ?? judgePerps(intent, facts, limits);
     // A perps limit order is an open waiting for its trigger: held to the same limits when placed.
     case 'limit-order-create':
       return judgePerps(
@@ -96,6 +96,17 @@ function heldRefusal(intent: Extract<Intent, { type: 'open' }>, facts: ExposureF
   const held = facts.positions.find((p) => p.sizeUsd > 0n && p.marketMint === intent.marketMint && p.side === intent.side);
   if (!held) return undefined;
   return refuse('position_held', `the wallet already holds a ${MARKET_SYMBOL[intent.marketMint]} ${intent.side} position (${held.positionPubkey}); an open does not open a second one, it would add to it: use an increase intent with positionPubkey ${held.positionPubkey}`);
+}
+
+/**
+ * An increase of a position the wallet does not hold (closed by its stop, liquidated, never
+ * opened): the venue would open a new one, without the stop-loss an open must carry and outside
+ * the open-positions limit, which only an open is held to.
+ */
+function notHeldRefusal(intent: Extract<Intent, { type: 'increase' }>, facts: ExposureFacts): ExposureJudgement | undefined {
+  const held = facts.positions.find((p) => p.positionPubkey === intent.positionPubkey && p.sizeUsd > 0n);
+  if (held && held.marketMint === intent.marketMint && held.side === intent.side) return undefined;
+  return refuse('position_not_held', `the latest positions snapshot holds no open ${MARKET_SYMBOL[intent.marketMint]} ${intent.side} position ${intent.positionPubkey}: an increase of it would open a new position, without a stop-loss (use an open)`);
 }
 
 function spend(facts: ExposureFacts, mint: string, amount: bigint): ExposureJudgement {

@@ -1,4 +1,5 @@
 import type { Side } from '../api/schemas/common.ts';
+import type { Intent } from '../sdk/intent.ts';
 
 /** A TP/SL request as the latest positions snapshot shows it. */
 export interface CurrentTpsl {
@@ -23,7 +24,17 @@ export function isTightening(current: CurrentTpsl, next: bigint): boolean {
 
 /**
  * Intent types that only ever lower exposure, allowed while REDUCING: decreases, adding collateral, cancelling a
- * trigger order (it would buy), and creating a TP/SL (it can only close). Cancelling a TP/SL
- * removes protection and is not among them; an update is allowed when it tightens.
+ * trigger, recurring or perps limit order (it would buy or open), and creating a TP/SL (it can only close).
+ * Cancelling a TP/SL removes protection and is not among them; an update is allowed when it tightens.
  */
-export const REDUCING_INTENTS: ReadonlySet<string> = new Set(['decrease', 'decrease-with-fee', 'trigger-cancel', 'trigger-cancel-all', 'recurring-cancel', 'add-collateral', 'tpsl-create']);
+const REDUCING_INTENTS: ReadonlySet<string> = new Set(['decrease', 'decrease-with-fee', 'trigger-cancel', 'trigger-cancel-all', 'recurring-cancel', 'limit-order-cancel', 'add-collateral', 'tpsl-create']);
+
+/**
+ * Whether an intent only ever lowers exposure (see REDUCING_INTENTS). A decrease lowers it only when
+ * it cuts size: one that only withdraws collateral raises the leverage of what stays.
+ */
+export function reducesExposure(intent: Intent): boolean {
+  if (!REDUCING_INTENTS.has(intent.type)) return false;
+  if (intent.type !== 'decrease' && intent.type !== 'decrease-with-fee') return true;
+  return intent.entirePosition === true || (intent.sizeUsdDelta !== undefined && BigInt(intent.sizeUsdDelta) > 0n);
+}

@@ -3,7 +3,7 @@ import { toBigInt } from '../api/amounts.ts';
 import { RISK_ADDING_INTENT_TYPES, type Intent } from '../sdk/intent.ts';
 import { isOperatorDryRun, type ActionRecord } from '../records/action-record.ts';
 import type { RiskDecision, RiskGate } from './risk-gate-port.ts';
-import { isTightening, REDUCING_INTENTS, type CurrentTpsl } from './reducing.ts';
+import { isTightening, reducesExposure, type CurrentTpsl } from './reducing.ts';
 import { BUCKET_LIFETIME_MS, bucketAt, HOUR_BUCKETS, RollingHourCounter, sumOfBuckets } from './rolling-counter.ts';
 import { readTradingState, TradingStateStore } from './trading-state.ts';
 import { TradingSwitch } from './trading-switch.ts';
@@ -323,7 +323,7 @@ export class RedisRiskGate implements RiskGate {
   }
 
   private async lowersExposure(intent: Intent): Promise<boolean> {
-    if (REDUCING_INTENTS.has(intent.type)) return true;
+    if (reducesExposure(intent)) return true;
     if (intent.type !== 'tpsl-update' || !this.o.findTpsl) return false;
     const current = await this.o.findTpsl(intent.tpslPubkey);
     return current !== undefined && isTightening(current, toBigInt(intent.triggerPrice));

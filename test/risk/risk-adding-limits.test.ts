@@ -75,6 +75,15 @@ describe('limits of risk-adding intents, each refused with its name', () => {
     expect((await g.check('accept', recordFor({ type: 'increase', positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '1000000000', leverage: '5' }))).allowed).toBe(true);
   });
 
+  it('position_not_held: an increase of a position the wallet does not hold (closed by its stop) is refused: it would open one without a stop-loss', async () => {
+    const increase = recordFor({ type: 'increase', positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '1000000000', leverage: '5' });
+    expect(await gate([]).check('accept', increase)).toMatchObject({ allowed: false, rule: 'position_not_held' });
+    // Held on the other side or another market under that key: not the position the intent names.
+    expect(await gate([position(MINTS.SOL, 'short', 100_000_000n)]).check('accept', increase)).toMatchObject({ allowed: false, rule: 'position_not_held' });
+    expect(await gate([position(MINTS.SOL, 'long', 0n)]).check('accept', increase)).toMatchObject({ allowed: false, rule: 'position_not_held' });
+    expect((await gate([position(MINTS.SOL, 'long', 100_000_000n)]).check('accept', increase)).allowed).toBe(true);
+  });
+
   it('position_held: an open of a market and side the wallet holds is refused, naming the position and increase; the other side is a new position', async () => {
     const g = gate([position(MINTS.SOL, 'long', 100_000_000n)]);
     for (const stage of ['accept', 'sign'] as const) {
@@ -165,6 +174,11 @@ describe('the daily loss stop and reducing mode', () => {
       expect(await g.check('accept', recordFor({ ...fields, type }, { strategy: 'liquidation-guard' })), type).toMatchObject({ allowed: false, rule: 'reducing' });
     }
     expect((await g.check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);
+    // A resting perps limit order would open a position: cancelling it lowers exposure.
+    expect((await g.check('accept', recordFor({ type: 'limit-order-cancel', positionRequestPubkey: POSITION }))).allowed).toBe(true);
+    // A decrease that only withdraws collateral raises the leverage of what stays: not while reducing.
+    const withdraw = recordFor({ type: 'decrease', positionPubkey: POSITION, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', sizeUsdDelta: '0', collateralUsdDelta: '900000000' });
+    expect(await g.check('accept', withdraw)).toMatchObject({ allowed: false, rule: 'reducing' });
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Intent } from '../../sdk/intent.ts';
-import { REDUCING_INTENTS } from '../../risk/reducing.ts';
+import { reducesExposure } from '../../risk/reducing.ts';
 
 /**
  * Admission control of open actions (issue 31): Redis holds every unsettled action (its record,
@@ -22,8 +22,8 @@ export const SHED_REASON = 'open_actions_bound';
  * few (one unfinished action per intent key, and a protective strategy's keys name positions), so
  * the backlog can exceed the bound only by those.
  */
-export function alwaysAdmitted(strategy: string, intent: Pick<Intent, 'type'>, protectiveStrategies: readonly string[]): boolean {
-  return protectiveStrategies.includes(strategy) && (REDUCING_INTENTS.has(intent.type) || intent.type === 'tpsl-update');
+export function alwaysAdmitted(strategy: string, intent: Intent, protectiveStrategies: readonly string[]): boolean {
+  return protectiveStrategies.includes(strategy) && (reducesExposure(intent) || intent.type === 'tpsl-update');
 }
 
 /**
