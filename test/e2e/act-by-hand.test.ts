@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
+import { positionView } from '../../src/sdk/position-view.ts';
 import { readLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { listProcesses } from '../../src/ops/process-presence.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
@@ -137,6 +138,17 @@ describe('stratd act', () => {
     // After the close above the wallet holds no SOL long: this open makes one (the same account, a position's address is per market and side).
     const solLong = (state: Awaited<ReturnType<VenueControl['state']>>) => state.positions.filter((p) => p.owner === deployment.walletAddress && p.asset === 'SOL' && p.side === 'long' && BigInt(p.sizeUsd) > 0n);
     expect(solLong(await control.state())).toEqual([]);
+    // The act and the risk gate judge the daemon's latest positions snapshot: until the pollers read
+    // the wallet again after the close, it still lists the SOL long, and the open is refused as
+    // position_held (it was, once, on a loaded CI host).
+    await waitUntil(
+      async () => {
+        const seen = await readLatestSnapshot(deployment.redis, deployment.prefix, 'positions', deployment.walletAddress);
+        const held = seen === undefined || seen.positions.map(positionView).some((p) => p?.marketMint === MINTS.SOL && p.side === 'long' && p.sizeUsd > 0n);
+        return held ? undefined : true;
+      },
+      { what: 'a positions snapshot without the closed SOL long', timeoutMs: 30_000, context: () => daemon.logTail() },
+    );
     const opened = await act(['open', 'SOL', 'long', '--collateral', '0.3SOL', '--leverage', '2', '--sl', '5%', '--yes', '--reason', 'enter SOL']);
     expect(opened.code, opened.stdout + opened.stderr).toBe(0);
     expect(opened.stdout).toMatch(/^landed: \w+/m);
@@ -149,7 +161,7 @@ describe('stratd act', () => {
     expect(more).toEqual([]);
     const stops = (state.tpsl as Array<{ positionPubkey: string; requestType: string; status: string; triggerPrice: unknown }>).filter((t) => t.positionPubkey === position!.positionPubkey && t.requestType === 'sl' && t.status === 'active');
     expect(stops.map((t) => String(t.triggerPrice))).toEqual([(record!.intent as { stopLossPrice: string }).stopLossPrice]);
-  });
+  }, 60_000);
 
   it('with no daemon listening, the act runs the executor in its own process', async () => {
     daemon.signal('SIGTERM');
