@@ -1,7 +1,9 @@
 import type { Redis } from 'ioredis';
 import { decimalToScaled, USD_DECIMALS } from '../api/amounts.ts';
 import { marketStatsPrice } from '../api/market-stats-price.ts';
+import { inFlightEntry, inFlightIndexKey } from '../records/in-flight-entry.ts';
 import { readLatestSnapshot, readLatestSnapshots } from '../records/snapshot-store.ts';
+import type { Intent } from '../sdk/intent.ts';
 import { decimalTextOfNumber } from '../sdk/number-text.ts';
 import { positionView, type PositionView } from '../sdk/position-view.ts';
 import type { ExposureFacts } from './exposure-limits.ts';
@@ -20,18 +22,24 @@ interface ExposureSource {
  * The facts a risk-adding intent is judged on, from the snapshot store as the pollers left it:
  * the wallet's open positions from its latest positions snapshot, and prices — a market's mark
  * price from that snapshot (any position of the market), else its fresh market-stats price, else a
- * token's `usdPrice` in the latest ranked-tokens snapshots. Undefined when no fresh positions snapshot exists: then nothing about
- * the wallet's exposure is known, and a risk-adding intent is refused (fail closed).
+ * token's `usdPrice` in the latest ranked-tokens snapshots — and the perps risk accepted and not
+ * yet settled (the in-flight index). Undefined when no fresh positions snapshot exists, or an
+ * in-flight entry does not read: then the wallet's exposure is unknown, and a risk-adding intent is
+ * refused (fail closed).
  */
 export function exposureFromSnapshots(source: ExposureSource): () => Promise<ExposureFacts | undefined> {
   const now = source.now ?? Date.now;
   return async () => {
-    const [snapshot, ranked, stats] = await Promise.all([
+    const [snapshot, ranked, stats, inFlight, limitOrders] = await Promise.all([
       readLatestSnapshot(source.redis, source.prefix, 'positions', source.wallet),
       readLatestSnapshots(source.redis, source.prefix, 'rankedTokens'),
       readLatestSnapshots(source.redis, source.prefix, 'marketStats'),
+      source.redis.hgetall(inFlightIndexKey(source.prefix)),
+      readLatestSnapshot(source.redis, source.prefix, 'limitOrders', source.wallet),
     ]);
     if (!snapshot || now() - snapshot.receivedAtMs > source.maxAgeMs) return undefined;
+    const pending = pendingPerps(inFlight);
+    if (!pending) return undefined;
     const positions = snapshot.positions.map(positionView).filter((v): v is PositionView => v !== undefined);
     const prices = new Map<string, bigint>();
     // Oldest first, so the newest snapshot's price of a token is the one kept.
@@ -49,6 +57,37 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
     }
     // The mark of a held position outranks both.
     for (const p of positions) if (p.markPriceUsd > 0n) prices.set(p.marketMint, p.markPriceUsd);
-    return { positions, priceUsd: (mint) => prices.get(mint) };
+    // Orders not executed are positions once they trigger. An older snapshot can still list one
+    // that executed or was cancelled since: counted, the limits err towards refusing.
+    // A snapshot older than RESTING_ORDERS_MAX_AGE_MS (the poller off since) says nothing any more.
+    const ordersFresh = limitOrders !== undefined && now() - limitOrders.receivedAtMs <= RESTING_ORDERS_MAX_AGE_MS;
+    const restingOrders = (ordersFresh ? limitOrders.orders : []).filter((o) => !o.executed).map((o) => ({ marketMint: o.marketMint, side: o.side, sizeUsd: BigInt(o.maxSizeUsdDelta) }));
+    return { positions, pending, restingOrders, priceUsd: (mint) => prices.get(mint) };
   };
+}
+
+const PERPS_ADDING = new Set(['open', 'increase', 'limit-order-create']);
+
+/** Ten of the limit-orders poller's default intervals (30 s). */
+const RESTING_ORDERS_MAX_AGE_MS = 300_000;
+
+/**
+ * The perps opens, increases and limit orders of the in-flight index that the executor accepted
+ * (an entry with a state; one still in the outbox has passed no check yet, and counting it would
+ * let two decisions refuse each other). Undefined when an entry does not read: risk that cannot be
+ * counted refuses what adds risk, as an unknown position does.
+ */
+function pendingPerps(entries: Record<string, string>): Array<{ actionId: string; intent: Intent }> | undefined {
+  const pending: Array<{ actionId: string; intent: Intent }> = [];
+  for (const [actionId, text] of Object.entries(entries)) {
+    let parsed;
+    try {
+      parsed = inFlightEntry.safeParse(JSON.parse(text));
+    } catch {
+      return undefined;
+    }
+    if (!parsed.success) return undefined;
+    if (parsed.data.state !== undefined && PERPS_ADDING.has(parsed.data.intent.type)) pending.push({ actionId, intent: parsed.data.intent });
+  }
+  return pending;
 }

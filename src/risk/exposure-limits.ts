@@ -22,6 +22,13 @@ export interface RiskAddingLimits {
  */
 export interface ExposureFacts {
   readonly positions: readonly PositionView[];
+  /**
+   * Perps opens, increases and limit orders decided and not yet settled (the in-flight index), by
+   * action id: risk the positions snapshot does not show yet, which the limits count as well.
+   */
+  readonly pending?: ReadonlyArray<{ readonly actionId: string; readonly intent: Intent }>;
+  /** The wallet's perps limit orders placed and not executed (its latest limit-orders snapshot): positions once they trigger. */
+  readonly restingOrders?: ReadonlyArray<{ readonly marketMint: string; readonly side: 'long' | 'short'; readonly sizeUsd: bigint }>;
   /** USD × 10^6 per whole token; undefined when no price of the mint is known. */
   priceUsd(mint: string): bigint | undefined;
 }
@@ -57,19 +64,21 @@ const unpriced = (mint: string): ExposureJudgement =>
  * market and per wallet for a perps open, increase or limit order; for swaps and orders, what it spends
  * (valued at the latest prices) for the hourly spend limit, which the gate sums.
  */
-export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: RiskAddingLimits): ExposureJudgement {
+export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: RiskAddingLimits, actionId?: string): ExposureJudgement {
+  // The others in flight: this action's own entry is the intent being judged.
+  const pending = (facts.pending ?? []).filter((p) => p.actionId !== actionId).flatMap((p) => {
+    const ask = perpsAsk(p.intent);
+    return ask ? [{ actionId: p.actionId, ask }] : [];
+  });
+  const ask = perpsAsk(intent);
   switch (intent.type) {
     case 'open':
-      return heldRefusal(intent, facts) ?? judgePerps(intent, facts, limits);
+      return heldRefusal(intent, facts, pending) ?? judgePerps(ask!, facts, limits, pending);
     case 'increase':
-      return notHeldRefusal(intent, facts) ?? judgePerps(intent, facts, limits);
+      return notHeldRefusal(intent, facts) ?? judgePerps(ask!, facts, limits, pending);
     // A perps limit order is an open waiting for its trigger: held to the same limits when placed.
     case 'limit-order-create':
-      return judgePerps(
-        { type: 'open', marketMint: intent.marketMint, side: intent.side, inputMint: intent.inputMint, collateralTokenDelta: intent.inputTokenAmount, leverage: intent.leverage, sizeUsdDelta: intent.sizeUsdDelta },
-        facts,
-        limits,
-      );
+      return judgePerps(ask!, facts, limits, pending);
     case 'swap':
       return spend(facts, intent.inputMint, toBigInt(intent.amount));
     case 'trigger-create':
@@ -92,10 +101,14 @@ export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: Ri
  * to the held position (and attach a second stop to it), while the TP/SL book and the strategies
  * count one position per market and side. Adding is an `increase` naming the position.
  */
-function heldRefusal(intent: Extract<Intent, { type: 'open' }>, facts: ExposureFacts): ExposureJudgement | undefined {
+function heldRefusal(intent: Extract<Intent, { type: 'open' }>, facts: ExposureFacts, pending: readonly PendingAsk[]): ExposureJudgement | undefined {
   const held = facts.positions.find((p) => p.sizeUsd > 0n && p.marketMint === intent.marketMint && p.side === intent.side);
-  if (!held) return undefined;
-  return refuse('position_held', `the wallet already holds a ${MARKET_SYMBOL[intent.marketMint]} ${intent.side} position (${held.positionPubkey}); an open does not open a second one, it would add to it: use an increase intent with positionPubkey ${held.positionPubkey}`);
+  if (held) {
+    return refuse('position_held', `the wallet already holds a ${MARKET_SYMBOL[intent.marketMint]} ${intent.side} position (${held.positionPubkey}); an open does not open a second one, it would add to it: use an increase intent with positionPubkey ${held.positionPubkey}`);
+  }
+  const opening = pending.find((p) => p.ask.type === 'open' && !p.ask.limitOrder && p.ask.marketMint === intent.marketMint && p.ask.side === intent.side);
+  if (!opening) return undefined;
+  return refuse('position_held', `an open of a ${MARKET_SYMBOL[intent.marketMint]} ${intent.side} position is in flight (action ${opening.actionId}); a second one would add to it`);
 }
 
 /**
@@ -120,9 +133,32 @@ type PerpsExposureAsk = Pick<Extract<Intent, { type: 'open' }>, 'marketMint' | '
   /** The token paid in. */
   readonly inputMint?: string;
   readonly collateralMint?: string;
+  /** A limit order: an open once its trigger is reached. */
+  readonly limitOrder?: true;
 };
 
-function judgePerps(intent: PerpsExposureAsk, facts: ExposureFacts, limits: RiskAddingLimits): ExposureJudgement {
+/** A perps ask of another action in flight. */
+interface PendingAsk {
+  readonly actionId: string;
+  readonly ask: PerpsExposureAsk;
+}
+
+/** The perps ask of an intent that opens or adds to a position; undefined for any other. */
+function perpsAsk(intent: Intent): PerpsExposureAsk | undefined {
+  if (intent.type === 'open' || intent.type === 'increase') return intent;
+  if (intent.type !== 'limit-order-create') return undefined;
+  return { type: 'open', marketMint: intent.marketMint, side: intent.side, inputMint: intent.inputMint, collateralTokenDelta: intent.inputTokenAmount, leverage: intent.leverage, sizeUsdDelta: intent.sizeUsdDelta, limitOrder: true };
+}
+
+/** The size an ask adds (USD × 10^6): its sizeUsdDelta, or its collateral's value × its leverage; undefined when unpriced. */
+function askedSizeUsd(ask: PerpsExposureAsk, facts: ExposureFacts): bigint | undefined {
+  if (ask.sizeUsdDelta !== undefined) return toBigInt(ask.sizeUsdDelta);
+  const collateralUsd = tokenValueUsd(facts, ask.inputMint ?? ask.collateralMint ?? '', toBigInt(ask.collateralTokenDelta));
+  if (collateralUsd === undefined) return undefined;
+  return (collateralUsd * (ask.leverage === undefined ? 0n : decimalToScaled(ask.leverage, 6))) / USD_SCALE;
+}
+
+function judgePerps(intent: PerpsExposureAsk, facts: ExposureFacts, limits: RiskAddingLimits, pending: readonly PendingAsk[] = []): ExposureJudgement {
   const market = intent.marketMint;
   const symbol = MARKET_SYMBOL[market];
   const payMint = intent.inputMint ?? intent.collateralMint ?? '';
@@ -132,6 +168,23 @@ function judgePerps(intent: PerpsExposureAsk, facts: ExposureFacts, limits: Risk
   if (intent.sizeUsdDelta !== undefined) sizeUsd = toBigInt(intent.sizeUsdDelta);
   else if (collateralUsd === undefined) return unpriced(payMint);
   else sizeUsd = (collateralUsd * (leverage ?? 0n)) / USD_SCALE;
+  // Risk decided and not settled yet counts as held: otherwise each of several opens or limit
+  // orders decided before the positions snapshot shows any of them passes the limits alone.
+  let pendingInMarket = 0n;
+  let pendingInWallet = 0n;
+  const pendingNew = new Set<string>();
+  for (const { ask } of pending) {
+    const size = askedSizeUsd(ask, facts);
+    if (size === undefined) return unpriced(ask.inputMint ?? ask.collateralMint ?? '');
+    pendingInWallet += size;
+    if (ask.marketMint === market) pendingInMarket += size;
+    if (ask.type === 'open') pendingNew.add(`${ask.marketMint}:${ask.side}`);
+  }
+  for (const order of facts.restingOrders ?? []) {
+    pendingInWallet += order.sizeUsd;
+    if (order.marketMint === market) pendingInMarket += order.sizeUsd;
+    pendingNew.add(`${order.marketMint}:${order.side}`);
+  }
   const maxLeverage = limits.maxLeverage[market];
   // The leverage the intent asks for, or the one its size implies on its collateral.
   if (leverage !== undefined && leverage > maxLeverage) {
@@ -144,17 +197,19 @@ function judgePerps(intent: PerpsExposureAsk, facts: ExposureFacts, limits: Risk
     }
   }
   const open = facts.positions.filter((p) => p.sizeUsd > 0n);
-  const isNew = intent.type === 'open' && !open.some((p) => p.marketMint === market && p.side === intent.side);
-  if (isNew && open.length + 1 > limits.maxOpenPositions) {
-    return refuse('max_open_positions', `the wallet holds ${open.length} open positions; risk.maxOpenPositions is ${limits.maxOpenPositions}`);
+  for (const p of open) pendingNew.delete(`${p.marketMint}:${p.side}`);
+  const isNew = intent.type === 'open' && !open.some((p) => p.marketMint === market && p.side === intent.side) && !pendingNew.has(`${market}:${intent.side}`);
+  const inFlightNote = (amount: bigint) => (amount > 0n ? ` (${amount} of it in flight or in resting limit orders)` : '');
+  if (isNew && open.length + pendingNew.size + 1 > limits.maxOpenPositions) {
+    return refuse('max_open_positions', `the wallet holds ${open.length} open positions${pendingNew.size > 0 ? ` and ${pendingNew.size} more are being opened` : ''}; risk.maxOpenPositions is ${limits.maxOpenPositions}`);
   }
-  const inMarket = open.filter((p) => p.marketMint === market).reduce((sum, p) => sum + p.sizeUsd, 0n);
+  const inMarket = open.filter((p) => p.marketMint === market).reduce((sum, p) => sum + p.sizeUsd, 0n) + pendingInMarket;
   if (inMarket + sizeUsd > limits.maxNotionalPerMarketUsd) {
-    return refuse('max_notional_per_market', `${symbol} positions of ${inMarket} plus ${sizeUsd} would exceed risk.maxNotionalPerMarketUsd ${limits.maxNotionalPerMarketUsd} (USD × 10^6)`);
+    return refuse('max_notional_per_market', `${symbol} positions of ${inMarket}${inFlightNote(pendingInMarket)} plus ${sizeUsd} would exceed risk.maxNotionalPerMarketUsd ${limits.maxNotionalPerMarketUsd} (USD × 10^6)`);
   }
-  const inWallet = open.reduce((sum, p) => sum + p.sizeUsd, 0n);
+  const inWallet = open.reduce((sum, p) => sum + p.sizeUsd, 0n) + pendingInWallet;
   if (inWallet + sizeUsd > limits.maxNotionalPerWalletUsd) {
-    return refuse('max_notional_per_wallet', `open positions of ${inWallet} plus ${sizeUsd} would exceed risk.maxNotionalPerWalletUsd ${limits.maxNotionalPerWalletUsd} (USD × 10^6)`);
+    return refuse('max_notional_per_wallet', `open positions of ${inWallet}${inFlightNote(pendingInWallet)} plus ${sizeUsd} would exceed risk.maxNotionalPerWalletUsd ${limits.maxNotionalPerWalletUsd} (USD × 10^6)`);
   }
   return { ok: true, spendUsd: 0n };
 }

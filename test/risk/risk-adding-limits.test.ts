@@ -8,6 +8,11 @@ import type { ExposureFacts } from '../../src/risk/exposure-limits.ts';
 import { RedisRiskGate, type RiskLimits } from '../../src/risk/risk-gate.ts';
 import { riskLimitsFromConfig } from '../../src/risk/risk-limits-config.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
+import { exposureFromSnapshots } from '../../src/risk/exposure-facts.ts';
+import { inFlightIndexKey } from '../../src/records/in-flight-entry.ts';
+import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
+import { intentSchema } from '../../src/sdk/intent.ts';
+import { samples } from '../../src/sdk/testing.ts';
 import { redisScope } from '../support/redis-scope.ts';
 import { recordFor } from './records.ts';
 
@@ -136,6 +141,64 @@ describe('limits of risk-adding intents, each refused with its name', () => {
     expect(await gate(undefined).check('accept', openSol())).toMatchObject({ allowed: false, rule: 'exposure_unknown' });
     // What does not add risk is not held to them.
     expect((await gate(undefined).check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);
+  });
+});
+
+describe('risk decided and not yet settled counts (the in-flight index)', () => {
+  /** A SOL long limit order of `usd` dollars of size, as another action in flight. */
+  const limitOrder = (usd: number, key: string) => recordFor({ type: 'limit-order-create', key, marketMint: MINTS.SOL, side: 'long', inputMint: MINTS.USDC, inputTokenAmount: '1000000000', triggerPrice: '100000000', sizeUsdDelta: String(usd * 1_000_000) });
+  function gateWith(positions: PositionView[], pending: ReturnType<typeof recordFor>[]): RedisRiskGate {
+    const base = facts(positions);
+    return new RedisRiskGate({ redis: scope.redis, prefix: scope.prefix, limits: LIMITS, exposure: async () => ({ ...base, pending: pending.map((r) => ({ actionId: r.actionId, intent: r.intent })) }) });
+  }
+
+  it('a second limit order that passes the per-market limit alone is refused with the first in flight; the action judged is not counted twice', async () => {
+    const first = limitOrder(4_000, 'limit:a');
+    const second = limitOrder(4_000, 'limit:b');
+    const d = await gateWith([], [first]).check('accept', first); expect(d.allowed, JSON.stringify(d)).toBe(true);
+    expect(await gateWith([], [first, second]).check('accept', second)).toMatchObject({ allowed: false, rule: 'max_notional_per_market' });
+  });
+
+  it('resting limit orders count: a limit order that fits the per-market limit alone is refused beside one resting', async () => {
+    const g = new RedisRiskGate({ redis: scope.redis, prefix: scope.prefix, limits: LIMITS, exposure: async () => ({ ...facts([]), restingOrders: [{ marketMint: MINTS.SOL, side: 'long', sizeUsd: 4_000_000_000n }] }) });
+    expect(await g.check('accept', limitOrder(4_000, 'limit:c'))).toMatchObject({ allowed: false, rule: 'max_notional_per_market' });
+    expect((await g.check('accept', limitOrder(900, 'limit:d'))).allowed).toBe(true);
+  });
+
+  it('opens in flight count against max_open_positions, and a second open of the same market and side is position_held', async () => {
+    const ethOpen = recordFor({ type: 'open', key: 'open:eth', marketMint: MINTS.ETH, side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '10000000', leverage: '2', stopLossPrice: '4000000000' });
+    const btcOpen = recordFor({ type: 'open', key: 'open:btc', marketMint: MINTS.BTC, side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '10000000', leverage: '2', stopLossPrice: '200000000000' });
+    const held = [position(MINTS.SOL, 'long', 100_000_000n)];
+    // Held: 1; in flight: 2; one more is past maxOpenPositions 3.
+    expect(await gateWith(held, [ethOpen, btcOpen]).check('accept', openSol({ side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '10000000' }))).toMatchObject({ allowed: false, rule: 'max_open_positions' });
+    expect((await gateWith(held, [ethOpen]).check('accept', openSol({ side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '10000000' }))).allowed).toBe(true);
+    const secondEth = recordFor({ ...ethOpen.intent, key: 'open:eth:2' });
+    expect(await gateWith([], [ethOpen]).check('accept', secondEth)).toMatchObject({ allowed: false, rule: 'position_held' });
+  });
+
+  it('the facts read the in-flight index: accepted perps risk only; an unreadable entry leaves the exposure unknown', async () => {
+    const wallet = POSITION;
+    const now = Date.now();
+    await storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'positions', source: 'perps.positions', key: wallet, tickMs: now, receivedAtMs: now, wallet, positions: [] });
+    const entry = (intent: object, state?: string) => JSON.stringify({ strategy: 's', intent: intentSchema.parse(intent), decidedAtMs: now, ...(state ? { state } : {}) });
+    const accepted = limitOrder(4_000, 'limit:accepted').intent;
+    await scope.redis.hset(inFlightIndexKey(scope.prefix), {
+      'act-accepted': entry(accepted, 'accepted'),
+      'act-outbox': entry(limitOrder(1_000, 'limit:outbox').intent),
+      'act-decrease': entry(recordFor({ type: 'decrease' }).intent, 'built'),
+    });
+    const read = exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 60_000 });
+    expect((await read())?.pending).toEqual([{ actionId: 'act-accepted', intent: accepted }]);
+    // Resting limit orders: those not executed, from a fresh limit-orders snapshot.
+    const orders = samples.limitOrders(now).orders;
+    const resting = { ...orders[0]!, maxSizeUsdDelta: '4000000000' };
+    await storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'limitOrders', source: 'perps.limitOrders', key: wallet, wallet, tickMs: now, receivedAtMs: now, orders: [resting, { ...resting, executed: true }] });
+    expect((await read())?.restingOrders).toEqual([{ marketMint: MINTS.SOL, side: 'long', sizeUsd: 4_000_000_000n }]);
+    // Five minutes on (the poller turned off), that snapshot says nothing any more.
+    const later = exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 600_000, now: () => now + 301_000 });
+    expect((await later())?.restingOrders).toEqual([]);
+    await scope.redis.hset(inFlightIndexKey(scope.prefix), 'act-broken', '{"strategy":"s"}');
+    expect(await read()).toBeUndefined();
   });
 });
 
