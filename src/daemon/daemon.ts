@@ -33,6 +33,8 @@ import { CallFailureLog } from '../pipeline/call-failure-log.ts';
 import { LocalSnapshots } from '../pipeline/local-snapshots.ts';
 import { startStrategyWorker, type StrategyWorker } from '../pipeline/strategy-worker.ts';
 import { TradingSwitch } from '../risk/trading-switch.ts';
+import { ExternalPnlBook } from '../risk/daily-loss.ts';
+import { riskLimitsFromConfig } from '../risk/risk-limits-config.ts';
 import { loadStrategies, StrategyLoadError } from '../pipeline/strategy-runtime/loader.ts';
 import type { Venue } from '../paper/venue.ts';
 import { lockPaperFolder } from '../paper/lock.ts';
@@ -294,7 +296,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }
       // Fills stratd did not cause (TP/SL triggers, limit fills, liquidations, manual closes) are
       // recorded from the snapshots this role reads; every replica may look, a fill is written once.
-      const fills = new FillWatcher({ redis, prefix, ledger, notifier, logger: logger.child({ component: 'fills' }), retentionMs: config.execution.retentionMs });
+      const pnlBook = new ExternalPnlBook({ redis, prefix, dailyLossStopUsd: () => riskLimitsFromConfig(liveRisk.current).dailyLossStopUsd, tradingSwitch });
+      const fills = new FillWatcher({ redis, prefix, ledger, notifier, logger: logger.child({ component: 'fills' }), retentionMs: config.execution.retentionMs, bookPnl: (id, pnl) => pnlBook.book(id, pnl) });
       const onSnapshot = async (snapshot: Snapshot): Promise<void> => {
         await recorder?.write(snapshot);
         balances?.check();

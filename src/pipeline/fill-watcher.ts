@@ -6,7 +6,7 @@ import type { TriggerOrder } from '../api/schemas/trigger.ts';
 import type { Logger } from '../kernel/logger.ts';
 import { formatUsd } from '../kernel/money-text.ts';
 import type { NotifyEventInput, NotifySink } from '../kernel/notify-event.ts';
-import { signatureClaimKey } from './executor/action-store.ts';
+import { requestClaimKey, signatureClaimKey } from './executor/action-store.ts';
 import type { Ledger, LedgerEntryInput } from '../records/ledger.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
 import type { Snapshot } from '../sdk/snapshot.ts';
@@ -90,6 +90,12 @@ interface FillWatcherOptions {
   /** How long a fill's mark and a TP/SL kind are kept (default 7 days, the action records' retention). */
   readonly retentionMs?: number;
   readonly now?: () => number;
+  /**
+   * Books a perps fill's realised PnL (USD × 10^6, its fee taken off) into the day's total that the
+   * daily loss stop reads (src/risk/daily-loss.ts); once per fill, before the fill is marked seen,
+   * so a crash in between books it on the next look, not never.
+   */
+  readonly bookPnl?: (fillId: string, pnlUsd: bigint) => Promise<void>;
 }
 
 /** A spot order's fill the watcher recorded: the increment since the order was last seen. */
@@ -296,8 +302,13 @@ export class FillWatcher {
     for (const trade of ordered) {
       const id = fillId(trade);
       if (await redis.exists(fillSeenKey(prefix, id))) continue;
-      // Ours: the fill executed a request one of our actions signed (its signature is claimed).
+      // Ours: the fill executed a request one of our actions signed (its signature is claimed), or
+      // names a request one of our actions sent (the trade's txHash may be the keeper's).
       if (await redis.exists(signatureClaimKey(prefix, trade.txHash))) continue;
+      if (trade.positionRequestPubkey && (await redis.exists(requestClaimKey(prefix, trade.positionRequestPubkey)))) continue;
+      // A loss the keeper or the chain realised (a stop-loss, a liquidation) counts toward the daily
+      // loss stop like one of ours; the fee is taken off (the API does not say whether pnl is net of it).
+      if (trade.pnl !== null) await this.o.bookPnl?.(id, BigInt(trade.pnl) - BigInt(trade.fee));
       const cause = fillCause(trade);
       const trigger = cause === 'tpsl_trigger' && trade.positionRequestPubkey ? (await redis.get(tpslKindKey(prefix, trade.positionRequestPubkey))) ?? undefined : undefined;
       const fill: ExternalFill = { id, cause, trade, ...(trigger ? { trigger } : {}) };

@@ -12,6 +12,7 @@ import type { Ledger } from '../records/ledger.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
 import { judgeRiskAdding, type ExposureFacts, type RiskAddingLimits } from './exposure-limits.ts';
+import { dailyPnlKey, escalateOnDailyLoss } from './daily-loss.ts';
 
 export interface RiskLimits {
   /** USD × 10^6. */
@@ -304,14 +305,11 @@ export class RedisRiskGate implements RiskGate {
   }
 
   private pnlKey(): string {
-    return `${this.o.prefix}risk:pnl:${new Date(this.now()).toISOString().slice(0, 10)}`;
+    return dailyPnlKey(this.o.prefix, this.now());
   }
 
   private async checkLossStop(total: string | null): Promise<void> {
-    const dayTotal = total === null ? 0n : BigInt(total);
-    if (dayTotal <= -this.limits.dailyLossStopUsd) {
-      await this.tradingSwitch.escalate({ state: 'reducing', reason: `daily realised loss ${-dayTotal} reached the stop ${this.limits.dailyLossStopUsd} (USD × 10^6)`, by: 'risk', cause: 'loss_stop' });
-    }
+    await escalateOnDailyLoss(this.tradingSwitch, total, this.limits.dailyLossStopUsd);
   }
 
   private counterFor(strategy: string): RollingHourCounter {

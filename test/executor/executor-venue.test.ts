@@ -10,6 +10,7 @@ import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts
 import type { ActionRecord } from '../../src/records/action-record.ts';
 import { toBigInt } from '../../src/api/amounts.ts';
 import { MINTS } from '../../src/api/mints.ts';
+import { requestClaimKey } from '../../src/pipeline/executor/action-store.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
@@ -17,12 +18,13 @@ import { EXECUTE_PATH, signatureVerifies, TRIGGER_EXECUTE_PATH, until, VenueExec
 
 const redis = connectRedis(redisUrlFromEnv());
 const SLOT_MS = 20;
+const PREFIX = `stratd-test:{executor-venue-${process.pid}}:`;
 let h: VenueExecutorHarness;
 
 beforeAll(async () => {
   // 750 blocks (15 s) of blockhash validity: a slow machine cannot expire a build mid-test;
   // the expiry test moves the venue clock past lastValidBlockHeight itself.
-  h = await VenueExecutorHarness.start(redis, `stratd-test:{executor-venue-${process.pid}}:`, { slotMs: SLOT_MS, blockhashValidBlocks: 750, decreaseInstantShare: 0 });
+  h = await VenueExecutorHarness.start(redis, PREFIX, { slotMs: SLOT_MS, blockhashValidBlocks: 750, decreaseInstantShare: 0 });
 });
 afterAll(async () => {
   await h.stop();
@@ -91,6 +93,8 @@ describe('executor against the simulated venue', () => {
       expect(h.outcomesOf(job.actionId)).toEqual(['ambiguous', 'landed']);
       expect(executesOf(EXECUTE_PATH, final!.signedTx)).toEqual([]);
       expect(w.signatures()).toBe(1);
+      // Its request is claimed for it: the keeper's trade of it is ours, whatever txHash it carries.
+      expect(await redis.get(requestClaimKey(PREFIX, final!.positionRequestPubkey!))).toBe(job.actionId);
     } finally {
       h.venue.applyFaults({ keeperDelayMs: 1_000 });
     }

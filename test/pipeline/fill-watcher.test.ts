@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import type { NotifyEventInput } from '../../src/kernel/notify-event.ts';
 import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
+import { dailyPnlKey, ExternalPnlBook } from '../../src/risk/daily-loss.ts';
+import { TradingStateStore } from '../../src/risk/trading-state.ts';
+import { TradingSwitch } from '../../src/risk/trading-switch.ts';
 import { FillWatcher, type ExternalFill } from '../../src/pipeline/fill-watcher.ts';
 import { Ledger } from '../../src/records/ledger.ts';
 import { keyPrefix } from '../../src/pipeline/queues.ts';
@@ -183,5 +186,48 @@ describe('fill watcher on the venue', () => {
     }
     expect((await fillEntries(w)).map((e) => e.detail['cause'])).toEqual(['manual']);
     expect(events).toHaveLength(1);
+  });
+
+  it('a stop-loss\'s realised loss is booked once into the day\'s PnL and reaches the daily loss stop; a fill of a request we sent is not booked', async () => {
+    const w = await h.fundedWallet();
+    const p = await solLong(w);
+    const tradingSwitch = new TradingSwitch({ redis, prefix });
+    const book = new ExternalPnlBook({ redis, prefix, dailyLossStopUsd: () => 1n, tradingSwitch });
+    const booked: Array<[string, bigint]> = [];
+    const bookingWatcher = () => new FillWatcher({ redis, prefix, ledger: h.ledger, bookPnl: async (id, pnl) => (booked.push([id, pnl]), book.book(id, pnl)) });
+    const fills = bookingWatcher();
+    expect(await look(fills, w)).toEqual([]);
+    const dayKey = dailyPnlKey(prefix, Date.now());
+    const before = BigInt((await redis.get(dayKey)) ?? '0');
+    const sl = p.markPriceUsd - (p.markPriceUsd - p.liquidationPriceUsd) / 4n;
+    expect((await run(w, { type: 'tpsl-create', key: `sl:${p.positionPubkey}`, reason: 'protect', notionalUsd: '0', positionPubkey: p.positionPubkey, marketMint: MINTS.SOL, side: 'long', requestType: 'sl', triggerPrice: sl.toString(), receiveToken: 'USDC' }))?.state).toBe('landed');
+    try {
+      await setPrice(sl - USD);
+      h.venue.advance(1_000);
+      await closed(w, p.positionPubkey);
+      // Two replicas look at once, and one of them again: the loss is booked once.
+      await Promise.all([look(fills, w), look(bookingWatcher(), w)]);
+      await look(fills, w);
+    } finally {
+      await setPrice(p.markPriceUsd);
+    }
+    const trade = (await h.direct.call('perps.trades', { walletAddress: w.address, start: 0, end: 20 })).dataList.find((t) => t.orderType === 'Trigger')!;
+    const loss = BigInt(trade.pnl!) - BigInt(trade.fee);
+    expect(loss).toBeLessThan(0n);
+    expect(BigInt((await redis.get(dayKey))!) - before).toBe(loss);
+    expect((await new TradingStateStore(redis, prefix).get())).toMatchObject({ state: 'reducing', by: 'risk' });
+    await new TradingStateStore(redis, prefix).set('active', 'test over', 'test');
+
+    // The keeper's fill of a request one of our actions sent may carry the keeper's txHash: its request's claim marks it ours.
+    const w2 = await h.fundedWallet();
+    const ours = { ...trade, txHash: '5'.repeat(88), positionRequestPubkey: 'Ours1111111111111111111111111111111111111111', createdTime: trade.createdTime + 1 };
+    await new ActionStore(redis, prefix).claimRequest(ours.positionRequestPubkey, 'act-ours');
+    const now = Date.now();
+    const snapshot: Snapshot = { kind: 'trades', source: 'perps.trades', key: w2.address, wallet: w2.address, trades: [], tickMs: now, receivedAtMs: now };
+    const watch = bookingWatcher();
+    await watch.observe(snapshot); // the first look at a wallet marks its history
+    booked.length = 0;
+    expect(await watch.observe({ ...snapshot, trades: [ours] })).toEqual([]);
+    expect(booked).toEqual([]);
   });
 });

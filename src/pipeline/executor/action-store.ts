@@ -173,6 +173,15 @@ export function signatureClaimKey(prefix: string, signature: string): string {
   return `${prefix}sig:${signature}`;
 }
 
+/**
+ * Which action a perps position request belongs to: the keeper's trade of it names the request,
+ * and its txHash may be the keeper's transaction, not our signature (docs/operations.md), so the
+ * fill watcher tells our own fills from others' by this claim as well.
+ */
+export function requestClaimKey(prefix: string, positionRequestPubkey: string): string {
+  return `${prefix}request:${positionRequestPubkey}`;
+}
+
 /** The decision outbox: actions decided (their intent keys claimed) that no record holds yet. */
 export function decisionOutboxKeys(prefix: string): { readonly hashKey: string; readonly indexKey: string } {
   return { hashKey: `${prefix}actions:outbox`, indexKey: `${prefix}actions:outbox-since` };
@@ -282,6 +291,11 @@ export class ActionStore {
    * A `signed` record claims its signature in the same write; one another action claimed first
    * throws SignatureClaimed, with nothing written.
    */
+  /** Claims a sent action's position request for it, for as long as a signature's claim lasts (requestClaimKey). */
+  async claimRequest(positionRequestPubkey: string, actionId: string): Promise<void> {
+    await this.redis.set(requestClaimKey(this.prefix, positionRequestPubkey), actionId, 'EX', Number(this.retentionSec));
+  }
+
   async save(record: ActionRecord, version: number, ledgerEntries?: string | readonly string[], leaseOwner?: string, keepIntentMs?: number): Promise<StoredAction> {
     const result = await this.cas(record, version, ledgerEntries, undefined, leaseOwner, keepIntentMs);
     if (typeof result === 'object') throw new SignatureClaimed(record.actionId, record.signature ?? '', result.owner);

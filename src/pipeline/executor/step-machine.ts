@@ -75,7 +75,11 @@ export class StepMachine {
       if (replayed) throw new Refusal(REPLAY_REASONS.landedBeforeBuild, replayed);
       const sent = answer.via === 'rpc' ? answer.sent : { ok: true as const };
       if (!sent.ok && sent.refusal === 'signature_invalid') throw new Refusal('chain:signature_invalid', sent.message);
-      return this.bookkeeping.transition(stored, { state: 'submitted', submitStartedAtMs: this.context.now(), lastSentAtMs: this.context.now(), sendCount: r.sendCount + 1 });
+      const submitted = await this.bookkeeping.transition(stored, { state: 'submitted', submitStartedAtMs: this.context.now(), lastSentAtMs: this.context.now(), sendCount: r.sendCount + 1 });
+      // After the send, not before it (no round trip on the way to the chain): the keeper fills
+      // the request a while later, and the fill watcher must know that fill for ours.
+      if (r.awaitsKeeper && r.positionRequestPubkey !== undefined) await this.context.options.store.claimRequest(r.positionRequestPubkey, r.actionId);
+      return submitted;
     }
     // A previous process may have posted these bytes (the record was marked before the post).
     const repeat = r.submitStartedAtMs !== undefined;
