@@ -48,10 +48,13 @@ describe('two daemon processes on one Redis', () => {
       if (!a.running || !b.running) throw new Error('a daemon exited');
       return (await deployment.ledger()).find((e) => e.type === 'action_state' && e.state === 'landed');
     }, { what: 'an action landed', timeoutMs: 45_000, context });
+    // Long enough for the checks below to mean something: ten slots both ticked, and more than ten
+    // snapshot jobs in all (a run whose action landed at once had seen only ten, and failed the count).
     await waitUntil(async () => {
-      const duplicated = (await queueEvents(deployment.redis, deployment.prefix, 'market')).filter((e) => e.event === 'duplicated');
-      return duplicated.length >= 10 ? duplicated : undefined;
-    }, { what: 'both pollers ticked the same slots (ten duplicate adds)', timeoutMs: 30_000, context });
+      const events = await queueEvents(deployment.redis, deployment.prefix, 'market');
+      const duplicated = events.filter((e) => e.event === 'duplicated');
+      return duplicated.length >= 10 && eventCounts(events).size > 10 ? duplicated : undefined;
+    }, { what: 'both pollers ticked the same slots (ten duplicate adds) and more than ten snapshot jobs', timeoutMs: 30_000, context });
     // The kill switch reaches both real daemons: pause and resume list each one by pid.
     const cliSets = sets.flatMap((s) => ['--set', s]);
     const paused = await runCli(['pause', '--reducing', '--reason', 'drill', ...cliSets]);
