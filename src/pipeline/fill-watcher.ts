@@ -308,7 +308,10 @@ export class FillWatcher {
       if (trade.positionRequestPubkey && (await redis.exists(requestClaimKey(prefix, trade.positionRequestPubkey)))) continue;
       // A loss the keeper or the chain realised (a stop-loss, a liquidation) counts toward the daily
       // loss stop like one of ours; the fee is taken off (the API does not say whether pnl is net of it).
-      if (trade.pnl !== null) await this.o.bookPnl?.(id, BigInt(trade.pnl) - BigInt(trade.fee));
+      // Only a fill of today (UTC): the stop is the day's, and a fill found after downtime, or read
+      // again once its markers expired, belongs to the day it happened.
+      const today = new Date(this.now()).toISOString().slice(0, 10);
+      if (trade.pnl !== null && new Date(trade.createdTime * 1000).toISOString().slice(0, 10) === today) await this.o.bookPnl?.(id, BigInt(trade.pnl) - BigInt(trade.fee));
       const cause = fillCause(trade);
       const trigger = cause === 'tpsl_trigger' && trade.positionRequestPubkey ? (await redis.get(tpslKindKey(prefix, trade.positionRequestPubkey))) ?? undefined : undefined;
       const fill: ExternalFill = { id, cause, trade, ...(trigger ? { trigger } : {}) };

@@ -77,8 +77,8 @@ const RESTING_ORDERS_MAX_AGE_MS = 300_000;
  * let two decisions refuse each other). Undefined when an entry does not read: risk that cannot be
  * counted refuses what adds risk, as an unknown position does.
  */
-function pendingPerps(entries: Record<string, string>): Array<{ actionId: string; intent: Intent }> | undefined {
-  const pending: Array<{ actionId: string; intent: Intent }> = [];
+function pendingPerps(entries: Record<string, string>): Array<{ actionId: string; intent: Intent; state: string }> | undefined {
+  const pending: Array<{ actionId: string; intent: Intent; state: string }> = [];
   for (const [actionId, text] of Object.entries(entries)) {
     let parsed;
     try {
@@ -87,7 +87,7 @@ function pendingPerps(entries: Record<string, string>): Array<{ actionId: string
       return undefined;
     }
     if (!parsed.success) return undefined;
-    if (parsed.data.state !== undefined && PERPS_ADDING.has(parsed.data.intent.type)) pending.push({ actionId, intent: parsed.data.intent });
+    if (parsed.data.state !== undefined && PERPS_ADDING.has(parsed.data.intent.type)) pending.push({ actionId, intent: parsed.data.intent, state: parsed.data.state });
   }
   return pending;
 }

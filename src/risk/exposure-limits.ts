@@ -26,7 +26,7 @@ export interface ExposureFacts {
    * Perps opens, increases and limit orders decided and not yet settled (the in-flight index), by
    * action id: risk the positions snapshot does not show yet, which the limits count as well.
    */
-  readonly pending?: ReadonlyArray<{ readonly actionId: string; readonly intent: Intent }>;
+  readonly pending?: ReadonlyArray<{ readonly actionId: string; readonly intent: Intent; readonly state?: string }>;
   /** The wallet's perps limit orders placed and not executed (its latest limit-orders snapshot): positions once they trigger. */
   readonly restingOrders?: ReadonlyArray<{ readonly marketMint: string; readonly side: 'long' | 'short'; readonly sizeUsd: bigint }>;
   /** USD × 10^6 per whole token; undefined when no price of the mint is known. */
@@ -64,9 +64,12 @@ const unpriced = (mint: string): ExposureJudgement =>
  * market and per wallet for a perps open, increase or limit order; for swaps and orders, what it spends
  * (valued at the latest prices) for the hourly spend limit, which the gate sums.
  */
-export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: RiskAddingLimits, actionId?: string): ExposureJudgement {
-  // The others in flight: this action's own entry is the intent being judged.
-  const pending = (facts.pending ?? []).filter((p) => p.actionId !== actionId).flatMap((p) => {
+export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: RiskAddingLimits, actionId?: string, stage: 'accept' | 'sign' = 'accept'): ExposureJudgement {
+  // The others in flight: this action's own entry is the intent being judged. Before signing, only
+  // those already signed count: two accepted together did not see each other, and counting each
+  // other now would refuse both; the first to sign is held to the limits, the second sees it.
+  const counted = (p: { readonly actionId: string; readonly state?: string }) => p.actionId !== actionId && (stage === 'accept' || (p.state !== undefined && SIGNED_OR_LATER.has(p.state)));
+  const pending = (facts.pending ?? []).filter(counted).flatMap((p) => {
     const ask = perpsAsk(p.intent);
     return ask ? [{ actionId: p.actionId, ask }] : [];
   });
@@ -136,6 +139,9 @@ type PerpsExposureAsk = Pick<Extract<Intent, { type: 'open' }>, 'marketMint' | '
   /** A limit order: an open once its trigger is reached. */
   readonly limitOrder?: true;
 };
+
+/** States of an action whose signature exists: it may land. */
+const SIGNED_OR_LATER: ReadonlySet<string> = new Set(['signed', 'submitted', 'landed']);
 
 /** A perps ask of another action in flight. */
 interface PendingAsk {

@@ -124,7 +124,7 @@ export class RedisRiskGate implements RiskGate {
     let spendUsd = 0n;
     let addingRefusal: RiskDecision | undefined;
     if (adding) {
-      const judged = await this.judgeAdding(record, adding, limits);
+      const judged = await this.judgeAdding(record, adding, limits, stage);
       if (!judged.ok && judged.rule === 'daily_loss_stop') return refuse(judged.rule, judged.detail);
       if (judged.ok) spendUsd = judged.spendUsd;
       else addingRefusal = refuse(judged.rule, judged.detail);
@@ -221,7 +221,7 @@ export class RedisRiskGate implements RiskGate {
    * stop halts risk-adding intents for the rest of the UTC day, whatever the trading state: a
    * resume brings protective and managing flow back, not new risk), then the exposure limits.
    */
-  private async judgeAdding(record: ActionRecord, adding: RiskAddingLimits, limits: RiskLimits): Promise<ReturnType<typeof judgeRiskAdding>> {
+  private async judgeAdding(record: ActionRecord, adding: RiskAddingLimits, limits: RiskLimits, stage: 'accept' | 'sign'): Promise<ReturnType<typeof judgeRiskAdding>> {
     const intent = record.intent;
     const [dayTotal, facts] = await Promise.all([this.o.redis.get(this.pnlKey()), this.o.exposure ? this.o.exposure() : Promise.resolve(undefined)]);
     const day = dayTotal === null ? 0n : BigInt(dayTotal);
@@ -229,7 +229,7 @@ export class RedisRiskGate implements RiskGate {
       return { ok: false, rule: 'daily_loss_stop', detail: `today's realised loss ${-day} reached risk.dailyLossStopUsd ${limits.dailyLossStopUsd} (USD × 10^6); no ${intent.type} until the UTC day ends` };
     }
     if (!facts) return { ok: false, rule: 'exposure_unknown', detail: 'no fresh positions snapshot of the wallet, or an unreadable entry of the in-flight index: its exposure is unknown, so nothing that adds risk is allowed' };
-    return judgeRiskAdding(intent, facts, adding, record.actionId);
+    return judgeRiskAdding(intent, facts, adding, record.actionId, stage);
   }
 
   /** What the trading state and the strategy's breaker say of this action, if they refuse it. */

@@ -185,6 +185,26 @@ describe('the proof of an expiry: a load-balanced RPC answers from nodes ahead o
   });
 });
 
+describe('the proof of an expiry does not chase a moving tip', () => {
+  it('a status node that trails the tip node by a steady few slots still proves the expiry (held to the first slot past it)', async () => {
+    const real = h.chainClient;
+    let pastExpiry = false;
+    const chain = Object.create(real) as ChainClient;
+    chain.blockHeight = async () => (await real.blockHeight()) + (pastExpiry ? 1_000_000 : 0);
+    // The tip node is always five slots ahead of the one answering the statuses; neither sees a landing.
+    chain.tip = async () => ({ slot: (await real.tip()).slot + 5, blockHeight: Number.MAX_SAFE_INTEGER });
+    chain.blockhashValidSince = async (_blockhash, minContextSlot) => ({ slot: minContextSlot, valid: false });
+    chain.signatureStatus = async () => null;
+    chain.signatureStatusAt = async (signature) => ({ ...(await real.signatureStatusAt(signature)), seen: null });
+    const ex = h.executor({ chain, onTransition: (r) => void (r.state === 'submitted' && (pastExpiry = true)) });
+    const action = newAction();
+    await ex.accept(action);
+    const timeout = new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 10_000).unref());
+    const final = await Promise.race([ex.drive(action.actionId), timeout]);
+    expect(final).toMatchObject({ state: 'expired', reason: 'blockhash_expired' });
+  });
+});
+
 describe('a signer that answers no signature', () => {
   it('ends the action signing_failed at once (a retry would answer the same), with nothing stored signed', async () => {
     const ex = h.executor({ signer: { publicKey: h.wallet.publicKey, signMessage: async () => new Uint8Array(63) } });

@@ -229,5 +229,9 @@ describe('fill watcher on the venue', () => {
     booked.length = 0;
     expect(await watch.observe({ ...snapshot, trades: [ours] })).toEqual([]);
     expect(booked).toEqual([]);
+    // A fill of another day (found after downtime, or read again once its markers expired) is recorded, not booked into today.
+    const yesterday = { ...trade, txHash: '6'.repeat(88), createdTime: Math.floor(Date.now() / 1000) - 86_400 };
+    expect((await watch.observe({ ...snapshot, trades: [yesterday] })).length).toBe(1);
+    expect(booked).toEqual([]);
   });
 });

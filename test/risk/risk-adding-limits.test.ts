@@ -176,6 +176,16 @@ describe('risk decided and not yet settled counts (the in-flight index)', () => 
     expect(await gateWith([], [ethOpen]).check('accept', secondEth)).toMatchObject({ allowed: false, rule: 'position_held' });
   });
 
+  it('before signing only the others already signed count: two accepted together do not refuse each other there', async () => {
+    const ethOpen = recordFor({ type: 'open', key: 'open:eth:a', marketMint: MINTS.ETH, side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '10000000', leverage: '2', stopLossPrice: '4000000000' });
+    const other = recordFor({ ...ethOpen.intent, key: 'open:eth:b' });
+    const gateWithState = (state: string) =>
+      new RedisRiskGate({ redis: scope.redis, prefix: scope.prefix, limits: LIMITS, exposure: async () => ({ ...facts([]), pending: [{ actionId: other.actionId, intent: other.intent, state }] }) });
+    expect((await gateWithState('built').check('sign', ethOpen)).allowed).toBe(true);
+    expect(await gateWithState('signed').check('sign', ethOpen)).toMatchObject({ allowed: false, rule: 'position_held' });
+    expect(await gateWithState('built').check('accept', ethOpen)).toMatchObject({ allowed: false, rule: 'position_held' });
+  });
+
   it('the facts read the in-flight index: accepted perps risk only; an unreadable entry leaves the exposure unknown', async () => {
     const wallet = POSITION;
     const now = Date.now();
@@ -188,7 +198,7 @@ describe('risk decided and not yet settled counts (the in-flight index)', () => 
       'act-decrease': entry(recordFor({ type: 'decrease' }).intent, 'built'),
     });
     const read = exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 60_000 });
-    expect((await read())?.pending).toEqual([{ actionId: 'act-accepted', intent: accepted }]);
+    expect((await read())?.pending).toEqual([{ actionId: 'act-accepted', intent: accepted, state: 'accepted' }]);
     // Resting limit orders: those not executed, from a fresh limit-orders snapshot.
     const orders = samples.limitOrders(now).orders;
     const resting = { ...orders[0]!, maxSizeUsdDelta: '4000000000' };

@@ -76,9 +76,7 @@ export class StepMachine {
       const sent = answer.via === 'rpc' ? answer.sent : { ok: true as const };
       if (!sent.ok && sent.refusal === 'signature_invalid') throw new Refusal('chain:signature_invalid', sent.message);
       const submitted = await this.bookkeeping.transition(stored, { state: 'submitted', submitStartedAtMs: this.context.now(), lastSentAtMs: this.context.now(), sendCount: r.sendCount + 1 });
-      // After the send, not before it (no round trip on the way to the chain): the keeper fills
-      // the request a while later, and the fill watcher must know that fill for ours.
-      if (r.awaitsKeeper && r.positionRequestPubkey !== undefined) await this.context.options.store.claimRequest(r.positionRequestPubkey, r.actionId);
+      await this.claimRequest(r);
       return submitted;
     }
     // A previous process may have posted these bytes (the record was marked before the post).
@@ -161,8 +159,24 @@ export class StepMachine {
     );
   }
 
+  /**
+   * Claims a keeper-awaited request for its action (ActionStore.claimRequest), once per action and
+   * process: after the send, not before it (no round trip on the way to the chain), and again at the
+   * first look of a process that did not send it (a crash or a failed write between the send and the
+   * claim would let the fill watcher book our own fill as someone else's).
+   */
+  private async claimRequest(r: ActionRecord): Promise<void> {
+    if (!r.awaitsKeeper || r.positionRequestPubkey === undefined || this.#requestsClaimed.has(r.actionId)) return;
+    await this.context.options.store.claimRequest(r.positionRequestPubkey, r.actionId);
+    if (this.#requestsClaimed.size >= 10_000) this.#requestsClaimed.clear();
+    this.#requestsClaimed.add(r.actionId);
+  }
+
+  readonly #requestsClaimed = new Set<string>();
+
   // ------------------------------------------------------------------ submitted → landed | rejected | expired
   private async confirm(stored: StoredAction, signal?: AbortSignal): Promise<StoredAction | undefined> {
+    await this.claimRequest(stored.record);
     let latest = stored;
     const stepped = await this.watch.step(stored, async (from, patch) => (latest = await this.bookkeeping.transition(from, patch)));
     if (!stepped.final) await abortableSleep(this.context.pollMs, signal);

@@ -80,6 +80,7 @@ export class SubmittedWatch {
   private ended(r: ActionRecord): { final: true } {
     this.#keptAt.delete(r.actionId);
     this.#landingSeen.delete(r.actionId);
+    this.#pastExpiryAt.delete(r.actionId);
     return { final: true };
   }
 
@@ -175,17 +176,29 @@ export class SubmittedWatch {
   private async expiryProof(r: ActionRecord): Promise<{ readonly detail: string } | string> {
     const chain = this.options.chain;
     const lastValid = r.lastValidBlockHeight!;
-    const tip = await chain.tip();
-    if (tip.blockHeight <= lastValid) return `the node at slot ${String(tip.slot)} is at height ${String(tip.blockHeight)}, not past ${String(lastValid)}`;
-    const [standing, status] = await Promise.all([r.blockhash === undefined ? undefined : chain.blockhashValidSince(r.blockhash, tip.slot), chain.signatureStatusAt(r.signature!)]);
+    // The first slot at which a node's tip was past lastValidBlockHeight, kept: nothing can land
+    // after it, and the later reads are held to it, not to each new tip (a node that trails the one
+    // answering getEpochInfo by a steady few slots would never reach a bar that moves every look).
+    let passed = this.#pastExpiryAt.get(r.actionId);
+    if (!passed) {
+      const tip = await chain.tip();
+      if (tip.blockHeight <= lastValid) return `the node at slot ${String(tip.slot)} is at height ${String(tip.blockHeight)}, not past ${String(lastValid)}`;
+      passed = tip;
+      if (this.#pastExpiryAt.size >= 10_000) this.#pastExpiryAt.clear();
+      this.#pastExpiryAt.set(r.actionId, passed);
+    }
+    const [standing, status] = await Promise.all([r.blockhash === undefined ? undefined : chain.blockhashValidSince(r.blockhash, passed.slot), chain.signatureStatusAt(r.signature!)]);
     if (r.blockhash !== undefined) {
-      if (standing === undefined) return `the node asked about the blockhash had not reached slot ${String(tip.slot)}`;
+      if (standing === undefined || standing.slot < passed.slot) return `the node asked about the blockhash had not reached slot ${String(passed.slot)}`;
       if (standing.valid) return `our RPC still holds blockhash ${r.blockhash} valid at slot ${String(standing.slot)} (the reported lastValidBlockHeight ${String(lastValid)} is below its own)`;
     }
     if (status.seen) return 'the last look saw the signature';
-    if (status.contextSlot < tip.slot) return `the last look was answered at slot ${String(status.contextSlot)}, behind slot ${String(tip.slot)} of the height`;
-    return { detail: `block height ${String(tip.blockHeight)} at slot ${String(tip.slot)} passed ${String(lastValid)}; the blockhash is no longer valid and the signature unseen at slot ${String(status.contextSlot)}` };
+    if (status.contextSlot < passed.slot) return `the last look was answered at slot ${String(status.contextSlot)}, behind slot ${String(passed.slot)} of the height`;
+    return { detail: `block height ${String(passed.blockHeight)} at slot ${String(passed.slot)} passed ${String(lastValid)}; the blockhash is no longer valid and the signature unseen at slot ${String(status.contextSlot)}` };
   }
+
+  /** Per action, the first tip seen past its lastValidBlockHeight (in memory: a restart finds it again). */
+  readonly #pastExpiryAt = new Map<string, { readonly slot: number; readonly blockHeight: number }>();
 
   private sinceBuildOver(r: ActionRecord): boolean {
     if (r.maxRequestExecutionSec === undefined || r.builtAtMs === undefined) return false;
