@@ -86,6 +86,10 @@ export default defineStrategy({
         live.add(r.pubkey);
         const last = ctx.state?.moved[r.pubkey];
         if (last !== undefined && moved[r.pubkey] === undefined) moved[r.pubkey] = last;
+        // A move in flight was decided from a state this one may not show yet (it is committed when
+        // sent): remembered here too, or this decision's state, merged after it, would drop it.
+        const inFlight = movingTo.get(r.pubkey);
+        if (r.requestType === 'sl' && inFlight !== undefined && (moved[r.pubkey] === undefined || tighterStop(p.side, BigInt(inFlight), BigInt(moved[r.pubkey]!)))) moved[r.pubkey] = inFlight;
         const at = ctx.state?.movedAt?.[r.pubkey];
         if (at !== undefined) movedAt[r.pubkey] = at;
       }
