@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeIssues, fieldIssues } from '../api/issues.ts';
 import { intentSchema } from '../sdk/intent.ts';
 import { actionState, FINAL_STATES, type ActionState } from './action-record.ts';
 
@@ -17,8 +18,29 @@ export function inFlightIndexKey(prefix: string): string {
 }
 
 /** One entry: whose intent, which, when decided, and the record's state (absent: still in the outbox). */
-export const inFlightEntry = z.strictObject({ strategy: z.string(), intent: intentSchema, decidedAtMs: z.number(), state: actionState.optional() });
+const inFlightEntry = z.strictObject({ strategy: z.string(), intent: intentSchema, decidedAtMs: z.number(), state: actionState.optional() });
 export type InFlightEntry = z.infer<typeof inFlightEntry>;
+
+/**
+ * The index's entries as read (HGETALL: action id → JSON), each validated; or the first that does
+ * not read, named, for its reader to decide what an unreadable entry means (a decision fails, a
+ * risk check refuses).
+ */
+export function parseInFlightEntries(entries: Record<string, string>): { readonly entries: ReadonlyArray<{ readonly actionId: string; readonly entry: InFlightEntry }> } | { readonly unreadable: { readonly actionId: string; readonly detail: string } } {
+  const read: Array<{ actionId: string; entry: InFlightEntry }> = [];
+  for (const [actionId, text] of Object.entries(entries)) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return { unreadable: { actionId, detail: 'not JSON' } };
+    }
+    const parsed = inFlightEntry.safeParse(json);
+    if (!parsed.success) return { unreadable: { actionId, detail: describeIssues(fieldIssues(parsed.error)) } };
+    read.push({ actionId, entry: parsed.data });
+  }
+  return { entries: read };
+}
 
 /** The parts of an outbox action or a record an entry is made of (the intent as stored: the reader validates it). */
 interface InFlightSource {

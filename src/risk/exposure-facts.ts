@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { decimalToScaled, USD_DECIMALS } from '../api/amounts.ts';
 import { marketStatsPrice } from '../api/market-stats-price.ts';
-import { inFlightEntry, inFlightIndexKey } from '../records/in-flight-entry.ts';
+import { inFlightIndexKey, parseInFlightEntries } from '../records/in-flight-entry.ts';
 import { readLatestSnapshot, readLatestSnapshots } from '../records/snapshot-store.ts';
 import type { Intent } from '../sdk/intent.ts';
 import { decimalTextOfNumber } from '../sdk/number-text.ts';
@@ -78,16 +78,7 @@ const RESTING_ORDERS_MAX_AGE_MS = 300_000;
  * counted refuses what adds risk, as an unknown position does.
  */
 function pendingPerps(entries: Record<string, string>): Array<{ actionId: string; intent: Intent; state: string }> | undefined {
-  const pending: Array<{ actionId: string; intent: Intent; state: string }> = [];
-  for (const [actionId, text] of Object.entries(entries)) {
-    let parsed;
-    try {
-      parsed = inFlightEntry.safeParse(JSON.parse(text));
-    } catch {
-      return undefined;
-    }
-    if (!parsed.success) return undefined;
-    if (parsed.data.state !== undefined && PERPS_ADDING.has(parsed.data.intent.type)) pending.push({ actionId, intent: parsed.data.intent, state: parsed.data.state });
-  }
-  return pending;
+  const read = parseInFlightEntries(entries);
+  if ('unreadable' in read) return undefined;
+  return read.entries.flatMap(({ actionId, entry }) => (entry.state !== undefined && PERPS_ADDING.has(entry.intent.type) ? [{ actionId, intent: entry.intent, state: entry.state }] : []));
 }

@@ -293,7 +293,7 @@ export class ActionStore {
    */
   /** Claims a sent action's position request for it, for as long as a signature's claim lasts (requestClaimKey). */
   async claimRequest(positionRequestPubkey: string, actionId: string): Promise<void> {
-    await this.redis.set(requestClaimKey(this.prefix, positionRequestPubkey), actionId, 'EX', Number(this.retentionSec));
+    await this.redis.set(requestClaimKey(this.prefix, positionRequestPubkey), actionId, 'EX', this.retentionSec);
   }
 
   async save(record: ActionRecord, version: number, ledgerEntries?: string | readonly string[], leaseOwner?: string, keepIntentMs?: number): Promise<StoredAction> {

@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
-import { describeIssues, fieldIssues } from '../../api/issues.ts';
 import type { Intent } from '../../sdk/intent.ts';
-import { inFlightEntry, inFlightIndexKey, type InFlightEntry } from '../../records/in-flight-entry.ts';
+import { inFlightIndexKey, parseInFlightEntries, type InFlightEntry } from '../../records/in-flight-entry.ts';
 
 /**
  * Each strategy's own intents still in flight (ctx.inFlight): decided and claimed under the
@@ -29,19 +28,9 @@ export class InFlightUnreadable extends Error {
 
 /** Reads every strategy's intents in flight: strategy name → its intents, oldest decision first (then by key: the same in every process). */
 export async function readInFlight(redis: Redis, prefix: string): Promise<ReadonlyMap<string, readonly Intent[]>> {
-  const entries = await redis.hgetall(inFlightIndexKey(prefix));
-  const found: InFlightEntry[] = [];
-  for (const [actionId, text] of Object.entries(entries)) {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new InFlightUnreadable(actionId, 'not JSON');
-    }
-    const parsed = inFlightEntry.safeParse(json);
-    if (!parsed.success) throw new InFlightUnreadable(actionId, describeIssues(fieldIssues(parsed.error)));
-    found.push(parsed.data);
-  }
+  const read = parseInFlightEntries(await redis.hgetall(inFlightIndexKey(prefix)));
+  if ('unreadable' in read) throw new InFlightUnreadable(read.unreadable.actionId, read.unreadable.detail);
+  const found: InFlightEntry[] = read.entries.map((e) => e.entry);
   found.sort((a, b) => a.decidedAtMs - b.decidedAtMs || (a.intent.key < b.intent.key ? -1 : a.intent.key > b.intent.key ? 1 : 0));
   const byStrategy = new Map<string, Intent[]>();
   for (const action of found) {
