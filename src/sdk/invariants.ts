@@ -32,7 +32,9 @@ export const stopsNeverLoosen: Invariant = {
         const was = before.get(position)?.trigger;
         if (was === undefined) continue;
         if (after.trigger === undefined || tighterStop(after.side, was, after.trigger)) {
-          return `${landing.action.strategy}'s ${landing.action.intent.type} ${landing.action.intent.key} moved the stop of ${after.side} ${position} from ${formatUsd(was)} to ${after.trigger === undefined ? 'none' : formatUsd(after.trigger)}`;
+          // Cents would show a loosening by a hair as "$11.00 to $11.00": then all six places.
+          const places = after.trigger !== undefined && formatUsd(was) === formatUsd(after.trigger) ? { decimals: 6 } : {};
+          return `${landing.action.strategy}'s ${landing.action.intent.type} ${landing.action.intent.key} moved the stop of ${after.side} ${position} from ${formatUsd(was, places)} to ${after.trigger === undefined ? 'none' : formatUsd(after.trigger, places)}`;
         }
       }
     }

@@ -113,7 +113,12 @@ export default defineStrategy({
       const allStops = p.tpslRequests.filter((r) => r.requestType === 'sl' && whole(r)).sort((a, b) => (tighterStop(p.side, going(a), going(b)) ? -1 : 1));
       const stops = allStops.filter(managed);
       // A stop with a move in flight is never cancelled: that move would land on a cancelled request.
-      for (const extra of stops.slice(1).filter((r) => !moving.has(r.pubkey))) {
+      // Nor one tighter than the kept stop stands on the venue (this read): the kept one ranks first by
+      // a move that may yet be refused, and the cancel would then leave the looser stop. The next read
+      // after the move lands shows it tighter, and the surplus goes then.
+      const kept = stops[0];
+      const standsTighterThanKept = (r: TpslRequestView) => kept !== undefined && tighterStop(p.side, going(r), kept.triggerPriceUsd);
+      for (const extra of stops.slice(1).filter((r) => !moving.has(r.pubkey) && !standsTighterThanKept(r))) {
         intents.push({ type: 'tpsl-cancel', key: `cancel:${extra.pubkey}`, reason: `surplus stop-loss of ${p.positionPubkey}: ${stops[0]!.pubkey} protects more`, notionalUsd: '0', tpslPubkey: extra.pubkey });
       }
       const target = stopLossTarget(p, cfg);
