@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { decimalToScaled, USD_DECIMALS } from '../api/amounts.ts';
 import { marketStatsPrice } from '../api/market-stats-price.ts';
+import { ExposureHolds, LANDED_SHOWN_AFTER_MS, type ExposureHold } from './exposure-holds.ts';
 import { inFlightIndexKey, parseInFlightEntries } from '../records/in-flight-entry.ts';
 import { readLatestSnapshot, readLatestSnapshots } from '../records/snapshot-store.ts';
 import type { Intent } from '../sdk/intent.ts';
@@ -29,7 +30,11 @@ interface ExposureSource {
  */
 export function exposureFromSnapshots(source: ExposureSource): () => Promise<ExposureFacts | undefined> {
   const now = source.now ?? Date.now;
+  const holds = new ExposureHolds(source.redis, source.prefix, now);
   return async () => {
+    // The holds first: an accept that held after this read raises their version, and the hold of
+    // one judged on these facts then fails and judges again; none can pass unseen.
+    const held = await holds.read();
     const [snapshot, ranked, stats, inFlight, limitOrders] = await Promise.all([
       readLatestSnapshot(source.redis, source.prefix, 'positions', source.wallet),
       readLatestSnapshots(source.redis, source.prefix, 'rankedTokens'),
@@ -38,8 +43,9 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
       readLatestSnapshot(source.redis, source.prefix, 'limitOrders', source.wallet),
     ]);
     if (!snapshot || now() - snapshot.receivedAtMs > source.maxAgeMs) return undefined;
-    const pending = pendingPerps(inFlight);
-    if (!pending) return undefined;
+    const accepted = pendingPerps(inFlight);
+    if (!accepted || 'unreadable' in held) return undefined;
+    const pending = [...accepted, ...heldNotShown(held.holds, accepted, snapshot.tickMs)];
     const positions = snapshot.positions.map(positionView).filter((v): v is PositionView => v !== undefined);
     const prices = new Map<string, bigint>();
     // Oldest first, so the newest snapshot's price of a token is the one kept.
@@ -62,7 +68,7 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
     // A snapshot older than RESTING_ORDERS_MAX_AGE_MS (the poller off since) says nothing any more.
     const ordersFresh = limitOrders !== undefined && now() - limitOrders.receivedAtMs <= RESTING_ORDERS_MAX_AGE_MS;
     const restingOrders = (ordersFresh ? limitOrders.orders : []).filter((o) => !o.executed).map((o) => ({ marketMint: o.marketMint, side: o.side, sizeUsd: BigInt(o.maxSizeUsdDelta) }));
-    return { positions, pending, restingOrders, priceUsd: (mint) => prices.get(mint) };
+    return { positions, pending, restingOrders, holdVersion: held.version, priceUsd: (mint) => prices.get(mint) };
   };
 }
 
@@ -81,4 +87,18 @@ function pendingPerps(entries: Record<string, string>): Array<{ actionId: string
   const read = parseInFlightEntries(entries);
   if ('unreadable' in read) return undefined;
   return read.entries.flatMap(({ actionId, entry }) => (entry.state !== undefined && PERPS_ADDING.has(entry.intent.type) ? [{ actionId, intent: entry.intent, state: entry.state }] : []));
+}
+
+/**
+ * The gate's holds the in-flight index and the positions read do not show: an accept whose
+ * record is not written yet, and a landing no positions read started since shows. Counted before
+ * signing only once landed, as the index's signed and later entries are.
+ */
+function heldNotShown(holds: readonly ExposureHold[], accepted: ReadonlyArray<{ actionId: string }>, positionsTickMs: number): Array<{ actionId: string; intent: Intent; state?: string }> {
+  const inIndex = new Set(accepted.map((p) => p.actionId));
+  return holds.flatMap((h) => {
+    if (inIndex.has(h.actionId) || !PERPS_ADDING.has(h.intent.type)) return [];
+    if (h.landedAtMs === undefined) return [{ actionId: h.actionId, intent: h.intent }];
+    return positionsTickMs >= h.landedAtMs + LANDED_SHOWN_AFTER_MS ? [] : [{ actionId: h.actionId, intent: h.intent, state: 'landed' }];
+  });
 }

@@ -27,6 +27,11 @@ export interface ExposureFacts {
    * action id: risk the positions snapshot does not show yet, which the limits count as well.
    */
   readonly pending?: ReadonlyArray<{ readonly actionId: string; readonly intent: Intent; readonly state?: string }>;
+  /**
+   * The version of the gate's exposure holds these facts were read at (src/risk/exposure-holds.ts):
+   * an accept that passes holds its own exposure under it. Absent: facts made by hand, nothing held.
+   */
+  readonly holdVersion?: string;
   /** The wallet's perps limit orders placed and not executed (its latest limit-orders snapshot): positions once they trigger. */
   readonly restingOrders?: ReadonlyArray<{ readonly marketMint: string; readonly side: 'long' | 'short'; readonly sizeUsd: bigint }>;
   /** USD × 10^6 per whole token; undefined when no price of the mint is known. */

@@ -13,6 +13,7 @@ import type { NotifySink } from '../kernel/notify-event.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
 import { judgeRiskAdding, type ExposureFacts, type RiskAddingLimits } from './exposure-limits.ts';
 import { dailyPnlKey, escalateOnDailyLoss } from './daily-loss.ts';
+import { ExposureHolds } from './exposure-holds.ts';
 
 export interface RiskLimits {
   /** USD × 10^6. */
@@ -77,6 +78,8 @@ export class RedisRiskGate implements RiskGate {
   /** What risk-adding swaps and orders spent (USD × 10^6), for risk.maxSpendPerHourUsd. */
   private readonly spendPerHour: RollingHourCounter;
   private readonly now: () => number;
+  /** The exposure of accepted perps risk the in-flight index and the positions read do not show yet. */
+  private readonly holds: ExposureHolds;
   readonly breakers: CircuitBreakers;
   private readonly breakerOption: BreakerOptions | (() => BreakerOptions);
 
@@ -89,6 +92,7 @@ export class RedisRiskGate implements RiskGate {
     this.notionalPerHour = new RollingHourCounter(o.redis, `${o.prefix}risk:notional`);
     this.spendPerHour = new RollingHourCounter(o.redis, `${o.prefix}risk:spend`);
     this.now = o.now ?? Date.now;
+    this.holds = new ExposureHolds(o.redis, o.prefix, this.now);
   }
 
   /** The limits in force now: a reload replaces them whole, so each read is one consistent set. */
@@ -101,6 +105,21 @@ export class RedisRiskGate implements RiskGate {
   }
 
   async check(stage: 'accept' | 'sign', record: ActionRecord): Promise<RiskDecision> {
+    const hold = { held: false };
+    let decision: RiskDecision;
+    try {
+      decision = await this.checkHolding(stage, record, hold);
+    } catch (error) {
+      // The error is what the caller must see; a hold left by a failed release ages out (HOLD_MAX_AGE_MS), erring towards refusing.
+      if (hold.held) await this.holds.release(record.actionId).catch(() => undefined);
+      throw error;
+    }
+    // Refused after its exposure was held (by the trading state, the breaker, an hourly limit): nothing will run.
+    if (!decision.allowed && hold.held) await this.holds.release(record.actionId);
+    return decision;
+  }
+
+  private async checkHolding(stage: 'accept' | 'sign', record: ActionRecord, hold: { held: boolean }): Promise<RiskDecision> {
     // One set for the whole check, even if a reload lands while it awaits Redis.
     const limits = this.limits;
     const intent = record.intent;
@@ -124,7 +143,7 @@ export class RedisRiskGate implements RiskGate {
     let spendUsd = 0n;
     let addingRefusal: RiskDecision | undefined;
     if (adding) {
-      const judged = await this.judgeAdding(record, adding, limits, stage);
+      const judged = await this.judgeAdding(record, adding, limits, stage, hold);
       if (!judged.ok && judged.rule === 'daily_loss_stop') return refuse(judged.rule, judged.detail);
       if (judged.ok) spendUsd = judged.spendUsd;
       else addingRefusal = refuse(judged.rule, judged.detail);
@@ -221,15 +240,28 @@ export class RedisRiskGate implements RiskGate {
    * stop halts risk-adding intents for the rest of the UTC day, whatever the trading state: a
    * resume brings protective and managing flow back, not new risk), then the exposure limits.
    */
-  private async judgeAdding(record: ActionRecord, adding: RiskAddingLimits, limits: RiskLimits, stage: 'accept' | 'sign'): Promise<ReturnType<typeof judgeRiskAdding>> {
+  private async judgeAdding(record: ActionRecord, adding: RiskAddingLimits, limits: RiskLimits, stage: 'accept' | 'sign', hold: { held: boolean }): Promise<ReturnType<typeof judgeRiskAdding>> {
     const intent = record.intent;
-    const [dayTotal, facts] = await Promise.all([this.o.redis.get(this.pnlKey()), this.o.exposure ? this.o.exposure() : Promise.resolve(undefined)]);
-    const day = dayTotal === null ? 0n : BigInt(dayTotal);
-    if (day <= -limits.dailyLossStopUsd) {
-      return { ok: false, rule: 'daily_loss_stop', detail: `today's realised loss ${-day} reached risk.dailyLossStopUsd ${limits.dailyLossStopUsd} (USD × 10^6); no ${intent.type} until the UTC day ends` };
+    // At accept a perps open, increase or limit order that passes holds its exposure under the
+    // version of the holds its facts were read at, so two accepts at the same instant cannot both
+    // pass a limit each would pass alone; a hold or release between the read and the hold means
+    // new facts: judged again, a few times, then refused (fail closed: the strategy decides again).
+    const holding = stage === 'accept' && HELD_TYPES.has(intent.type);
+    for (let attempt = 0; attempt < HOLD_ATTEMPTS; attempt++) {
+      const [dayTotal, facts] = await Promise.all([this.o.redis.get(this.pnlKey()), this.o.exposure ? this.o.exposure() : Promise.resolve(undefined)]);
+      const day = dayTotal === null ? 0n : BigInt(dayTotal);
+      if (day <= -limits.dailyLossStopUsd) {
+        return { ok: false, rule: 'daily_loss_stop', detail: `today's realised loss ${-day} reached risk.dailyLossStopUsd ${limits.dailyLossStopUsd} (USD × 10^6); no ${intent.type} until the UTC day ends` };
+      }
+      if (!facts) return { ok: false, rule: 'exposure_unknown', detail: 'no fresh positions snapshot of the wallet, or an unreadable entry of the in-flight index or of the exposure holds: its exposure is unknown, so nothing that adds risk is allowed' };
+      const judged = judgeRiskAdding(intent, facts, adding, record.actionId, stage);
+      if (!judged.ok || !holding || facts.holdVersion === undefined) return judged;
+      if (await this.holds.hold(record.actionId, intent, facts.holdVersion)) {
+        hold.held = true;
+        return judged;
+      }
     }
-    if (!facts) return { ok: false, rule: 'exposure_unknown', detail: 'no fresh positions snapshot of the wallet, or an unreadable entry of the in-flight index: its exposure is unknown, so nothing that adds risk is allowed' };
-    return judgeRiskAdding(intent, facts, adding, record.actionId, stage);
+    return { ok: false, rule: 'exposure_busy', detail: `the wallet's exposure changed under ${HOLD_ATTEMPTS} judgements in a row (other opens accepted at the same time); decide again` };
   }
 
   /** What the trading state and the strategy's breaker say of this action, if they refuse it. */
@@ -254,6 +286,8 @@ export class RedisRiskGate implements RiskGate {
 
   async releaseReservation(record: ActionRecord, reservedAtMs: number): Promise<void> {
     await Promise.all([
+      // The accept that stored the action first holds the same action's exposure, and its record now shows it.
+      HELD_TYPES.has(record.intent.type) ? this.holds.release(record.actionId) : undefined,
       this.counterFor(record.strategy).release(reservedAtMs, 1n),
       this.notionalPerHour.release(reservedAtMs, toBigInt(record.intent.notionalUsd)),
       record.riskSpendUsd === undefined ? undefined : this.spendPerHour.release(reservedAtMs, toBigInt(record.riskSpendUsd)),
@@ -292,6 +326,8 @@ export class RedisRiskGate implements RiskGate {
     ])) as [number, number, string | null | undefined];
     const [recorded, streak, dayTotal] = result;
     if (recorded !== 1) return;
+    // A landed open shows in no in-flight entry once settled: its hold counts until a positions read shows it.
+    if (HELD_TYPES.has(record.intent.type)) await this.holds.release(record.actionId, landed && !isOperatorDryRun(record) ? this.now() : undefined);
     // After the once-only marker: a crash between the two keeps the spend reserved (errs toward refusing).
     if (released && record.riskSpendUsd !== undefined) await this.spendPerHour.release(reservedAt, toBigInt(record.riskSpendUsd));
     // The day's total as the same script left it: the day this PnL was booked to, no second read
@@ -458,3 +494,9 @@ function realisedPnl(record: ActionRecord): bigint | undefined {
 
 /** A limit no sum of USD × 10^6 reaches (the hourly notional of a protective decrease is counted, never refused). */
 const NO_LIMIT = 2n ** 127n;
+
+/** The intents whose exposure an accept holds (src/risk/exposure-holds.ts): those the per-market, per-wallet and position-count limits judge. */
+const HELD_TYPES: ReadonlySet<string> = new Set(['open', 'increase', 'limit-order-create']);
+
+/** Judgements of one accept before `exposure_busy`: each lost race means another accept was held, so a few suffice. */
+const HOLD_ATTEMPTS = 5;

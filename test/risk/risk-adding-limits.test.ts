@@ -207,8 +207,60 @@ describe('risk decided and not yet settled counts (the in-flight index)', () => 
     // Five minutes on (the poller turned off), that snapshot says nothing any more.
     const later = exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 600_000, now: () => now + 301_000 });
     expect((await later())?.restingOrders).toEqual([]);
+    // An unreadable hold of the gate's leaves it unknown too.
+    await scope.redis.hset(`${scope.prefix}risk:exposure:held`, 'act-held', '{"intent":{}}');
+    await scope.redis.zadd(`${scope.prefix}risk:exposure:held-at`, now, 'act-held');
+    expect(await read()).toBeUndefined();
+    await scope.redis.del(`${scope.prefix}risk:exposure:held`);
+    expect(await read()).toBeDefined();
     await scope.redis.hset(inFlightIndexKey(scope.prefix), 'act-broken', '{"strategy":"s"}');
     expect(await read()).toBeUndefined();
+  });
+});
+
+describe('exposure held from accept until the in-flight index or a positions read shows it', () => {
+  const wallet = POSITION;
+  /** A SOL long limit order of `usd` dollars of size. */
+  const limitOrder = (usd: number, key: string) => recordFor({ type: 'limit-order-create', key, marketMint: MINTS.SOL, side: 'long', inputMint: MINTS.USDC, inputTokenAmount: '1000000000', triggerPrice: '100000000', sizeUsdDelta: String(usd * 1_000_000) });
+  const positionsAt = (tickMs: number, positions: unknown[] = []) => storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'positions', source: 'perps.positions', key: wallet, tickMs, receivedAtMs: Date.now(), wallet, positions } as never);
+  const gateOnSnapshots = (limits: RiskLimits = LIMITS) => new RedisRiskGate({ redis: scope.redis, prefix: scope.prefix, limits, exposure: exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 600_000 }) });
+
+  it('four limit orders accepted at the same instant, each fitting the per-market limit alone: only as many as fit together pass', async () => {
+    await positionsAt(Date.now());
+    const g = gateOnSnapshots();
+    // $2,000 each against a $5,000 per-market limit: two fit, the other two see them.
+    const decisions = await Promise.all(['a', 'b', 'c', 'd'].map((k) => g.check('accept', limitOrder(2_000, `held:${k}`))));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(2);
+    for (const d of decisions.filter((d) => !d.allowed)) expect(d).toMatchObject({ rule: 'max_notional_per_market' });
+  });
+
+  it('an accept refused after its exposure was held (an hourly limit) holds nothing', async () => {
+    await positionsAt(Date.now());
+    const g = gateOnSnapshots({ ...LIMITS, maxActionsPerStrategyPerHour: 1 });
+    expect((await g.check('accept', limitOrder(2_000, 'hourly:a'))).allowed).toBe(true);
+    expect(await g.check('accept', limitOrder(2_000, 'hourly:b'))).toMatchObject({ allowed: false, rule: 'max_actions_per_strategy_per_hour' });
+    const read = await exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 600_000 })();
+    expect(read?.pending?.map((p) => p.intent.key)).toEqual(['hourly:a']);
+  });
+
+  it('a landed open counts until a positions read started after it; an open that did not land counts no more', async () => {
+    const start = Date.now();
+    await positionsAt(start);
+    const g = gateOnSnapshots();
+    const first = openSol({ key: 'landed:a', side: 'short', stopLossPrice: '200000000', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000' });
+    const accepted = await g.check('accept', first);
+    expect(accepted.allowed).toBe(true);
+    await g.recordOutcome({ ...first, state: 'landed', riskReservedAtMs: (accepted as { reservedAtMs: number }).reservedAtMs });
+    // The in-flight index has let it go and the last positions read predates it: a second open of SOL short would add to it.
+    expect(await g.check('accept', openSol({ key: 'landed:b', side: 'short', stopLossPrice: '200000000', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000' }))).toMatchObject({ allowed: false, rule: 'position_held' });
+    expect(await g.check('sign', openSol({ key: 'landed:c', side: 'short', stopLossPrice: '200000000', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000' }))).toMatchObject({ allowed: false, rule: 'position_held' });
+    // A read started after the landing shows the position (here closed again): the hold counts no more.
+    await positionsAt(Date.now() + 1_000);
+    const again = openSol({ key: 'landed:d', side: 'short', stopLossPrice: '200000000', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000' });
+    const second = await g.check('accept', again);
+    expect(second.allowed, JSON.stringify(second)).toBe(true);
+    await g.recordOutcome({ ...again, state: 'rejected', reason: 'api:bad_request', riskReservedAtMs: (second as { reservedAtMs: number }).reservedAtMs });
+    expect((await g.check('accept', openSol({ key: 'landed:e', side: 'short', stopLossPrice: '200000000', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000' }))).allowed).toBe(true);
   });
 });
 
