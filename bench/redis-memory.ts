@@ -45,20 +45,20 @@ function bounded(name: string, text: string, min: number, max: number): number {
   return n;
 }
 const MEASURED_SECONDS = values.short ? 90 : bounded('minutes', values.minutes, 1, 240) * 60;
-const WARMUP_SECONDS = bounded('warmup-seconds', values['warmup-seconds'] ?? '60', 10, 1_800);
+// Scaled, settled records stay 2 minutes at least (archive.minAgeMs's floor): the warm-up outlasts that.
+const WARMUP_SECONDS = bounded('warmup-seconds', values['warmup-seconds'] ?? (values.bounds === 'scaled' ? '150' : '60'), 10, 1_800);
 const SAMPLE_MS = bounded('sample-seconds', values['sample-seconds'], 1, 60) * 1000;
 const PER_TICK = bounded('load-per-tick', values['load-per-tick'], 1, 2_000);
 const SEED = bounded('seed', values.seed, 0, 1_000_000);
 if (values.bounds !== 'scaled' && values.bounds !== 'defaults') throw new RangeError('--bounds must be scaled or defaults');
 /**
  * The scaled bounds: open actions, settled records, finished jobs and the ledger each a small
- * fraction of its default, and settled records kept 20 s at least instead of 3 minutes (the daemon
- * stores its own decisions in process: no job is delivered again to need them), so the warm-up
- * reaches every bound.
+ * fraction of its default, and settled records kept 2 minutes at least (the floor of
+ * archive.minAgeMs) instead of 3, so the warm-up (150 s by default) reaches every bound.
  */
 const BOUNDS: Readonly<Record<string, number>> =
   values.bounds === 'scaled'
-    ? { 'execution.maxOpenActions': 500, 'execution.maxSettledRecords': 500, 'execution.retainedJobs': 500, 'ledger.maxLen': 5_000, 'archive.minAgeMs': 20_000 }
+    ? { 'execution.maxOpenActions': 500, 'execution.maxSettledRecords': 500, 'execution.retainedJobs': 500, 'ledger.maxLen': 5_000, 'archive.minAgeMs': 120_000 }
     : {};
 const LOAD_STRATEGY = fileURLToPath(new URL('./load-strategy.mjs', import.meta.url));
 /** As deploy's compose file runs Redis. */

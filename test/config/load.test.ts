@@ -183,6 +183,13 @@ describe('every problem at once, each with its key path and a fix', () => {
     expect(load({ env: { STRATD_CONTROL_TOKEN: 'x' } }).config.ops.controlToken).toBe('x'); // loopback: any token
   });
 
+  it('a settled record stays at least as long as a decision stays buildable (archive.minAgeMs)', () => {
+    const short = problemsOf({ env: {}, argv: ['--set', 'archive.minAgeMs=20000'] });
+    expect(short.map((p) => p.path)).toEqual(['archive.minAgeMs']);
+    expect(short[0]!.message).toContain('at least 120000 ms');
+    expect(load({ env: {}, argv: ['--set', 'archive.minAgeMs=120000'] }).config.archive.minAgeMs).toBe(120_000);
+  });
+
   it("the mark price's age limit must exceed twice the positions poll interval", () => {
     const slow = problemsOf({ env: {}, argv: ['--set', 'pollers.positions.cron=*/15 * * * * *'] });
     expect(slow.map((p) => p.path)).toEqual(['execution.markPriceMaxAgeMs']);

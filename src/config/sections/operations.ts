@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { nonNegativeInt, portNumber, positiveInt } from '../formats.ts';
+import { DECISION_BUILD_WINDOW_MS } from '../decision-build-window.ts';
 import { key } from '../key.ts';
 
 /** Running the daemon: the ledger, the ops server, shutdown and logs. */
@@ -61,11 +62,11 @@ export const archiveSection = {
     format: 'a non-negative integer (bytes; default 1 GiB; 0 = no alert)',
   }),
   minAgeMs: key({
-    doc: 'A settled action record stays in Redis at least this long, whatever execution.maxSettledRecords says: longer than a decision stays buildable (2 minutes), so an action job delivered again finds its record.',
-    schema: positiveInt,
+    doc: 'A settled action record stays in Redis at least this long, whatever execution.maxSettledRecords says: at least as long as a decision stays buildable (2 minutes, the floor), so an action job delivered again finds its record instead of executing a second time.',
+    schema: z.int().min(DECISION_BUILD_WINDOW_MS, { message: `must be at least ${DECISION_BUILD_WINDOW_MS} ms (a decision stays buildable 2 minutes: a job delivered again after its record left Redis would execute a second time)` }),
     default: 180_000,
     kind: 'int',
-    format: 'a positive integer (ms)',
+    format: 'an integer of at least 120000 (ms)',
   }),
 };
 

@@ -1,3 +1,4 @@
+import { DECISION_BUILD_WINDOW_MS } from '../../config/decision-build-window.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { ActionJob } from '../../records/action.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
@@ -101,5 +102,5 @@ export function isStaleDecision(context: ExecutorContext, record: ActionRecord):
 
 /** A decision not built within this time is stale and rejected (default 2 minutes). */
 export function actionTtlMs(options: ExecutorOptions): number {
-  return options.actionTtlMs ?? 120_000;
+  return options.actionTtlMs ?? DECISION_BUILD_WINDOW_MS;
 }
