@@ -250,6 +250,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     logger: logger.child({ component: 'executor' }),
     confirmPollMs: config.execution.confirmPollMs,
     rebroadcastMs: config.execution.rebroadcastMs,
+    keeperGraceMs: config.execution.keeperFillGraceMs,
     observe: (record, phase) => {
       o.metrics.observeAction(record, phase);
       o.sendWatch?.observe(record);

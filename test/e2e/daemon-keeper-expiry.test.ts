@@ -14,6 +14,8 @@ import { observe, waitUntil } from '../support/wait-until.ts';
 
 const MAX_REQUEST_EXECUTION_SEC = 3;
 const KEEPER_DELAY_MS = 10_000;
+/** Not the executor's own fallback (5 s): the expiry's timing shows the configured grace reached it. */
+const KEEPER_FILL_GRACE_MS = 6_000;
 
 describe('keeper delayed beyond maxRequestExecutionSec', () => {
   const fleet = new DaemonFleet();
@@ -39,7 +41,7 @@ describe('keeper delayed beyond maxRequestExecutionSec', () => {
   it('expires the action, sends nothing after, and leaves the position unchanged', async () => {
     const position = await control.fundWithPositionNearLiquidation(deployment.walletAddress);
     await control.faults({ maxRequestExecutionSec: MAX_REQUEST_EXECUTION_SEC, keeperDelayMs: KEEPER_DELAY_MS });
-    const daemon = fleet.start({ name: 'daemon (keeper delayed)', sets: deployment.sets({ ...E2eDeployment.againstVenue(venue), 'execution.rebroadcastMs': 250 }) });
+    const daemon = fleet.start({ name: 'daemon (keeper delayed)', sets: deployment.sets({ ...E2eDeployment.againstVenue(venue), 'execution.rebroadcastMs': 250, 'execution.keeperFillGraceMs': KEEPER_FILL_GRACE_MS }) });
     const context = () => daemon.logTail();
 
     const actionId = await waitUntil(async () => (await deployment.actionIds())[0], { what: 'the guard decided a decrease', timeoutMs: 30_000, context });
@@ -56,6 +58,8 @@ describe('keeper delayed beyond maxRequestExecutionSec', () => {
     expect(expired.landedSlot).toBeDefined();
     expect((await control.landed()).filter((l) => l.signature === expired.signature)).toHaveLength(1);
     expect(expired.updatedAtMs - expired.builtAtMs!).toBeGreaterThan(MAX_REQUEST_EXECUTION_SEC * 1000);
+    // The trades API was given execution.keeperFillGraceMs beyond the request's validity to show a fill.
+    expect(expired.updatedAtMs - expired.landingSeenAtMs!).toBeGreaterThan(MAX_REQUEST_EXECUTION_SEC * 1000 + KEEPER_FILL_GRACE_MS);
 
     // No send after expiry: the send count and the ledger stay as they were.
     const entries = (await deployment.ledger()).filter((e) => e.type === 'action_state' && e.actionId === actionId);

@@ -145,6 +145,14 @@ export const executionSection = {
     kind: 'int',
     format: 'a positive integer (ms)',
   }),
+  keeperFillGraceMs: key({
+    doc: "How long after a landed perps request's maxRequestExecutionSec stratd still waits for the trades API to show the keeper's fill before it calls the request refused (keeper_timeout) and frees the intent for a new decision. The trades API is an indexer: during congestion it can lag the chain, and a fill it shows late after a keeper_timeout means the strategy acts twice (a second decrease, a second open). Longer is safer against that; shorter re-decides sooner after a real refusal.",
+    schema: z.int().min(0).max(600_000),
+    default: 20_000,
+    kind: 'int',
+    env: 'STRATD_KEEPER_FILL_GRACE_MS',
+    format: 'an integer from 0 to 600000 (ms)',
+  }),
   maxRequestExecutionSecFallback: key({
     doc: "Request validity used when pool-info's maxRequestExecutionSec is missing or unreadable (the live pool holds 45).",
     schema: positiveInt,
