@@ -77,6 +77,12 @@ export const actionRecord = z.object({
   realisedPnlUsd: z.string().regex(/^-?\d+$/).optional(),
   /** The notional (USD × 10^6) the API's quote says the built transaction moves. */
   builtNotionalUsd: z.string().regex(/^\d+$/).optional(),
+  /**
+   * What the hour's notional (risk.maxNotionalPerHourUsd) holds for this action (USD × 10^6) when a
+   * check before signing raised it above the declared notional (the quote said more): what a
+   * rejection gives back. Kept through a rebuild, so a second signing does not count it twice.
+   */
+  riskNotionalUsd: z.string().regex(/^\d+$/).optional(),
   /** The TP/SL requests a create's build makes: booked to the strategy when the action lands (src/risk/tpsl-book.ts). */
   createdTpslPubkeys: z.array(z.string()).optional(),
   /** A swap's quote (Ultra order): what the policy bounds the signed transaction's minimum out by. */

@@ -4,7 +4,8 @@ import type { ActionRecord } from '../records/action-record.ts';
 export type RiskDecision =
   /** `reservedAtMs`: when an accept check reserved the hourly limits (the bucket a release must decrement). */
   /** `spendUsd`: what an accept check reserved toward the hourly spend limit (USD × 10^6), when any. */
-  | { readonly allowed: true; readonly reservedAtMs?: number; readonly spendUsd?: bigint }
+  /** `notionalUsd`: what the hour's notional now holds for the action, when a sign check raised it to the quoted notional (ActionRecord.riskNotionalUsd). */
+  | { readonly allowed: true; readonly reservedAtMs?: number; readonly spendUsd?: bigint; readonly notionalUsd?: bigint }
   | { readonly allowed: false; readonly rule: string; readonly detail: string };
 
 export interface RiskGate {

@@ -198,6 +198,19 @@ export class RedisRiskGate implements RiskGate {
         const spent = await this.spendPerHour.total(now);
         if (spent > adding.maxSpendPerHourUsd) return refuse('max_spend_per_hour', `the last hour's spend ${spent} exceeds risk.maxSpendPerHourUsd ${adding.maxSpendPerHourUsd} (USD × 10^6)`);
       }
+      // The quote says the transaction moves more than the strategy declared: the hour holds the
+      // difference too (in the accept's bucket, which a rejection's release decrements), and the
+      // hour's total with it must fit. A protective decrease is counted, never refused by it.
+      const held = reservedNotional(record);
+      if (notional > held && record.riskReservedAtMs !== undefined) {
+        const excess = notional - held;
+        const total = await this.notionalPerHour.reserve(record.riskReservedAtMs, excess);
+        if (total > notionalLimit) {
+          await this.notionalPerHour.release(record.riskReservedAtMs, excess);
+          return refuse('max_notional_per_hour', `the quoted notional ${notional} (declared ${declared}) would take the last hour's notional to ${total}, beyond ${limits.maxNotionalPerHourUsd} (USD × 10^6)`);
+        }
+        return { allowed: true, notionalUsd: notional };
+      }
       return { allowed: true };
     }
     let actionsTotal: bigint;
@@ -289,7 +302,7 @@ export class RedisRiskGate implements RiskGate {
       // The accept that stored the action first holds the same action's exposure, and its record now shows it.
       HELD_TYPES.has(record.intent.type) ? this.holds.release(record.actionId) : undefined,
       this.counterFor(record.strategy).release(reservedAtMs, 1n),
-      this.notionalPerHour.release(reservedAtMs, toBigInt(record.intent.notionalUsd)),
+      this.notionalPerHour.release(reservedAtMs, reservedNotional(record)),
       record.riskSpendUsd === undefined ? undefined : this.spendPerHour.release(reservedAtMs, toBigInt(record.riskSpendUsd)),
     ]);
   }
@@ -317,7 +330,7 @@ export class RedisRiskGate implements RiskGate {
       String(OUTCOME_MARKER_TTL_SEC),
       landed ? 'landed' : 'other',
       released ? '1' : '0',
-      toBigInt(record.intent.notionalUsd).toString(),
+      reservedNotional(record).toString(),
       counts ? '1' : '0',
       record.reason ?? '',
       pnl === undefined ? '' : pnl.toString(),
@@ -494,6 +507,11 @@ function realisedPnl(record: ActionRecord): bigint | undefined {
 
 /** A limit no sum of USD × 10^6 reaches (the hourly notional of a protective decrease is counted, never refused). */
 const NO_LIMIT = 2n ** 127n;
+
+/** What the hour's notional holds for an action: the declared notional, or what a sign check raised it to. */
+function reservedNotional(record: ActionRecord): bigint {
+  return record.riskNotionalUsd !== undefined ? toBigInt(record.riskNotionalUsd) : toBigInt(record.intent.notionalUsd);
+}
 
 /** The intents whose exposure an accept holds (src/risk/exposure-holds.ts): those the per-market, per-wallet and position-count limits judge. */
 const HELD_TYPES: ReadonlySet<string> = new Set(['open', 'increase', 'limit-order-create']);

@@ -70,6 +70,36 @@ describe('risk limits', () => {
     expect(await g.check('sign', understated)).toMatchObject({ allowed: false, rule: 'max_notional_per_action' });
   });
 
+  it("before signing, a quoted notional above the declared one counts toward the hour too, and a rejection gives all of it back", async () => {
+    const g = gate();
+    const hour = () => new RollingHourCounter(redis, `${PREFIX}risk:notional`).total(Date.now());
+    // Declared $10, quoted $90: the hour holds $90 once signed.
+    const first = recordFor({ type: 'decrease', notionalUsd: '10000000' }, { strategy: 'q1', builtNotionalUsd: '90000000' });
+    const accepted = await g.check('accept', first);
+    expect(accepted.allowed).toBe(true);
+    const reservedAtMs = (accepted as { reservedAtMs: number }).reservedAtMs;
+    expect(await hour()).toBe(10_000_000n);
+    const signed = await g.check('sign', { ...first, riskReservedAtMs: reservedAtMs });
+    expect(signed).toEqual({ allowed: true, notionalUsd: 90_000_000n });
+    expect(await hour()).toBe(90_000_000n);
+    // Signed again (a rebuild) with the raised share on the record: nothing counted twice.
+    expect(await g.check('sign', { ...first, riskReservedAtMs: reservedAtMs, riskNotionalUsd: '90000000' })).toEqual({ allowed: true });
+    expect(await hour()).toBe(90_000_000n);
+    // Two more, each declared $60 and quoted $100: accepted, the hour holds $210; the first signed takes it to $250, the limit.
+    const second = recordFor({ type: 'decrease', notionalUsd: '60000000' }, { strategy: 'q2', builtNotionalUsd: '100000000' });
+    const third = recordFor({ type: 'decrease', notionalUsd: '60000000' }, { strategy: 'q3', builtNotionalUsd: '100000000' });
+    const a2 = (await g.check('accept', second)) as { reservedAtMs: number };
+    const a3 = (await g.check('accept', third)) as { reservedAtMs: number };
+    expect(await hour()).toBe(210_000_000n);
+    expect(await g.check('sign', { ...second, riskReservedAtMs: a2.reservedAtMs })).toEqual({ allowed: true, notionalUsd: 100_000_000n });
+    // The second's $40 more is refused, and not kept.
+    expect(await g.check('sign', { ...third, riskReservedAtMs: a3.reservedAtMs })).toMatchObject({ allowed: false, rule: 'max_notional_per_hour' });
+    expect(await hour()).toBe(250_000_000n);
+    // The first never executed: all $90 of it comes back.
+    await g.recordOutcome({ ...first, state: 'rejected', reason: 'api:bad_request', riskReservedAtMs: reservedAtMs, riskNotionalUsd: '90000000' });
+    expect(await hour()).toBe(160_000_000n);
+  });
+
   it('max actions per strategy per hour, per strategy', async () => {
     const g = gate();
     for (let i = 0; i < 3; i++) expect((await g.check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);

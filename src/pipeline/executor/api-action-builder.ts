@@ -193,12 +193,19 @@ export class ApiActionBuilder implements ActionBuilder {
 
 /**
  * The size the quote says this decrease moves, USD × 10^6: sizeUsdDelta, or the whole position for
- * entirePosition. Either documented quote shape (raw integers, or formatted decimals).
+ * entirePosition. Either documented quote shape (raw integers, or formatted decimals). For a whole
+ * close the docs do not say whether positionSizeUsd is the size before or after (the venue answers
+ * after: 0), so the larger of it and sizeUsdDelta: a close is never counted as moving nothing.
  */
 function quotedNotional(quote: Record<string, unknown>, intent: Extract<Intent, { type: 'decrease' | 'decrease-with-fee' }>): string | undefined {
   const formatted = typeof quote.pnlAfterFees === 'string';
-  const text = intent.entirePosition ? quote.positionSizeUsd : (quote.sizeUsdDelta ?? intent.sizeUsdDelta);
-  if (typeof text !== 'string') return undefined;
-  if (!formatted && /^\d+$/.test(text)) return text;
-  return /^\d+(\.\d+)?$/.test(text) ? decimalToScaled(text, USD_DECIMALS).toString() : undefined;
+  const usd = (text: unknown): bigint | undefined => {
+    if (typeof text !== 'string') return undefined;
+    if (!formatted && /^\d+$/.test(text)) return BigInt(text);
+    return /^\d+(\.\d+)?$/.test(text) ? decimalToScaled(text, USD_DECIMALS) : undefined;
+  };
+  if (!intent.entirePosition) return usd(quote.sizeUsdDelta ?? intent.sizeUsdDelta)?.toString();
+  const sizes = [usd(quote.positionSizeUsd), usd(quote.sizeUsdDelta)].filter((v): v is bigint => v !== undefined);
+  if (sizes.length === 0) return undefined;
+  return sizes.reduce((a, b) => (a > b ? a : b)).toString();
 }

@@ -14,6 +14,7 @@ import { BuildRefused, type BuiltTransaction } from './ports.ts';
 import { REPLAY_REASONS } from './replayed-bytes.ts';
 import { SimulationUnavailable } from './simulation-check.ts';
 import { Refusal } from './step-refusal.ts';
+import type { RiskDecision } from '../../risk/risk-gate-port.ts';
 import type { SubmittedWatch } from './submitted-watch.ts';
 
 /** How often an operator's held act looks for the operator's answer. */
@@ -196,17 +197,20 @@ export class PreparationSteps {
     // An operator's act waits at `inspected` for the operator to see these bytes and confirm them.
     if (r.operator) return this.bookkeeping.transition(from, { state: 'inspected', ...inspected }, passed);
     const passedInspection: ActionRecord = { ...r, ...inspected, state: 'inspected', updatedAtMs: this.context.now() };
+    // What the sign check raised the hour's notional to, written with whatever comes next: a rejection gives it back.
+    let raised: NotionalRaised = {};
     try {
       // Asked after the policy's reads, right before the signature: a halt acknowledged while they
       // ran must stop this one.
       const decision = await this.context.risk.check('sign', r);
       if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
+      raised = notionalRaised(decision);
       const signed = await this.signVerified(tx, verdict);
       await this.context.options.onSigned?.(r);
-      return await this.storeSigned(from, { state: 'signed', ...inspected, ...signed, builtSlot: verdict.freshAtSlot, ...UNSIGNED_DROPPED }, [...passed, passedInspection]);
+      return await this.storeSigned(from, { state: 'signed', ...inspected, ...signed, ...raised, builtSlot: verdict.freshAtSlot, ...UNSIGNED_DROPPED }, [...passed, passedInspection]);
     } catch (error) {
       // Refused after the inspection passed (a halt, a signer that cannot sign): the states passed stay in the audit trail.
-      if (error instanceof Refusal) return this.bookkeeping.transition(from, { state: 'rejected', reason: error.reason, detail: error.detail }, [...passed, passedInspection]);
+      if (error instanceof Refusal) return this.bookkeeping.transition(from, { state: 'rejected', reason: error.reason, detail: error.detail, ...raised }, [...passed, passedInspection]);
       throw error;
     }
   }
@@ -219,12 +223,14 @@ export class PreparationSteps {
     if (r.operator && !(await this.operatorConfirmed(r, signal))) return stored;
     const [decision, expired] = await Promise.all([this.context.risk.check('sign', r), this.watch.blockhashExpired(r)]);
     if (!decision.allowed) throw new Refusal(`risk:${decision.rule}`, decision.detail);
+    const raised = notionalRaised(decision);
     // A rebuild would make bytes the operator never saw: the act ends instead.
+    // (A share the check just raised stays in the hour then, erring towards refusing.)
     if (expired && r.operator) throw new Refusal('operator:unconfirmed', 'the build expired before it was signed; nothing signed');
-    if (expired) return this.bookkeeping.transition(stored, { ...clearedBuild(), state: 'accepted' });
+    if (expired) return this.bookkeeping.transition(stored, { ...clearedBuild(), state: 'accepted', ...raised });
     const tx = storedTransaction(r);
     const verdict = await this.passingVerdict(tx, r);
-    return this.storeSigned(stored, { state: 'signed', ...(await this.signVerified(tx, verdict)), builtSlot: verdict.freshAtSlot, ...UNSIGNED_DROPPED });
+    return this.storeSigned(stored, { state: 'signed', ...(await this.signVerified(tx, verdict)), ...raised, builtSlot: verdict.freshAtSlot, ...UNSIGNED_DROPPED });
   }
 
   /**
@@ -359,3 +365,9 @@ const BLOCKHASH_LIFETIME_BLOCKS = 150;
 /** How far the API's node may lead our RPC; only ever makes the expiry bound later, never earlier. */
 const RPC_LAG_MARGIN_BLOCKS = 150;
 
+/** The record's share of the hour's notional when the sign check raised it (ActionRecord.riskNotionalUsd). */
+type NotionalRaised = Pick<ActionRecord, 'riskNotionalUsd'>;
+
+function notionalRaised(decision: RiskDecision): NotionalRaised {
+  return decision.allowed && decision.notionalUsd !== undefined ? { riskNotionalUsd: decision.notionalUsd.toString() } : {};
+}

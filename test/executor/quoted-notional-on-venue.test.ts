@@ -1,0 +1,45 @@
+// The hour's notional holds what a transaction moves, not what its strategy declared: through the
+// real venue and executor, a whole-position close declared at $1 is counted at its quoted size
+// once signed, and the landed record says so (a later rejection would give that much back).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MINTS } from '../../src/api/mints.ts';
+import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
+import { RedisRiskGate } from '../../src/risk/risk-gate.ts';
+import { RollingHourCounter } from '../../src/risk/rolling-counter.ts';
+import { positionView } from '../../src/sdk/position-view.ts';
+import { VenueExecutorHarness } from './venue-harness.ts';
+
+const redis = connectRedis(redisUrlFromEnv());
+const PREFIX = `stratd-test:{quoted-notional-${process.pid}}:`;
+let h: VenueExecutorHarness;
+
+beforeAll(async () => {
+  h = await VenueExecutorHarness.start(redis, PREFIX, { slotMs: 20, blockhashValidBlocks: 750, decreaseInstantShare: 1 });
+});
+afterAll(async () => {
+  await h.stop();
+  const keys = await redis.keys(`${PREFIX}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
+
+describe('the quoted notional through the venue', () => {
+  it('a close declared at $1 counts toward the hour at its quoted size, and the record keeps that share', async () => {
+    const risk = new RedisRiskGate({
+      redis,
+      prefix: PREFIX,
+      limits: { maxNotionalPerActionUsd: 10_000_000_000n, maxActionsPerStrategyPerHour: 1_000, maxNotionalPerHourUsd: 100_000_000_000n, dailyLossStopUsd: 100_000_000_000n, circuitBreakerRejections: 100 },
+    });
+    const w = await h.fundedWallet();
+    const ex = h.executor(w, { risk });
+    const view = (await h.positions(w)).map(positionView).find((v) => v?.side === 'long' && v.marketMint === MINTS.SOL);
+    expect(view).toBeDefined();
+    const close = h.job({ type: 'decrease', key: `close:${view!.positionPubkey}`, reason: 'close', notionalUsd: '1000000', positionPubkey: view!.positionPubkey, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', entirePosition: true });
+    await ex.accept(close);
+    const landed = await ex.drive(close.actionId, h.signal);
+    expect(landed).toMatchObject({ state: 'landed' });
+    expect(BigInt(landed!.builtNotionalUsd!)).toBeGreaterThan(1_000_000n);
+    expect(landed!.riskNotionalUsd).toBe(landed!.builtNotionalUsd);
+    expect(await new RollingHourCounter(redis, `${PREFIX}risk:notional`).total(Date.now())).toBe(BigInt(landed!.builtNotionalUsd!));
+  });
+});
