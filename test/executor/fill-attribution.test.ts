@@ -35,11 +35,11 @@ function decrease(positionPubkey: string, key: string): Intent {
 }
 
 /** A decrease fill of a wallet's SOL long as the venue's keeper records it, for the history's shape. */
-function decreaseFill(o: { owner: string; txHash: string; positionRequestPubkey: string; createdMs: number }): Omit<TradeEntry, 'seq'> {
+function decreaseFill(o: { owner: string; txHash: string; positionRequestPubkey: string; createdMs: number; pnlUsd?: bigint; feeUsd?: bigint }): Omit<TradeEntry, 'seq'> {
   return {
-    ...o, positionPubkey: 'position', action: 'Decrease', orderType: 'Market', side: 'long', mint: MINTS.SOL, positionName: 'SOL-PERP',
+    positionPubkey: 'position', action: 'Decrease', orderType: 'Market', side: 'long', mint: MINTS.SOL, positionName: 'SOL-PERP',
     price: 150_000_000n, sizeUsd: 1_000_000n, collateralUsdDelta: 0n, pnlUsd: 0n, pnlPercentage: '0.00', baseFeeUsd: 0n, priceImpactFeeUsd: 0n,
-    borrowFeeUsd: 0n, liquidationFeeUsd: 0n, feeUsd: 0n, transactionFeeLamports: 0n, priorityFeeLamports: 0n,
+    borrowFeeUsd: 0n, liquidationFeeUsd: 0n, feeUsd: 0n, transactionFeeLamports: 0n, priorityFeeLamports: 0n, ...o,
   };
 }
 
@@ -116,8 +116,8 @@ describe('fill attribution of keeper-awaited requests', () => {
     for (let n = 0; n <= 250; n++) h.venue.market.trades.record(decreaseFill({ owner, txHash: `sig-${String(n)}`, positionRequestPubkey: `request-${String(n)}`, createdMs: at + n }));
     const watch = new TradeHistoryKeeperFillWatch(h.client, w.signer.publicKey);
     const record = (request: string, signature: string) => ({ actionId: `paging-${request}`, builtAtMs: at - 1_000, marketMint: MINTS.SOL, positionRequestPubkey: request, signature }) as ActionRecord;
-    expect(await watch.fulfilled(record('request-0', 'sig-ours'))).toBe(true);
-    expect(await watch.fulfilled(record('request-elsewhere', 'sig-0'))).toBe(true);
+    expect(await watch.fulfilled(record('request-0', 'sig-ours'))).toBeTruthy();
+    expect(await watch.fulfilled(record('request-elsewhere', 'sig-0'))).toBeTruthy();
     expect(await watch.fulfilled(record('request-elsewhere', 'sig-elsewhere'))).toBe(false);
   });
 
@@ -131,7 +131,7 @@ describe('fill attribution of keeper-awaited requests', () => {
     const unfilled = { actionId: 'overflow', builtAtMs: at - 1_000, marketMint: MINTS.SOL, positionRequestPubkey: 'request-unfilled', signature: 'sig-unfilled' } as ActionRecord;
     await expect(watch.fulfilled(unfilled)).rejects.toBeInstanceOf(KeeperFillWatchOverflow);
     // Within the pages it reads, it still answers.
-    expect(await watch.fulfilled({ ...unfilled, positionRequestPubkey: 'many-request-4000' })).toBe(true);
+    expect(await watch.fulfilled({ ...unfilled, positionRequestPubkey: 'many-request-4000' })).toBeTruthy();
   });
 
   it('looks at the same window share one read, each answered by a read that started after it was asked', async () => {
@@ -158,7 +158,7 @@ describe('fill attribution of keeper-awaited requests', () => {
 
     // Twenty looks asked together: one read answers all of them, each by its own request.
     const together = await Promise.all(Array.from({ length: 20 }, (_, n) => watch.fulfilled(record(`shared-request-${String(n)}`))));
-    expect(together).toEqual(Array.from({ length: 20 }, (_, n) => n < 10));
+    expect(together.map((fill) => fill !== false)).toEqual(Array.from({ length: 20 }, (_, n) => n < 10));
     expect(reads).toBe(1);
 
     // A look asked while a read is in flight waits for the next read: the fill recorded after the
@@ -173,7 +173,7 @@ describe('fill attribution of keeper-awaited requests', () => {
     release();
     hold = undefined;
     expect(await early).toBe(false);
-    expect(await late).toBe(true);
+    expect(await late).toMatchObject({ trade: { positionRequestPubkey: 'shared-request-late' } });
     expect(reads).toBe(3);
   });
 
@@ -193,7 +193,7 @@ describe('fill attribution of keeper-awaited requests', () => {
       const driving = ex.drive(ours.actionId, h.signal);
       const seen = await landingSeen(ours.actionId);
       h.venue.market.trades.record(
-        decreaseFill({ owner: w.signer.publicKey.toBase58(), txHash: seen.signature!, positionRequestPubkey: seen.positionRequestPubkey!, createdMs: seen.builtAtMs! - 30_000 }),
+        decreaseFill({ owner: w.signer.publicKey.toBase58(), txHash: seen.signature!, positionRequestPubkey: seen.positionRequestPubkey!, createdMs: seen.builtAtMs! - 30_000, pnlUsd: -12_345_678n, feeUsd: 1_000_000n }),
       );
       const before = looks.length;
       await until('an ordinary look after the fill was written', () => looks.length > before || undefined);
@@ -201,6 +201,9 @@ describe('fill attribution of keeper-awaited requests', () => {
       h.venue.advance(10_000);
       const final = await driving;
       expect(final?.state).toBe('landed');
+      // What the fill realised (pnl less fee), not the build's quote, goes to the daily loss stop.
+      expect(seen.realisedPnlUsd).toBeDefined();
+      expect(final?.realisedPnlUsd).toBe('-13345678');
       expect(looks.at(-1)).toBe(true);
       expect(h.outcomesOf(ours.actionId)).toEqual(['ambiguous', 'landed']);
     } finally {

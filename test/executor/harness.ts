@@ -129,7 +129,7 @@ export class ChainHarness {
       builder: this.builder,
       inspector: this.inspector,
       signer: this.signer,
-      keeperFills: { fulfilled: async () => true },
+      keeperFills: { fulfilled: async () => ({}) },
       requestValidity: async () => 45,
       settle: async (record, outcome) => {
         this.settled.push({ actionId: record.actionId, outcome });

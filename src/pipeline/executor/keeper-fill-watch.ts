@@ -3,7 +3,7 @@ import type { ApiClient } from '../../api/client.ts';
 import { marketMint as marketMintSchema, type MarketMint } from '../../api/mints.ts';
 import type { TradeRecord } from '../../api/schemas/perps.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
-import type { KeeperFillWatch } from './ports.ts';
+import type { KeeperFill, KeeperFillWatch } from './ports.ts';
 import { abortableSleep } from '../../kernel/abortable-sleep.ts';
 
 /** Trades read per page; the query is narrowed to this wallet's decreases (or increases) of one market since the build. */
@@ -35,7 +35,7 @@ const DEFAULT_READ_INTERVAL_MS = 100;
 /** A look waiting for the read that answers it. */
 interface Look {
   readonly record: ActionRecord;
-  readonly resolve: (filled: boolean) => void;
+  readonly resolve: (filled: KeeperFill | false) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -74,13 +74,13 @@ export class TradeHistoryKeeperFillWatch implements KeeperFillWatch {
     this.#readIntervalMs = options.readIntervalMs ?? DEFAULT_READ_INTERVAL_MS;
   }
 
-  async fulfilled(record: ActionRecord, options: { readonly lastLook?: boolean } = {}): Promise<boolean> {
+  async fulfilled(record: ActionRecord, options: { readonly lastLook?: boolean } = {}): Promise<KeeperFill | false> {
     if (record.builtAtMs === undefined) return false;
     const mint = marketMintSchema.safeParse(record.marketMint);
     const query = { action: tradeActionOf(record), mint: mint.success ? mint.data : undefined, sinceSec: Math.max(0, Math.floor(record.builtAtMs / 1000) - (options.lastLook ? LAST_LOOK_MARGIN_SEC : POLL_MARGIN_SEC)) };
     if (options.lastLook) {
       const { found, complete } = await this.read(query, [record]);
-      return this.answer(record, found.has(record), complete);
+      return this.answer(record, found.get(record), complete);
     }
     const key = `${query.action}/${query.mint ?? ''}/${query.sinceSec}`;
     let looks = this.#queries.get(key);
@@ -88,7 +88,7 @@ export class TradeHistoryKeeperFillWatch implements KeeperFillWatch {
       looks = { queued: [], reading: false, lastReadAt: Number.NEGATIVE_INFINITY };
       this.#queries.set(key, looks);
     }
-    const answered = new Promise<boolean>((resolve, reject) => looks.queued.push({ record, resolve, reject }));
+    const answered = new Promise<KeeperFill | false>((resolve, reject) => looks.queued.push({ record, resolve, reject }));
     if (!looks.reading) void this.drain(key, looks, query);
     return answered;
   }
@@ -109,7 +109,7 @@ export class TradeHistoryKeeperFillWatch implements KeeperFillWatch {
           const { found, complete } = await this.read(query, batch.map((l) => l.record));
           for (const look of batch) {
             try {
-              look.resolve(this.answer(look.record, found.has(look.record), complete));
+              look.resolve(this.answer(look.record, found.get(look.record), complete));
             } catch (error) {
               look.reject(error);
             }
@@ -128,9 +128,9 @@ export class TradeHistoryKeeperFillWatch implements KeeperFillWatch {
     }
   }
 
-  /** Filled; or not, when every page of the window was read; or the window was too long to tell. */
-  private answer(record: ActionRecord, found: boolean, complete: boolean): boolean {
-    if (found) return true;
+  /** Filled (by this trade); or not, when every page of the window was read; or the window was too long to tell. */
+  private answer(record: ActionRecord, fill: TradeRecord | undefined, complete: boolean): KeeperFill | false {
+    if (fill) return { trade: fill };
     if (complete) return false;
     throw new KeeperFillWatchOverflow(`more than ${MAX_PAGES * PAGE} ${tradeActionOf(record).toLowerCase()}s of this wallet and market since action ${record.actionId} was built; its fill cannot be told apart`);
   }
@@ -139,8 +139,8 @@ export class TradeHistoryKeeperFillWatch implements KeeperFillWatch {
    * Reads the query's window page by page until every record's fill is found or the window ends;
    * `complete` is false when the window had more pages than a look reads.
    */
-  private async read(query: TradesQuery, records: readonly ActionRecord[]): Promise<{ found: Set<ActionRecord>; complete: boolean }> {
-    const found = new Set<ActionRecord>();
+  private async read(query: TradesQuery, records: readonly ActionRecord[]): Promise<{ found: Map<ActionRecord, TradeRecord>; complete: boolean }> {
+    const found = new Map<ActionRecord, TradeRecord>();
     const byRequest = new Map<string, ActionRecord[]>();
     const bySignature = new Map<string, ActionRecord[]>();
     const index = (map: Map<string, ActionRecord[]>, key: string, r: ActionRecord) => (map.get(key) ?? map.set(key, []).get(key)!).push(r);
@@ -160,7 +160,7 @@ export class TradeHistoryKeeperFillWatch implements KeeperFillWatch {
       });
       for (const trade of trades.dataList) {
         for (const r of [...(trade.positionRequestPubkey ? (byRequest.get(trade.positionRequestPubkey) ?? []) : []), ...(bySignature.get(trade.txHash) ?? [])]) {
-          if (isFillOf(trade, r)) found.add(r);
+          if (isFillOf(trade, r)) found.set(r, trade);
         }
       }
       if (found.size === records.length) return { found, complete: true };

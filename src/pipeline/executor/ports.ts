@@ -1,3 +1,4 @@
+import type { TradeRecord } from '../../api/schemas/perps.ts';
 import type { WireTransaction } from '../../chain/decode.ts';
 import type { Verdict } from '../../chain/policy/index.ts';
 import type { TransactionSigner } from '../../chain/signer.ts';
@@ -73,10 +74,16 @@ export type ActionLedger = Pick<Ledger, 'append'>;
 /** Answers whether the keeper has executed exactly this action's perps request (never "some fill of the position"). */
 export interface KeeperFillWatch {
   /**
-   * Whether the keeper executed this action's request. `lastLook` is the look before the action
-   * is called refused: it may cost more (a wider window of fills), since it happens once.
+   * Whether the keeper executed this action's request: false, or its fill (the trade, when the
+   * watch reads trades: what the fill realised). `lastLook` is the look before the action is
+   * called refused: it may cost more (a wider window of fills), since it happens once.
    */
-  fulfilled(record: ActionRecord, options?: { readonly lastLook?: boolean }): Promise<boolean>;
+  fulfilled(record: ActionRecord, options?: { readonly lastLook?: boolean }): Promise<KeeperFill | false>;
+}
+
+/** A keeper's fill of an action's request; `trade` when the watch read it from the trade history. */
+export interface KeeperFill {
+  readonly trade?: TradeRecord;
 }
 
 /** Reads `maxRequestExecutionSec` of a market from the latest pool-info (fallback when unknown). */

@@ -1,7 +1,7 @@
 import type { Logger } from '../../kernel/logger.ts';
 import type { ActionRecord, ActionState } from '../../records/action-record.ts';
 import type { StoredAction } from './action-store.ts';
-import type { ChainReads, KeeperFillWatch, Submitter } from './ports.ts';
+import type { ChainReads, KeeperFill, KeeperFillWatch, Submitter } from './ports.ts';
 import { landedBeforeBuild, REPLAY_REASONS } from './replayed-bytes.ts';
 
 export interface SubmittedWatchOptions {
@@ -132,8 +132,9 @@ export class SubmittedWatch {
       // decides so is the last one, over a wider window of fills: a fill must not be missed
       // before the request is called refused.
       const keeperTimedOut = now() > landing.atMs + (r.maxRequestExecutionSec ?? 0) * 1000 + this.options.keeperGraceMs;
-      if (await this.options.keeperFills.fulfilled({ ...r, ...seenPatch }, { lastLook: keeperTimedOut })) {
-        await transition(stored, { state: 'landed', ...seenPatch });
+      const fill = await this.options.keeperFills.fulfilled({ ...r, ...seenPatch }, { lastLook: keeperTimedOut });
+      if (fill) {
+        await transition(stored, { state: 'landed', ...seenPatch, ...realisedAtFill(r, fill) });
         return this.ended(r);
       }
       if (keeperTimedOut) {
@@ -204,4 +205,16 @@ export class SubmittedWatch {
     if (r.maxRequestExecutionSec === undefined || r.builtAtMs === undefined) return false;
     return this.options.now() > r.builtAtMs + r.maxRequestExecutionSec * 1000;
   }
+}
+
+/**
+ * A keeper-executed decrease realises what its fill says, not what the build's quote said (the
+ * keeper fills at its own price, seconds later): the trade's pnl less its fee, as the daily loss
+ * stop books a fill stratd did not make (src/risk/daily-loss.ts). Without the trade (a watch that
+ * does not read trades) or its pnl, the quote's figure stays.
+ */
+function realisedAtFill(r: ActionRecord, fill: KeeperFill): Pick<ActionRecord, 'realisedPnlUsd'> {
+  const trade = fill.trade;
+  if (!trade || trade.action !== 'Decrease' || trade.pnl === null || (r.intent.type !== 'decrease' && r.intent.type !== 'decrease-with-fee')) return {};
+  return { realisedPnlUsd: (BigInt(trade.pnl) - BigInt(trade.fee)).toString() };
 }
