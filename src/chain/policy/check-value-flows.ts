@@ -31,8 +31,9 @@ const HARMLESS_OTHER_TOKEN_INSTRUCTIONS = new Set(['initializeMultisig', 'initia
 
 /**
  * Rules value_transfer, token_approval, authority_change and account_close: no top-level
- * instruction may move value or control from the wallet (or its token accounts) to an account the
- * operation does not explain. Moves towards explained accounts are returned as outflows.
+ * instruction may move value from the wallet (or its token accounts) to an account the operation
+ * does not explain, nor control of them, or a closed account's lamports, to anyone but the wallet.
+ * Moves towards explained accounts are returned as outflows.
  */
 export function checkValueFlows(decoded: DecodedTransaction, accounts: WalletAccounts, maxAccountSpaceBytes = DEFAULT_MAX_ACCOUNT_SPACE_BYTES): ValueFlowReport {
   const report: ValueFlowReport = { violations: [], outflows: [] };
@@ -191,18 +192,21 @@ function checkToken(ix: DecodedInstruction, token: TokenInstruction, accounts: W
       if (!accounts.actsForWallet(token.authority, token.account)) return;
       if (token.newAuthority === null) {
         report.violations.push({ rule: 'authority_change', detail: `instruction ${index}: setAuthority removes the ${token.authorityType} authority of ${token.account}` });
-      } else if (!accounts.isWallet(token.newAuthority) && !accounts.isExplained(token.newAuthority)) {
+      } else if (!accounts.isWallet(token.newAuthority)) {
+        // No operation stratd signs hands control of a wallet's account to anyone: an account the
+        // intent names (a position, a request) is a destination of value, never its owner.
         report.violations.push({
           rule: 'authority_change',
-          detail: `instruction ${index}: setAuthority gives the ${token.authorityType} authority of ${token.account} to ${token.newAuthority}, an account the operation does not explain`,
+          detail: `instruction ${index}: setAuthority gives the ${token.authorityType} authority of ${token.account} to ${token.newAuthority}, not the wallet`,
         });
       }
       return;
     case 'closeAccount':
-      if (accounts.actsForWallet(token.owner, token.account) && !accounts.isWalletOwned(token.destination) && !accounts.isExplained(token.destination)) {
+      // A closed account's lamports (its rent, a wrapped SOL balance) go back to the wallet, never elsewhere.
+      if (accounts.actsForWallet(token.owner, token.account) && !accounts.isWalletOwned(token.destination)) {
         report.violations.push({
           rule: 'account_close',
-          detail: `instruction ${index}: closeAccount of ${token.account} sends its balance to ${token.destination}, an account the operation does not explain`,
+          detail: `instruction ${index}: closeAccount of ${token.account} sends its balance to ${token.destination}, not the wallet`,
         });
       }
       return;

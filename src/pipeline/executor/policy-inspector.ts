@@ -138,7 +138,7 @@ export class PolicyInspector implements TransactionInspector {
       recentBlockhash,
       priorityFeeCapLamports: this.options.priorityFeeCapLamports,
       intent: bounds,
-      knownAccounts: [...knownAccounts(intent, built), ...extraKnownAccounts],
+      knownAccounts: [...knownAccounts(intent, bounds), ...extraKnownAccounts],
       chain,
       maxAccountSpaceBytes: this.options.maxAccountSpaceBytes,
     });
@@ -288,9 +288,14 @@ function isDecrease(intent: Intent | undefined): intent is DecreaseIntent {
   return intent?.type === 'decrease' || intent?.type === 'decrease-with-fee';
 }
 
-/** Accounts the intent names: value or control may go there. */
-function knownAccounts(intent: Intent | undefined, built: InspectionTarget): string[] {
-  const named = [built.positionPubkey];
+/**
+ * Accounts the intent names: value or control may go there. Never an account only the build's
+ * reply names (its positionPubkey): a hostile reply would name its own key there and have
+ * authority or collateral handed to it. The position an open or a limit order creates is the one
+ * derived from the wallet (the perps bounds' position), not the one the reply says.
+ */
+function knownAccounts(intent: Intent | undefined, bounds: PolicyIntent): string[] {
+  const named = [bounds.perps?.positionPubkey];
   switch (intent?.type) {
     case 'decrease':
       named.push(intent.positionPubkey);
