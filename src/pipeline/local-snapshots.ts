@@ -30,6 +30,12 @@ export class LocalSnapshots {
     }
   }
 
+  /** Whether a snapshot of the same kind and key and a later tick is known: `snapshot` is obsolete. */
+  hasNewer(snapshot: Snapshot): boolean {
+    const known = this.#kinds.get(snapshot.kind)?.get(snapshot.key);
+    return known !== undefined && known.tickMs > snapshot.tickMs;
+  }
+
   /** The remembered snapshot of kind+key if it is the one of `tickMs`. */
   ofTick<K extends SnapshotKind>(kind: K, key: string, tickMs: number): SnapshotOf<K> | undefined {
     const known = this.#kinds.get(kind)?.get(key);

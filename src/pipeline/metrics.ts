@@ -13,6 +13,7 @@ export class Metrics {
   readonly registry = new Registry();
   readonly snapshotsEnqueued = new Counter({ name: 'stratd_snapshots_enqueued_total', help: 'Snapshot jobs enqueued by pollers', labelNames: ['kind'], registers: [this.registry] });
   readonly snapshotsProcessed = new Counter({ name: 'stratd_snapshots_processed_total', help: 'Snapshot jobs processed by strategy workers', labelNames: ['kind'], registers: [this.registry] });
+  readonly snapshotsObsolete = new Counter({ name: 'stratd_snapshots_obsolete_total', help: 'Snapshots not decided on because a later tick of their key was known (a slow answer, a job delivered again)', labelNames: ['kind'], registers: [this.registry] });
   // Per-strategy cost (issue 28): which plugin costs what.
   readonly strategyDecideSeconds = new Histogram({ name: 'stratd_strategy_decide_seconds', help: "Time one strategy's onSnapshot took, per decision", labelNames: ['strategy'], buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [this.registry] });
   readonly strategyDecisions = new Counter({ name: 'stratd_strategy_decisions_total', help: 'Decisions of each strategy by outcome (ok, failed)', labelNames: ['strategy', 'outcome'], registers: [this.registry] });

@@ -21,6 +21,7 @@ import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
 import type { RedisOutageLog } from './redis-outage.ts';
 import { snapshotSchema, type Snapshot } from '../sdk/snapshot.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
+import { tickKey } from '../records/snapshot-store.ts';
 import type { LocalSnapshots } from './local-snapshots.ts';
 
 export { runStrategies, type StrategyRun, type SnapshotReader } from './strategy-runtime/run.ts';
@@ -178,7 +179,17 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
   // for every job was most of a job's cost.
   const reader: SnapshotReader = new SnapshotCache(redis, prefix, deps.local);
   const suppressed = new NotedOnce(10_000);
-  const fromSnapshot = async (snapshot: Snapshot): Promise<SnapshotResult> => {
+  const fromSnapshot = async (snapshot: Snapshot, fromQueue = false): Promise<SnapshotResult> => {
+    // A snapshot of a tick older than one already known for its key is not decided on: a slow
+    // answer of an earlier tick, a job delivered again after a crash or drained from a backlog. The
+    // newer one is (or was) decided on; deciding on the older would act on a world that has moved
+    // (a cut from an old mark, an open from an old price). This process's own pollers' snapshots
+    // are known without a read; a job from the queue is held against the store's tick of its key.
+    if (deps.local?.hasNewer(snapshot) || (fromQueue && (await storedTickAfter(redis, prefix, snapshot)))) {
+      logger.debug({ kind: snapshot.kind, key: snapshot.key, tickMs: snapshot.tickMs }, 'a newer snapshot of this key is known: this one is not decided on');
+      deps.metrics?.snapshotsObsolete.inc({ kind: snapshot.kind });
+      return { actions: [], failed: [] };
+    }
     // One read per job: a reload between jobs never mixes two sets within one job.
     const active = deps.active?.() ?? { strategies: deps.strategies, timeoutMs: deps.config.strategies.timeoutMs };
     const runs = await runStrategies({
@@ -225,9 +236,15 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
         await ledger.append({ at: now(), type: 'alert', detail: { what: 'invalid snapshot job', jobId: job.id, issues: detail } });
         throw new UnrecoverableError(`snapshot job ${job.id} is invalid: ${detail}`);
       }
-      return fromSnapshot(parsed.data);
+      return fromSnapshot(parsed.data, true);
     },
   };
+}
+
+/** Whether the snapshot store holds a later tick of this snapshot's key. */
+async function storedTickAfter(redis: Redis, prefix: string, snapshot: Snapshot): Promise<boolean> {
+  const stored = await redis.hget(tickKey(prefix, snapshot.kind), snapshot.key);
+  return stored !== null && Number(stored) > snapshot.tickMs;
 }
 
 /** The stratd_strategy_* metrics of one decision. */
