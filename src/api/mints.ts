@@ -32,3 +32,6 @@ export const MARKET_SYMBOL: Readonly<Record<MarketMint, 'SOL' | 'ETH' | 'BTC'>> 
 
 export const collateralMint = z.enum([MINTS.SOL, MINTS.ETH, MINTS.BTC, MINTS.USDC, MINTS.USDT]);
 export type CollateralMint = z.infer<typeof collateralMint>;
+
+/** The mint a perps decrease pays out in, by the receiveToken the API takes. */
+export const RECEIVE_TOKEN_MINT = { SOL: MINTS.SOL, ETH: MINTS.ETH, BTC: MINTS.BTC, USDC: MINTS.USDC } as const;

@@ -121,6 +121,16 @@ describe('hostile variants of a real venue decrease', () => {
           }, { amount: 50_000_000n }));
         }),
       },
+      {
+        // The wallet's own ETH account, the request's own ETH escrow: only the mint differs from the intent's USDC,
+        // and a close paid in another mint is a swap of the whole payout with no floor.
+        name: "paid out in another mint than the intent's receiveToken", rule: 'intent_exceeded', detail: 'pays out in', base64: tamper(legacy.base64, (ixs) => {
+          const request = perpsIx(ixs).keys[5]!.pubkey.toBase58();
+          replaceRole(9, new PublicKey(MINTS.ETH))(ixs);
+          replaceRole(1, new PublicKey(tokenAccountOf(address, MINTS.ETH)))(ixs);
+          replaceRole(6, new PublicKey(tokenAccountOf(request, MINTS.ETH)))(ixs);
+        }),
+      },
       { name: "the wallet's token account hidden in a lookup table", rule: 'lookup_table', base64: tamper(legacy.base64, () => undefined, [hiding]) },
     );
     tooNew = tamper(legacy.base64, () => undefined, [stale]);

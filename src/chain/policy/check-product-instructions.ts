@@ -225,6 +225,8 @@ function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide 
     exceeded(`collateralUsdDelta ${collateral} is above the intent's ${b.maxCollateralUsdDelta}`);
   }
   if (p.args.entirePosition === true && b.entirePosition !== true) exceeded('closes the entire position; the intent does not');
+  // Paid out in another mint than asked, a close becomes a swap of the whole payout with no floor.
+  if (b.desiredMint !== undefined && a.desiredMint !== undefined && a.desiredMint !== b.desiredMint) exceeded(`pays out in ${a.desiredMint}; the intent receives ${b.desiredMint}`);
   // A close must be one (a tiny partial decrease in its place protects nothing), and a partial
   // decrease or TP/SL must be of exactly the intent's size, not of a sliver of it.
   if (SIZED_REQUESTS.has(p.type)) {

@@ -103,6 +103,8 @@ export interface PerpsIntentBounds {
   readonly maxCollateralUsdDelta?: bigint;
   /** Whether closing the whole position is asked for; otherwise entirePosition must not be set. */
   readonly entirePosition?: boolean;
+  /** The mint a decrease or TP/SL request pays out in (the intent's receiveToken): its desiredMint must be it. */
+  readonly desiredMint?: string;
   /** The exact trigger price of a TP/SL or limit order. */
   readonly triggerPriceUsd?: bigint;
   /**

@@ -3,7 +3,7 @@ import { decimalToScaled, USD_DECIMALS } from '../../api/amounts.ts';
 import type { ApiClient } from '../../api/client.ts';
 import type { DecreaseResponse } from '../../api/schemas/perps.ts';
 import type { Intent } from '../../sdk/intent.ts';
-import { MINTS } from '../../api/mints.ts';
+import { RECEIVE_TOKEN_MINT } from '../../api/mints.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
 import { BuildRefused, type ActionBuilder, type BuiltTransaction } from './ports.ts';
 import { buildSpotIntent, executeRoute } from './spot-builders.ts';
@@ -12,7 +12,6 @@ import { buildPerpsLiquidity } from './perps-liquidity-builder.ts';
 import { buildPerpsLimitOrder } from './perps-limit-order-builder.ts';
 
 /** The mint a TP/SL close pays out in, by receive token. */
-const RECEIVE_MINT = { SOL: MINTS.SOL, ETH: MINTS.ETH, BTC: MINTS.BTC, USDC: MINTS.USDC } as const;
 
 export interface ApiActionBuilderOptions {
   readonly client: ApiClient;
@@ -133,7 +132,7 @@ export class ApiActionBuilder implements ActionBuilder {
       {
         owner: wallet,
         positionPubkey: intent.positionPubkey,
-        tpsl: [{ desiredMint: RECEIVE_MINT[intent.receiveToken], entirePosition: entire, sizeUsdDelta: entire ? '0' : (intent.sizeUsdDelta ?? '0'), triggerPrice: intent.triggerPrice, requestType: intent.requestType }],
+        tpsl: [{ desiredMint: RECEIVE_TOKEN_MINT[intent.receiveToken], entirePosition: entire, sizeUsdDelta: entire ? '0' : (intent.sizeUsdDelta ?? '0'), triggerPrice: intent.triggerPrice, requestType: intent.requestType }],
       },
       { signal },
     );

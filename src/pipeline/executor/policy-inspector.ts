@@ -2,7 +2,7 @@ import type { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { decodeTransaction, LookupTableUnavailable, TransactionDecodeError, WireTransaction, type DecodedTransaction, type LookupTableResolver } from '../../chain/decode.ts';
 import { ChainFactsReader, DEFAULT_MAX_ACCOUNT_SPACE_BYTES, inspectTransaction, type AccountReader, type BlockhashReader, type PerpsIntentBounds, type PolicyIntent, type Verdict } from '../../chain/policy/index.ts';
 import { toBigInt } from '../../api/amounts.ts';
-import { MINTS } from '../../api/mints.ts';
+import { MINTS, RECEIVE_TOKEN_MINT } from '../../api/mints.ts';
 import type { Intent } from '../../sdk/intent.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
 import { MarkPriceUnavailable } from './mark-price.ts';
@@ -201,6 +201,7 @@ export function intentBounds(intent: Intent | undefined, slippageBps: number, pr
         ? {
             positionPubkey: intent.positionPubkey,
             triggerPriceUsd: toBigInt(intent.triggerPrice),
+            desiredMint: RECEIVE_TOKEN_MINT[intent.receiveToken],
             triggerOnly: true,
             // A long's take-profit and a short's stop-loss fire when the price rises above the trigger.
             triggerAboveThreshold: (intent.requestType === 'tp') === (intent.side === 'long'),
@@ -237,6 +238,7 @@ export function intentBounds(intent: Intent | undefined, slippageBps: number, pr
   const requestSlippageBps = intent.maxSlippageBps === undefined ? BigInt(Math.trunc(slippageBps)) : toBigInt(intent.maxSlippageBps);
   const perps: PerpsIntentBounds = {
     positionPubkey: intent.positionPubkey,
+    desiredMint: RECEIVE_TOKEN_MINT[intent.receiveToken],
     entirePosition: entire,
     maxSizeUsdDelta: entire ? undefined : toBigInt(intent.sizeUsdDelta ?? '0'),
     maxCollateralUsdDelta: entire || intent.collateralUsdDelta === undefined ? undefined : toBigInt(intent.collateralUsdDelta),
