@@ -21,6 +21,7 @@ import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
 import type { RedisOutageLog } from './redis-outage.ts';
 import { snapshotSchema, type Snapshot } from '../sdk/snapshot.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
+import { StrategyTurns } from './strategy-runtime/strategy-turns.ts';
 import { tickKey } from '../records/snapshot-store.ts';
 import type { LocalSnapshots } from './local-snapshots.ts';
 
@@ -179,7 +180,13 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
   // for every job was most of a job's cost.
   const reader: SnapshotReader = new SnapshotCache(redis, prefix, deps.local);
   const suppressed = new NotedOnce(10_000);
-  const fromSnapshot = async (snapshot: Snapshot, fromQueue = false): Promise<SnapshotResult> => {
+  const turns = new StrategyTurns();
+  const fromSnapshot = (snapshot: Snapshot, fromQueue = false): Promise<SnapshotResult> => {
+    const active = deps.active?.() ?? { strategies: deps.strategies, timeoutMs: deps.config.strategies.timeoutMs };
+    const deciding = active.strategies.filter((s) => (s.strategy.subscribes as readonly string[]).includes(snapshot.kind)).map((s) => s.strategy.name);
+    return turns.run(deciding, () => decideOn(snapshot, active, fromQueue));
+  };
+  const decideOn = async (snapshot: Snapshot, active: ActiveStrategies, fromQueue: boolean): Promise<SnapshotResult> => {
     // A snapshot of a tick older than one already known for its key is not decided on: a slow
     // answer of an earlier tick, a job delivered again after a crash or drained from a backlog. The
     // newer one is (or was) decided on; deciding on the older would act on a world that has moved
@@ -190,8 +197,7 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
       deps.metrics?.snapshotsObsolete.inc({ kind: snapshot.kind });
       return { actions: [], failed: [] };
     }
-    // One read per job: a reload between jobs never mixes two sets within one job.
-    const active = deps.active?.() ?? { strategies: deps.strategies, timeoutMs: deps.config.strategies.timeoutMs };
+    // One read per job (`active`): a reload between jobs never mixes two sets within one job.
     const runs = await runStrategies({
       snapshot,
       strategies: active.strategies,
