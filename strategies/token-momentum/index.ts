@@ -18,8 +18,11 @@ import { screenFailure, takingAmountFor } from './screen.ts';
  *
  * What happened to an order is read from the wallet's active trigger orders: a bid that leaves
  * the list without a cancel of this strategy filled (in full; a cancelled one filled what it had
- * used); an exit that leaves it sold. A decision returns one intent at most, exits first, so the
- * state it carries says exactly what that one intent did (it is committed only when it lands).
+ * used); an exit that leaves it sold, once it was seen listed. A decision returns one intent at
+ * most, exits first, so the state it carries says exactly what that one intent did. That state is
+ * committed when the action is sent, so it may name an exit that never took: a cancel still
+ * listed a settle later is asked again, and an exit never listed and no longer in flight
+ * (ctx.inFlight) is placed again rather than taken for a sale.
  */
 
 const settings = z.strictObject({
@@ -114,7 +117,12 @@ export default defineStrategy({
     for (const ranked of ctx.latestAll('rankedTokens')) for (const t of ranked.tokens) if (typeof t.usdPrice === 'number') prices.set(t.id, t.usdPrice);
     for (const t of snapshot.tokens) if (typeof t.usdPrice === 'number') prices.set(t.id, t.usdPrice);
 
-    const book = reconcile(before, orders, ordersSnapshot?.tickMs, now, cfg);
+    // Exits in flight (sent or being sent): their state is committed when sent, so a stage may
+    // name an exit that never took; while one is in flight its absence from the orders says nothing.
+    const inFlight = ctx.inFlight ?? [];
+    const exitsInFlight = new Set(inFlight.flatMap((i) => (i.type === 'trigger-create' && i.outputMint === MINTS.USDC ? [i.inputMint] : [])));
+    const cancelsInFlight = new Set(inFlight.flatMap((i) => (i.type === 'trigger-cancel' ? [i.order] : [])));
+    const book = reconcile(before, orders, ordersSnapshot?.tickMs, now, cfg, exitsInFlight);
     const next = (): State => ({ bids: book.bids, spent: book.spent, holdings: book.holdings, filledAt: book.filledAt });
     const one = (intent: Intent): { intents: Intent[]; state: State } => ({ intents: [intent], state: next() });
 
@@ -159,6 +167,19 @@ export default defineStrategy({
         continue;
       }
       if (!order) continue;
+      // The cancel of the take-profit (or of a stale stop) was sent and never took: the order is
+      // still listed a settle after it, with no cancel in flight. Asked again, or the holding
+      // would wait at "stopping" for good, its stop never placed.
+      if (h.stage === 'stopping') {
+        const readAfter = ordersSnapshot !== undefined && ordersSnapshot.tickMs - h.stageAt > cfg.settleMs;
+        if (readAfter && !cancelsInFlight.has(order.orderKey)) {
+          retries.push(() => {
+            book.holdings[mint] = { ...h, stageAt: now, orderKey: order.orderKey };
+            return one({ type: 'trigger-cancel', key: `momentum-stop:${order.orderKey}`, reason: `the cancel of ${mint}'s exit order did not take: cancel it again to place the stop`, notionalUsd: h.costUsd, order: order.orderKey });
+          });
+        }
+        continue;
+      }
       // A stop sell that did not fill within ttlMs, or a take-profit whose stop is reached: cancel it (the next decision places the stop).
       const staleStop = h.stage === 'stop' && now - h.stageAt >= cfg.ttlMs;
       if ((h.stage === 'tp' && stop) || staleStop) {
@@ -243,7 +264,7 @@ function normalised(s: State): State {
  * filled (what a cancel of ours left unused was refunded), an exit gone from it sold. Fills older
  * than the budget window, and cooldowns that ended, are forgotten.
  */
-function reconcile(before: State, orders: readonly TriggerOrder[], ordersAt: number | undefined, now: number, cfg: Settings): Book {
+function reconcile(before: State, orders: readonly TriggerOrder[], ordersAt: number | undefined, now: number, cfg: Settings, exitsInFlight: ReadonlySet<string>): Book {
   const book: Book = { bids: {}, spent: [], holdings: { ...(before.holdings ?? {}) }, filledAt: {} };
   for (const s of before.spent ?? []) if (now - s.at < cfg.budgetWindowMs) book.spent.push(s);
   for (const [mint, at] of Object.entries(before.filledAt ?? {})) if (now - at < cfg.cooldownMs) book.filledAt[mint] = at;
@@ -290,6 +311,14 @@ function reconcile(before: State, orders: readonly TriggerOrder[], ordersAt: num
     }
     // Sold — unless the exit is too new to be listed, or no orders snapshot could list it yet.
     if (ordersAt === undefined || (h.orderKey === undefined && ordersAt - h.stageAt <= cfg.settleMs)) continue;
+    if (h.orderKey === undefined) {
+      // Never seen listed: still being sent, or sent and never taken (its blockhash passed, it
+      // failed on chain). Not a sale: in flight it is waited for; otherwise the holding has no exit
+      // again and gets one (an exit that sold before any read listed it is refused for want of the
+      // tokens, and the holding is dropped after ttlMs of refusals, as a first exit's is).
+      if (!exitsInFlight.has(mint)) book.holdings[mint] = { ...h, stage: 'new' };
+      continue;
+    }
     delete book.holdings[mint];
   }
   return book;

@@ -130,6 +130,35 @@ describe('token-momentum', () => {
     expect(taking).toBeLessThan(8_260_000n);
   });
 
+  it('state is committed when an exit is sent: a cancel that never took is asked again, and the stop follows once it takes', async () => {
+    const state = { holdings: { [A]: { at: TICK, amount: BOUGHT, costUsd: '10000000', decimals: 6, stage: 'tp', stageAt: TICK, orderKey: SELL } } };
+    const price = 0.0012 * 0.98 * 0.85;
+    const tp = (tick: number) => orders([sellOf(A, SELL, BOUGHT)], tick);
+    const first = await runStrategy(momentum, [tp(MIN), ranked([good(A, price)], MIN)], { state });
+    expect(first.intents).toMatchObject([{ type: 'trigger-cancel', order: SELL }]);
+    // The cancel was sent (its state committed) and failed on chain: the take-profit stays listed.
+    // While the cancel is in flight, or within a settle of it, nothing; after that it is asked again.
+    const waiting = await runStrategy(momentum, [tp(5 * MIN), ranked([good(A, price)], 5 * MIN)], { state: first.state, inFlight: first.intents });
+    expect(waiting.intents).toEqual([]);
+    const again = await runStrategy(momentum, [tp(5 * MIN), ranked([good(A, price)], 5 * MIN)], { state: first.state });
+    expect(again.intents).toMatchObject([{ type: 'trigger-cancel', key: `momentum-stop:${SELL}`, order: SELL }]);
+    const stop = await runStrategy(momentum, [orders([], 6 * MIN), ranked([good(A, price)], 6 * MIN)], { state: again.state });
+    expect(stop.intents).toMatchObject([{ type: 'trigger-create', key: `momentum-exit:${A}`, makingAmount: BOUGHT }]);
+  });
+
+  it('an exit sent and never listed (its blockhash passed) is placed again, not taken for a sale', async () => {
+    const state = { holdings: { [A]: { at: TICK, amount: BOUGHT, costUsd: '10000000', decimals: 6, stage: 'new', stageAt: TICK } } };
+    const first = await runStrategy(momentum, [orders([], 0), ranked([good(A)], 1_000)], { state });
+    expect(first.intents).toMatchObject([{ type: 'trigger-create', key: `momentum-exit:${A}` }]);
+    // Still in flight past the settle: waited for.
+    const inFlight = await runStrategy(momentum, [orders([], 3 * MIN), ranked([good(A)], 3 * MIN)], { state: first.state, inFlight: first.intents });
+    expect(inFlight.intents).toEqual([]);
+    expect((inFlight.state as { holdings: Record<string, unknown> }).holdings[A]).toBeDefined();
+    // Ended without landing: the holding keeps its tokens and gets its exit again.
+    const again = await runStrategy(momentum, [orders([], 4 * MIN), ranked([good(A)], 4 * MIN)], { state: first.state });
+    expect(again.intents).toMatchObject([{ type: 'trigger-create', key: `momentum-exit:${A}`, makingAmount: BOUGHT }]);
+  });
+
   it('a stop sell worth less than the smallest order is not asked: another holding\'s stop goes ahead, and the stuck one is dropped after ttlMs', async () => {
     const SELL_B = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
     // A: its take-profit cancelled for a stop, now worth $3 (3,000 tokens at $0.001): no stop sell of $3 can be placed.
