@@ -92,7 +92,7 @@ export const pollersSection = {
   trades: {
     ...schedule('trades', '6 * * * * *', "the wallet's recent trades", 'STRATD_POLL_TRADES_CRON'),
     limit: key({
-      doc: 'Most recent trades per read (the API pages with start/end; end = limit).',
+      doc: 'Trades per page (the API pages with start/end). A read keeps the newest page and every page since a little before the last read (at most 50), so no fill between two reads is missed.',
       schema: positiveInt.max(1_000),
       default: 20,
       kind: 'int',

@@ -36,6 +36,37 @@ interface PollerSource<K extends SnapshotKind> {
 
 type Sources = { readonly [K in SnapshotKind]: PollerSource<K> };
 
+/** Reads one tick of trades pages at most: with the default limit, 1,000 fills since the last read. */
+const MAX_TRADE_PAGES = 50;
+/** A trade's time is the chain's block time, which can run behind our clock: a read starts this long before the last one's tick. */
+const TRADES_OVERLAP_SEC = 120;
+/** With no read before, the first looks back this far. */
+const FIRST_TRADES_WINDOW_SEC = 3_600;
+
+/**
+ * The newest `limit` fills (what the status page shows) and every fill since the last read (the
+ * fill watcher books each fill stratd did not make into the daily loss, once): page after page of
+ * the window from a little before the last stored read's tick, or a burst of fills between two
+ * reads (our own cuts, a liquidation, stops the keeper fired) pushed the losses the stop must
+ * count off the one page read. Past MAX_TRADE_PAGES the window's first pages are kept.
+ */
+async function tradesSinceLastRead(ctx: PollContext, wallet: string): Promise<SnapshotOf<'trades'>['trades']> {
+  const limit = ctx.config.pollers.trades.limit;
+  const last = await readLatestSnapshot(ctx.redis, ctx.prefix, 'trades', wallet);
+  const sinceSec = Math.max(0, last ? Math.floor(last.tickMs / 1000) - TRADES_OVERLAP_SEC : Math.floor(Date.now() / 1000) - FIRST_TRADES_WINDOW_SEC);
+  const newest = (await ctx.client.call('perps.trades', { walletAddress: wallet, start: 0, end: limit })).dataList;
+  const window: typeof newest = [];
+  for (let page = 0; page < MAX_TRADE_PAGES; page++) {
+    const start = page * limit;
+    const answer = await ctx.client.call('perps.trades', { walletAddress: wallet, createdAtAfter: String(sinceSec), start, end: start + limit });
+    window.push(...answer.dataList);
+    if (answer.dataList.length < limit || start + limit >= answer.count) break;
+  }
+  // One of each (a fill in both reads is the same record), newest first.
+  const byText = new Map([...newest, ...window].map((t) => [JSON.stringify(t), t]));
+  return [...byText.values()].sort((a, b) => b.createdTime - a.createdTime);
+}
+
 /** Bounds one tick's reads of trigger orders (10 per page). */
 const MAX_TRIGGER_ORDER_PAGES = 20;
 
@@ -235,13 +266,7 @@ export const POLLER_SOURCES: Sources = {
       return [
         {
           key: wallet,
-          run: async () => ({
-            kind: 'trades' as const,
-            source: 'perps.trades' as const,
-            key: wallet,
-            wallet,
-            trades: (await ctx.client.call('perps.trades', { walletAddress: wallet, start: 0, end: ctx.config.pollers.trades.limit })).dataList,
-          }),
+          run: async () => ({ kind: 'trades' as const, source: 'perps.trades' as const, key: wallet, wallet, trades: await tradesSinceLastRead(ctx, wallet) }),
         },
       ];
     },
