@@ -3,6 +3,7 @@ import type { ApiClient } from '../../api/client.ts';
 import type { Config } from '../../config/schema.ts';
 import type { SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
 import { pruneLatestSnapshots, readLatestSnapshot } from '../../records/snapshot-store.ts';
+import { readAllPages } from './paged-list.ts';
 
 /**
  * The data sources, declared as data (one entry per snapshot kind, a closed set): what one
@@ -219,11 +220,14 @@ export const POLLER_SOURCES: Sources = {
           key: wallet,
           run: async () => {
             // Pages of 10 (api-facts 2.3): a strategy must see every order it placed to cancel it.
-            const first = await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'active', page: 1 });
-            const orders = [...first.orders];
-            for (let page = 2; page <= Math.min(first.totalPages, MAX_TRIGGER_ORDER_PAGES); page++) {
-              orders.push(...(await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'active', page })).orders);
-            }
+            const orders = await readAllPages(
+              async (page) => {
+                const reply = await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'active', page });
+                return { items: reply.orders, totalPages: reply.totalPages };
+              },
+              (order) => order.orderKey,
+              MAX_TRIGGER_ORDER_PAGES,
+            );
             // The newest closed orders: a wholly filled order is there, not among the active ones (the fill watcher).
             const history = (await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'history', page: 1 })).orders;
             return { kind: 'triggerOrders' as const, source: 'trigger.getTriggerOrders' as const, key: wallet, wallet, orders, history };
@@ -247,9 +251,14 @@ export const POLLER_SOURCES: Sources = {
         {
           key: wallet,
           run: async () => {
-            const first = await read('active', 1);
-            const orders = [...first.orders];
-            for (let page = 2; page <= Math.min(first.totalPages, MAX_TRIGGER_ORDER_PAGES); page++) orders.push(...(await read('active', page)).orders);
+            const orders = await readAllPages(
+              async (page) => {
+                const reply = await read('active', page);
+                return { items: reply.orders, totalPages: reply.totalPages };
+              },
+              (order) => order.orderKey,
+              MAX_TRIGGER_ORDER_PAGES,
+            );
             // The newest closed orders: an order's last slice closes it (the fill watcher).
             const history = (await read('history', 1)).orders;
             return { kind: 'recurringOrders' as const, source: 'recurring.getRecurringOrders' as const, key: wallet, wallet, orders, history };
