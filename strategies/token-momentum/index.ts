@@ -51,6 +51,8 @@ const settings = z.strictObject({
   /** USDC smallest unit: the service's smallest order; a stop worth less keeps the take-profit. */
   minOrderUsd: uintString.default('5000000'),
   ttlMs: z.int().min(60_000).default(3_600_000),
+  /** A ranked price older than this (ms of snapshot ticks) is not used to judge a holding. */
+  priceMaxAgeMs: z.int().min(10_000).default(600_000),
   /** A placed order not yet in the trigger-orders snapshot counts as open this long. */
   settleMs: z.int().min(0).default(120_000),
 });
@@ -112,9 +114,13 @@ export default defineStrategy({
     const before: State = ctx.state ?? {};
     const ordersSnapshot = ctx.latest('triggerOrders');
     const orders = ordersSnapshot?.orders ?? [];
-    // Prices of every ranking read: a held token may have left this one.
+    // Prices of every ranking read (a held token may have left this one), oldest first so the
+    // newest price of a token wins; a ranking not read for priceMaxAgeMs (its poller stopped, a
+    // category no longer polled) says nothing: a stale high price hides a loss, a stale low one
+    // places a stop far under the market.
     const prices = new Map<string, number>();
-    for (const ranked of ctx.latestAll('rankedTokens')) for (const t of ranked.tokens) if (typeof t.usdPrice === 'number') prices.set(t.id, t.usdPrice);
+    const fresh = ctx.latestAll('rankedTokens').filter((r) => now - r.tickMs <= cfg.priceMaxAgeMs).sort((a, b) => a.tickMs - b.tickMs);
+    for (const ranked of fresh) for (const t of ranked.tokens) if (typeof t.usdPrice === 'number') prices.set(t.id, t.usdPrice);
     for (const t of snapshot.tokens) if (typeof t.usdPrice === 'number') prices.set(t.id, t.usdPrice);
 
     // Exits in flight (sent or being sent): their state is committed when sent, so a stage may

@@ -159,6 +159,18 @@ describe('token-momentum', () => {
     expect(again.intents).toMatchObject([{ type: 'trigger-create', key: `momentum-exit:${A}`, makingAmount: BOUGHT }]);
   });
 
+  it('a held token priced only by a ranking not read for priceMaxAgeMs is not judged on that price', async () => {
+    const state = { holdings: { [A]: { at: TICK, amount: BOUGHT, costUsd: '10000000', decimals: 6, stage: 'tp', stageAt: TICK, orderKey: SELL } } };
+    const tp = (tick: number) => orders([sellOf(A, SELL, BOUGHT)], tick);
+    // A left the trending ranking; the traded ranking last priced it 15 % down.
+    const traded = samples.rankedTokens([good(A, 0.0012 * 0.98 * 0.85)], 'toptraded', '1h', TICK + MIN);
+    const fresh = await runStrategy(momentum, [tp(MIN), traded, ranked([good(B)], 5 * MIN)], { state, config: { budgetUsd: '0' } });
+    expect(fresh.intents).toMatchObject([{ type: 'trigger-cancel', order: SELL }]);
+    // Eleven minutes later that ranking has not been read again: its price says nothing.
+    const stale = await runStrategy(momentum, [tp(MIN), traded, ranked([good(B)], 12 * MIN)], { state, config: { budgetUsd: '0' } });
+    expect(stale.intents).toEqual([]);
+  });
+
   it('a stop sell worth less than the smallest order is not asked: another holding\'s stop goes ahead, and the stuck one is dropped after ttlMs', async () => {
     const SELL_B = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
     // A: its take-profit cancelled for a stop, now worth $3 (3,000 tokens at $0.001): no stop sell of $3 can be placed.
