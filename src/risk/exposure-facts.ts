@@ -48,8 +48,10 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
     const pending = [...accepted, ...heldNotShown(held.holds, accepted, snapshot.tickMs)];
     const positions = snapshot.positions.map(positionView).filter((v): v is PositionView => v !== undefined);
     const prices = new Map<string, bigint>();
-    // Oldest first, so the newest snapshot's price of a token is the one kept.
-    for (const s of [...ranked].sort((a, b) => a.tickMs - b.tickMs)) {
+    // Oldest first, so the newest snapshot's price of a token is the one kept; a ranking not read
+    // for the mark's age limit (its poller stopped) prices nothing: a stale low price would let a
+    // spend pass the hourly limit undervalued.
+    for (const s of [...ranked].filter((r) => now() - r.receivedAtMs <= source.maxAgeMs).sort((a, b) => a.tickMs - b.tickMs)) {
       for (const token of s.tokens) {
         const text = typeof token.usdPrice === 'number' ? decimalTextOfNumber(token.usdPrice) : undefined;
         if (text !== undefined) prices.set(token.id, decimalToScaled(text, USD_DECIMALS));

@@ -218,6 +218,22 @@ describe('risk decided and not yet settled counts (the in-flight index)', () => 
   });
 });
 
+describe('prices the limits value amounts at', () => {
+  it('a ranked-tokens price counts only while its ranking is read within the mark age limit', async () => {
+    const wallet = POSITION;
+    const now = Date.now();
+    await storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'positions', source: 'perps.positions', key: wallet, tickMs: now, receivedAtMs: now, wallet, positions: [] });
+    const ranked = (receivedAtMs: number) => ({ ...samples.rankedTokens([samples.token({ id: MINTS.SOL, usdPrice: 150 })], 'toptrending', '1h', receivedAtMs), receivedAtMs });
+    await storeLatestSnapshot(scope.redis, scope.prefix, ranked(now - 30_000));
+    const read = exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 60_000 });
+    expect((await read())?.priceUsd(MINTS.SOL)).toBe(150_000_000n);
+    // Its poller stopped: two minutes on, that price says nothing, and a spend of SOL is price_unknown.
+    const later = exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 60_000, now: () => now + 90_000 });
+    await storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'positions', source: 'perps.positions', key: wallet, tickMs: now + 90_000, receivedAtMs: now + 90_000, wallet, positions: [] });
+    expect((await later())?.priceUsd(MINTS.SOL)).toBeUndefined();
+  });
+});
+
 describe('exposure held from accept until the in-flight index or a positions read shows it', () => {
   const wallet = POSITION;
   /** A SOL long limit order of `usd` dollars of size. */
