@@ -16,6 +16,7 @@ import { isRedisOom } from '../redis-write-refusals.ts';
 import { lastSlotAtOrBefore } from './slot.ts';
 import type { RedisOutageLog } from '../redis-outage.ts';
 import { POLLER_SOURCES, type PollContext, type SourceRead } from './sources.ts';
+import { SeenFills } from './seen-fills.ts';
 import type { LocalSnapshots } from '../local-snapshots.ts';
 import { PositionsFirst } from './positions-first.ts';
 
@@ -95,7 +96,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
   const now = options.now ?? Date.now;
   const prefix = keyPrefix(config.redis.prefix);
   const queue = openQueue<Snapshot>(QUEUES.market, { connection: options.redis, prefix });
-  const ctx: PollContext = { config, client: options.client, redis: options.redis, prefix, wallet: options.wallet };
+  const ctx: PollContext = { config, client: options.client, redis: options.redis, prefix, wallet: options.wallet, seenFills: new SeenFills() };
   const inFlight = new Set<Promise<unknown>>();
   const cronLogger = {
     info: (message: string) => logger.debug({ component: 'node-cron' }, message),

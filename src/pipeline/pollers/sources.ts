@@ -2,8 +2,9 @@ import type { Redis } from 'ioredis';
 import type { ApiClient } from '../../api/client.ts';
 import type { Config } from '../../config/schema.ts';
 import type { SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
-import { pruneLatestSnapshots, readLatestSnapshot } from '../../records/snapshot-store.ts';
+import { pruneLatestSnapshots, readLatestSnapshot, tickKey } from '../../records/snapshot-store.ts';
 import { readAllPages } from './paged-list.ts';
+import type { SeenFills } from './seen-fills.ts';
 
 /**
  * The data sources, declared as data (one entry per snapshot kind, a closed set): what one
@@ -18,6 +19,8 @@ export interface PollContext {
   readonly prefix: string;
   /** The wallet's public key (base58); sources that need it are skipped without one. */
   readonly wallet?: string;
+  /** The fills this poller's trades reads stored already, so an overlapping read stores each once. */
+  readonly seenFills?: SeenFills;
 }
 
 /** A snapshot as a read returns it; the poller adds the tick and the arrival time. */
@@ -37,35 +40,44 @@ interface PollerSource<K extends SnapshotKind> {
 
 type Sources = { readonly [K in SnapshotKind]: PollerSource<K> };
 
-/** Reads one tick of trades pages at most: with the default limit, 1,000 fills since the last read. */
-const MAX_TRADE_PAGES = 50;
-/** A trade's time is the chain's block time, which can run behind our clock: a read starts this long before the last one's tick. */
-const TRADES_OVERLAP_SEC = 120;
+/** Pages of the window one read takes at most (10,000 fills since the last read). */
+const MAX_TRADE_PAGES = 100;
+/** Fills per page of the window (the newest page for the status page keeps pollers.trades.limit). */
+const TRADE_WINDOW_PAGE = 100;
+/**
+ * A read starts this long before the last one's tick: a fill the trades API (an indexer) shows
+ * late, with a block time before the last read, is still found; later ones are not looked for.
+ */
+const TRADES_OVERLAP_SEC = 60;
 /** With no read before, the first looks back this far. */
 const FIRST_TRADES_WINDOW_SEC = 3_600;
 
 /**
- * The newest `limit` fills (what the status page shows) and every fill since the last read (the
- * fill watcher books each fill stratd did not make into the daily loss, once): page after page of
- * the window from a little before the last stored read's tick, or a burst of fills between two
- * reads (our own cuts, a liquidation, stops the keeper fired) pushed the losses the stop must
- * count off the one page read. Past MAX_TRADE_PAGES the window's first pages are kept.
+ * Every fill since the last read (the fill watcher books each fill stratd did not make into the
+ * daily loss, once) and the newest `limit` (what the status page shows): page after page of the
+ * window from a little before the last read's tick, or a burst of fills between two reads (our
+ * own cuts, a liquidation, stops the keeper fired) pushed the losses the stop must count off the
+ * one page read. The newest page is read apart only when the window holds fewer fills than it.
  */
 async function tradesSinceLastRead(ctx: PollContext, wallet: string): Promise<SnapshotOf<'trades'>['trades']> {
   const limit = ctx.config.pollers.trades.limit;
-  const last = await readLatestSnapshot(ctx.redis, ctx.prefix, 'trades', wallet);
-  const sinceSec = Math.max(0, last ? Math.floor(last.tickMs / 1000) - TRADES_OVERLAP_SEC : Math.floor(Date.now() / 1000) - FIRST_TRADES_WINDOW_SEC);
-  const newest = (await ctx.client.call('perps.trades', { walletAddress: wallet, start: 0, end: limit })).dataList;
-  const window: typeof newest = [];
+  const lastTick = await ctx.redis.hget(tickKey(ctx.prefix, 'trades'), wallet);
+  const sinceSec = Math.max(0, lastTick !== null ? Math.floor(Number(lastTick) / 1000) - TRADES_OVERLAP_SEC : Math.floor(Date.now() / 1000) - FIRST_TRADES_WINDOW_SEC);
+  const window: Array<SnapshotOf<'trades'>['trades'][number]> = [];
   for (let page = 0; page < MAX_TRADE_PAGES; page++) {
-    const start = page * limit;
-    const answer = await ctx.client.call('perps.trades', { walletAddress: wallet, createdAtAfter: String(sinceSec), start, end: start + limit });
+    const start = page * TRADE_WINDOW_PAGE;
+    const answer = await ctx.client.call('perps.trades', { walletAddress: wallet, createdAtAfter: String(sinceSec), start, end: start + TRADE_WINDOW_PAGE });
     window.push(...answer.dataList);
-    if (answer.dataList.length < limit || start + limit >= answer.count) break;
+    if (answer.dataList.length < TRADE_WINDOW_PAGE || start + TRADE_WINDOW_PAGE >= answer.count) break;
   }
-  // One of each (a fill in both reads is the same record), newest first.
-  const byText = new Map([...newest, ...window].map((t) => [JSON.stringify(t), t]));
-  return [...byText.values()].sort((a, b) => b.createdTime - a.createdTime);
+  // The window's newest `limit` are the newest of all: nothing newer lies outside it.
+  const byTime = (a: { createdTime: number }, b: { createdTime: number }) => b.createdTime - a.createdTime;
+  const newest = window.length >= limit ? [...window].sort(byTime).slice(0, limit) : (await ctx.client.call('perps.trades', { walletAddress: wallet, start: 0, end: limit })).dataList;
+  // Of the window, only the fills not stored before (a read overlaps the last by a minute).
+  const fresh = ctx.seenFills ? ctx.seenFills.unseen(wallet, window, sinceSec) : window;
+  // One of each (a fill in both is the same record), newest first.
+  const byText = new Map([...newest, ...fresh].map((t) => [JSON.stringify(t), t]));
+  return [...byText.values()].sort(byTime);
 }
 
 /** Bounds one tick's reads of trigger orders (10 per page). */
