@@ -22,7 +22,7 @@ import type { RedisOutageLog } from './redis-outage.ts';
 import { snapshotSchema, type Snapshot } from '../sdk/snapshot.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 import { StrategyTurns } from './strategy-runtime/strategy-turns.ts';
-import { tickKey } from '../records/snapshot-store.ts';
+import { readSnapshotTick } from '../records/snapshot-store.ts';
 import type { LocalSnapshots } from './local-snapshots.ts';
 
 export { runStrategies, type StrategyRun, type SnapshotReader } from './strategy-runtime/run.ts';
@@ -249,8 +249,8 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
 
 /** Whether the snapshot store holds a later tick of this snapshot's key. */
 async function storedTickAfter(redis: Redis, prefix: string, snapshot: Snapshot): Promise<boolean> {
-  const stored = await redis.hget(tickKey(prefix, snapshot.kind), snapshot.key);
-  return stored !== null && Number(stored) > snapshot.tickMs;
+  const stored = await readSnapshotTick(redis, prefix, snapshot.kind, snapshot.key);
+  return stored !== undefined && stored > snapshot.tickMs;
 }
 
 /** The stratd_strategy_* metrics of one decision. */

@@ -54,7 +54,19 @@ export async function readLatestSnapshots<K extends SnapshotKind>(redis: Redis, 
 
 /** The tick time of the latest snapshot of every key of a kind (cheap: no snapshot bodies are read). */
 export async function readSnapshotTicks(redis: Redis, prefix: string, kind: SnapshotKind): Promise<number[]> {
-  return (await redis.hvals(tickKey(prefix, kind))).map(Number).filter((n) => Number.isFinite(n));
+  return (await redis.hvals(tickKey(prefix, kind))).map(tickOf).filter((n): n is number => n !== undefined);
+}
+
+/** The tick time of the latest snapshot of kind+key (no body read); undefined when none is stored. */
+export async function readSnapshotTick(redis: Redis, prefix: string, kind: SnapshotKind, key: string): Promise<number | undefined> {
+  const text = await redis.hget(tickKey(prefix, kind), key);
+  return text === null ? undefined : tickOf(text);
+}
+
+/** A stored tick (ms, written by storeLatestSnapshot); undefined when it is not one. */
+function tickOf(text: string): number | undefined {
+  const ms = Number(text);
+  return Number.isSafeInteger(ms) ? ms : undefined;
 }
 
 /** Forgets the keys of a kind that are not in `keep` (collateral limits of positions that closed). */

@@ -32,10 +32,11 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
   const now = source.now ?? Date.now;
   const holds = new ExposureHolds(source.redis, source.prefix, now);
   return async () => {
-    // The holds first: an accept that held after this read raises their version, and the hold of
-    // one judged on these facts then fails and judges again; none can pass unseen.
-    const held = await holds.read();
-    const [snapshot, ranked, stats, inFlight, limitOrders] = await Promise.all([
+    // The holds are read with their version (one script): an accept that holds or releases after
+    // this read raises it, and the hold of one judged on these facts then fails and judges again;
+    // none can pass unseen, whatever the order of this read and the others.
+    const [held, snapshot, ranked, stats, inFlight, limitOrders] = await Promise.all([
+      holds.read(),
       readLatestSnapshot(source.redis, source.prefix, 'positions', source.wallet),
       readLatestSnapshots(source.redis, source.prefix, 'rankedTokens'),
       readLatestSnapshots(source.redis, source.prefix, 'marketStats'),

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { ApiClient } from '../../api/client.ts';
 import type { Config } from '../../config/schema.ts';
 import type { SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
-import { pruneLatestSnapshots, readLatestSnapshot, tickKey } from '../../records/snapshot-store.ts';
+import { pruneLatestSnapshots, readLatestSnapshot, readSnapshotTick } from '../../records/snapshot-store.ts';
 import { readAllPages } from './paged-list.ts';
 import type { SeenFills } from './seen-fills.ts';
 
@@ -61,8 +61,8 @@ const FIRST_TRADES_WINDOW_SEC = 3_600;
  */
 async function tradesSinceLastRead(ctx: PollContext, wallet: string): Promise<SnapshotOf<'trades'>['trades']> {
   const limit = ctx.config.pollers.trades.limit;
-  const lastTick = await ctx.redis.hget(tickKey(ctx.prefix, 'trades'), wallet);
-  const sinceSec = Math.max(0, lastTick !== null ? Math.floor(Number(lastTick) / 1000) - TRADES_OVERLAP_SEC : Math.floor(Date.now() / 1000) - FIRST_TRADES_WINDOW_SEC);
+  const lastTick = await readSnapshotTick(ctx.redis, ctx.prefix, 'trades', wallet);
+  const sinceSec = Math.max(0, lastTick !== undefined ? Math.floor(lastTick / 1000) - TRADES_OVERLAP_SEC : Math.floor(Date.now() / 1000) - FIRST_TRADES_WINDOW_SEC);
   const window: Array<SnapshotOf<'trades'>['trades'][number]> = [];
   for (let page = 0; page < MAX_TRADE_PAGES; page++) {
     const start = page * TRADE_WINDOW_PAGE;
