@@ -298,9 +298,9 @@ export class RedisRiskGate implements RiskGate {
   }
 
   async releaseReservation(record: ActionRecord, reservedAtMs: number): Promise<void> {
+    // The exposure hold is not given back: it is the action's (one per action id), and the accept
+    // that stored the action first drives it; its outcome releases it, or keeps it past a landing.
     await Promise.all([
-      // The accept that stored the action first holds the same action's exposure, and its record now shows it.
-      HELD_TYPES.has(record.intent.type) ? this.holds.release(record.actionId) : undefined,
       this.counterFor(record.strategy).release(reservedAtMs, 1n),
       this.notionalPerHour.release(reservedAtMs, reservedNotional(record)),
       record.riskSpendUsd === undefined ? undefined : this.spendPerHour.release(reservedAtMs, toBigInt(record.riskSpendUsd)),

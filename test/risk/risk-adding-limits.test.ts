@@ -266,6 +266,10 @@ describe('exposure held from accept until the in-flight index or a positions rea
     const first = openSol({ key: 'landed:a', side: 'short', stopLossPrice: '200000000', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000' });
     const accepted = await g.check('accept', first);
     expect(accepted.allowed).toBe(true);
+    // A second accept of the same action (another process took its job too) lost the race to store
+    // it and gives its reservation back: the hold is the action's, and stays with the one that drives it.
+    const duplicate = await g.check('accept', first);
+    await g.releaseReservation(first, (duplicate as { reservedAtMs: number }).reservedAtMs);
     await g.recordOutcome({ ...first, state: 'landed', riskReservedAtMs: (accepted as { reservedAtMs: number }).reservedAtMs });
     // The in-flight index has let it go and the last positions read predates it: a second open of SOL short would add to it.
     expect(await g.check('accept', openSol({ key: 'landed:b', side: 'short', stopLossPrice: '200000000', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000' }))).toMatchObject({ allowed: false, rule: 'position_held' });
