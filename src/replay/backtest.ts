@@ -208,6 +208,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
 
     // The TP/SL requests the strategies' creates made, booked when they land, as the daemon books them.
     const tpslOwners = new Map<string, TpslOwner>();
+    // How each action ended: its decision's state is committed only when one landed, as the daemon commits it.
+    const outcomes = new Map<string, 'landed' | 'rejected'>();
     const act = async (event: Extract<ReplayEvent, { readonly intent: Intent }>) => {
       const t = tally(event.strategy);
       const record: ActionRecord = {
@@ -234,6 +236,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       const accepted = await risk.check('accept', record);
       if (!accepted.allowed) {
         refuse(`risk:${accepted.rule}`, accepted.detail);
+        outcomes.set(event.actionId, 'rejected');
         actions.push({ atMs: event.atMs, strategy: event.strategy, type: event.intent.type, outcome: `risk:${accepted.rule}`, reason: event.intent.reason });
         await risk.settled({ ...record, state: 'rejected', reason: `risk:${accepted.rule}` });
         return;
@@ -245,6 +248,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
         return decision.allowed ? undefined : { rule: decision.rule, detail: decision.detail };
       });
       nowMs = venue.nowMs;
+      outcomes.set(event.actionId, outcome.landed ? 'landed' : 'rejected');
       actions.push({ atMs: event.atMs, strategy: event.strategy, type: event.intent.type, outcome: outcome.landed ? 'landed' : outcome.reason, reason: event.intent.reason });
       const made = await venue.fills(before);
       t.realisedPnlUsd += made.realisedPnlUsd;
@@ -267,6 +271,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       snapshots: options.snapshots,
       strategies: options.strategies,
       tpslOwners,
+      outcomeOf: (actionId) => outcomes.get(actionId),
       timeoutMs: options.timeoutMs,
       onEvent: (event) => pending.push(event),
       onDecided: (strategy, _intents, cost) => {
@@ -305,6 +310,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       afterSnapshot: async (recorded) => {
         const events = pending;
         pending = [];
+        // The replay asks for the previous snapshot's outcomes before this call, never after.
+        outcomes.clear();
         // One unfinished action per (strategy, intent key), as the worker's intent lock keeps it.
         const held = new Set<string>();
         for (const event of events) {

@@ -4,6 +4,8 @@ import { silentLogger } from '../kernel/logger.ts';
 import type { LoadedStrategy } from '../pipeline/strategy-runtime/loader.ts';
 import { decideOne, type DecisionCost, type StrategyFailureKind } from '../pipeline/strategy-runtime/run.ts';
 import type { TpslOwner } from '../sdk/define.ts';
+import type { ActionJob } from '../records/action.ts';
+import { applyStateChanges, type ChangeStamps } from '../records/state-changes.ts';
 
 /** One line of `stratd replay`: a decision (one intent) or a strategy's failure on one snapshot. */
 export type ReplayEvent =
@@ -19,6 +21,13 @@ interface ReplayOptions {
   readonly onEvent?: (event: ReplayEvent) => void;
   /** Told after each snapshot with the world so far (the backtest moves its venue there). */
   readonly afterSnapshot?: (snapshot: Snapshot) => Promise<void> | void;
+  /**
+   * How each action ended, asked after `afterSnapshot` (which executed them). Given, a decision's
+   * state is committed as the daemon commits it: its changes are merged when one of its actions
+   * landed (or is ambiguous), and a decision whose actions were all refused leaves the state as it
+   * was. Absent (nothing is executed), it is committed at once, as if its actions landed.
+   */
+  readonly outcomeOf?: (actionId: string) => 'landed' | 'ambiguous' | 'rejected' | undefined;
   /** Replaces each recorded snapshot with what strategies see instead (the backtest's venue reads); default: itself. */
   readonly prepare?: (snapshot: Snapshot) => Promise<readonly Snapshot[]>;
   /** Told of every decision that did not fail, with how many intents it returned (the backtest's "why no action"). */
@@ -31,12 +40,15 @@ interface ReplayOptions {
  * Runs strategies over recorded snapshots through the worker's own pure decision (decideOne):
  * the world is the latest snapshot per kind and key so far, the clock is each snapshot's
  * recorded arrival time, state lives in memory. A decision's stateAfter is taken as committed at
- * once (as if its actions landed), since nothing is executed here. The same recording and
- * settings give the same events, byte for byte.
+ * once (as if its actions landed) when nothing is executed, or when one of its actions landed
+ * (`outcomeOf`). The same recording and settings give the same events, byte for byte.
  */
 export async function replay(options: ReplayOptions): Promise<ReplayEvent[]> {
   const latest = new Map<string, Snapshot>();
   const states = new Map<string, unknown>();
+  // Decisions whose state waits for their actions' outcomes (outcomeOf), and the daemon's per-member stamps of each strategy's state.
+  const awaiting: Array<{ readonly strategy: string; readonly actions: readonly ActionJob[] }> = [];
+  const stamps = new Map<string, ChangeStamps>();
   const events: ReplayEvent[] = [];
   const emit = (event: ReplayEvent) => {
     events.push(event);
@@ -57,11 +69,29 @@ export async function replay(options: ReplayOptions): Promise<ReplayEvent[]> {
         }
         options.onDecided?.(name, run.actions.length, run.cost);
         for (const action of run.actions) emit({ atMs: snapshot.receivedAtMs, strategy: name, actionId: action.actionId, trigger, intent: action.intent });
-        const next = run.commitNow?.state ?? run.actions.find((a) => a.stateAfter !== undefined)?.stateAfter;
-        if (next !== undefined) states.set(name, next);
+        if (run.commitNow) states.set(name, run.commitNow.state);
+        else if (options.outcomeOf) awaiting.push({ strategy: name, actions: run.actions });
+        else {
+          const next = run.actions.find((a) => a.stateAfter !== undefined)?.stateAfter;
+          if (next !== undefined) states.set(name, next);
+        }
       }
     }
     await options.afterSnapshot?.(recorded);
+    for (const decision of awaiting.splice(0)) {
+      const took = decision.actions.find((a) => a.stateAfter !== undefined && (options.outcomeOf!(a.actionId) === 'landed' || options.outcomeOf!(a.actionId) === 'ambiguous'));
+      if (!took) continue;
+      if (!took.stateChanges) {
+        states.set(decision.strategy, took.stateAfter);
+        continue;
+      }
+      const merged = applyStateChanges(states.get(decision.strategy), took.stateChanges, took.decidedAtMs, stamps.get(decision.strategy) ?? NO_STAMPS);
+      states.set(decision.strategy, merged.state);
+      stamps.set(decision.strategy, merged.stamps);
+    }
   }
   return events;
 }
+
+/** Nothing changed yet: every change applies. */
+const NO_STAMPS: ChangeStamps = { stamps: {}, floorMs: 0, decidedAtMs: 0 };
