@@ -152,7 +152,12 @@ export default defineStrategy({
         // A stop sell worth less than the service's smallest order is refused every time: it is not
         // asked (the holding is dropped once it has had no exit for ttlMs).
         if (stopSell && value !== undefined && value < BigInt(cfg.minOrderUsd)) continue;
-        const taking = stopSell ? shifted(value ?? shifted(cost, -cfg.stopLossBps), -cfg.exitSlippageBps) : shifted(cost, cfg.takeProfitBps);
+        // A take-profit under what the holding is already worth would fill at once at its own price
+        // and give the difference away (the risk gate refuses one far enough under: below_market):
+        // it asks at least the market less exitSlippageBps.
+        const target = shifted(cost, cfg.takeProfitBps);
+        const atMarket = value === undefined ? 0n : shifted(value, -cfg.exitSlippageBps);
+        const taking = stopSell ? shifted(value ?? shifted(cost, -cfg.stopLossBps), -cfg.exitSlippageBps) : target > atMarket ? target : atMarket;
         (now - h.stageAt > cfg.settleMs ? retries : exits).push(() => {
         // The exit to come is a new order: the key of the one before is dropped (state is JSON: no undefined members).
         const { orderKey: _previous, ...rest } = h;
@@ -162,7 +167,9 @@ export default defineStrategy({
           key: `momentum-exit:${mint}`,
           reason: stopSell
             ? `stop: ${held} of ${mint} bought for ${formatUsd(cost)} is worth ${value === undefined ? 'an unknown amount' : formatUsd(value)}; sell it for ${formatUsd(taking)}`
-            : `take-profit for ${held} of ${mint} bought for ${formatUsd(cost)}: sell it for ${formatUsd(taking)} (+${cfg.takeProfitBps} bps)`,
+            : taking > target
+              ? `take-profit for ${held} of ${mint} bought for ${formatUsd(cost)}: worth ${formatUsd(value ?? 0n)} already, past +${cfg.takeProfitBps} bps; sell it for ${formatUsd(taking)}`
+              : `take-profit for ${held} of ${mint} bought for ${formatUsd(cost)}: sell it for ${formatUsd(taking)} (+${cfg.takeProfitBps} bps)`,
           notionalUsd: h.costUsd,
           inputMint: mint,
           outputMint: MINTS.USDC,

@@ -107,6 +107,21 @@ describe('token-momentum', () => {
     expect(out.intents.map((i) => i.key), JSON.stringify(out.steps.map((s) => [s.trigger.tickMs - TICK, s.intents.map((i) => i.key)]))).toEqual([`momentum:${A}`, `momentum-exit:${A}`, `momentum:${B}`]);
   });
 
+  it('a take-profit placed after the price already passed it asks the market less exitSlippageBps, not the target', async () => {
+    const state = { holdings: { [A]: { at: TICK, amount: BOUGHT, costUsd: '10000000', decimals: 6, stage: 'new', stageAt: TICK } } };
+    const exitOf = async (price: number) => {
+      const out = await runStrategy(momentum, [orders([], MIN), ranked([good(A, price)], MIN)], { state });
+      expect(out.intents).toMatchObject([{ type: 'trigger-create', key: `momentum-exit:${A}`, inputMint: A, makingAmount: BOUGHT }]);
+      return BigInt((out.intents[0] as { takingAmount: string }).takingAmount);
+    };
+    // At the price it was bought at: the target, +20 %.
+    expect(await exitOf(0.0012 * 0.98)).toBe(12_000_000n);
+    // 50 % up (worth ≈ $14.99): 97 % of that, not $12.
+    const taking = await exitOf(0.0012 * 0.98 * 1.5);
+    expect(taking).toBeGreaterThan(14_500_000n);
+    expect(taking).toBeLessThan(14_560_000n);
+  });
+
   it('never bids a token the wallet holds (an exit order sells it)', async () => {
     const held = await runStrategy(momentum, [orders([sellOf(A, SELL, '1000')], 0), ranked([good(A)], 1_000)]);
     expect(held.intents).toEqual([]);
