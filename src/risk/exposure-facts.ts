@@ -7,7 +7,7 @@ import { readLatestSnapshot, readLatestSnapshots } from '../records/snapshot-sto
 import type { Intent } from '../sdk/intent.ts';
 import { decimalTextOfNumber } from '../sdk/number-text.ts';
 import { positionView, type PositionView } from '../sdk/position-view.ts';
-import type { ExposureFacts } from './exposure-limits.ts';
+import { FINE_PRICE_DECIMALS, type ExposureFacts } from './exposure-limits.ts';
 
 interface ExposureSource {
   readonly redis: Redis;
@@ -49,31 +49,48 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
     const pending = [...accepted, ...heldNotShown(held.holds, accepted, snapshot.tickMs)];
     const positions = snapshot.positions.map(positionView).filter((v): v is PositionView => v !== undefined);
     const prices = new Map<string, bigint>();
+    const decimals = new Map<string, number>();
+    // A ranked price at 18 places as well: the 6 of USD × 10^6 value a micro-priced token at nothing.
+    const fine = new Map<string, bigint>();
     // Oldest first, so the newest snapshot's price of a token is the one kept; a ranking not read
     // for the mark's age limit (its poller stopped) prices nothing: a stale low price would let a
     // spend pass the hourly limit undervalued.
     for (const s of [...ranked].filter((r) => now() - r.receivedAtMs <= source.maxAgeMs).sort((a, b) => a.tickMs - b.tickMs)) {
       for (const token of s.tokens) {
         const text = typeof token.usdPrice === 'number' ? decimalTextOfNumber(token.usdPrice) : undefined;
-        if (text !== undefined) prices.set(token.id, decimalToScaled(text, USD_DECIMALS));
+        if (text !== undefined) {
+          prices.set(token.id, decimalToScaled(text, USD_DECIMALS));
+          fine.set(token.id, decimalToScaled(text, FINE_PRICE_DECIMALS));
+        }
+        // An SPL mint has at most a few dozen decimals; anything else is not a mint's (and 10 ** -1 throws).
+        if (token.decimals >= 0 && token.decimals <= MAX_MINT_DECIMALS) decimals.set(token.id, token.decimals);
       }
     }
     // A market's price from market-stats (as fresh as the positions must be) outranks a token list's:
     // it is the price of a market the wallet holds nothing of, what a first open is held to the limits by.
     for (const s of stats) {
       const price = now() - s.receivedAtMs <= source.maxAgeMs ? marketStatsPrice(s.stats.price) : undefined;
-      if (price !== undefined) prices.set(s.mint, price);
+      if (price !== undefined) {
+        prices.set(s.mint, price);
+        fine.delete(s.mint);
+      }
     }
     // The mark of a held position outranks both.
-    for (const p of positions) if (p.markPriceUsd > 0n) prices.set(p.marketMint, p.markPriceUsd);
+    for (const p of positions) {
+      if (p.markPriceUsd <= 0n) continue;
+      prices.set(p.marketMint, p.markPriceUsd);
+      fine.delete(p.marketMint);
+    }
     // Orders not executed are positions once they trigger. An older snapshot can still list one
     // that executed or was cancelled since: counted, the limits err towards refusing.
     // A snapshot older than RESTING_ORDERS_MAX_AGE_MS (the poller off since) says nothing any more.
     const ordersFresh = limitOrders !== undefined && now() - limitOrders.receivedAtMs <= RESTING_ORDERS_MAX_AGE_MS;
     const restingOrders = (ordersFresh ? limitOrders.orders : []).filter((o) => !o.executed).map((o) => ({ marketMint: o.marketMint, side: o.side, sizeUsd: BigInt(o.maxSizeUsdDelta) }));
-    return { positions, pending, restingOrders, holdVersion: held.version, priceUsd: (mint) => prices.get(mint) };
+    return { positions, pending, restingOrders, holdVersion: held.version, priceUsd: (mint) => prices.get(mint), decimalsOf: (mint) => decimals.get(mint), finePriceUsd: (mint) => fine.get(mint) };
   };
 }
+
+const MAX_MINT_DECIMALS = 18;
 
 const PERPS_ADDING = new Set(['open', 'increase', 'limit-order-create']);
 

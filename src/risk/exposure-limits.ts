@@ -1,4 +1,4 @@
-import { decimalToScaled, toBigInt, USD_SCALE } from '../api/amounts.ts';
+import { decimalToScaled, toBigInt, USD_DECIMALS, USD_SCALE } from '../api/amounts.ts';
 import { MARKET_SYMBOL, MINT_DECIMALS, MINTS, type MarketMint } from '../api/mints.ts';
 import type { Intent } from '../sdk/intent.ts';
 import type { PositionView } from '../sdk/position-view.ts';
@@ -14,6 +14,11 @@ export interface RiskAddingLimits {
   readonly maxNotionalPerWalletUsd: bigint;
   readonly maxOpenPositions: number;
   readonly maxSpendPerHourUsd: bigint;
+  /**
+   * How far (bps) below what it gives, at the latest known prices, a swap's least accepted output
+   * or a trigger order's taking amount may be valued (src/risk/below-market.ts). Absent: not judged.
+   */
+  readonly maxBelowMarketBps?: number;
 }
 
 /**
@@ -36,7 +41,20 @@ export interface ExposureFacts {
   readonly restingOrders?: ReadonlyArray<{ readonly marketMint: string; readonly side: 'long' | 'short'; readonly sizeUsd: bigint }>;
   /** USD × 10^6 per whole token; undefined when no price of the mint is known. */
   priceUsd(mint: string): bigint | undefined;
+  /**
+   * The decimals of a mint the known list (MINT_DECIMALS) lacks, as a ranked-tokens snapshot names
+   * them: without them a ranked token's price values nothing, and selling it could not be judged.
+   */
+  decimalsOf?(mint: string): number | undefined;
+  /**
+   * USD × 10^18 per whole token, when the price came from a ranking: a token worth a millionth of a
+   * dollar has no price at all in USD × 10^6, and one worth a few millionths is a third off.
+   */
+  finePriceUsd?(mint: string): bigint | undefined;
 }
+
+/** The scale of ExposureFacts.finePriceUsd (USD × 10^18). */
+export const FINE_PRICE_DECIMALS = 18;
 
 type ExposureJudgement =
   | { readonly ok: false; readonly rule: string; readonly detail: string }
@@ -49,12 +67,14 @@ const DEPOSIT_TOKEN_MINT: Readonly<Record<string, string>> = { WBTC: MINTS.BTC, 
 /**
  * The USD value (× 10^6, rounded down) of `amount` of `mint` (smallest unit): USDC and USDT count
  * one dollar per token (they are what the venue settles in, so no price of them is asked for);
- * every other mint is valued at its latest known price. Undefined when its price or its decimals
- * are unknown.
+ * every other mint is valued at its latest known price, with its decimals from the known list or
+ * the ranking that priced it. Undefined when its price or its decimals are unknown.
  */
-export function tokenValueUsd(facts: Pick<ExposureFacts, 'priceUsd'>, mint: string, amount: bigint): bigint | undefined {
-  const decimals = MINT_DECIMALS[mint];
+export function tokenValueUsd(facts: Pick<ExposureFacts, 'priceUsd' | 'decimalsOf' | 'finePriceUsd'>, mint: string, amount: bigint): bigint | undefined {
+  const decimals = MINT_DECIMALS[mint] ?? facts.decimalsOf?.(mint);
   if (decimals === undefined) return undefined;
+  const fine = facts.finePriceUsd?.(mint);
+  if (fine !== undefined && fine > 0n) return (amount * fine) / 10n ** BigInt(decimals + FINE_PRICE_DECIMALS - USD_DECIMALS);
   const price = mint === MINTS.USDC || mint === MINTS.USDT ? USD_SCALE : facts.priceUsd(mint);
   if (price === undefined || price <= 0n) return undefined;
   return (amount * price) / 10n ** BigInt(decimals);
@@ -232,7 +252,8 @@ export function formatLeverage(scaled: bigint): string {
   return fraction ? `${whole}.${fraction}` : `${whole}`;
 }
 
-function mintName(mint: string): string {
+/** A known mint's symbol (SOL, USDC, ...), else the mint itself, for messages. */
+export function mintName(mint: string): string {
   const known = Object.entries(MINTS).find(([, m]) => m === mint);
   return known ? known[0] : mint;
 }

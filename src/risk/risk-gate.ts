@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { toBigInt } from '../api/amounts.ts';
+import { belowMarketRefusal } from './below-market.ts';
 import { RISK_ADDING_INTENT_TYPES, type Intent } from '../sdk/intent.ts';
 import { isOperatorDryRun, type ActionRecord } from '../records/action-record.ts';
 import type { RiskDecision, RiskGate } from './risk-gate-port.ts';
@@ -268,6 +269,8 @@ export class RedisRiskGate implements RiskGate {
       }
       if (!facts) return { ok: false, rule: 'exposure_unknown', detail: 'no fresh positions snapshot of the wallet, or an unreadable entry of the in-flight index or of the exposure holds: its exposure is unknown, so nothing that adds risk is allowed' };
       const judged = judgeRiskAdding(intent, facts, adding, record.actionId, stage);
+      const below = judged.ok && adding.maxBelowMarketBps !== undefined ? belowMarketRefusal(record, facts, adding.maxBelowMarketBps, stage) : undefined;
+      if (below) return { ok: false, ...below };
       if (!judged.ok || !holding || facts.holdVersion === undefined) return judged;
       if (await this.holds.hold(record.actionId, intent, facts.holdVersion)) {
         hold.held = true;

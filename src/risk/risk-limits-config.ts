@@ -22,6 +22,7 @@ export function riskLimitsFromConfig(risk: Config['risk']): RiskLimits {
       maxNotionalPerWalletUsd: BigInt(risk.maxNotionalPerWalletUsd),
       maxOpenPositions: risk.maxOpenPositions,
       maxSpendPerHourUsd: BigInt(risk.maxSpendPerHourUsd),
+      maxBelowMarketBps: risk.maxBelowMarketBps,
     },
   };
 }

@@ -234,6 +234,67 @@ describe('prices the limits value amounts at', () => {
   });
 });
 
+describe('what a trade takes against what it gives (risk.maxBelowMarketBps)', () => {
+  // A ranked token outside the known mints: 6 decimals, $2 a token.
+  const TOKEN = 'Bo9xHQDZtYUCGTXkCDxzchXzPsbHWvEVgXdmrNEdT5ZB';
+  const wallet = POSITION;
+  const BELOW: RiskLimits = { ...LIMITS, adding: { ...LIMITS.adding!, maxBelowMarketBps: 1_000 } };
+  async function rankedGate(limits: RiskLimits = BELOW): Promise<RedisRiskGate> {
+    const now = Date.now();
+    await storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'positions', source: 'perps.positions', key: wallet, tickMs: now, receivedAtMs: now, wallet, positions: [] });
+    const tokens = [samples.token({ id: TOKEN, decimals: 6, usdPrice: 2 }), samples.token({ id: MINTS.SOL, usdPrice: 150 })];
+    await storeLatestSnapshot(scope.redis, scope.prefix, { ...samples.rankedTokens(tokens, 'toptrending', '1h', now), receivedAtMs: now });
+    return new RedisRiskGate({ redis: scope.redis, prefix: scope.prefix, limits, exposure: exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 600_000 }) });
+  }
+  /** A trigger order selling `tokens` (whole) of TOKEN for `usdc` dollars. */
+  const sell = (tokens: number, usdc: number) => recordFor({ type: 'trigger-create', inputMint: TOKEN, outputMint: MINTS.USDC, makingAmount: String(tokens * 1_000_000), takingAmount: String(Math.round(usdc * 1_000_000)) });
+
+  it('a ranked token is valued with the decimals its ranking names: selling it is priced, not price_unknown', async () => {
+    const g = await rankedGate(LIMITS);
+    // 5 tokens at $2: $10 toward the hourly spend.
+    expect(await g.check('accept', sell(5, 9.7))).toMatchObject({ allowed: true, spendUsd: 10_000_000n });
+  });
+
+  it('a trigger order taking more than 10 % below the market for what it gives is refused when accepted', async () => {
+    const g = await rankedGate();
+    expect(await g.check('accept', sell(5, 8.99))).toMatchObject({ allowed: false, rule: 'below_market', detail: expect.stringContaining('risk.maxBelowMarketBps (1000)') });
+    expect((await g.check('accept', sell(5, 9))).allowed).toBe(true);
+    // A bid under the market takes more than it gives: never below it.
+    expect((await g.check('accept', recordFor({ type: 'trigger-create', inputMint: MINTS.USDC, outputMint: TOKEN, makingAmount: '10000000', takingAmount: '5100000' }))).allowed).toBe(true);
+    // An output no snapshot prices is not judged by it (the input's value still counts toward the spend).
+    expect((await g.check('accept', recordFor({ type: 'trigger-create', inputMint: MINTS.USDC, outputMint: OTHER, makingAmount: '10000000', takingAmount: '1' }))).allowed).toBe(true);
+  });
+
+  it("a swap whose quote accepts an output worth far less than its input is refused before signing", async () => {
+    const g = await rankedGate();
+    // $100 of USDC for SOL at $150: 0.6667 SOL; the quote accepts as little as one lamport.
+    const swap = (threshold: string) =>
+      recordFor({ type: 'swap', inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '100000000' }, { swapQuote: { inAmount: '100000000', outAmount: '666666666', otherAmountThreshold: threshold, slippageBps: 50 } });
+    // Before the build there is no quote to judge.
+    expect((await g.check('accept', swap('1'))).allowed).toBe(true);
+    expect(await g.check('sign', swap('1'))).toMatchObject({ allowed: false, rule: 'below_market', detail: expect.stringContaining("the swap's quote accepts as little as 1 of SOL") });
+    expect(await g.check('sign', swap('599000000'))).toMatchObject({ allowed: false, rule: 'below_market' });
+    expect((await g.check('sign', swap('600000000'))).allowed).toBe(true);
+  });
+
+  it('a token worth a few millionths of a dollar is valued at its ranked price to 18 places, not rounded to a millionth', async () => {
+    const MICRO = 'GfZGLbBRqXZBLTa7JGw4kVjrWr7fXz7BRLtUGXyJKMqK';
+    const now = Date.now();
+    await storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'positions', source: 'perps.positions', key: wallet, tickMs: now, receivedAtMs: now, wallet, positions: [] });
+    await storeLatestSnapshot(scope.redis, scope.prefix, { ...samples.rankedTokens([samples.token({ id: MICRO, decimals: 6, usdPrice: 0.00000385272130987217 })], 'toptrending', '1h', now), receivedAtMs: now });
+    const g = new RedisRiskGate({ redis: scope.redis, prefix: scope.prefix, limits: BELOW, exposure: exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 600_000 }) });
+    // $10 bid 2 % under the price: 2,648,538.95 tokens, worth $10.20 (at a rounded $0.000003, $7.95: "below the market").
+    expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: MINTS.USDC, outputMint: MICRO, makingAmount: '10000000', takingAmount: '2648538950173' }))).toMatchObject({ allowed: true });
+    // Selling them is $10.20 of spend (at a rounded price, $7.94).
+    expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: MICRO, outputMint: MINTS.USDC, makingAmount: '2648538950173', takingAmount: '10000000' }))).toMatchObject({ allowed: true, spendUsd: 10_204_082n });
+  });
+
+  it('the default is 10 %, from config', () => {
+    expect(riskLimitsFromConfig(loadConfig({ env: {} }).config.risk).adding?.maxBelowMarketBps).toBe(1_000);
+    expect(riskLimitsFromConfig(loadConfig({ env: { STRATD_RISK_MAX_BELOW_MARKET_BPS: '250' } }).config.risk).adding?.maxBelowMarketBps).toBe(250);
+  });
+});
+
 describe('exposure held from accept until the in-flight index or a positions read shows it', () => {
   const wallet = POSITION;
   /** A SOL long limit order of `usd` dollars of size. */

@@ -272,6 +272,14 @@ export const riskSection = {
     format: 'a positive integer',
   }),
   maxSpendPerHourUsd: usd("What swaps and orders may spend in any rolling hour: a swap's amount, a trigger order's making amount, a recurring order's whole in-amount, an LP mint's deposit and a deposit-borrow's borrowed USDC, valued when accepted at the latest known price (USDC and USDT at $1; other mints at the mark of the wallet's positions snapshot, else the ranked-tokens usdPrice); an intent whose mint has no known price is refused (price_unknown).", '1000000000', 'STRATD_RISK_MAX_SPEND_PER_HOUR_USD'),
+  maxBelowMarketBps: key({
+    doc: "How far below the market (bps) a trade may value what it takes against what it gives, at the prices maxSpendPerHourUsd values by: a trigger order's taking amount when accepted, a swap's least accepted output (its quote's otherAmountThreshold) before signing. A trade priced further below is refused (below_market): a quote that gives the input away keeps its own slippage, so only prices read apart from it can catch it. A trade whose two mints are not both priced is not judged by it; 10000 turns it off.",
+    schema: z.int().min(0).max(10_000),
+    default: 1_000,
+    kind: 'int',
+    env: 'STRATD_RISK_MAX_BELOW_MARKET_BPS',
+    format: 'an integer from 0 to 10000',
+  }),
   protectiveStrategies: key({
     doc: "Strategies whose exposure-lowering actions (decreases, cancels, tightening TP/SL) pass other strategies' circuit breakers and a halt made by the risk system, and whose decreases pass both notional limits; an operator's pause still stops them.",
     schema: z.array(strategyName),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HOSTILE_KINDS, ORDER_HOSTILE_KINDS, SWAP_HOSTILE_KINDS, type AnyHostileKind, type OrderHostileKind } from '../tx/hostile.ts';
+import { HOSTILE_KINDS, ORDER_HOSTILE_KINDS, SWAP_HOSTILE_KINDS, SWAP_QUOTE_HOSTILE_KINDS, type AnyHostileKind, type OrderHostileKind } from '../tx/hostile.ts';
 import { Prng } from '../market/prng.ts';
 import { RATE_TIERS, type RateTier } from './rate-limit.ts';
 
@@ -38,7 +38,7 @@ const operationFaultsSchema = z.strictObject({
    */
   frozen: z.boolean().optional(),
   /** Build write transactions that differ from the request (extra transfer, approval...). */
-  hostile: z.enum([...HOSTILE_KINDS, ...SWAP_HOSTILE_KINDS]).nullable().optional(),
+  hostile: z.enum([...HOSTILE_KINDS, ...SWAP_HOSTILE_KINDS, ...SWAP_QUOTE_HOSTILE_KINDS]).nullable().optional(),
   /** With `hostile`: only the next N builds are hostile, then the venue builds honestly again. */
   hostileNext: count.optional(),
   /** Build trigger, recurring and Studio transactions whose own program instructions differ from the request (tx/hostile.ts). */

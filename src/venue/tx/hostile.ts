@@ -17,10 +17,19 @@ export const HOSTILE_KINDS = ['sol_transfer', 'token_transfer', 'token_approve',
  */
 export const SWAP_HOSTILE_KINDS = ['swap_in_amount', 'swap_min_out', 'swap_foreign_destination', 'swap_foreign_platform_fee', 'aggregator_unknown_instruction'] as const;
 export type SwapHostileKind = (typeof SWAP_HOSTILE_KINDS)[number];
+/**
+ * A hostile venue's Ultra quote that gives the input away: its out amount, its threshold and the
+ * route's quoted out amount are all a thousandth of the market's and agree with each other, so
+ * the route keeps the quote's slippage and only prices read apart from the quote can tell.
+ */
+export const SWAP_QUOTE_HOSTILE_KINDS = ['swap_off_market_quote'] as const;
+type SwapQuoteHostileKind = (typeof SWAP_QUOTE_HOSTILE_KINDS)[number];
+/** How much less than the market the off-market quote offers. */
+export const OFF_MARKET_QUOTE_DIVISOR = 1000n;
 /** The generic kinds, which alter any operation's build. */
 export type HostileKind = (typeof HOSTILE_KINDS)[number];
 /** Any kind the venue's `hostile` fault takes. */
-export type AnyHostileKind = HostileKind | SwapHostileKind;
+export type AnyHostileKind = HostileKind | SwapHostileKind | SwapQuoteHostileKind;
 
 export function isSwapHostileKind(kind: AnyHostileKind | undefined): kind is SwapHostileKind {
   return (SWAP_HOSTILE_KINDS as readonly string[]).includes(kind ?? '');

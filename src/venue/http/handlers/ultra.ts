@@ -2,7 +2,7 @@ import { displayFloat, formatScaled, toBigInt, USD_DECIMALS } from '../../../api
 import { PROGRAMS } from '../../../chain/programs.ts';
 import { derivedAddress } from '../../market/keys.ts';
 import { ultraRouteInstructions } from '../../tx/aggregator-instructions.ts';
-import { foreignAccountFor, isSwapHostileKind, type AnyHostileKind, type SwapHostileKind } from '../../tx/hostile.ts';
+import { foreignAccountFor, isSwapHostileKind, OFF_MARKET_QUOTE_DIVISOR, type AnyHostileKind, type SwapHostileKind } from '../../tx/hostile.ts';
 import { HttpFailure, productErrorBody } from '../error-bodies.ts';
 import type { Handler } from '../services.ts';
 import { issueFor } from './issue.ts';
@@ -15,7 +15,10 @@ export const ultraOrder: Handler<'ultra.order'> = (req, ctx) => {
   const amount = toBigInt(req.amount);
   const planned = market.ultra.quote(req.inputMint, req.outputMint, amount, req.taker);
   if (!planned) throw new HttpFailure(400, productErrorBody('ultra', 400, 'invalid_argument', 'Failed to get quotes'));
-  const { quote, requestId } = planned;
+  const { requestId } = planned;
+  // Peek: the build itself (issueFor) uses up a hostileNext count.
+  const hostile = ctx.services.faults.peekHostile(ctx.operationId);
+  const quote = hostile === 'swap_off_market_quote' ? { ...planned.quote, outAmount: planned.quote.outAmount / OFF_MARKET_QUOTE_DIVISOR } : planned.quote;
   const threshold = (quote.outAmount * (10_000n - SLIPPAGE_BPS)) / 10_000n;
   let transaction: string | null = null;
   if (req.taker && !planned.insufficientFunds) {
@@ -34,8 +37,7 @@ export const ultraOrder: Handler<'ultra.order'> = (req, ctx) => {
         inAmount: amount,
         quotedOutAmount: quote.outAmount,
         slippageBps: SLIPPAGE_BPS,
-        // Peek: the build itself (issueFor) uses up a hostileNext count.
-        hostile: swapHostility(ctx.services.faults.peekHostile(ctx.operationId)),
+        hostile: swapHostility(hostile),
         foreign: foreignAccountFor(requestId).toBase58(),
       }),
     });
