@@ -4,7 +4,7 @@ import type { NotifySink } from '../kernel/notify-event.ts';
 import type { Ledger } from '../records/ledger.ts';
 
 /**
- * The circuit breaker, per strategy: N identical rejections in a row that point at a broken
+ * The circuit breaker, per strategy: N rejections in a row that point at a broken
  * venue or a broken policy stop that strategy's new actions (not the others'), until an operator
  * resumes or the configured quiet period has passed. Refusals the market explains — a position
  * already closed (`api:business`, e.g. invalid_position), a request the chain or the keeper

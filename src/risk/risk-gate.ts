@@ -339,8 +339,9 @@ export class RedisRiskGate implements RiskGate {
       pnl === undefined ? '' : pnl.toString(),
       String(3 * 86_400),
       String(STREAK_TTL_SEC),
-    ])) as [number, number, string | null | undefined];
-    const [recorded, streak, dayTotal] = result;
+      counts && isPolicyViolation(record.reason ?? '') ? '1' : '0',
+    ])) as [number, number, string | null | undefined, string | undefined, string | undefined];
+    const [recorded, streak, dayTotal, mixed, allPolicy] = result;
     if (recorded !== 1) return;
     // A landed open shows in no in-flight entry once settled: its hold counts until a positions read shows it.
     if (HELD_TYPES.has(record.intent.type)) await this.holds.release(record.actionId, landed && !isOperatorDryRun(record) ? this.now() : undefined);
@@ -351,7 +352,9 @@ export class RedisRiskGate implements RiskGate {
     if (pnl !== undefined) await this.checkLossStop(dayTotal ?? (await this.o.redis.get(keys[4]!)));
     if (counts && streak >= this.limits.circuitBreakerRejections) {
       const now = this.now();
-      const trip = { strategy: record.strategy, reason: record.reason ?? '', count: streak, trippedAtMs: now, autoResetAtMs: this.breaker.autoResetMs > 0 ? now + this.breaker.autoResetMs : null };
+      const trip = { strategy: record.strategy, reason: streakReason(record.reason ?? '', streak, mixed === '1', allPolicy === '1'), count: streak, trippedAtMs: now, autoResetAtMs: this.breaker.autoResetMs > 0 ? now + this.breaker.autoResetMs : null };
+      // The trip holds the streak's count and reason; the rejections after it (once resumed) are a new streak.
+      await this.o.redis.del(keys[1]!);
       if (await this.breakers.trip(trip)) await recordBreakerTrip(this.o.ledger, this.o.notifier, trip);
     }
   }
@@ -382,6 +385,16 @@ export class RedisRiskGate implements RiskGate {
 }
 
 /**
+ * The reason a trip names: the streak's one reason, or its latest with what the others were. A
+ * streak of policy violations alone still reads as one (a protective strategy is stopped by its
+ * breaker only then: nothing it builds could be signed); a mixed one does not.
+ */
+function streakReason(latest: string, streak: number, mixed: boolean, allPolicy: boolean): string {
+  if (!mixed) return latest;
+  return allPolicy ? `${latest} (and ${streak - 1} other policy violations in a row)` : `mixed: ${latest} after ${streak - 1} other breaker rejections in a row`;
+}
+
+/**
  * A rejection streak is "in a row": any outcome that does not count ends it, and a streak whose
  * last rejection is older than this is forgotten, so rejections spread over days never add up.
  */
@@ -403,9 +416,11 @@ const OUTCOME_MARKER_TTL_SEC = 8 * 86_400;
  * One action's outcome, at most once.
  *   KEYS: marker, streak, actions bucket, notional bucket, day PnL
  *   ARGV: marker ttl, landed|other, release (1|0), notional, counts toward the breaker (1|0),
- *         reason, realised PnL ('' for none), PnL ttl, streak ttl
- * Answers {1, streak} when booked ({1, 0, day PnL total} when a landing booked realised PnL), {0, 0}
- * when this action was booked before.
+ *         reason, realised PnL ('' for none), PnL ttl, streak ttl, a policy violation (1|0)
+ * Answers {1, streak} when booked ({1, 0, day PnL total} when a landing booked realised PnL;
+ * {1, streak, '', mixed, all policy} for a rejection that counts), {0, 0} when this action was
+ * booked before. A streak counts every rejection of the breaker's kinds in a row, whatever its
+ * reason: a venue that alternates two broken builds is as broken as one that repeats one.
  */
 const OUTCOME = new RedisScript(`
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return {0, 0} end
@@ -427,14 +442,15 @@ if ARGV[5] ~= '1' then
   redis.call('DEL', KEYS[2])
   return {1, 0}
 end
-local count = 1
-if redis.call('HGET', KEYS[2], 'reason') == ARGV[6] then
-  count = redis.call('HINCRBY', KEYS[2], 'count', 1)
+local count = redis.call('HINCRBY', KEYS[2], 'count', 1)
+if count == 1 then
+  redis.call('HSET', KEYS[2], 'reason', ARGV[6], 'mixed', '0', 'policy', ARGV[10])
 else
-  redis.call('HSET', KEYS[2], 'reason', ARGV[6], 'count', 1)
+  if redis.call('HGET', KEYS[2], 'reason') ~= ARGV[6] then redis.call('HSET', KEYS[2], 'reason', ARGV[6], 'mixed', '1') end
+  if ARGV[10] ~= '1' then redis.call('HSET', KEYS[2], 'policy', '0') end
 end
 redis.call('EXPIRE', KEYS[2], ARGV[9])
-return {1, count}`);
+return {1, count, '', redis.call('HGET', KEYS[2], 'mixed'), redis.call('HGET', KEYS[2], 'policy')}`);
 
 /**
  * A check's reads, and at accept its reservations, in one step.

@@ -158,13 +158,14 @@ describe('risk limits', () => {
     expect((await g.check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);
   });
 
-  it("a circuit breaker stops the strategy after N identical rejections in a row that indicate a broken venue, records the trip, and a resume resets it", async () => {
+  it("a circuit breaker stops the strategy after N rejections in a row that indicate a broken venue, records the trip, and a resume resets it", async () => {
     const ledger = new Ledger(redis, { prefix: PREFIX, maxLen: 1_000 });
     const g = gate({ ledger });
     const rejected = (reason: string) => recordFor({ type: 'trigger-create' }, { state: 'rejected', reason });
     await g.recordOutcome(rejected('policy:fee_payer'));
     await g.recordOutcome(rejected('policy:fee_payer'));
-    await g.recordOutcome(rejected('policy:program_not_allowed')); // a different reason restarts the streak
+    await g.recordOutcome(rejected('chain:failed')); // market noise ends the streak
+    await g.recordOutcome(rejected('policy:program_not_allowed'));
     await g.recordOutcome(rejected('policy:program_not_allowed'));
     expect(await g.breakers.active('alpha', Date.now())).toBeUndefined();
     await g.recordOutcome(rejected('policy:program_not_allowed'));
@@ -177,6 +178,18 @@ describe('risk limits', () => {
     expect(entries).toEqual([expect.objectContaining({ strategy: 'alpha', detail: expect.objectContaining({ event: 'circuit_breaker_tripped', reason: 'policy:program_not_allowed' }) })]);
     await g.tradingState.set('active', 'operator resume', 'test');
     expect((await g.check('accept', recordFor({ type: 'trigger-create' }))).allowed).toBe(true);
+  });
+
+  it('a venue alternating broken builds trips it as one repeating one; the trip says which, and whether all were policy violations', async () => {
+    const g = gate({ breaker: { autoResetMs: 0, protectiveStrategies: ['guard'] } });
+    const rejected = (reason: string, strategy = 'alpha') => recordFor({ type: 'decrease' }, { state: 'rejected', reason, strategy });
+    for (const reason of ['policy:fee_payer', 'policy:program_not_allowed', 'policy:fee_payer']) await g.recordOutcome(rejected(reason));
+    expect(await g.breakers.active('alpha', Date.now())).toMatchObject({ reason: 'policy:fee_payer (and 2 other policy violations in a row)', count: 3 });
+    // A protective strategy's streak of mixed kinds is no proof that nothing it builds can be signed: its decreases go on.
+    for (const reason of ['policy:fee_payer', 'api:invalid_response', 'build:unattributable']) await g.recordOutcome(rejected(reason, 'guard'));
+    expect(await g.breakers.active('guard', Date.now())).toMatchObject({ reason: 'mixed: build:unattributable after 2 other breaker rejections in a row', count: 3 });
+    expect((await g.check('accept', recordFor({ type: 'decrease' }, { strategy: 'guard' }))).allowed).toBe(true);
+    expect(await g.check('accept', recordFor({ type: 'trigger-create' }, { strategy: 'guard' }))).toMatchObject({ allowed: false, rule: 'circuit_breaker' });
   });
 
   it('benign reduce-only refusals (a position already closed) never trip the breaker', async () => {

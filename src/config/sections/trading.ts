@@ -241,7 +241,7 @@ export const riskSection = {
   maxNotionalPerHourUsd: usd('Total notional of all actions in any rolling hour. A decrease of a protective strategy counts toward it but is never refused by it.', '50000000000', 'STRATD_RISK_MAX_NOTIONAL_PER_HOUR_USD'),
   dailyLossStopUsd: usd('Realised loss in one UTC day after which trading switches to reducing.', '1000000000', 'STRATD_RISK_DAILY_LOSS_STOP_USD'),
   circuitBreakerRejections: key({
-    doc: "Identical rejections in a row of one strategy, of a kind that indicates a broken venue or policy (policy violations, unreadable or unattributable builds, malformed replies, 4xx), after which that strategy's circuit breaker stops its new actions. Market refusals (a position already closed, a keeper or chain refusal) and the simulation's transient refusals (simulation_failed, simulation_invalid, simulation_unavailable: the RPC could not answer as asked, or the transaction would fail right now) never count; simulation_delta, shown on three simulations in a row, does.",
+    doc: "Rejections in a row of one strategy, of kinds that indicate a broken venue or policy (whatever their reasons: a venue alternating two broken builds counts as one repeating one) (policy violations, unreadable or unattributable builds, malformed replies, 4xx), after which that strategy's circuit breaker stops its new actions. Market refusals (a position already closed, a keeper or chain refusal) and the simulation's transient refusals (simulation_failed, simulation_invalid, simulation_unavailable: the RPC could not answer as asked, or the transaction would fail right now) never count; simulation_delta, shown on three simulations in a row, does.",
     schema: positiveInt,
     default: 5,
     kind: 'int',
