@@ -38,7 +38,8 @@ export class BacktestError extends Error {
 /** What became of one intent on the venue. */
 export type ExecutionOutcome =
   | { readonly landed: true; readonly signature: string; readonly createdTpslPubkeys?: readonly string[]; readonly realisedPnlUsd?: string }
-  | { readonly landed: false; readonly reason: string; readonly detail?: string };
+  /** `sent`: it was signed and handed to the route (the daemon's `submitted`: its decision's state is committed then). */
+  | { readonly landed: false; readonly reason: string; readonly detail?: string; readonly sent?: true };
 
 /** The risk gate's second look, right before signing, with what the build says (as the executor asks it); a refusal names its rule. */
 export type BeforeSign = (built: BuiltTransaction) => Promise<{ readonly rule: string; readonly detail: string } | undefined>;
@@ -358,19 +359,19 @@ export class BacktestVenue {
       // The executor's own route switch (JSON-RPC, or perps, trigger, recurring or Ultra execute):
       // a refused send or a Failed reply ends the backtest's action.
       const answer = await this.submitter.submit({ route: built.route, requestId: built.requestId, executeAction: built.executeAction, signedTx: raw, signature: bs58.encode(signed.signature) }, { repeat: false });
-      if (answer.via === 'rpc' && !answer.sent.ok) return { landed: false, reason: `send: ${answer.sent.refusal}` };
+      if (answer.via === 'rpc' && !answer.sent.ok) return { landed: false, reason: `send: ${answer.sent.refusal}`, sent: true };
       const failed = answer.via === 'execute' ? (answer.reply.unsent?.detail ?? answer.reply.detail) : undefined;
-      if (failed !== undefined) return { landed: false, reason: `execute: ${failed}` };
+      if (failed !== undefined) return { landed: false, reason: `execute: ${failed}`, sent: true };
     } catch (error) {
-      return { landed: false, reason: `send: ${(error as Error).message}` };
+      return { landed: false, reason: `send: ${(error as Error).message}`, sent: true };
     }
     await this.advanceTo(this.nowMs + this.settleMs);
     const landed = this.venue.chain.landed().find((l) => Buffer.from(l.transaction.signatures[0]!).toString('base64') === signature);
-    if (!landed) return { landed: false, reason: 'not landed' };
-    if (landed.err !== null) return { landed: false, reason: `failed on chain: ${JSON.stringify(landed.err)}` };
+    if (!landed) return { landed: false, reason: 'not landed', sent: true };
+    if (landed.err !== null) return { landed: false, reason: `failed on chain: ${JSON.stringify(landed.err)}`, sent: true };
     if (built.awaitsKeeper && built.positionRequestPubkey) {
       const outcome = (await this.controlGet('request-outcomes', z.array(outcomeRow))).find((o) => o.requestPubkey === built.positionRequestPubkey);
-      if (outcome?.status !== 'executed') return { landed: false, reason: `keeper: ${outcome ? `${outcome.status} ${outcome.reason ?? ''}`.trim() : 'not executed'}` };
+      if (outcome?.status !== 'executed') return { landed: false, reason: `keeper: ${outcome ? `${outcome.status} ${outcome.reason ?? ''}`.trim() : 'not executed'}`, sent: true };
     }
     return { landed: true, signature: landed.signature, ...(built.createdTpslPubkeys ? { createdTpslPubkeys: built.createdTpslPubkeys } : {}), ...(built.realisedPnlUsd !== undefined ? { realisedPnlUsd: built.realisedPnlUsd } : {}) };
   }

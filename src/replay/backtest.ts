@@ -208,8 +208,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
 
     // The TP/SL requests the strategies' creates made, booked when they land, as the daemon books them.
     const tpslOwners = new Map<string, TpslOwner>();
-    // How each action ended: its decision's state is committed only when one landed, as the daemon commits it.
-    const outcomes = new Map<string, 'landed' | 'rejected'>();
+    // How each action ended: its decision's state is committed only when one was sent, as the daemon commits it.
+    const outcomes = new Map<string, 'sent' | 'refused'>();
     const act = async (event: Extract<ReplayEvent, { readonly intent: Intent }>) => {
       const t = tally(event.strategy);
       const record: ActionRecord = {
@@ -236,7 +236,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       const accepted = await risk.check('accept', record);
       if (!accepted.allowed) {
         refuse(`risk:${accepted.rule}`, accepted.detail);
-        outcomes.set(event.actionId, 'rejected');
+        outcomes.set(event.actionId, 'refused');
         actions.push({ atMs: event.atMs, strategy: event.strategy, type: event.intent.type, outcome: `risk:${accepted.rule}`, reason: event.intent.reason });
         await risk.settled({ ...record, state: 'rejected', reason: `risk:${accepted.rule}` });
         return;
@@ -244,11 +244,12 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       const reserved = { ...record, ...(accepted.reservedAtMs !== undefined ? { riskReservedAtMs: accepted.reservedAtMs } : {}), ...(accepted.spendUsd !== undefined ? { riskSpendUsd: accepted.spendUsd.toString() } : {}) };
       const before = (await venue.fills(-1)).lastSeq;
       const outcome = await venue.execute(event.intent, async (built) => {
-        const decision = await risk.check('sign', { ...reserved, state: 'inspected', ...(built.notionalUsd !== undefined ? { builtNotionalUsd: built.notionalUsd } : {}) });
+        // What the executor's sign check reads of the build: its quoted notional and, for a swap, its quote (below_market).
+        const decision = await risk.check('sign', { ...reserved, state: 'inspected', ...(built.notionalUsd !== undefined ? { builtNotionalUsd: built.notionalUsd } : {}), ...(built.swapQuote !== undefined ? { swapQuote: built.swapQuote } : {}) });
         return decision.allowed ? undefined : { rule: decision.rule, detail: decision.detail };
       });
       nowMs = venue.nowMs;
-      outcomes.set(event.actionId, outcome.landed ? 'landed' : 'rejected');
+      outcomes.set(event.actionId, outcome.landed || outcome.sent ? 'sent' : 'refused');
       actions.push({ atMs: event.atMs, strategy: event.strategy, type: event.intent.type, outcome: outcome.landed ? 'landed' : outcome.reason, reason: event.intent.reason });
       const made = await venue.fills(before);
       t.realisedPnlUsd += made.realisedPnlUsd;

@@ -5,7 +5,7 @@ import type { LoadedStrategy } from '../pipeline/strategy-runtime/loader.ts';
 import { decideOne, type DecisionCost, type StrategyFailureKind } from '../pipeline/strategy-runtime/run.ts';
 import type { TpslOwner } from '../sdk/define.ts';
 import type { ActionJob } from '../records/action.ts';
-import { applyStateChanges, type ChangeStamps } from '../records/state-changes.ts';
+import { applyStateChanges, type ChangeStamps, type StateChange } from '../records/state-changes.ts';
 
 /** One line of `stratd replay`: a decision (one intent) or a strategy's failure on one snapshot. */
 export type ReplayEvent =
@@ -22,12 +22,13 @@ interface ReplayOptions {
   /** Told after each snapshot with the world so far (the backtest moves its venue there). */
   readonly afterSnapshot?: (snapshot: Snapshot) => Promise<void> | void;
   /**
-   * How each action ended, asked after `afterSnapshot` (which executed them). Given, a decision's
-   * state is committed as the daemon commits it: its changes are merged when one of its actions
-   * landed (or is ambiguous), and a decision whose actions were all refused leaves the state as it
-   * was. Absent (nothing is executed), it is committed at once, as if its actions landed.
+   * How far each action went, asked after `afterSnapshot` (which executed them). Given, a
+   * decision's state is committed as the daemon commits it: its changes are merged (newest
+   * decision wins per member) when one of its actions was sent — the daemon commits at
+   * `submitted`, landed or not — and a decision whose actions were all refused before that leaves
+   * the state as it was. Absent (nothing is executed), it is committed at once, as if its actions landed.
    */
-  readonly outcomeOf?: (actionId: string) => 'landed' | 'ambiguous' | 'rejected' | undefined;
+  readonly outcomeOf?: (actionId: string) => 'sent' | 'refused' | undefined;
   /** Replaces each recorded snapshot with what strategies see instead (the backtest's venue reads); default: itself. */
   readonly prepare?: (snapshot: Snapshot) => Promise<readonly Snapshot[]>;
   /** Told of every decision that did not fail, with how many intents it returned (the backtest's "why no action"). */
@@ -40,7 +41,7 @@ interface ReplayOptions {
  * Runs strategies over recorded snapshots through the worker's own pure decision (decideOne):
  * the world is the latest snapshot per kind and key so far, the clock is each snapshot's
  * recorded arrival time, state lives in memory. A decision's stateAfter is taken as committed at
- * once (as if its actions landed) when nothing is executed, or when one of its actions landed
+ * once (as if its actions landed) when nothing is executed, or when one of its actions was sent
  * (`outcomeOf`). The same recording and settings give the same events, byte for byte.
  */
 export async function replay(options: ReplayOptions): Promise<ReplayEvent[]> {
@@ -49,6 +50,12 @@ export async function replay(options: ReplayOptions): Promise<ReplayEvent[]> {
   // Decisions whose state waits for their actions' outcomes (outcomeOf), and the daemon's per-member stamps of each strategy's state.
   const awaiting: Array<{ readonly strategy: string; readonly actions: readonly ActionJob[] }> = [];
   const stamps = new Map<string, ChangeStamps>();
+  /** A decision's changes merged into its strategy's state, as the daemon merges them. */
+  const merge = (strategy: string, changes: readonly StateChange[], decidedAtMs: number) => {
+    const merged = applyStateChanges(states.get(strategy), changes, decidedAtMs, stamps.get(strategy) ?? NO_STAMPS);
+    states.set(strategy, merged.state);
+    stamps.set(strategy, merged.stamps);
+  };
   const events: ReplayEvent[] = [];
   const emit = (event: ReplayEvent) => {
     events.push(event);
@@ -69,7 +76,8 @@ export async function replay(options: ReplayOptions): Promise<ReplayEvent[]> {
         }
         options.onDecided?.(name, run.actions.length, run.cost);
         for (const action of run.actions) emit({ atMs: snapshot.receivedAtMs, strategy: name, actionId: action.actionId, trigger, intent: action.intent });
-        if (run.commitNow) states.set(name, run.commitNow.state);
+        if (run.commitNow && options.outcomeOf) merge(name, run.commitNow.changes, snapshot.receivedAtMs);
+        else if (run.commitNow) states.set(name, run.commitNow.state);
         else if (options.outcomeOf) awaiting.push({ strategy: name, actions: run.actions });
         else {
           const next = run.actions.find((a) => a.stateAfter !== undefined)?.stateAfter;
@@ -79,15 +87,10 @@ export async function replay(options: ReplayOptions): Promise<ReplayEvent[]> {
     }
     await options.afterSnapshot?.(recorded);
     for (const decision of awaiting.splice(0)) {
-      const took = decision.actions.find((a) => a.stateAfter !== undefined && (options.outcomeOf!(a.actionId) === 'landed' || options.outcomeOf!(a.actionId) === 'ambiguous'));
+      const took = decision.actions.find((a) => a.stateAfter !== undefined && options.outcomeOf!(a.actionId) === 'sent');
       if (!took) continue;
-      if (!took.stateChanges) {
-        states.set(decision.strategy, took.stateAfter);
-        continue;
-      }
-      const merged = applyStateChanges(states.get(decision.strategy), took.stateChanges, took.decidedAtMs, stamps.get(decision.strategy) ?? NO_STAMPS);
-      states.set(decision.strategy, merged.state);
-      stamps.set(decision.strategy, merged.stamps);
+      if (took.stateChanges) merge(decision.strategy, took.stateChanges, took.decidedAtMs);
+      else states.set(decision.strategy, took.stateAfter);
     }
   }
   return events;

@@ -62,7 +62,7 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
           prices.set(token.id, decimalToScaled(text, USD_DECIMALS));
           fine.set(token.id, decimalToScaled(text, FINE_PRICE_DECIMALS));
         }
-        // An SPL mint has at most a few dozen decimals; anything else is not a mint's (and 10 ** -1 throws).
+        // An SPL mint's decimals are a u8; anything else is not a mint's (and 10 ** -1 throws).
         if (token.decimals >= 0 && token.decimals <= MAX_MINT_DECIMALS) decimals.set(token.id, token.decimals);
       }
     }
@@ -90,7 +90,7 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
   };
 }
 
-const MAX_MINT_DECIMALS = 18;
+const MAX_MINT_DECIMALS = 255;
 
 const PERPS_ADDING = new Set(['open', 'increase', 'limit-order-create']);
 

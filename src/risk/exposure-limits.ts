@@ -73,9 +73,12 @@ const DEPOSIT_TOKEN_MINT: Readonly<Record<string, string>> = { WBTC: MINTS.BTC, 
 export function tokenValueUsd(facts: Pick<ExposureFacts, 'priceUsd' | 'decimalsOf' | 'finePriceUsd'>, mint: string, amount: bigint): bigint | undefined {
   const decimals = MINT_DECIMALS[mint] ?? facts.decimalsOf?.(mint);
   if (decimals === undefined) return undefined;
+  // Before any ranking's price of them: a ranking that lists USDC at a millionth of a dollar must
+  // not shrink a spend, nor one that lists it at $0.87 make every sale into it "below the market".
+  if (mint === MINTS.USDC || mint === MINTS.USDT) return (amount * USD_SCALE) / 10n ** BigInt(decimals);
   const fine = facts.finePriceUsd?.(mint);
   if (fine !== undefined && fine > 0n) return (amount * fine) / 10n ** BigInt(decimals + FINE_PRICE_DECIMALS - USD_DECIMALS);
-  const price = mint === MINTS.USDC || mint === MINTS.USDT ? USD_SCALE : facts.priceUsd(mint);
+  const price = facts.priceUsd(mint);
   if (price === undefined || price <= 0n) return undefined;
   return (amount * price) / 10n ** BigInt(decimals);
 }

@@ -289,6 +289,22 @@ describe('what a trade takes against what it gives (risk.maxBelowMarketBps)', ()
     expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: MICRO, outputMint: MINTS.USDC, makingAmount: '2648538950173', takingAmount: '10000000' }))).toMatchObject({ allowed: true, spendUsd: 10_204_082n });
   });
 
+  it('USDC and USDT count a dollar a token whatever a ranking lists them at', async () => {
+    const now = Date.now();
+    await storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'positions', source: 'perps.positions', key: wallet, tickMs: now, receivedAtMs: now, wallet, positions: [] });
+    const ranking = (usdcPrice: number) => ({ ...samples.rankedTokens([samples.token({ id: TOKEN, decimals: 6, usdPrice: 2 }), samples.token({ id: MINTS.USDC, decimals: 6, usdPrice: usdcPrice })], 'toptraded', '24h', now), receivedAtMs: now });
+    const g = new RedisRiskGate({ redis: scope.redis, prefix: scope.prefix, limits: BELOW, exposure: exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 600_000 }) });
+    // Listed at a millionth of a dollar: $5,000 of USDC is still $5,000 toward the $1,000 an hour.
+    await storeLatestSnapshot(scope.redis, scope.prefix, ranking(0.000001));
+    expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: MINTS.USDC, outputMint: TOKEN, makingAmount: '5000000000', takingAmount: '2500000000' }))).toMatchObject({ allowed: false, rule: 'max_spend_per_hour' });
+    // $1,000 of USDC collateral at 10× is $10,000 of size, beyond the $5,000 per market.
+    const short = recordFor({ type: 'open', marketMint: MINTS.SOL, side: 'short', collateralMint: MINTS.USDC, collateralTokenDelta: '1000000000', leverage: '10', stopLossPrice: '900000000' });
+    expect(await g.check('accept', short)).toMatchObject({ allowed: false, rule: 'max_notional_per_market' });
+    // Listed at $0.87 (a depeg): a sale of $10 of the token for $9.70 is not "below the market".
+    await storeLatestSnapshot(scope.redis, scope.prefix, { ...ranking(0.87), tickMs: now + 1 });
+    expect((await g.check('accept', sell(5, 9.7))).allowed).toBe(true);
+  });
+
   it('the default is 10 %, from config', () => {
     expect(riskLimitsFromConfig(loadConfig({ env: {} }).config.risk).adding?.maxBelowMarketBps).toBe(1_000);
     expect(riskLimitsFromConfig(loadConfig({ env: { STRATD_RISK_MAX_BELOW_MARKET_BPS: '250' } }).config.risk).adding?.maxBelowMarketBps).toBe(250);
