@@ -112,8 +112,10 @@ export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: Ri
       return judgePerps(ask!, facts, limits, pending);
     case 'swap':
       return spend(facts, intent.inputMint, toBigInt(intent.amount));
-    case 'trigger-create':
-      return spend(facts, intent.inputMint, toBigInt(intent.makingAmount));
+    case 'trigger-create': {
+      const judged = spend(facts, intent.inputMint, toBigInt(intent.makingAmount));
+      return !judged.ok && judged.rule === 'price_unknown' ? saleForStablecoin(facts, intent) : judged;
+    }
     case 'recurring-create':
       return spend(facts, intent.inputMint, toBigInt(intent.inAmount));
     case 'lp-mint':
@@ -156,6 +158,19 @@ function notHeldRefusal(intent: Extract<Intent, { type: 'increase' }>, facts: Ex
 function spend(facts: ExposureFacts, mint: string, amount: bigint): ExposureJudgement {
   const usd = tokenValueUsd(facts, mint, amount);
   return usd === undefined ? unpriced(mint) : { ok: true, spendUsd: usd };
+}
+
+/**
+ * A trigger order selling a token no snapshot prices (one that left every polled ranking) for
+ * USDC or USDT: what it takes is the one value known, and it counts as the spend. Refusing it
+ * would leave the token with no exit at all (token-momentum's take-profit of a holding whose
+ * token dropped out of the rankings); a sale into a stablecoin lowers what the wallet holds at
+ * risk. No other unpriced spend passes.
+ */
+function saleForStablecoin(facts: ExposureFacts, intent: Extract<Intent, { type: 'trigger-create' }>): ExposureJudgement {
+  const stable = intent.outputMint === MINTS.USDC || intent.outputMint === MINTS.USDT;
+  if (!stable) return unpriced(intent.inputMint);
+  return { ok: true, spendUsd: tokenValueUsd(facts, intent.outputMint, toBigInt(intent.takingAmount))! };
 }
 
 /** What the perps limits read of an open, an increase or a limit order. */

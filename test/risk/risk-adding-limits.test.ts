@@ -305,6 +305,15 @@ describe('what a trade takes against what it gives (risk.maxBelowMarketBps)', ()
     expect((await g.check('accept', sell(5, 9.7))).allowed).toBe(true);
   });
 
+  it('a token no snapshot prices may still be sold for USDC (its take-profit): what it takes counts as the spend; nothing else unpriced passes', async () => {
+    const g = await rankedGate();
+    const UNRANKED = 'GfZGLbBRqXZBLTa7JGw4kVjrWr7fXz7BRLtUGXyJKMqK';
+    expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: UNRANKED, outputMint: MINTS.USDC, makingAmount: '5000000', takingAmount: '12000000' }))).toMatchObject({ allowed: true, spendUsd: 12_000_000n });
+    // For another token, or swapped: price_unknown, as before.
+    expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: UNRANKED, outputMint: TOKEN, makingAmount: '5000000', takingAmount: '1' }))).toMatchObject({ allowed: false, rule: 'price_unknown' });
+    expect(await g.check('accept', recordFor({ type: 'swap', inputMint: UNRANKED, outputMint: MINTS.USDC, amount: '5000000' }))).toMatchObject({ allowed: false, rule: 'price_unknown' });
+  });
+
   it('the default is 10 %, from config', () => {
     expect(riskLimitsFromConfig(loadConfig({ env: {} }).config.risk).adding?.maxBelowMarketBps).toBe(1_000);
     expect(riskLimitsFromConfig(loadConfig({ env: { STRATD_RISK_MAX_BELOW_MARKET_BPS: '250' } }).config.risk).adding?.maxBelowMarketBps).toBe(250);
