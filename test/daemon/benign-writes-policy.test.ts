@@ -3,31 +3,23 @@
 // executor, each operation built by the venue, decoded by every program's rules, simulated on the
 // venue's node, signed and landed. A rule of one program's engineer that refuses another's build
 // (the typical merge defect) fails here, naming the operation and the rule.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.ts';
+import type { ApiClient } from '../../src/api/client.ts';
 import { MINTS } from '../../src/api/mints.ts';
-import { writeKeyFile } from '../../src/chain/signer.ts';
-import { loadConfig } from '../../src/config/index.ts';
 import type { Executor } from '../../src/pipeline/executor/executor.ts';
-import { Metrics } from '../../src/pipeline/metrics.ts';
 import { actionIdFor, actionJobSchema } from '../../src/records/action.ts';
 import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
-import { daemonExecutor } from '../support/daemon-executor.ts';
+import { paperExecutor, type PaperExecutor } from '../support/daemon-executor.ts';
 import { redisScope } from '../support/redis-scope.ts';
 
 const scope = redisScope(`benign-writes-${process.pid}`);
 let venue: Venue;
-let dir: string;
+let paper: PaperExecutor;
 let client: ApiClient;
 let executor: Executor;
-let metrics: Metrics;
 let wallet: string;
 let dbcPool: string;
 let keys = 0;
@@ -35,11 +27,9 @@ let keys = 0;
 beforeAll(async () => {
   // Fees charged: the simulation's lamport bounds (fee, priority fee, rent) are judged too.
   venue = await startVenue({ seed: 11, clock: { speed: 1 }, volatility: 0, fees: 'charge' });
-  dir = await mkdtemp(join(tmpdir(), 'stratd-benign-writes-'));
-  const keypair = Keypair.generate();
-  const keyFile = join(dir, 'wallet.json');
-  await writeKeyFile(keyFile, keypair);
-  wallet = keypair.publicKey.toBase58();
+  paper = await paperExecutor(venue, scope);
+  ({ client, executor, wallet } = paper);
+  expect(paper.config.policy.simulation.enabled).toBe(true);
   const funded = await fetch(`${venue.apiUrl}/__venue/fund`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -47,19 +37,10 @@ beforeAll(async () => {
   });
   expect(funded.status).toBe(200);
   dbcPool = ((await funded.json()) as { dbcPool: { poolAddress: string } }).dbcPool.poolAddress;
-  const { config } = loadConfig({
-    env: {},
-    overrides: { mode: 'paper', 'api.baseUrl': venue.apiUrl, 'rpc.url': venue.rpcUrl, 'redis.url': process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'redis.prefix': scope.redisPrefix, 'wallet.paperKeyFile': keyFile, 'execution.confirmPollMs': 50 },
-  });
-  expect(config.policy.simulation.enabled).toBe(true);
-  client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0 });
-  metrics = new Metrics({ defaults: false });
-  executor = await daemonExecutor({ config, scope, client, rpcUrl: venue.rpcUrl, keyFile, metrics });
 });
 afterAll(async () => {
-  await client.close();
+  await paper.close();
   await venue.close();
-  await rm(dir, { recursive: true, force: true });
   await scope.clean();
   await scope.close();
 });
@@ -146,7 +127,7 @@ describe('every benign write passes the whole policy with simulation on (assembl
   });
 
   it('every one of them was simulated and passed', async () => {
-    const outcomes = Object.fromEntries((await metrics.policySimulations.get()).values.map((v) => [v.labels.outcome, v.value]));
+    const outcomes = Object.fromEntries((await paper.metrics.policySimulations.get()).values.map((v) => [v.labels.outcome, v.value]));
     expect(outcomes).toEqual({ passed: 20 });
   });
 });

@@ -3,27 +3,20 @@
 // it. The daemon's executor (assembleExecutor, as `stratd run` composes it) refuses it before signing
 // because the risk gate values the quote's least accepted output at prices read apart from it
 // (risk.maxBelowMarketBps); the same swap quoted honestly lands.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.ts';
+import type { ApiClient } from '../../src/api/client.ts';
 import { MINTS } from '../../src/api/mints.ts';
-import { writeKeyFile } from '../../src/chain/signer.ts';
-import { loadConfig } from '../../src/config/index.ts';
 import type { Executor } from '../../src/pipeline/executor/executor.ts';
-import { Metrics } from '../../src/pipeline/metrics.ts';
 import { actionIdFor, actionJobSchema } from '../../src/records/action.ts';
 import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
-import { daemonExecutor } from '../support/daemon-executor.ts';
+import { paperExecutor, type PaperExecutor } from '../support/daemon-executor.ts';
 import { redisScope } from '../support/redis-scope.ts';
 import { control } from '../venue/venue-fixture.ts';
 
 const scope = redisScope(`off-market-quote-${process.pid}`);
 let venue: Venue;
-let dir: string;
+let paper: PaperExecutor;
 let client: ApiClient;
 let executor: Executor;
 let wallet: string;
@@ -31,24 +24,14 @@ let keys = 0;
 
 beforeAll(async () => {
   venue = await startVenue({ seed: 12, clock: { speed: 1 }, volatility: 0 });
-  dir = await mkdtemp(join(tmpdir(), 'stratd-off-market-'));
-  const keypair = Keypair.generate();
-  const keyFile = join(dir, 'wallet.json');
-  await writeKeyFile(keyFile, keypair);
-  wallet = keypair.publicKey.toBase58();
+  paper = await paperExecutor(venue, scope);
+  ({ client, executor, wallet } = paper);
   // A SOL long: its mark in the positions snapshot is the price SOL is valued at.
   await control(venue, 'fund', { wallet, sol: '20000000000', usdc: '10000000000', positions: [{ market: 'SOL', side: 'long', collateralUsd: '100000000', leverage: '3' }] });
-  const { config } = loadConfig({
-    env: {},
-    overrides: { mode: 'paper', 'api.baseUrl': venue.apiUrl, 'rpc.url': venue.rpcUrl, 'redis.url': process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'redis.prefix': scope.redisPrefix, 'wallet.paperKeyFile': keyFile, 'execution.confirmPollMs': 50 },
-  });
-  client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0 });
-  executor = await daemonExecutor({ config, scope, client, rpcUrl: venue.rpcUrl, keyFile, metrics: new Metrics({ defaults: false }) });
 });
 afterAll(async () => {
-  await client.close();
+  await paper.close();
   await venue.close();
-  await rm(dir, { recursive: true, force: true });
   await scope.clean();
   await scope.close();
 });
