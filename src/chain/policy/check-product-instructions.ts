@@ -77,8 +77,18 @@ function checkAttachedTpsl(attached: ReadonlyArray<{ ix: DecodedInstruction; par
       out.push({ rule: 'intent_exceeded', detail: `${where}: a TP/SL at ${String(trigger ?? 'no trigger')} firing ${above === true ? 'above' : 'below'} it is not one the intent attaches` });
       continue;
     }
-    wanted.splice(at, 1);
+    const [match] = wanted.splice(at, 1);
     if (parsed.args.entirePosition !== true) out.push({ rule: 'intent_exceeded', detail: `${where}: the attached TP/SL does not close the entire position` });
+    // The book files the reply's request under this stop or take-profit: naming another one (the
+    // take-profit as the stop, say) would let a loosening of the real stop pass as a tightening.
+    if (match?.requestPubkey !== undefined && parsed.accounts.positionRequest !== match.requestPubkey) {
+      out.push({ rule: 'intent_exceeded', detail: `${where}: creates request ${String(parsed.accounts.positionRequest)}; the build's reply names ${match.requestPubkey} for the TP/SL at this trigger` });
+    }
+    // Paid out in another mint than asked, the stop's close becomes a swap of the whole payout with no floor.
+    const paysOut = parsed.accounts.desiredMint;
+    if (match?.desiredMint !== undefined && paysOut !== match.desiredMint) {
+      out.push({ rule: 'intent_exceeded', detail: `${where}: the attached TP/SL pays out in ${String(paysOut ?? 'no mint')}; the build asked for ${match.desiredMint}` });
+    }
   }
   for (const w of wanted) {
     out.push({ rule: 'intent_exceeded', detail: `the intent's TP/SL at ${w.triggerPriceUsd} (firing ${w.triggerAboveThreshold ? 'above' : 'below'}) is not attached: the position would open without it` });
@@ -189,6 +199,9 @@ function checkRequest(p: PerpsInstruction, position: string | undefined, account
   }
 }
 
+/** The increases that pay collateral in (an open's or an increase's request). */
+const INCREASES_PAYING_COLLATERAL: ReadonlySet<string> = new Set(['createIncreasePositionMarketRequest', 'instantIncreasePosition']);
+
 /** Decreases and TP/SL creations: the instructions whose size the intent fixes. */
 const SIZED_REQUESTS: ReadonlySet<string> = new Set(['createDecreasePositionMarketRequest', 'instantDecreasePosition', 'createDecreasePositionRequest2', 'instantCreateTpsl']);
 
@@ -220,6 +233,10 @@ function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide 
   }
   const size = bigintArg(p, 'sizeUsdDelta');
   if (size !== undefined && b.maxSizeUsdDelta !== undefined && size > b.maxSizeUsdDelta) exceeded(`sizeUsdDelta ${size} is above the intent's ${b.maxSizeUsdDelta}`);
+  const paidIn = INCREASES_PAYING_COLLATERAL.has(p.type) ? bigintArg(p, 'collateralTokenDelta') : undefined;
+  if (b.collateralTokenDelta !== undefined && paidIn !== undefined && paidIn !== b.collateralTokenDelta) {
+    exceeded(`collateralTokenDelta ${paidIn} differs from the intent's ${b.collateralTokenDelta}: the size would stand on other margin than the leverage judged`);
+  }
   const collateral = bigintArg(p, 'collateralUsdDelta');
   if (collateral !== undefined && b.maxCollateralUsdDelta !== undefined && collateral > b.maxCollateralUsdDelta) {
     exceeded(`collateralUsdDelta ${collateral} is above the intent's ${b.maxCollateralUsdDelta}`);

@@ -101,6 +101,11 @@ export interface PerpsIntentBounds {
   readonly positionRequestPubkey?: string;
   readonly maxSizeUsdDelta?: bigint;
   readonly maxCollateralUsdDelta?: bigint;
+  /**
+   * An open or increase: exactly this collateral paid in (collateralTokenDelta). Less would carry
+   * the same size on less margin: a leverage above the one the intent (and risk.maxLeverage) judged.
+   */
+  readonly collateralTokenDelta?: bigint;
   /** Whether closing the whole position is asked for; otherwise entirePosition must not be set. */
   readonly entirePosition?: boolean;
   /** The mint a decrease or TP/SL request pays out in (the intent's receiveToken): its desiredMint must be it. */
@@ -133,10 +138,12 @@ export interface PerpsIntentBounds {
   /**
    * An open or increase with TP/SL attached (the request's tpsl member): the TP/SL instructions
    * the transaction must carry, each exactly once, on the bounded position, for the whole
-   * position, at exactly this trigger and firing side. Present (even empty): a TP/SL instruction
+   * position, at exactly this trigger and firing side, paying out in `desiredMint` (the mint the
+   * build asked for: the position's collateral), creating `requestPubkey` when given (the request
+   * the build's reply names for it: the TP/SL book goes by that name). Present (even empty): a TP/SL instruction
    * beside the increase that is not in the list is refused.
    */
-  readonly attachedTpsl?: ReadonlyArray<{ readonly triggerPriceUsd: bigint; readonly triggerAboveThreshold: boolean }>;
+  readonly attachedTpsl?: ReadonlyArray<{ readonly triggerPriceUsd: bigint; readonly triggerAboveThreshold: boolean; readonly desiredMint?: string; readonly requestPubkey?: string }>;
 }
 
 /** Everything the policy knows about the action a transaction claims to perform. */

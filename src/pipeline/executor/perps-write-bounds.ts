@@ -19,6 +19,8 @@ export interface PerpsWriteReference {
   readonly markPriceUsd?: bigint;
   /** Drift (bps) allowed between that mark and the build, on top of the request's slippage. */
   readonly driftBps?: number;
+  /** The TP/SL requests the build's reply names, in attachedTpslOf's order: each must be the one the transaction creates at its trigger. */
+  readonly createdTpslPubkeys?: readonly string[];
 }
 
 const BPS = 10_000n;
@@ -55,10 +57,16 @@ export function perpsWriteBounds(intent: PerpsWriteIntent, slippageBps: number, 
     referencePriceUsd: mark,
     maxSlippageBps: mark === undefined ? undefined : allowedBps,
     requirePriceBound: true,
-    attachedTpsl: attachedTpslOf(intent).map((t) => ({
+    // An open or increase pays exactly its collateral (add-collateral: at most, below).
+    ...(intent.type === 'add-collateral' ? {} : { collateralTokenDelta: amount }),
+    attachedTpsl: attachedTpslOf(intent).map((t, i) => ({
       triggerPriceUsd: toBigInt(t.triggerPrice),
+      // The reply's name for it, which the TP/SL book (and stop arbitration) will go by.
+      ...(ref.createdTpslPubkeys?.[i] !== undefined ? { requestPubkey: ref.createdTpslPubkeys[i] } : {}),
       // A long's take-profit and a short's stop-loss fire when the price rises above the trigger.
       triggerAboveThreshold: (t.requestType === 'tp') === (intent.side === 'long'),
+      // The builder asks for the payout in the position's collateral (perps-increase-builder.ts).
+      desiredMint: intent.collateralMint,
     })),
   };
   return { maxMoveLamports: 0n, maxMoveTokens: { [inputMint]: amount }, slippageBps, perps };

@@ -64,7 +64,7 @@ export interface PolicyInspectorOptions {
 }
 
 /** What the policy needs of a build: the operation, how it is routed, the blockhash it reported, a swap's quote. */
-export type InspectionTarget = Pick<BuiltTransaction, 'operationId' | 'route' | 'positionPubkey'> & {
+export type InspectionTarget = Pick<BuiltTransaction, 'operationId' | 'route' | 'positionPubkey' | 'createdTpslPubkeys'> & {
   readonly txMetadata?: { readonly blockhash: string; readonly accountRentLamports?: string } | null;
   /** A swap's quote: its in and out amounts are all the policy reads of it. */
   readonly swapQuote?: SwapQuote;
@@ -129,7 +129,7 @@ export class PolicyInspector implements TransactionInspector {
     if (isDecrease(intent) && this.options.markPrice && markPriceUsd === undefined) throw new MarkPriceUnavailable(intent.positionPubkey);
     if (opensAtMarket(intent) && this.options.marketMarkPrice && markPriceUsd === undefined) throw new MarkPriceUnavailable(intent.marketMint, 'market');
     const swap: SwapReference = { quote: built.swapQuote, platformFeeAccount: this.options.ultraPlatformFeeAccount };
-    const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0, wallet: this.options.wallet.toBase58() }, currentTpsl, swap);
+    const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0, wallet: this.options.wallet.toBase58(), createdTpslPubkeys: built.createdTpslPubkeys }, currentTpsl, swap);
     const verdict = inspectTransaction(decoded, {
       wallet: this.options.wallet,
       operationId: built.operationId,
@@ -283,6 +283,8 @@ export interface PriceReference {
   readonly markPriceUsd?: bigint;
   readonly driftBps?: number;
   readonly wallet?: string;
+  /** The TP/SL requests an open's or increase's reply says it creates, in attachedTpslOf's order (the TP/SL book's word for them). */
+  readonly createdTpslPubkeys?: readonly string[];
 }
 
 type DecreaseIntent = Extract<Intent, { type: 'decrease' | 'decrease-with-fee' }>;

@@ -323,6 +323,7 @@ function builtOf(r: ActionRecord): BuiltTransaction {
     positionRequestPubkey: r.positionRequestPubkey,
     marketMint: r.marketMint,
     swapQuote: r.swapQuote,
+    createdTpslPubkeys: r.createdTpslPubkeys,
   };
 }
 
