@@ -172,6 +172,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   // Parsed once per tick, not once per build: pool-info for request validity, positions for the mark price.
   const snapshots = new SnapshotCache(redis, prefix, o.local);
   const validityRead = new Map<string, { readonly seconds: number; readonly atMs: number }>();
+  const fallbackWarnedAt = new Map<string, number>();
   return new Executor({
     store,
     submitter: new RoutedSubmitter({ client, chain }),
@@ -219,7 +220,16 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
           })
         : undefined;
       const seconds = tryBigInt(snapshot?.info.maxRequestExecutionSec);
-      if (seconds === undefined || seconds <= 0n) return config.execution.maxRequestExecutionSecFallback;
+      if (seconds === undefined || seconds <= 0n) {
+        // Said once a minute per market: a fallback below the pool's real lifetime calls requests the
+        // keeper still fills keeper_timeout (the poolInfo poller off, or not read yet).
+        const key = mint ?? '';
+        if (Date.now() - (fallbackWarnedAt.get(key) ?? 0) >= 60_000) {
+          fallbackWarnedAt.set(key, Date.now());
+          logger.warn({ mint, fallbackSec: config.execution.maxRequestExecutionSecFallback }, 'no pool-info snapshot names maxRequestExecutionSec; keeper requests are timed by execution.maxRequestExecutionSecFallback');
+        }
+        return config.execution.maxRequestExecutionSecFallback;
+      }
       validityRead.set(mint!, { seconds: Number(seconds), atMs: Date.now() });
       return Number(seconds);
     },

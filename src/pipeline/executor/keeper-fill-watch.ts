@@ -17,12 +17,14 @@ const MAX_PAGES = 50;
 /**
  * How far before our build the window of fills starts. A trade's time is the chain's (its block
  * time), which can run behind our clock. Every poll looks from one second before the build, which
- * costs the fills since then; the last look before an action is called refused starts two minutes
- * before it, so a fill stamped earlier than our clock's build time is still found. Older fills are
- * never ours; the wider window only costs reading them, once.
+ * costs the fills since then; the last look before an action is called refused starts fifteen
+ * minutes before it, so a fill stamped earlier than our clock's build time is still found while
+ * this host's clock leads the chain's by less than that (at two minutes, a clock 200 s ahead
+ * called a filled request refused). Older fills are never ours; the wider window only costs
+ * reading them, once per request the keeper is thought to have refused.
  */
 const POLL_MARGIN_SEC = 1;
-const LAST_LOOK_MARGIN_SEC = 120;
+const LAST_LOOK_MARGIN_SEC = 900;
 
 /**
  * Looks at one query (wallet, market, window start) are read together at most this often: with
@@ -60,7 +62,7 @@ interface QueryLooks {
  *
  * Looks that ask the same query (actions of one market built in the same second) share its read:
  * a look is answered by a read that started after it was asked, so it sees every fill a read of
- * its own would have seen. The last look reads alone (its window is two minutes wider).
+ * its own would have seen. The last look reads alone (its window is fifteen minutes wider).
  */
 export class TradeHistoryKeeperFillWatch implements KeeperFillWatch {
   readonly #queries = new Map<string, QueryLooks>();

@@ -40,9 +40,11 @@ export class SubmittedWatch {
    * When this process first saw each keeper-awaited request land, and in which slot. Kept in
    * memory, not written: it only starts the keeper's clock, and a process that starts the clock
    * again (after a crash, or taking the action over) starts it later, which can only make the
-   * action wait longer for its fill, never end it sooner. The final write stores both.
+   * action wait longer for its fill, never end it sooner. The final write stores both. `atMonotonicMs`
+   * times the keeper's window in this process: a forward step of the wall clock (NTP) must not
+   * end a request the keeper may still execute.
    */
-  readonly #landingSeen = new Map<string, { readonly atMs: number; readonly slot: number }>();
+  readonly #landingSeen = new Map<string, { readonly atMs: number; readonly slot: number; readonly atMonotonicMs?: number }>();
 
   constructor(private readonly options: SubmittedWatchOptions) {}
 
@@ -118,9 +120,9 @@ export class SubmittedWatch {
         return this.ended(r);
       }
       // Stored by an earlier version, or seen by this process before; otherwise seen now.
-      let landing = r.landingSeenAtMs === undefined ? this.#landingSeen.get(r.actionId) : { atMs: r.landingSeenAtMs, slot: r.landedSlot ?? seen.slot };
+      let landing = this.#landingSeen.get(r.actionId) ?? (r.landingSeenAtMs === undefined ? undefined : { atMs: r.landingSeenAtMs, slot: r.landedSlot ?? seen.slot });
       if (!landing) {
-        landing = { atMs: now(), slot: seen.slot };
+        landing = { atMs: now(), slot: seen.slot, atMonotonicMs: performance.now() };
         // Bounded: dropped wholesale, a clock only starts again later (see #landingSeen).
         if (this.#landingSeen.size >= 10_000) this.#landingSeen.clear();
         this.#landingSeen.set(r.actionId, landing);
@@ -131,7 +133,8 @@ export class SubmittedWatch {
       // past seen + maxRequestExecutionSec (+ grace), it can no longer apply it. The look that
       // decides so is the last one, over a wider window of fills: a fill must not be missed
       // before the request is called refused.
-      const keeperTimedOut = now() > landing.atMs + (r.maxRequestExecutionSec ?? 0) * 1000 + this.options.keeperGraceMs;
+      const windowMs = (r.maxRequestExecutionSec ?? 0) * 1000 + this.options.keeperGraceMs;
+      const keeperTimedOut = landing.atMonotonicMs !== undefined ? performance.now() - landing.atMonotonicMs > windowMs : now() > landing.atMs + windowMs;
       const fill = await this.options.keeperFills.fulfilled({ ...r, ...seenPatch }, { lastLook: keeperTimedOut });
       if (fill) {
         await transition(stored, { state: 'landed', ...seenPatch, ...realisedAtFill(r, fill) });
