@@ -46,7 +46,8 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
     if (!snapshot || now() - snapshot.receivedAtMs > source.maxAgeMs) return undefined;
     const accepted = pendingPerps(inFlight);
     if (!accepted || 'unreadable' in held) return undefined;
-    const pending = [...accepted, ...heldNotShown(held.holds, accepted, snapshot.tickMs)];
+    const ordersTickMs = limitOrders !== undefined && now() - limitOrders.receivedAtMs <= RESTING_ORDERS_MAX_AGE_MS ? limitOrders.tickMs : undefined;
+    const pending = [...accepted, ...heldNotShown(held.holds, accepted, snapshot.tickMs, ordersTickMs)];
     const positions = snapshot.positions.map(positionView).filter((v): v is PositionView => v !== undefined);
     const prices = new Map<string, bigint>();
     const decimals = new Map<string, number>();
@@ -110,15 +111,18 @@ function pendingPerps(entries: Record<string, string>): Array<{ actionId: string
 }
 
 /**
- * The gate's holds the in-flight index and the positions read do not show: an accept whose
- * record is not written yet, and a landing no positions read started since shows. Counted before
- * signing only once landed, as the index's signed and later entries are.
+ * The gate's holds the in-flight index and the latest reads do not show: an accept whose record
+ * is not written yet, and a landing no read started since shows — a positions read for an open or
+ * increase, a limit-orders read for a limit order (it rests: no positions read shows it, and the
+ * limit-orders poller reads far less often). Counted before signing only once landed, as the
+ * index's signed and later entries are.
  */
-function heldNotShown(holds: readonly ExposureHold[], accepted: ReadonlyArray<{ actionId: string }>, positionsTickMs: number): Array<{ actionId: string; intent: Intent; state?: string }> {
+function heldNotShown(holds: readonly ExposureHold[], accepted: ReadonlyArray<{ actionId: string }>, positionsTickMs: number, limitOrdersTickMs: number | undefined): Array<{ actionId: string; intent: Intent; state?: string }> {
   const inIndex = new Set(accepted.map((p) => p.actionId));
   return holds.flatMap((h) => {
     if (inIndex.has(h.actionId) || !PERPS_ADDING.has(h.intent.type)) return [];
     if (h.landedAtMs === undefined) return [{ actionId: h.actionId, intent: h.intent }];
-    return positionsTickMs >= h.landedAtMs + LANDED_SHOWN_AFTER_MS ? [] : [{ actionId: h.actionId, intent: h.intent, state: 'landed' }];
+    const shownBy = h.intent.type === 'limit-order-create' ? limitOrdersTickMs : positionsTickMs;
+    return shownBy !== undefined && shownBy >= h.landedAtMs + LANDED_SHOWN_AFTER_MS ? [] : [{ actionId: h.actionId, intent: h.intent, state: 'landed' }];
   });
 }

@@ -181,6 +181,8 @@ type PerpsExposureAsk = Pick<Extract<Intent, { type: 'open' }>, 'marketMint' | '
   readonly collateralMint?: string;
   /** A limit order: an open once its trigger is reached. */
   readonly limitOrder?: true;
+  /** A limit order's trigger (USD × 10^6): paid in the market's own asset, its collateral is worth that much at the fill. */
+  readonly triggerPriceUsd?: bigint;
 };
 
 /** States of an action whose signature exists: it may land. */
@@ -196,27 +198,47 @@ interface PendingAsk {
 function perpsAsk(intent: Intent): PerpsExposureAsk | undefined {
   if (intent.type === 'open' || intent.type === 'increase') return intent;
   if (intent.type !== 'limit-order-create') return undefined;
-  return { type: 'open', marketMint: intent.marketMint, side: intent.side, inputMint: intent.inputMint, collateralTokenDelta: intent.inputTokenAmount, leverage: intent.leverage, sizeUsdDelta: intent.sizeUsdDelta, limitOrder: true };
+  return { type: 'open', marketMint: intent.marketMint, side: intent.side, inputMint: intent.inputMint, collateralTokenDelta: intent.inputTokenAmount, leverage: intent.leverage, sizeUsdDelta: intent.sizeUsdDelta, limitOrder: true, triggerPriceUsd: toBigInt(intent.triggerPrice) };
+}
+
+/**
+ * What an ask's collateral is worth (USD × 10^6), the least and the most it may be: at the latest
+ * price, and for a limit order paid in the market's own asset also at its trigger, which is where
+ * the service values it when the order fills (a short's trigger may be twice the spot). The size
+ * a leverage makes of it counts at the most, the leverage a size implies on it at the least.
+ * Undefined when unpriced.
+ */
+function collateralValueUsd(ask: PerpsExposureAsk, facts: ExposureFacts): { readonly least: bigint; readonly most: bigint } | undefined {
+  const mint = ask.inputMint ?? ask.collateralMint ?? '';
+  const amount = toBigInt(ask.collateralTokenDelta);
+  const now = tokenValueUsd(facts, mint, amount);
+  if (now === undefined) return undefined;
+  const decimals = MINT_DECIMALS[mint];
+  if (!ask.limitOrder || ask.triggerPriceUsd === undefined || mint !== ask.marketMint || decimals === undefined) return { least: now, most: now };
+  const atTrigger = (amount * ask.triggerPriceUsd) / 10n ** BigInt(decimals);
+  return { least: atTrigger < now ? atTrigger : now, most: atTrigger > now ? atTrigger : now };
 }
 
 /** The size an ask adds (USD × 10^6): its sizeUsdDelta, or its collateral's value × its leverage; undefined when unpriced. */
 function askedSizeUsd(ask: PerpsExposureAsk, facts: ExposureFacts): bigint | undefined {
   if (ask.sizeUsdDelta !== undefined) return toBigInt(ask.sizeUsdDelta);
-  const collateralUsd = tokenValueUsd(facts, ask.inputMint ?? ask.collateralMint ?? '', toBigInt(ask.collateralTokenDelta));
-  if (collateralUsd === undefined) return undefined;
-  return (collateralUsd * (ask.leverage === undefined ? 0n : decimalToScaled(ask.leverage, 6))) / USD_SCALE;
+  const collateral = collateralValueUsd(ask, facts);
+  if (collateral === undefined) return undefined;
+  return (collateral.most * (ask.leverage === undefined ? 0n : decimalToScaled(ask.leverage, 6))) / USD_SCALE;
 }
 
 function judgePerps(intent: PerpsExposureAsk, facts: ExposureFacts, limits: RiskAddingLimits, pending: readonly PendingAsk[] = []): ExposureJudgement {
   const market = intent.marketMint;
   const symbol = MARKET_SYMBOL[market];
   const payMint = intent.inputMint ?? intent.collateralMint ?? '';
-  const collateralUsd = tokenValueUsd(facts, payMint, toBigInt(intent.collateralTokenDelta));
+  const collateral = collateralValueUsd(intent, facts);
+  // The leverage a size implies is judged on the collateral's least value.
+  const collateralUsd = collateral?.least;
   const leverage = intent.leverage === undefined ? undefined : decimalToScaled(intent.leverage, 6);
   let sizeUsd: bigint;
   if (intent.sizeUsdDelta !== undefined) sizeUsd = toBigInt(intent.sizeUsdDelta);
-  else if (collateralUsd === undefined) return unpriced(payMint);
-  else sizeUsd = (collateralUsd * (leverage ?? 0n)) / USD_SCALE;
+  else if (collateral === undefined) return unpriced(payMint);
+  else sizeUsd = (collateral.most * (leverage ?? 0n)) / USD_SCALE;
   // Risk decided and not settled yet counts as held: otherwise each of several opens or limit
   // orders decided before the positions snapshot shows any of them passes the limits alone.
   let pendingInMarket = 0n;

@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config/index.ts';
 import { heldSetting } from '../../src/daemon/live-settings.ts';
 import { RISK_ADDING_INTENT_TYPES } from '../../src/sdk/intent.ts';
 import type { PositionView } from '../../src/sdk/position-view.ts';
-import type { ExposureFacts } from '../../src/risk/exposure-limits.ts';
+import { judgeRiskAdding, type ExposureFacts } from '../../src/risk/exposure-limits.ts';
 import { RedisRiskGate, type RiskLimits } from '../../src/risk/risk-gate.ts';
 import { riskLimitsFromConfig } from '../../src/risk/risk-limits-config.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
@@ -430,3 +430,40 @@ describe('the limits come from config and reload live', () => {
     expect(loadConfig({ env: {}, argv: ['--set', 'risk.maxLeverage.BTC=150'] }).config.risk.maxLeverage.BTC).toBe(150);
   });
 });
+
+describe('perps limit orders in the exposure limits', () => {
+  const wallet = POSITION;
+  /** A 3x SOL long limit order of 100 USDC: $300 of size once it fires. */
+  const limitLong = () => recordFor({ type: 'limit-order-create', marketMint: MINTS.SOL, side: 'long', inputMint: MINTS.USDC, inputTokenAmount: '100000000', triggerPrice: '120000000', leverage: '3' });
+  const PER_MARKET_500: RiskLimits = { ...LIMITS, adding: { ...LIMITS.adding!, maxNotionalPerMarketUsd: 500_000_000n } };
+
+  it('a landed one counts until a limit-orders read shows it, not only until the next positions read', async () => {
+    let now = Date.now();
+    const clock = () => now;
+    const positionsAt = (at: number) => storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'positions', source: 'perps.positions', key: wallet, tickMs: at, receivedAtMs: at, wallet, positions: [] });
+    const ordersAt = (at: number, orders: unknown[] = []) => storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'limitOrders', source: 'perps.limitOrders', key: wallet, wallet, tickMs: at, receivedAtMs: at, orders } as never);
+    await positionsAt(now);
+    await ordersAt(now);
+    const g = new RedisRiskGate({ redis: scope.redis, prefix: scope.prefix, limits: PER_MARKET_500, now: clock, exposure: exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 60_000, now: clock }) });
+    const first = limitLong();
+    expect((await g.check('accept', first)).allowed).toBe(true);
+    now += 500;
+    await g.recordOutcome({ ...first, state: 'landed', riskReservedAtMs: now - 500 });
+    // A positions read after the landing: a resting order is no position, it shows there never.
+    now += 4_500;
+    await positionsAt(now);
+    // $300 resting + $300 more is beyond the $500 per market.
+    expect(await g.check('accept', limitLong())).toMatchObject({ allowed: false, rule: 'max_notional_per_market' });
+  });
+
+  it("a short's collateral paid in the market's asset counts at its trigger when that is above the spot", () => {
+    const spot = 150_000_000n;
+    const trigger = (spot * 190n) / 100n;
+    const intent = { type: 'limit-order-create' as const, key: 'k', reason: 'r', notionalUsd: '1500000000', marketMint: MINTS.SOL, side: 'short' as const, inputMint: MINTS.SOL, inputTokenAmount: '1000000000', triggerPrice: trigger.toString(), leverage: '10' };
+    const facts = { positions: [], priceUsd: (m: string) => (m === MINTS.SOL ? spot : undefined) };
+    // 1 SOL × 10 at the trigger ($285) is $2,850 of size: beyond $2,000 per market (at the spot, $1,500, it passed).
+    expect(judgeRiskAdding(intent, facts, { ...LIMITS.adding!, maxNotionalPerMarketUsd: 2_000_000_000n })).toMatchObject({ ok: false, rule: 'max_notional_per_market' });
+    expect(judgeRiskAdding(intent, facts, { ...LIMITS.adding!, maxNotionalPerMarketUsd: 2_850_000_000n })).toMatchObject({ ok: true });
+  });
+});
+
