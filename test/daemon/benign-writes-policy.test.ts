@@ -116,6 +116,7 @@ describe('every benign write passes the whole policy with simulation on (assembl
     const trigger = (mark() * 90n) / 100n;
     await land({ type: 'limit-order-create', notionalUsd: '300000000', marketMint: MINTS.SOL, side: 'long', inputMint: MINTS.USDC, inputTokenAmount: '100000000', triggerPrice: trigger.toString(), leverage: '3' });
     const [order] = (await client.call('perps.limitOrders', { walletAddress: wallet })).dataList;
+    // No limit-orders snapshot lists it yet: the executor reads the wallet's orders to hold the update to the order's size.
     await land({ type: 'limit-order-update', notionalUsd: '0', positionRequestPubkey: String(order!.positionRequestPubkey), triggerPrice: ((trigger * 95n) / 100n).toString() });
     await land({ type: 'limit-order-cancel', notionalUsd: '0', positionRequestPubkey: String(order!.positionRequestPubkey) });
   });

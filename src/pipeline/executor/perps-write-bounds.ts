@@ -20,7 +20,10 @@ export interface PerpsWriteReference {
   /** Drift (bps) allowed between that mark and the build, on top of the request's slippage. */
   readonly driftBps?: number;
   /** The TP/SL requests the build's reply names, in attachedTpslOf's order: each must be the one the transaction creates at its trigger. */
-  readonly createdTpslPubkeys?: readonly string[];
+  readonly createdTpslPubkeys?: readonly string[];  /** A limit order update: the order's size as the latest limit-orders snapshot lists it. */
+  readonly limitOrderSizeUsd?: bigint;
+  /** Whether that size was looked up: an order no snapshot lists then bounds its update to size 0 (refused). */
+  readonly limitOrderSizeKnown?: boolean;
 }
 
 const BPS = 10_000n;
@@ -79,15 +82,19 @@ export function perpsWriteBounds(intent: PerpsWriteIntent, slippageBps: number, 
  * fill, of at most sizeUsdDelta — or, with leverage, the input's value at the trigger × leverage
  * plus the slippage allowed (USDC or the market's asset; any other input: refused, give
  * sizeUsdDelta). An update moves exactly the intent's order to exactly its trigger; a cancel
- * closes exactly the intent's order and pays nothing in. An update's size is not bounded (the
- * API's PATCH takes a trigger only, and the policy does not read the order's current size).
+ * closes exactly the intent's order and pays nothing in. An update's size is at most the order's
+ * own, as the latest limit-orders snapshot lists it (the API's PATCH takes a trigger only).
  */
 function limitOrderBounds(intent: Extract<Intent, { type: 'limit-order-create' | 'limit-order-update' | 'limit-order-cancel' }>, slippageBps: number, ref: PerpsWriteReference): PolicyIntent {
   if (intent.type === 'limit-order-cancel') {
     return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps, perps: { positionRequestPubkey: intent.positionRequestPubkey, triggerOnly: true } };
   }
   if (intent.type === 'limit-order-update') {
-    return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps, perps: { positionRequestPubkey: intent.positionRequestPubkey, triggerPriceUsd: toBigInt(intent.triggerPrice), triggerOnly: true } };
+    // The service's update moves the trigger only: the order keeps its size. A build carrying a
+    // larger one would open that much more when it fires (no limit judged it); an order no
+    // snapshot lists cannot be held to its size, so its update is refused until one does.
+    const size = ref.limitOrderSizeKnown ? { maxSizeUsdDelta: ref.limitOrderSizeUsd ?? 0n } : {};
+    return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps, perps: { positionRequestPubkey: intent.positionRequestPubkey, triggerPriceUsd: toBigInt(intent.triggerPrice), triggerOnly: true, ...size } };
   }
   const amount = toBigInt(intent.inputTokenAmount);
   const trigger = toBigInt(intent.triggerPrice);
