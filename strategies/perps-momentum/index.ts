@@ -117,7 +117,8 @@ export default defineStrategy({
       stopLossPrice: stop.toString(),
       ...(cfg.takeProfitBps === undefined ? {} : { takeProfitPrice: takeProfitPrice(price, side, cfg.takeProfitBps).toString() }),
     };
-    // Committed when the open lands: a refused open leaves no cooldown, and is tried again on the next sample.
+    // Committed when the open is sent (landed or not): a refused build leaves no cooldown and is tried again on
+    // the next sample; one the keeper or the chain refused after the send keeps it.
     return { intents: [intent], state: { ...after, entries: { ...entries, [market]: now } } };
   },
 });
