@@ -114,7 +114,7 @@ export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: Ri
       return spend(facts, intent.inputMint, toBigInt(intent.amount));
     case 'trigger-create': {
       const judged = spend(facts, intent.inputMint, toBigInt(intent.makingAmount));
-      return !judged.ok && judged.rule === 'price_unknown' ? saleForStablecoin(facts, intent) : judged;
+      return !judged.ok && judged.rule === 'price_unknown' ? saleForStablecoin(facts, intent, limits.maxBelowMarketBps) : judged;
     }
     case 'recurring-create':
       return spend(facts, intent.inputMint, toBigInt(intent.inAmount));
@@ -165,12 +165,20 @@ function spend(facts: ExposureFacts, mint: string, amount: bigint): ExposureJudg
  * USDC or USDT: what it takes is the one value known, and it counts as the spend. Refusing it
  * would leave the token with no exit at all (token-momentum's take-profit of a holding whose
  * token dropped out of the rankings); a sale into a stablecoin lowers what the wallet holds at
- * risk. No other unpriced spend passes.
+ * risk. It must take at least what the strategy declared the sale worth (`notionalUsd`) less
+ * risk.maxBelowMarketBps: a take-profit asks more, an amount in the wrong decimals far less. No
+ * other unpriced spend passes.
  */
-function saleForStablecoin(facts: ExposureFacts, intent: Extract<Intent, { type: 'trigger-create' }>): ExposureJudgement {
+function saleForStablecoin(facts: ExposureFacts, intent: Extract<Intent, { type: 'trigger-create' }>, maxBelowBps: number | undefined): ExposureJudgement {
   const stable = intent.outputMint === MINTS.USDC || intent.outputMint === MINTS.USDT;
   if (!stable) return unpriced(intent.inputMint);
-  return { ok: true, spendUsd: tokenValueUsd(facts, intent.outputMint, toBigInt(intent.takingAmount))! };
+  const takes = tokenValueUsd(facts, intent.outputMint, toBigInt(intent.takingAmount))!;
+  const declared = toBigInt(intent.notionalUsd);
+  const bps = BigInt(Math.min(Math.max(Math.trunc(maxBelowBps ?? 0), 0), 10_000));
+  if (takes * 10_000n < declared * (10_000n - bps)) {
+    return refuse('below_market', `a sale of ${intent.makingAmount} of ${mintName(intent.inputMint)}, which no snapshot prices, takes ${takes} (USD × 10^6) where its strategy declared it worth ${declared}: more than risk.maxBelowMarketBps (${bps}) below`);
+  }
+  return { ok: true, spendUsd: takes };
 }
 
 /** What the perps limits read of an open, an increase or a limit order. */

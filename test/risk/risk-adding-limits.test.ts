@@ -308,7 +308,9 @@ describe('what a trade takes against what it gives (risk.maxBelowMarketBps)', ()
   it('a token no snapshot prices may still be sold for USDC (its take-profit): what it takes counts as the spend; nothing else unpriced passes', async () => {
     const g = await rankedGate();
     const UNRANKED = 'GfZGLbBRqXZBLTa7JGw4kVjrWr7fXz7BRLtUGXyJKMqK';
-    expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: UNRANKED, outputMint: MINTS.USDC, makingAmount: '5000000', takingAmount: '12000000' }))).toMatchObject({ allowed: true, spendUsd: 12_000_000n });
+    expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: UNRANKED, outputMint: MINTS.USDC, makingAmount: '5000000', takingAmount: '12000000', notionalUsd: '10000000' }))).toMatchObject({ allowed: true, spendUsd: 12_000_000n });
+    // Taking far less than the strategy declared the sale worth (an amount in the wrong decimals, say): below_market.
+    expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: UNRANKED, outputMint: MINTS.USDC, makingAmount: '5000000', takingAmount: '12', notionalUsd: '10000000' }))).toMatchObject({ allowed: false, rule: 'below_market' });
     // For another token, or swapped: price_unknown, as before.
     expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: UNRANKED, outputMint: TOKEN, makingAmount: '5000000', takingAmount: '1' }))).toMatchObject({ allowed: false, rule: 'price_unknown' });
     expect(await g.check('accept', recordFor({ type: 'swap', inputMint: UNRANKED, outputMint: MINTS.USDC, amount: '5000000' }))).toMatchObject({ allowed: false, rule: 'price_unknown' });
