@@ -40,7 +40,7 @@ import { exposureFromSnapshots } from '../risk/exposure-facts.ts';
 import { RedisRiskGate } from '../risk/risk-gate.ts';
 import { riskLimitsFromConfig } from '../risk/risk-limits-config.ts';
 import { withStopArbitration } from '../risk/stop-arbitration.ts';
-import { limitOrderSizeFromSnapshots } from '../pipeline/executor/limit-order-lookup.ts';
+import { limitOrderFromSnapshots } from '../pipeline/executor/limit-order-lookup.ts';
 import { tpslFromSnapshots } from '../risk/tpsl-lookup.ts';
 import type { TradingSwitch } from '../risk/trading-switch.ts';
 
@@ -191,7 +191,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       priceDriftBps: config.execution.priceDriftBps,
       maxAccountSpaceBytes: BigInt(config.execution.maxAccountSpaceBytes),
       currentTpsl: findTpsl,
-      limitOrderSize: limitOrderSizeFromSnapshots(redis, prefix, signer.publicKey.toBase58(), async () => (await client.call('perps.limitOrders', { walletAddress: signer.publicKey.toBase58() })).dataList),
+      limitOrder: limitOrderFromSnapshots(redis, prefix, signer.publicKey.toBase58(), async () => (await client.call('perps.limitOrders', { walletAddress: signer.publicKey.toBase58() })).dataList),
       ultraPlatformFeeAccount: config.execution.ultraPlatformFeeAccount || undefined,
       simulation: new SimulationCheck(chain.simulation, () => config.policy.simulation, {
         outcome: (outcome, seconds) => {

@@ -174,6 +174,8 @@ function saleForStablecoin(facts: ExposureFacts, intent: Extract<Intent, { type:
   if (!stable) return unpriced(intent.inputMint);
   const takes = tokenValueUsd(facts, intent.outputMint, toBigInt(intent.takingAmount))!;
   const declared = toBigInt(intent.notionalUsd);
+  // Declared worth nothing, nothing bounds it: as unpriced as before.
+  if (declared === 0n) return unpriced(intent.inputMint);
   const bps = BigInt(Math.min(Math.max(Math.trunc(maxBelowBps ?? 0), 0), 10_000));
   if (takes * 10_000n < declared * (10_000n - bps)) {
     return refuse('below_market', `a sale of ${intent.makingAmount} of ${mintName(intent.inputMint)}, which no snapshot prices, takes ${takes} (USD × 10^6) where its strategy declared it worth ${declared}: more than risk.maxBelowMarketBps (${bps}) below`);

@@ -8,6 +8,8 @@ import { encodePerpsInstructionData } from '../../src/chain/programs/perps/codec
 import { decodeTransaction } from '../../src/chain/decode.ts';
 import { PROGRAMS } from '../../src/chain/programs.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
+import { LimitOrderUnlisted } from '../../src/pipeline/executor/limit-order-lookup.ts';
+import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import { VenueExecutorHarness } from '../executor/venue-harness.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
@@ -24,11 +26,15 @@ afterAll(async () => {
 
 type Body = Record<string, unknown>;
 
-/** Moves the wallet's one resting SOL long limit order 2 % lower; `tamper` rewrites the build's size first. */
-async function moveOrder(tamper: boolean) {
+/**
+ * Places a SOL long limit order at 90 % of the mark (paid in `inputMint`) and moves it to `toPct`
+ * of the mark; `tamper` rewrites the build's size first.
+ */
+async function moveOrder(tamper: boolean, inputMint: string = MINTS.USDC, toPct = 88n) {
   const w = await h.fundedWallet();
   const mark = h.venue.market.price(MINTS.SOL);
-  const mine = await h.control<{ positionRequestPubkey: string }>('limit-orders', { wallet: w.address, market: 'SOL', side: 'long', inputMint: MINTS.USDC, inputAmount: '100000000', leverage: '2', triggerPrice: ((mark * 90n) / 100n).toString() });
+  const inputAmount = inputMint === MINTS.USDC ? '100000000' : '1000000000';
+  const mine = await h.control<{ positionRequestPubkey: string }>('limit-orders', { wallet: w.address, market: 'SOL', side: 'long', inputMint, inputAmount, leverage: '2', triggerPrice: ((mark * 90n) / 100n).toString() });
   if (tamper) {
     h.relay.answerInstead(ORDERS_PATH, async (body) => {
       const res = (await h.direct.call('perps.updateLimitOrder', body as never)) as Body;
@@ -43,7 +49,7 @@ async function moveOrder(tamper: boolean) {
   }
   try {
     const ex = h.executor(w);
-    const job = h.job({ type: 'limit-order-update', key: `limit:move:${w.address}`, reason: 'move', notionalUsd: '0', positionRequestPubkey: mine.positionRequestPubkey, triggerPrice: ((mark * 88n) / 100n).toString() });
+    const job = h.job({ type: 'limit-order-update', key: `limit:move:${w.address}`, reason: 'move', notionalUsd: '0', positionRequestPubkey: mine.positionRequestPubkey, triggerPrice: ((mark * toPct) / 100n).toString() });
     await ex.accept(job);
     return { final: await ex.drive(job.actionId, h.signal), signatures: w.signatures() };
   } finally {
@@ -62,5 +68,18 @@ describe('limit-order-update', () => {
   it('the honest update lands', async () => {
     const { final } = await moveOrder(false);
     expect(final, JSON.stringify(final?.violations)).toMatchObject({ state: 'landed' });
+  });
+
+  it('an order paid in SOL moved up lands: its deposit makes a larger size at the higher trigger', async () => {
+    const { final } = await moveOrder(false, MINTS.SOL, 95n);
+    expect(final, JSON.stringify(final?.violations)).toMatchObject({ state: 'landed' });
+  });
+
+  it('an order no listing shows yet is not judged (inspected again), not refused as a hostile build', async () => {
+    const w = await h.fundedWallet();
+    const inspector = new PolicyInspector({ wallet: w.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, limitOrder: async () => undefined });
+    const intent = { type: 'limit-order-update' as const, key: 'k', reason: 'r', notionalUsd: '0', positionRequestPubkey: w.address, triggerPrice: '100000000' };
+    const tx = new VersionedTransaction(new TransactionMessage({ payerKey: w.signer.publicKey, recentBlockhash: w.address, instructions: [] }).compileToV0Message());
+    await expect(inspector.inspect(tx, { intent }, { operationId: 'perps.updateLimitOrder', route: 'perps-execute' })).rejects.toBeInstanceOf(LimitOrderUnlisted);
   });
 });

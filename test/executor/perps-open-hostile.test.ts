@@ -3,8 +3,11 @@
 // for the same size (a higher leverage than the one judged), and a reply that names the
 // take-profit as the stop (the TP/SL book, and stop arbitration, go by the reply's names). Each is
 // now refused before signing, and nothing is opened.
+import { TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
+import { decodeTransaction } from '../../src/chain/decode.ts';
+import { encodePerpsInstructionData } from '../../src/chain/programs/perps/codec.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
@@ -88,6 +91,28 @@ describe('hostile open builds are refused before signing', () => {
       (res) => ({ ...res, tpslRequests: (res.tpslRequests as Body[]).map((t) => ({ ...t, requestType: t.requestType === 'sl' ? 'tp' : 'sl' })) }),
     );
     expect(JSON.stringify(final.violations)).toContain("the build's reply names");
+  });
+
+  it('an open whose instruction leaves its collateral out (None) for the same size', async () => {
+    const w = await h.fundedWallet();
+    h.relay.answerInstead(INCREASE_PATH, async (body) => {
+      const res = (await h.direct.call('perps.increase', body as never)) as Body;
+      const tx = VersionedTransaction.deserialize(Buffer.from(String(res.serializedTxBase64), 'base64'));
+      const perps = (await decodeTransaction(tx)).instructions.find((i) => i.parsed?.program === 'perps' && i.parsed.type === 'instantIncreasePosition')!;
+      const args = (perps.parsed as { args: Record<string, unknown> }).args;
+      const message = TransactionMessage.decompile(tx.message);
+      const ix = message.instructions[perps.index]!;
+      ix.data = encodePerpsInstructionData('instantIncreasePosition', { sizeUsdDelta: BigInt(String(args.sizeUsdDelta)), collateralTokenDelta: null, side: 'short', priceSlippage: BigInt(String(args.priceSlippage)), requestTime: BigInt(String(args.requestTime)) });
+      return { ...res, serializedTxBase64: Buffer.from(new VersionedTransaction(message.compileToV0Message()).serialize()).toString('base64') };
+    });
+    try {
+      const { final } = await runToEnd(w, openShort(`open:none:${w.address}`));
+      expect(final, JSON.stringify(final)).toMatchObject({ state: 'rejected', reason: 'policy:intent_exceeded' });
+      expect(JSON.stringify(final!.violations)).toContain("collateralTokenDelta 0 differs from the intent's 100000000");
+      expect(w.signatures()).toBe(0);
+    } finally {
+      h.relay.answerNormally(INCREASE_PATH);
+    }
   });
 
   it('the honest open lands with its stop paid out in the collateral', async () => {

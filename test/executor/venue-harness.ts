@@ -17,6 +17,7 @@ import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import { ApiActionBuilder } from '../../src/pipeline/executor/api-action-builder.ts';
 import { Executor, type ExecutorOptions } from '../../src/pipeline/executor/executor.ts';
 import { TradeHistoryKeeperFillWatch } from '../../src/pipeline/executor/keeper-fill-watch.ts';
+import { limitOrderFromSnapshots } from '../../src/pipeline/executor/limit-order-lookup.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import { RoutedSubmitter } from '../../src/pipeline/executor/routed-submitter.ts';
 import { Ledger } from '../../src/records/ledger.ts';
@@ -252,7 +253,7 @@ export class VenueExecutorHarness {
       submitter: new RoutedSubmitter({ client: this.client, chain: this.chain }),
       chain: this.chain,
       builder: new ApiActionBuilder({ client: this.client, wallet: wallet.signer.publicKey, slippageBps: 100 }),
-      inspector: new PolicyInspector({ wallet: wallet.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, markPrice: venueMarkPrice(this.direct, wallet.address), marketMarkPrice: async (mint) => this.venue.market.price(mint), priceDriftBps: 300, readBlockhash: this.chain.blockhashStanding, limitOrderSize: venueLimitOrderSize(this.direct, wallet.address) }),
+      inspector: new PolicyInspector({ wallet: wallet.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, markPrice: venueMarkPrice(this.direct, wallet.address), marketMarkPrice: async (mint) => this.venue.market.price(mint), priceDriftBps: 300, readBlockhash: this.chain.blockhashStanding, limitOrder: limitOrderFromSnapshots(this.redis, this.prefix, wallet.address, async () => (await this.direct.call('perps.limitOrders', { walletAddress: wallet.address })).dataList) }),
       signer: wallet.signer,
       keeperFills: new TradeHistoryKeeperFillWatch(this.client, wallet.signer.publicKey),
       requestValidity: async () => 45,
@@ -319,13 +320,3 @@ export function signatureVerifies(tx: VersionedTransaction, signer: PublicKey): 
   const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), signer.toBuffer()]);
   return verify(null, tx.message.serialize(), { key: spki, format: 'der', type: 'spki' }, signature);
 }
-
-/** A resting limit order's size as the wallet's limit-orders read lists it (the daemon reads its snapshot). */
-function venueLimitOrderSize(client: ApiClient, wallet: string): (positionRequestPubkey: string) => Promise<bigint | undefined> {
-  return async (positionRequestPubkey) => {
-    const { dataList } = await client.call('perps.limitOrders', { walletAddress: wallet });
-    const order = dataList.find((o) => o.positionRequestPubkey === positionRequestPubkey && !o.executed);
-    return order === undefined ? undefined : BigInt(order.maxSizeUsdDelta);
-  };
-}
-

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { LimitOrderRecord } from '../../src/api/schemas/perps.ts';
-import { limitOrderSizeFromSnapshots } from '../../src/pipeline/executor/limit-order-lookup.ts';
+import { limitOrderFromSnapshots } from '../../src/pipeline/executor/limit-order-lookup.ts';
 import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { samples } from '../../src/sdk/testing.ts';
 import { redisScope } from '../support/redis-scope.ts';
@@ -25,12 +25,12 @@ describe("a limit order's size for the policy of its update", () => {
     };
     const at = Date.now();
     await storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'limitOrders', source: 'perps.limitOrders', key: WALLET, wallet: WALLET, tickMs: at, receivedAtMs: at, orders: [order(A, '300000000'), order(B, '1', true)] });
-    const lookup = limitOrderSizeFromSnapshots(scope.redis, scope.prefix, WALLET, now([order(A, '999'), order(B, '500000000')]));
-    expect(await lookup(A)).toBe(300_000_000n);
+    const lookup = limitOrderFromSnapshots(scope.redis, scope.prefix, WALLET, now([order(A, '999'), order(B, '500000000')]));
+    expect((await lookup(A))?.sizeUsd).toBe(300_000_000n);
     expect(reads).toEqual([]);
     // Executed in the snapshot: the read now says what rests.
-    expect(await lookup(B)).toBe(500_000_000n);
-    const none = limitOrderSizeFromSnapshots(scope.redis, scope.prefix, WALLET, now([]));
+    expect((await lookup(B))?.sizeUsd).toBe(500_000_000n);
+    const none = limitOrderFromSnapshots(scope.redis, scope.prefix, WALLET, now([]));
     expect(await none('GfZGLbBRqXZBLTa7JGw4kVjrWr7fXz7BRLtUGXyJKMqK')).toBeUndefined();
   });
 });

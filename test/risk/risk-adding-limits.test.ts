@@ -309,6 +309,8 @@ describe('what a trade takes against what it gives (risk.maxBelowMarketBps)', ()
     const g = await rankedGate();
     const UNRANKED = 'GfZGLbBRqXZBLTa7JGw4kVjrWr7fXz7BRLtUGXyJKMqK';
     expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: UNRANKED, outputMint: MINTS.USDC, makingAmount: '5000000', takingAmount: '12000000', notionalUsd: '10000000' }))).toMatchObject({ allowed: true, spendUsd: 12_000_000n });
+    // Declared worth nothing: nothing bounds what it takes, price_unknown as before.
+    expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: UNRANKED, outputMint: MINTS.USDC, makingAmount: '5000000', takingAmount: '1', notionalUsd: '0' }))).toMatchObject({ allowed: false, rule: 'price_unknown' });
     // Taking far less than the strategy declared the sale worth (an amount in the wrong decimals, say): below_market.
     expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: UNRANKED, outputMint: MINTS.USDC, makingAmount: '5000000', takingAmount: '12', notionalUsd: '10000000' }))).toMatchObject({ allowed: false, rule: 'below_market' });
     // For another token, or swapped: price_unknown, as before.

@@ -233,7 +233,8 @@ function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide 
   }
   const size = bigintArg(p, 'sizeUsdDelta');
   if (size !== undefined && b.maxSizeUsdDelta !== undefined && size > b.maxSizeUsdDelta) exceeded(`sizeUsdDelta ${size} is above the intent's ${b.maxSizeUsdDelta}`);
-  const paidIn = INCREASES_PAYING_COLLATERAL.has(p.type) ? bigintArg(p, 'collateralTokenDelta') : undefined;
+  // An instant increase may leave the amount out (None): it pays nothing in then, which is not the intent's amount either.
+  const paidIn = INCREASES_PAYING_COLLATERAL.has(p.type) ? (bigintArg(p, 'collateralTokenDelta') ?? 0n) : undefined;
   if (b.collateralTokenDelta !== undefined && paidIn !== undefined && paidIn !== b.collateralTokenDelta) {
     exceeded(`collateralTokenDelta ${paidIn} differs from the intent's ${b.collateralTokenDelta}: the size would stand on other margin than the leverage judged`);
   }

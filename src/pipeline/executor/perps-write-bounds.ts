@@ -4,6 +4,7 @@ import { CUSTODY_MINT, perpsPositionAddress } from '../../chain/programs/perps/a
 import type { PerpsIntentBounds, PolicyIntent } from '../../chain/policy/index.ts';
 import { attachedTpslOf } from '../../sdk/attached-tpsl.ts';
 import type { Intent } from '../../sdk/intent.ts';
+import type { RestingLimitOrder } from './limit-order-lookup.ts';
 
 const PERPS_WRITES = ['open', 'increase', 'add-collateral', 'limit-order-create', 'limit-order-update', 'limit-order-cancel'] as const;
 export type PerpsWriteIntent = Extract<Intent, { type: (typeof PERPS_WRITES)[number] }>;
@@ -20,10 +21,9 @@ export interface PerpsWriteReference {
   /** Drift (bps) allowed between that mark and the build, on top of the request's slippage. */
   readonly driftBps?: number;
   /** The TP/SL requests the build's reply names, in attachedTpslOf's order: each must be the one the transaction creates at its trigger. */
-  readonly createdTpslPubkeys?: readonly string[];  /** A limit order update: the order's size as the latest limit-orders snapshot lists it. */
-  readonly limitOrderSizeUsd?: bigint;
-  /** Whether that size was looked up: an order no snapshot lists then bounds its update to size 0 (refused). */
-  readonly limitOrderSizeKnown?: boolean;
+  readonly createdTpslPubkeys?: readonly string[];
+  /** A limit order update: the order as listed (src/pipeline/executor/limit-order-lookup.ts). */
+  readonly restingOrder?: RestingLimitOrder;
 }
 
 const BPS = 10_000n;
@@ -75,6 +75,13 @@ export function perpsWriteBounds(intent: PerpsWriteIntent, slippageBps: number, 
   return { maxMoveLamports: 0n, maxMoveTokens: { [inputMint]: amount }, slippageBps, perps };
 }
 
+/** A resting order's size at a new trigger: its own, scaled up with the trigger when it is sized at it (rounded up). */
+function updatedSize(order: RestingLimitOrder, trigger: bigint): bigint {
+  const from = order.triggerPriceUsd;
+  if (!order.sizedAtTrigger || from === undefined || from <= 0n || trigger <= from) return order.sizeUsd;
+  return (order.sizeUsd * trigger + from - 1n) / from;
+}
+
 /**
  * A limit order: at most inputTokenAmount of the input paid in, on the position the wallet, the
  * market and the side derive (collateral: the market's asset for a long, USDC for a short), at
@@ -83,17 +90,18 @@ export function perpsWriteBounds(intent: PerpsWriteIntent, slippageBps: number, 
  * plus the slippage allowed (USDC or the market's asset; any other input: refused, give
  * sizeUsdDelta). An update moves exactly the intent's order to exactly its trigger; a cancel
  * closes exactly the intent's order and pays nothing in. An update's size is at most the order's
- * own, as the latest limit-orders snapshot lists it (the API's PATCH takes a trigger only).
+ * own as listed, scaled with the trigger for an order paid in the market's asset (the API's PATCH
+ * takes a trigger only).
  */
 function limitOrderBounds(intent: Extract<Intent, { type: 'limit-order-create' | 'limit-order-update' | 'limit-order-cancel' }>, slippageBps: number, ref: PerpsWriteReference): PolicyIntent {
   if (intent.type === 'limit-order-cancel') {
     return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps, perps: { positionRequestPubkey: intent.positionRequestPubkey, triggerOnly: true } };
   }
   if (intent.type === 'limit-order-update') {
-    // The service's update moves the trigger only: the order keeps its size. A build carrying a
-    // larger one would open that much more when it fires (no limit judged it); an order no
-    // snapshot lists cannot be held to its size, so its update is refused until one does.
-    const size = ref.limitOrderSizeKnown ? { maxSizeUsdDelta: ref.limitOrderSizeUsd ?? 0n } : {};
+    // The service's update moves the trigger only: the order keeps its size, or for an order paid
+    // in the market's own asset the size its deposit makes at the new trigger. A build carrying
+    // more would open that much more when it fires, judged by no limit.
+    const size = ref.restingOrder === undefined ? {} : { maxSizeUsdDelta: updatedSize(ref.restingOrder, toBigInt(intent.triggerPrice)) };
     return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps, perps: { positionRequestPubkey: intent.positionRequestPubkey, triggerPriceUsd: toBigInt(intent.triggerPrice), triggerOnly: true, ...size } };
   }
   const amount = toBigInt(intent.inputTokenAmount);

@@ -6,6 +6,7 @@ import { MINTS, RECEIVE_TOKEN_MINT } from '../../api/mints.ts';
 import type { Intent } from '../../sdk/intent.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
 import { MarkPriceUnavailable } from './mark-price.ts';
+import { LimitOrderUnlisted, type RestingLimitOrder } from './limit-order-lookup.ts';
 import { isPerpsWrite, perpsWriteBounds } from './perps-write-bounds.ts';
 import type { BuiltTransaction, TransactionInspector } from './ports.ts';
 import type { CurrentTpsl } from '../../risk/reducing.ts';
@@ -54,8 +55,8 @@ export interface PolicyInspectorOptions {
    * does not show the request yet, the size is not bounded.
    */
   readonly currentTpsl?: (tpslPubkey: string) => Promise<CurrentTpsl | undefined>;
-  /** A resting perps limit order's size (the latest limit-orders snapshot): an update is held to it. */
-  readonly limitOrderSize?: (positionRequestPubkey: string) => Promise<bigint | undefined>;
+  /** A resting perps limit order as listed (src/pipeline/executor/limit-order-lookup.ts): an update is held to its size. */
+  readonly limitOrder?: (positionRequestPubkey: string) => Promise<RestingLimitOrder | undefined>;
   /**
    * The balance-delta check by simulation (policy.simulation.*), run on a transaction every other
    * rule passed. Without it (or disabled) nothing is simulated.
@@ -121,18 +122,20 @@ export class PolicyInspector implements TransactionInspector {
     // for nothing: one RPC call, and no verdict rests on it.
     const begun = simulation?.enabled ? simulation.begin(unsignedTx, watchedAccounts(wallet, intent, undefined)) : undefined;
     // The mark, the current TP/SL, the chain facts and the blockhash's standing are independent reads: all at once.
-    const [markPriceUsd, currentTpsl, limitOrderSizeUsd, chain, recentBlockhash] = await Promise.all([
+    const [markPriceUsd, currentTpsl, restingOrder, chain, recentBlockhash] = await Promise.all([
       isDecrease(intent) && this.options.markPrice ? this.options.markPrice(intent.positionPubkey) : opensAtMarket(intent) ? this.marketMark(intent) : undefined,
       intent?.type === 'tpsl-update' && this.options.currentTpsl ? this.options.currentTpsl(intent.tpslPubkey) : undefined,
-      intent?.type === 'limit-order-update' && this.options.limitOrderSize ? this.options.limitOrderSize(intent.positionRequestPubkey) : undefined,
+      intent?.type === 'limit-order-update' && this.options.limitOrder ? this.options.limitOrder(intent.positionRequestPubkey) : undefined,
       this.#facts ? this.#facts.factsFor(decoded, Object.keys(intentBounds(intent, slippageBps).maxMoveTokens ?? {})) : undefined,
       this.options.readBlockhash?.(decoded.recentBlockhash),
     ]);
     // A configured mark source that knows no fresh mark: no verdict yet (transient), not a violation.
     if (isDecrease(intent) && this.options.markPrice && markPriceUsd === undefined) throw new MarkPriceUnavailable(intent.positionPubkey);
     if (opensAtMarket(intent) && this.options.marketMarkPrice && markPriceUsd === undefined) throw new MarkPriceUnavailable(intent.marketMint, 'market');
+    // An order not listed yet (the list lags a fresh order): no verdict yet, inspected again; not a hostile build.
+    if (intent?.type === 'limit-order-update' && this.options.limitOrder && restingOrder === undefined) throw new LimitOrderUnlisted(intent.positionRequestPubkey);
     const swap: SwapReference = { quote: built.swapQuote, platformFeeAccount: this.options.ultraPlatformFeeAccount };
-    const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0, wallet: this.options.wallet.toBase58(), createdTpslPubkeys: built.createdTpslPubkeys, limitOrderSizeUsd, limitOrderSizeKnown: this.options.limitOrderSize !== undefined }, currentTpsl, swap);
+    const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0, wallet: this.options.wallet.toBase58(), createdTpslPubkeys: built.createdTpslPubkeys, restingOrder }, currentTpsl, swap);
     const verdict = inspectTransaction(decoded, {
       wallet: this.options.wallet,
       operationId: built.operationId,
@@ -288,10 +291,8 @@ export interface PriceReference {
   readonly wallet?: string;
   /** The TP/SL requests an open's or increase's reply says it creates, in attachedTpslOf's order (the TP/SL book's word for them). */
   readonly createdTpslPubkeys?: readonly string[];
-  /** A limit order update's order size, as the latest limit-orders snapshot lists it. */
-  readonly limitOrderSizeUsd?: bigint;
-  /** Whether that size was looked up (a daemon's executor): then an order no snapshot lists bounds its update to no size at all. */
-  readonly limitOrderSizeKnown?: boolean;
+  /** A limit order update's order, as listed: the update's size is held to it. */
+  readonly restingOrder?: RestingLimitOrder;
 }
 
 type DecreaseIntent = Extract<Intent, { type: 'decrease' | 'decrease-with-fee' }>;
