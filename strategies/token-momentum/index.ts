@@ -128,7 +128,7 @@ export default defineStrategy({
     const inFlight = ctx.inFlight ?? [];
     const exitsInFlight = new Set(inFlight.flatMap((i) => (i.type === 'trigger-create' && i.outputMint === MINTS.USDC ? [i.inputMint] : [])));
     const cancelsInFlight = new Set(inFlight.flatMap((i) => (i.type === 'trigger-cancel' ? [i.order] : [])));
-    const book = reconcile(before, orders, ordersSnapshot?.tickMs, now, cfg, exitsInFlight);
+    const book = reconcile(before, orders, ordersSnapshot?.history ?? [], ordersSnapshot?.tickMs, now, cfg, exitsInFlight);
     const next = (): State => ({ bids: book.bids, spent: book.spent, holdings: book.holdings, filledAt: book.filledAt });
     const one = (intent: Intent): { intents: Intent[]; state: State } => ({ intents: [intent], state: next() });
 
@@ -277,7 +277,7 @@ function normalised(s: State): State {
  * filled (what a cancel of ours left unused was refunded), an exit gone from it sold. Fills older
  * than the budget window, and cooldowns that ended, are forgotten.
  */
-function reconcile(before: State, orders: readonly TriggerOrder[], ordersAt: number | undefined, now: number, cfg: Settings, exitsInFlight: ReadonlySet<string>): Book {
+function reconcile(before: State, orders: readonly TriggerOrder[], history: readonly TriggerOrder[], ordersAt: number | undefined, now: number, cfg: Settings, exitsInFlight: ReadonlySet<string>): Book {
   const book: Book = { bids: {}, spent: [], holdings: { ...(before.holdings ?? {}) }, filledAt: {} };
   for (const s of before.spent ?? []) if (now - s.at < cfg.budgetWindowMs) book.spent.push(s);
   for (const [mint, at] of Object.entries(before.filledAt ?? {})) if (now - at < cfg.cooldownMs) book.filledAt[mint] = at;
@@ -297,7 +297,11 @@ function reconcile(before: State, orders: readonly TriggerOrder[], ordersAt: num
       continue;
     }
     const making = BigInt(b.making);
-    const used = b.cancelled ? making - BigInt(b.remaining ?? b.making) : making;
+    // What it used: the closed order's own word when the history lists it (a fill that beat our
+    // cancel shows there, and the last listing's remaining would call it none); else, all of it,
+    // or for one we cancelled what it had used when last seen.
+    const closedRemaining = closedOrderRemaining(history, b.orderKey);
+    const used = closedRemaining !== undefined ? making - (closedRemaining > making ? making : closedRemaining) : b.cancelled ? making - BigInt(b.remaining ?? b.making) : making;
     if (used <= 0n) continue;
     const bought = (BigInt(b.taking) * used) / making;
     const amount = (bought * BigInt(10_000 - cfg.fillFeeBps)) / 10_000n;
@@ -314,12 +318,22 @@ function reconcile(before: State, orders: readonly TriggerOrder[], ordersAt: num
     }
     if (h.stage === 'stopping') {
       // Its stop sell refused for a whole TTL (worth less than the smallest order, say): dropped, as a refused first exit is.
-      if (ordersAt !== undefined && now - h.stageAt >= cfg.ttlMs && !sellOrderOf(orders, mint, undefined)) delete book.holdings[mint];
+      if (ordersAt !== undefined && now - h.stageAt >= cfg.ttlMs && !sellOrderOf(orders, mint, undefined)) {
+        delete book.holdings[mint];
+        continue;
+      }
+      // The cancelled exit's last fills: the stop sells what it left (nothing left: it sold whole before the cancel).
+      if (!sellOrderOf(orders, mint, h.orderKey)) {
+        const left = closedOrderRemaining(history, h.orderKey);
+        if (left === 0n) delete book.holdings[mint];
+        else book.holdings[mint] = soldDown(h, left?.toString());
+      }
       continue;
     }
     const order = sellOrderOf(orders, mint, h.orderKey);
     if (order) {
-      book.holdings[mint] = { ...h, orderKey: order.orderKey };
+      // Partly sold: what is left is what the next exit may sell (and what it cost, in proportion).
+      book.holdings[mint] = { ...soldDown(h, order.rawRemainingMakingAmount), orderKey: order.orderKey };
       continue;
     }
     // Sold — unless the exit is too new to be listed, or no orders snapshot could list it yet.
@@ -338,6 +352,22 @@ function reconcile(before: State, orders: readonly TriggerOrder[], ordersAt: num
 }
 
 /** The wallet's active bid (USDC → mint), the known one if it is still listed. */
+/** What a closed order (the snapshot's newest closed ones) left unfilled, when it is listed with its raw remaining amount. */
+function closedOrderRemaining(history: readonly TriggerOrder[], orderKey: string | undefined): bigint | undefined {
+  if (orderKey === undefined) return undefined;
+  const closed = history.find((o) => o.orderKey === orderKey);
+  return closed?.rawRemainingMakingAmount === undefined ? undefined : BigInt(closed.rawRemainingMakingAmount);
+}
+
+/** A holding with only `remaining` of it left (an exit sold the rest), its cost in proportion; unchanged when nothing was sold. */
+function soldDown(h: Holding, remaining: string | undefined): Holding {
+  if (remaining === undefined) return h;
+  const amount = BigInt(h.amount);
+  const left = BigInt(remaining);
+  if (left >= amount || amount === 0n) return h;
+  return { ...h, amount: left.toString(), costUsd: ((BigInt(h.costUsd) * left) / amount).toString() };
+}
+
 function buyOrderOf(orders: readonly TriggerOrder[], mint: string, orderKey: string | undefined): TriggerOrder | undefined {
   const buys = orders.filter((o) => o.inputMint === MINTS.USDC && o.outputMint === mint);
   return orderKey === undefined ? buys[0] : buys.find((o) => o.orderKey === orderKey);

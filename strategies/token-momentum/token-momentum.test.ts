@@ -122,6 +122,36 @@ describe('token-momentum', () => {
     expect(taking).toBeLessThan(14_560_000n);
   });
 
+  it('a bid that filled while its cancel was in the air is booked from the closed orders, not bid again', async () => {
+    const cfg = { budgetUsd: '10000000', orderUsd: '10000000' };
+    const placed = await runStrategy(momentum, [ranked([good(A)]), orders([bidOf(A)], 30_000), ranked([good(A)], MIN)], { config: cfg });
+    // A leaves the ranking: the bid is cancelled (state committed at send).
+    const cancel = await runStrategy(momentum, [orders([bidOf(A)], 2 * MIN), ranked([good(B)], 2 * MIN)], { config: cfg, state: placed.state });
+    expect(cancel.intents).toMatchObject([{ type: 'trigger-cancel' }]);
+    // The dip filled it first: it left the active list, and the closed ones say it filled whole.
+    const closed = { ...samples.triggerOrders([], TICK + 5 * MIN), history: [{ ...bidOf(A), status: 'Completed', rawRemainingMakingAmount: '0' }] };
+    const after = await runStrategy(momentum, [closed, ranked([good(A, 0.0011)], 5 * MIN)], { config: cfg, state: cancel.state });
+    const st = after.state as { holdings?: Record<string, { amount: string }>; spent?: Array<{ usd: string }> };
+    expect(st.holdings?.[A]?.amount).toBe(BOUGHT);
+    expect(st.spent?.map((x) => x.usd)).toEqual(['10000000']);
+    // Its exit, not a second bid.
+    expect(after.intents).toMatchObject([{ type: 'trigger-create', key: `momentum-exit:${A}`, inputMint: A, makingAmount: BOUGHT }]);
+  });
+
+  it('after a take-profit sold half, the stop sells the half that is left', async () => {
+    // $20 of A; its take-profit sold half (what is left is still worth more than the $5 minimum order).
+    const whole = (BigInt(BOUGHT) * 2n).toString();
+    const state = { holdings: { [A]: { at: TICK, amount: whole, costUsd: '20000000', decimals: 6, stage: 'tp', stageAt: TICK, orderKey: SELL } } };
+    const half = BOUGHT;
+    const tp = { ...sellOf(A, SELL, whole), rawRemainingMakingAmount: half };
+    const price = 0.0012 * 0.98 * 0.85;
+    const out = await runStrategy(momentum, [orders([tp], MIN), ranked([good(A, price)], 2 * MIN), orders([], 3 * MIN), ranked([good(A, price)], 3 * MIN)], { state });
+    expect(out.intents).toMatchObject([
+      { type: 'trigger-cancel', order: SELL },
+      { type: 'trigger-create', key: `momentum-exit:${A}`, makingAmount: half },
+    ]);
+  });
+
   it('never bids a token the wallet holds (an exit order sells it)', async () => {
     const held = await runStrategy(momentum, [orders([sellOf(A, SELL, '1000')], 0), ranked([good(A)], 1_000)]);
     expect(held.intents).toEqual([]);

@@ -137,12 +137,12 @@ export default defineStrategy({
       } else if (!stop) {
         // None of its own: a stop of someone else's within the drift of the target covers the position.
         const others = allStops[0];
-        const covered = others !== undefined && !stopNeedsMove(p, others, target.triggerPrice, cfg.driftBps);
+        const covered = others !== undefined && !stopNeedsMove(p, others, target.triggerPrice, cfg.driftBps, cfg.liquidationBufferBps);
         if (!covered && created[`${p.positionPubkey}:sl`] === undefined) {
           intents.push({ type: 'tpsl-create', key: `sl:${p.positionPubkey}`, reason: `no stop-loss: trigger ${formatUsd(target.triggerPrice)} (${target.why})`, ...common, requestType: 'sl', triggerPrice: target.triggerPrice.toString(), entirePosition: true });
           created[`${p.positionPubkey}:sl`] = snapshot.tickMs;
         }
-      } else if (!moving.has(stop.pubkey) && stopNeedsMove(p, withLastMove(stop, moved[stop.pubkey], p.side), target.triggerPrice, cfg.driftBps)) {
+      } else if (!moving.has(stop.pubkey) && stopNeedsMove(p, withLastMove(stop, moved[stop.pubkey], p.side), target.triggerPrice, cfg.driftBps, cfg.liquidationBufferBps)) {
         moved[stop.pubkey] = target.triggerPrice.toString();
         movedAt[stop.pubkey] = snapshot.tickMs;
         intents.push({ type: 'tpsl-update', key: `sl-move:${stop.pubkey}`, reason: `stop-loss ${formatUsd(stop.triggerPriceUsd)} drifted from ${formatUsd(target.triggerPrice)} (${target.why})`, notionalUsd: '0', tpslPubkey: stop.pubkey, triggerPrice: target.triggerPrice.toString() });

@@ -62,8 +62,15 @@ export function tighterStop(side: 'long' | 'short', a: bigint, b: bigint): boole
  * `driftBps` of the mark, or it sits inside the liquidation buffer. A stop tighter than the target
  * (a trailing stop's, or one set by hand) is left alone: coverage never loosens protection.
  */
-export function stopNeedsMove(p: PositionView, current: TpslRequestView, target: bigint, driftBps: number): boolean {
+export function stopNeedsMove(p: PositionView, current: TpslRequestView, target: bigint, driftBps: number, liquidationBufferBps = 0): boolean {
   if (!tighterStop(p.side, target, current.triggerPriceUsd)) return false;
+  // At or past the buffer's edge (beyond the liquidation price, where it can never fire, or so near
+  // it that the liquidation may come first): moved whatever the drift, and no cover.
+  if (p.liquidationPriceUsd > 0n) {
+    const buffer = (p.markPriceUsd * BigInt(liquidationBufferBps)) / 10_000n;
+    const edge = p.side === 'long' ? p.liquidationPriceUsd + buffer : p.liquidationPriceUsd - buffer;
+    if (!tighterStop(p.side, current.triggerPriceUsd, edge)) return true;
+  }
   const gap = p.side === 'long' ? target - current.triggerPriceUsd : current.triggerPriceUsd - target;
   return gap * 10_000n > p.markPriceUsd * BigInt(driftBps);
 }

@@ -137,3 +137,23 @@ describe('tpsl-coverage: a stop move in flight, and a move that never took', () 
     expect(old.intents).toEqual([]);
   });
 });
+
+describe('tpsl-coverage: a stop the liquidation price overtook, or one inside the buffer', () => {
+  // Mark $150, liquidation $140 (the buffer of 200 bps of the mark: $3): the target is $143.000001.
+  const at = (side: 'long' | 'short', liq: bigint, stop: bigint) => samples.positions([samples.position({ side, markPriceUsd: 150n * USD, liquidationPriceUsd: liq, tpsl: [{ pubkey: SL, type: 'sl', triggerPriceUsd: stop }] })]);
+
+  it('its own stop beyond the liquidation price is moved to the target, though the gap is within the drift', async () => {
+    const out = await runStrategy(coverage, [at('long', 140n * USD, 139_500_000n)], { tpslOwners: OWN });
+    expect(out.intents).toMatchObject([{ type: 'tpsl-update', tpslPubkey: SL, triggerPrice: '143000001' }]);
+  });
+
+  it("someone else's stop beyond the liquidation price is no cover: a stop of its own is created", async () => {
+    const out = await runStrategy(coverage, [at('long', 140n * USD, 139_500_000n)]);
+    expect(out.intents).toMatchObject([{ type: 'tpsl-create', requestType: 'sl', triggerPrice: '143000001' }]);
+  });
+
+  it('a stop inside the buffer is moved out of it; the short side mirrors', async () => {
+    expect((await runStrategy(coverage, [at('long', 140n * USD, 141n * USD)], { tpslOwners: OWN })).intents).toMatchObject([{ type: 'tpsl-update', tpslPubkey: SL }]);
+    expect((await runStrategy(coverage, [at('short', 160n * USD, 160_500_000n)], { tpslOwners: OWN })).intents).toMatchObject([{ type: 'tpsl-update', tpslPubkey: SL, triggerPrice: '156999999' }]);
+  });
+});
