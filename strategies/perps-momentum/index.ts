@@ -35,8 +35,11 @@ const settings = z
     leverage: decimalString.refine((v) => Number(v) >= 1.1 && Number(v) <= 100, { message: 'from 1.1 to 100' }).default('3'),
     /** The stop-loss attached at open: this far (bps of the mark) against the position. */
     stopLossBps: z.int().min(10).max(5_000).default(500),
-    /** A take-profit attached at open this far (bps) in favour; omitted: the ladder takes profit. */
-    takeProfitBps: z.int().min(10).max(50_000).optional(),
+    /**
+     * A take-profit attached at open this far (bps) in favour; omitted: the ladder takes profit.
+     * Below 10000: a short's take-profit at 100 % under the entry or more is no price.
+     */
+    takeProfitBps: z.int().min(10).max(9_999).optional(),
     maxSlippageBps: z.int().min(1).max(1_000).default(100),
     /** No new entry on a market within this long of the last one (ms). */
     cooldownMs: z.int().min(0).default(4 * 3_600_000),

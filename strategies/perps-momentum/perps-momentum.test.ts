@@ -82,3 +82,10 @@ describe('perps-momentum', () => {
     expect(momentum.config.safeParse({ leverage: '5', stopLossBps: 500 }).success).toBe(true);
   });
 });
+
+describe('perps-momentum settings', () => {
+  it("refuse a take-profit of 100 % or more (a short's would be at or below zero), naming the field", () => {
+    expect(() => momentum.config.parse({ takeProfitBps: 10_000 })).toThrow(/takeProfitBps/);
+    expect(momentum.config.parse({ takeProfitBps: 9_999 }).takeProfitBps).toBe(9_999);
+  });
+});

@@ -45,7 +45,9 @@ export default defineStrategy({
     for (const item of snapshot.positions) {
       const p = positionView(item);
       if (!p || p.sizeUsd === 0n || !ctx.config.markets.includes(p.marketMint)) continue;
-      const sls = p.tpslRequests.filter((r) => r.requestType === 'sl');
+      // Only a stop that closes the whole position is trailed (as tpsl-coverage counts cover): a
+      // partial one trailed up would leave the rest of the position on the stop left behind.
+      const sls = p.tpslRequests.filter((r) => r.requestType === 'sl' && (r.entirePosition === true || (r.sizeUsd !== undefined && r.sizeUsd >= p.sizeUsd)));
       for (const r of sls) if (ctx.state?.stops[r.pubkey] !== undefined) stops[r.pubkey] = ctx.state.stops[r.pubkey]!;
       for (const r of sls) if (ctx.state?.movedAt?.[r.pubkey] !== undefined) movedAt[r.pubkey] = ctx.state.movedAt[r.pubkey]!;
       const stop = sls.sort((a, b) => (p.side === 'long' ? Number(b.triggerPriceUsd > a.triggerPriceUsd) - Number(b.triggerPriceUsd < a.triggerPriceUsd) : Number(b.triggerPriceUsd < a.triggerPriceUsd) - Number(b.triggerPriceUsd > a.triggerPriceUsd)))[0];

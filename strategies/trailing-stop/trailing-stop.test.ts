@@ -73,3 +73,22 @@ describe('trailing-stop: a move in flight, and a move that never took', () => {
     expect(old.intents).toEqual([]);
   });
 });
+
+describe('trailing-stop and partial stops', () => {
+  it('trails the stop that closes the whole position, not a tighter partial one', async () => {
+    const WHOLE = 'EZ5cqkFNwD5McTi3LvThEspVZ9m3Fa3tVEJoeTVNr87Y';
+    const PART = 'QEYQof4fWHmN7xto9XB7KrpVH31jc8GXxHnRbXxgk1r';
+    const p = samples.positions([
+      samples.position({
+        markPriceUsd: 160n * USD,
+        entryPriceUsd: 150n * USD,
+        tpsl: [
+          { pubkey: WHOLE, type: 'sl', triggerPriceUsd: 135n * USD, entirePosition: true },
+          { pubkey: PART, type: 'sl', triggerPriceUsd: 140n * USD, entirePosition: false, sizeUsd: 10n * USD },
+        ],
+      }),
+    ]);
+    const out = await runStrategy(trailing, [p], { config: { trailBps: 500 } });
+    expect(out.intents).toMatchObject([{ type: 'tpsl-update', tpslPubkey: WHOLE, triggerPrice: '152000000' }]);
+  });
+});
