@@ -26,6 +26,17 @@ export const operations = {
     lite: false,
     effect: 'read',
   }),
+  'tokens.search': defineOperation({
+    id: 'tokens.search',
+    product: 'tokens',
+    method: 'GET',
+    path: '/tokens/v2/search',
+    summary: 'Tokens by symbol, name or mint (up to 100 mints, comma-separated): the prices of held tokens no ranking lists',
+    request: tokens.searchTokensRequest,
+    response: tokens.searchTokensResponse,
+    lite: false,
+    effect: 'read',
+  }),
   'tokens.new': defineOperation({
     id: 'tokens.new',
     product: 'tokens',

@@ -5,6 +5,7 @@ import { ExposureHolds, LANDED_SHOWN_AFTER_MS, type ExposureHold } from './expos
 import { inFlightIndexKey, parseInFlightEntries } from '../records/in-flight-entry.ts';
 import { readLatestSnapshot, readLatestSnapshots } from '../records/snapshot-store.ts';
 import type { Intent } from '../sdk/intent.ts';
+import type { SnapshotOf } from '../sdk/snapshot.ts';
 import { decimalTextOfNumber } from '../sdk/number-text.ts';
 import { positionView, type PositionView } from '../sdk/position-view.ts';
 import { FINE_PRICE_DECIMALS, type ExposureFacts } from './exposure-limits.ts';
@@ -23,7 +24,7 @@ interface ExposureSource {
  * The facts a risk-adding intent is judged on, from the snapshot store as the pollers left it:
  * the wallet's open positions from its latest positions snapshot, and prices — a market's mark
  * price from that snapshot (any position of the market), else its fresh market-stats price, else a
- * token's `usdPrice` in the latest ranked-tokens snapshots — and the perps risk accepted and not
+ * token's `usdPrice` in the latest ranked-tokens and held-tokens snapshots — and the perps risk accepted and not
  * yet settled (the in-flight index). Undefined when no fresh positions snapshot exists, or an
  * in-flight entry does not read: then the wallet's exposure is unknown, and a risk-adding intent is
  * refused (fail closed).
@@ -35,10 +36,11 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
     // The holds are read with their version (one script): an accept that holds or releases after
     // this read raises it, and the hold of one judged on these facts then fails and judges again;
     // none can pass unseen, whatever the order of this read and the others.
-    const [held, snapshot, ranked, stats, inFlight, limitOrders] = await Promise.all([
+    const [held, snapshot, ranked, heldTokens, stats, inFlight, limitOrders] = await Promise.all([
       holds.read(),
       readLatestSnapshot(source.redis, source.prefix, 'positions', source.wallet),
       readLatestSnapshots(source.redis, source.prefix, 'rankedTokens'),
+      readLatestSnapshot(source.redis, source.prefix, 'heldTokens', source.wallet),
       readLatestSnapshots(source.redis, source.prefix, 'marketStats'),
       source.redis.hgetall(inFlightIndexKey(source.prefix)),
       readLatestSnapshot(source.redis, source.prefix, 'limitOrders', source.wallet),
@@ -56,7 +58,9 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
     // Oldest first, so the newest snapshot's price of a token is the one kept; a ranking not read
     // for the mark's age limit (its poller stopped) prices nothing: a stale low price would let a
     // spend pass the hourly limit undervalued.
-    for (const s of [...ranked].filter((r) => now() - r.receivedAtMs <= source.maxAgeMs).sort((a, b) => a.tickMs - b.tickMs)) {
+    // The held tokens' search prices a bought token no ranking lists any more, by the same rule.
+    const priced: Array<{ readonly tickMs: number; readonly receivedAtMs: number; readonly tokens: SnapshotOf<'rankedTokens'>['tokens'] }> = heldTokens ? [...ranked, heldTokens] : [...ranked];
+    for (const s of priced.filter((r) => now() - r.receivedAtMs <= source.maxAgeMs).sort((a, b) => a.tickMs - b.tickMs)) {
       for (const token of s.tokens) {
         const text = typeof token.usdPrice === 'number' ? decimalTextOfNumber(token.usdPrice) : undefined;
         if (text !== undefined) {

@@ -12,7 +12,7 @@ import { triggerOrder } from '../api/schemas/trigger.ts';
  */
 
 /** The data sources, one poller each. A closed set: a typo fails the type check. */
-export const SNAPSHOT_KINDS = ['rankedTokens', 'newTokens', 'poolInfo', 'marketStats', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders', 'recurringOrders'] as const;
+export const SNAPSHOT_KINDS = ['rankedTokens', 'newTokens', 'poolInfo', 'marketStats', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders', 'recurringOrders', 'heldTokens'] as const;
 export const snapshotKind = z.enum(SNAPSHOT_KINDS);
 export type SnapshotKind = z.infer<typeof snapshotKind>;
 
@@ -112,6 +112,19 @@ const recurringOrdersSnapshot = z.strictObject({
   history: z.array(recurringOrder),
 });
 
+/**
+ * The tokens the wallet trades that no ranking may list any more (GET /tokens/v2/search): the mints
+ * its trigger orders name, active and newest closed, other than the listed mints. A bought token
+ * that left every ranking keeps a price here, so its stop can still be judged and its sale valued.
+ */
+const heldTokensSnapshot = z.strictObject({
+  kind: z.literal('heldTokens'),
+  source: z.literal('tokens.search'),
+  ...common,
+  wallet: z.string(),
+  tokens: rankedTokensResponse,
+});
+
 export const snapshotSchema = z.discriminatedUnion('kind', [
   rankedTokensSnapshot,
   newTokensSnapshot,
@@ -123,6 +136,7 @@ export const snapshotSchema = z.discriminatedUnion('kind', [
   tradesSnapshot,
   triggerOrdersSnapshot,
   recurringOrdersSnapshot,
+  heldTokensSnapshot,
 ]);
 export type Snapshot = z.infer<typeof snapshotSchema>;
 /** The snapshot of one kind: `SnapshotOf<'positions'>`. */

@@ -106,7 +106,7 @@ export default defineStrategy({
   config: settings,
   state,
   subscribes: ['rankedTokens'],
-  reads: ['triggerOrders'],
+  reads: ['triggerOrders', 'heldTokens'],
   onSnapshot(ctx, snapshot) {
     const cfg = ctx.config;
     if (snapshot.key !== cfg.ranking) return [];
@@ -119,7 +119,9 @@ export default defineStrategy({
     // category no longer polled) says nothing: a stale high price hides a loss, a stale low one
     // places a stop far under the market.
     const prices = new Map<string, number>();
-    const fresh = ctx.latestAll('rankedTokens').filter((r) => now - r.tickMs <= cfg.priceMaxAgeMs).sort((a, b) => a.tickMs - b.tickMs);
+    // The held tokens' search (the heldTokens poller) prices what it bought after the token left every ranking.
+    const heldPrices = ctx.latest('heldTokens');
+    const fresh = [...ctx.latestAll('rankedTokens'), ...(heldPrices ? [heldPrices] : [])].filter((r) => now - r.tickMs <= cfg.priceMaxAgeMs).sort((a, b) => a.tickMs - b.tickMs);
     for (const ranked of fresh) for (const t of ranked.tokens) if (typeof t.usdPrice === 'number') prices.set(t.id, t.usdPrice);
     for (const t of snapshot.tokens) if (typeof t.usdPrice === 'number') prices.set(t.id, t.usdPrice);
 

@@ -152,6 +152,14 @@ describe('token-momentum', () => {
     ]);
   });
 
+  it("a holding whose token left every ranking is judged on the held tokens' search price: its stop fires", async () => {
+    const state = { holdings: { [A]: { at: TICK, amount: BOUGHT, costUsd: '10000000', decimals: 6, stage: 'tp', stageAt: TICK, orderKey: SELL } } };
+    const held = (usdPrice: number, tick: number) => ({ kind: 'heldTokens' as const, source: 'tokens.search' as const, key: samples.SAMPLE_WALLET, wallet: samples.SAMPLE_WALLET, tickMs: TICK + tick, receivedAtMs: TICK + tick, tokens: [good(A, usdPrice)] });
+    // 15 % under what it cost; the ranking that triggers the decision lists only B.
+    const out = await runStrategy(momentum, [orders([sellOf(A, SELL, BOUGHT)], MIN), held(0.0012 * 0.98 * 0.85, MIN), ranked([good(B)], 2 * MIN)], { state });
+    expect(out.intents).toMatchObject([{ type: 'trigger-cancel', key: `momentum-stop:${SELL}`, order: SELL }]);
+  });
+
   it('never bids a token the wallet holds (an exit order sells it)', async () => {
     const held = await runStrategy(momentum, [orders([sellOf(A, SELL, '1000')], 0), ranked([good(A)], 1_000)]);
     expect(held.intents).toEqual([]);

@@ -16,7 +16,7 @@ describe('stratd api list', () => {
     const rows = JSON.parse(stdout) as Array<{ id: string; method: string; path: string }>;
     expect(rows.map((r) => r.id).sort()).toEqual([...operationIds].sort());
     const expected = [
-      'tokens.ranked', 'tokens.new', 'perps.poolInfo', 'perps.positions', 'perps.collateralLimits', 'perps.limitOrders', 'perps.marketStats', 'perps.createLimitOrder', 'perps.updateLimitOrder', 'perps.cancelLimitOrder',
+      'tokens.ranked', 'tokens.search', 'tokens.new', 'perps.poolInfo', 'perps.positions', 'perps.collateralLimits', 'perps.limitOrders', 'perps.marketStats', 'perps.createLimitOrder', 'perps.updateLimitOrder', 'perps.cancelLimitOrder',
       'perps.trades', 'perps.traderStats', 'perps.increase', 'perps.decrease', 'perps.decreaseWithFee', 'perps.createTpsl',
       'perps.updateTpslWithFee', 'perps.updateTpsl', 'perps.cancelTpsl', 'perps.createTpslWithFee', 'perps.cancelTpslWithFee', 'perps.lpMint', 'perps.depositBorrow', 'perps.execute', 'ultra.order', 'ultra.execute',
       'trigger.createOrder', 'trigger.execute', 'trigger.cancelOrder', 'trigger.cancelOrders', 'trigger.getTriggerOrders',

@@ -42,9 +42,9 @@ export const ROUTES: ReadonlyArray<readonly [prefix: string, route: string]> = [
   ['tokens-v1-new', 'GET /tokens/v1/new'],
   ['tokens-v1-token', 'GET /tokens/v1/token/{mint}'],
   ['tokens-v2-category', 'GET /tokens/v2/{category}/{interval}'],
-  // search, recent and tag answer the same token list as the ranked lists stratd reads; their
-  // bodies check stratd's token schema against every published token object.
-  ['tokens-v2-search', 'GET /tokens/v2/{category}/{interval}'],
+  // Search is read for the prices of held tokens; recent and tag answer the same token list as the
+  // ranked lists stratd reads: their bodies check stratd's token schema against every published token object.
+  ['tokens-v2-search', 'GET /tokens/v2/search'],
   ['tokens-v2-recent', 'GET /tokens/v2/{category}/{interval}'],
   ['tokens-v2-tag', 'GET /tokens/v2/{category}/{interval}'],
   ['trigger-v1-cancelOrders', 'POST /trigger/v1/cancelOrders'],

@@ -68,6 +68,11 @@ export const SAMPLES: { [Id in OperationId]: Sample<Id> } = {
     responseText: json([rankedToken]),
     expect: { method: 'GET', path: '/tokens/v2/toptraded/1h', query: { limit: '10' } },
   },
+  'tokens.search': {
+    request: { query: `${ORDER},${POSITION}` },
+    responseText: json([rankedToken]),
+    expect: { method: 'GET', path: '/tokens/v2/search', query: { query: `${ORDER},${POSITION}` } },
+  },
   'tokens.new': {
     request: { limit: 5, offset: 10 },
     responseText: json([{ mint: ORDER, name: 'New', symbol: 'NEW', decimals: 6, known_markets: [POSITION], created_at: '1733700000', metadata_updated_at: 1733700001, logo_uri: null, mint_authority: null, freeze_authority: null }]),

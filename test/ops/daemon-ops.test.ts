@@ -59,7 +59,7 @@ describe('the ops server of a running daemon', () => {
     expect(health.status).toBe('ok');
     // The wallet's trigger orders are polled by default (strategies cancel the orders they placed), and
     // each market's price (market-stats: the mark of a market the wallet holds nothing of).
-    expect(health.loops.map((l) => l.name).sort()).toEqual(['executor-queue', 'executor-sweep', 'poller:marketStats', 'poller:poolInfo', 'poller:positions', 'poller:triggerOrders', 'strategy-worker']);
+    expect(health.loops.map((l) => l.name).sort()).toEqual(['executor-queue', 'executor-sweep', 'poller:heldTokens', 'poller:marketStats', 'poller:poolInfo', 'poller:positions', 'poller:triggerOrders', 'strategy-worker']);
   });
 
   it('counts the snapshots the pollers enqueue and the strategy worker processes', async () => {

@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/kernel/logger.ts';
 import { pollerHeartbeatKey, startPollers, type Pollers } from '../../src/pipeline/pollers/pollers.ts';
 import { bullPrefix, QUEUES, snapshotJobId } from '../../src/pipeline/queues.ts';
 import { snapshotSchema, type Snapshot } from '../../src/sdk/snapshot.ts';
+import { samples } from '../../src/sdk/testing.ts';
 import { readLatestSnapshot, readLatestSnapshots, storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { RecordingServer } from '../support/recording-server.ts';
@@ -128,10 +129,24 @@ describe('a tick', () => {
     expect((await readLatestSnapshots(scope.redis, scope.prefix, 'collateralLimits')).map((l) => l.positionPubkey)).toEqual([kept!.positionPubkey]);
   });
 
+  it('prices the tokens the trigger orders name (active and newest closed) by a token search, the listed mints aside', async () => {
+    const p = pollers();
+    const at = Date.UTC(2026, 0, 1, 12, 1, 0);
+    const [a, b, c] = await client.call('tokens.ranked', { category: 'toptrending', interval: '1h', limit: 3 });
+    const order = (inputMint: string, outputMint: string) => ({ ...samples.triggerOrder(), inputMint, outputMint });
+    // A bid for a, a sale of b, and c's closed order; USDC is a listed mint, priced as such.
+    await storeLatestSnapshot(scope.redis, scope.prefix, { ...samples.triggerOrders([order(MINTS.USDC, a!.id), order(b!.id, MINTS.USDC)], at, wallet), history: [order(c!.id, MINTS.USDC)] });
+    expect((await p.tickNow('heldTokens', { at })).map((r) => r.error)).toEqual([undefined]);
+    const held = await readLatestSnapshot(scope.redis, scope.prefix, 'heldTokens', wallet);
+    expect(held?.source).toBe('tokens.search');
+    expect(held?.tokens.map((t) => t.id).sort()).toEqual([a!.id, b!.id, c!.id].sort());
+    expect(held?.tokens.find((t) => t.id === b!.id)?.usdPrice).toBe(b!.usdPrice);
+  });
+
   it('every enabled source ticks with tickNow(), and the heartbeat records each', async () => {
     const reports = await pollers().tickNow();
     const kinds = new Set(reports.map((r) => r.kind));
-    expect(kinds).toEqual(new Set(['rankedTokens', 'newTokens', 'poolInfo', 'marketStats', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders', 'recurringOrders']));
+    expect(kinds).toEqual(new Set(['rankedTokens', 'newTokens', 'poolInfo', 'marketStats', 'positions', 'collateralLimits', 'limitOrders', 'trades', 'triggerOrders', 'recurringOrders', 'heldTokens']));
     expect(reports.filter((r) => r.error !== undefined)).toEqual([]);
     const heartbeat = await scope.redis.hgetall(pollerHeartbeatKey(scope.prefix));
     expect(Object.keys(heartbeat).sort()).toEqual([...kinds].sort());

@@ -318,6 +318,16 @@ describe('what a trade takes against what it gives (risk.maxBelowMarketBps)', ()
     expect(await g.check('accept', recordFor({ type: 'swap', inputMint: UNRANKED, outputMint: MINTS.USDC, amount: '5000000' }))).toMatchObject({ allowed: false, rule: 'price_unknown' });
   });
 
+  it("a token no ranking lists is priced by the held tokens' search", async () => {
+    const g = await rankedGate();
+    const UNRANKED = 'GfZGLbBRqXZBLTa7JGw4kVjrWr7fXz7BRLtUGXyJKMqK';
+    const now = Date.now();
+    await storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'heldTokens', source: 'tokens.search', key: wallet, wallet, tickMs: now, receivedAtMs: now, tokens: [samples.token({ id: UNRANKED, decimals: 6, usdPrice: 2 })] });
+    // 5 tokens at $2: $10 of spend, and a sale for $8 is 20 % under the market.
+    expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: UNRANKED, outputMint: MINTS.USDC, makingAmount: '5000000', takingAmount: '9700000' }))).toMatchObject({ allowed: true, spendUsd: 10_000_000n });
+    expect(await g.check('accept', recordFor({ type: 'trigger-create', inputMint: UNRANKED, outputMint: MINTS.USDC, makingAmount: '5000000', takingAmount: '8000000' }))).toMatchObject({ allowed: false, rule: 'below_market' });
+  });
+
   it('the default is 10 %, from config', () => {
     expect(riskLimitsFromConfig(loadConfig({ env: {} }).config.risk).adding?.maxBelowMarketBps).toBe(1_000);
     expect(riskLimitsFromConfig(loadConfig({ env: { STRATD_RISK_MAX_BELOW_MARKET_BPS: '250' } }).config.risk).adding?.maxBelowMarketBps).toBe(250);

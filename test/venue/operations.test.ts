@@ -62,6 +62,15 @@ describe('token operations', () => {
     expect(await call('tokens.ranked', { category: 'toptraded', interval: '24h' })).toHaveLength(50);
   });
 
+  it('tokens.search: each token a comma-separated list of mints names, at its price; unknown mints answer nothing', async () => {
+    const ranked = await call('tokens.ranked', { category: 'toptrending', interval: '1h', limit: 3 });
+    const [a, b] = ranked;
+    const found = await call('tokens.search', { query: `${a!.id},${b!.id},So11111111111111111111111111111111111111113` });
+    expect(found.map((t) => t.id).sort()).toEqual([a!.id, b!.id].sort());
+    expect(found.find((t) => t.id === a!.id)?.usdPrice).toBe(a!.usdPrice);
+    expect(await call('tokens.search', { query: 'So11111111111111111111111111111111111111113' })).toEqual([]);
+  });
+
   it('tokens.new: newest first, paged by limit and offset', async () => {
     const page = await call('tokens.new', { limit: 5, offset: 0 });
     const next = await call('tokens.new', { limit: 5, offset: 5 });

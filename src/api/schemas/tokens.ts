@@ -85,6 +85,15 @@ export const rankedTokensRequest = z.strictObject({
 });
 export const rankedTokensResponse = z.array(token);
 
+/**
+ * GET /tokens/v2/search (api-facts 2.1): tokens by symbol, name or mint; `query` takes up to 100
+ * mints separated by commas. Its items are the ranked lists' (the same schema).
+ */
+export const searchTokensRequest = z.strictObject({
+  query: z.string().min(1).max(4_500),
+});
+export const searchTokensResponse = rankedTokensResponse;
+
 /** Timestamps are documented as date-time text but observed as unix seconds in either type. */
 const looseTimestamp = z.union([z.string(), z.number()]);
 

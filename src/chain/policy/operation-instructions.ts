@@ -60,6 +60,7 @@ const ROUTES: readonly AggregatorInstructionName[] = [
  */
 export const OPERATION_INSTRUCTIONS: Readonly<Record<OperationId, OperationInstructions | null>> = {
   'tokens.ranked': null,
+  'tokens.search': null,
   'tokens.new': null,
   'perps.poolInfo': null,
   'perps.marketStats': null,

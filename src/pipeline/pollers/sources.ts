@@ -3,6 +3,7 @@ import type { ApiClient } from '../../api/client.ts';
 import type { Config } from '../../config/schema.ts';
 import type { SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
 import { pruneLatestSnapshots, readLatestSnapshot, readSnapshotTick } from '../../records/snapshot-store.ts';
+import { heldTokenMints } from './held-token-mints.ts';
 import { readAllPages } from './paged-list.ts';
 import type { SeenFills } from './seen-fills.ts';
 
@@ -218,6 +219,25 @@ export const POLLER_SOURCES: Sources = {
             wallet,
             orders: (await ctx.client.call('perps.limitOrders', { walletAddress: wallet })).dataList,
           }),
+        },
+      ];
+    },
+  },
+  heldTokens: {
+    kind: 'heldTokens',
+    needsWallet: true,
+    async reads(ctx) {
+      const wallet = walletOf(ctx);
+      return [
+        {
+          key: wallet,
+          run: async () => {
+            const mints = heldTokenMints(await readLatestSnapshot(ctx.redis, ctx.prefix, 'triggerOrders', wallet));
+            // No token to price: no call (a search costs 10 credits).
+            const found = mints.length === 0 ? [] : await ctx.client.call('tokens.search', { query: mints.join(',') });
+            const wanted = new Set(mints);
+            return { kind: 'heldTokens' as const, source: 'tokens.search' as const, key: wallet, wallet, tokens: found.filter((t) => wanted.has(t.id)) };
+          },
         },
       ];
     },

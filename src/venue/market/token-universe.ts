@@ -88,6 +88,13 @@ export class TokenUniverse {
       .map(newTokenJson);
   }
 
+  /** The tokens a search names: each of up to 100 comma-separated mints, else every token whose symbol is the query. */
+  search(query: string): TokenJson[] {
+    const terms = query.split(',').map((q) => q.trim()).filter((q) => q.length > 0).slice(0, 100);
+    const found = terms.flatMap((q) => this.tokens.filter((t) => t.id === q || t.symbol.toLowerCase() === q.toLowerCase()));
+    return [...new Set(found)].map((t) => tokenJson(t, statsOf));
+  }
+
   byMint(mint: string): UniverseToken | undefined {
     return this.tokens.find((t) => t.id === mint);
   }

@@ -8,6 +8,8 @@ import type { Handler } from '../services.ts';
 export const tokensRanked: Handler<'tokens.ranked'> = (req, { services }) =>
   services.market.tokens.ranked(req.category, req.interval, req.limit ?? 50);
 
+export const tokensSearch: Handler<'tokens.search'> = (req, { services }) => services.market.tokens.search(req.query);
+
 export const tokensNew: Handler<'tokens.new'> = (req, { services }) =>
   services.market.tokens.newest(req.limit ?? 100, req.offset ?? 0);
 

@@ -5,13 +5,14 @@ import { perpsDepositBorrow, perpsLpMint } from './perps-lending.ts';
 import { perpsCancelLimitOrder, perpsCreateLimitOrder, perpsUpdateLimitOrder } from './perps-limit-orders.ts';
 import { perpsCancelTpsl, perpsCancelTpslWithFee, perpsCreateTpsl, perpsCreateTpslWithFee, perpsUpdateTpsl, perpsUpdateTpslWithFee } from './perps-tpsl.ts';
 import { perpsDecrease, perpsDecreaseWithFee, perpsIncrease } from './perps-writes.ts';
-import { perpsCollateralLimits, perpsLimitOrders, perpsMarketStats, perpsPoolInfo, perpsPositions, perpsTrades, perpsTraderStats, tokensNew, tokensRanked } from './reads.ts';
+import { perpsCollateralLimits, perpsLimitOrders, perpsMarketStats, perpsPoolInfo, perpsPositions, perpsTrades, perpsTraderStats, tokensNew, tokensRanked, tokensSearch } from './reads.ts';
 import { ultraOrder } from './ultra.ts';
 
 /** One handler per operation of the registry; the type makes a missing one a compile error. */
 export const HANDLERS: HandlerTable = {
   'tokens.ranked': tokensRanked,
   'tokens.new': tokensNew,
+  'tokens.search': tokensSearch,
   'perps.poolInfo': perpsPoolInfo,
   'perps.marketStats': perpsMarketStats,
   'perps.positions': perpsPositions,
