@@ -37,6 +37,12 @@ const settings = z.strictObject({
   minRemainingCollateralUsd: uintString.default('10000000'),
   /** After a rung's last tick in flight, how long until a positions read that shows its size not smaller retries it (an older read may predate the landing). */
   retryAfterMs: z.int().min(0).default(60_000),
+  /**
+   * A position missing from a positions read keeps its rungs this long (a read that lacks it, an
+   * API hiccup, must not make the ladder sell its rungs again); gone longer, or listed closed, it is
+   * forgotten, and a position reopened at its address starts at the bottom rung.
+   */
+  missingGraceMs: z.int().min(0).default(300_000),
   receiveToken: receiveToken.default('USDC'),
   markets: z.array(marketMint).min(1).default([...MARKET_MINTS]),
 });
@@ -64,6 +70,8 @@ const state = z.strictObject({
       ]),
     )
     .optional(),
+  /** Position → the tick of the first read that lacked it, while its rungs are kept (missingGraceMs). */
+  goneAt: z.record(z.string(), z.int().nonnegative()).optional(),
 });
 type LadderState = z.infer<typeof state>;
 /** One entry of rungFrom as it is written: [size (USD × 10^6), tick]. */
@@ -142,10 +150,26 @@ export default defineStrategy({
       baseSizeUsd[p.positionPubkey] = base ?? p.sizeUsd.toString();
       rungFrom[p.positionPubkey] = [p.sizeUsd.toString(), snapshot.tickMs];
     }
-    const next: LadderState = { taken, baseSizeUsd, ...(Object.keys(rungFrom).length > 0 ? { rungFrom } : {}) };
+    // Positions this read lacks (not listed at all, not listed closed): their rungs are kept for a while.
+    const listed = new Set(snapshot.positions.map((item) => item.positionPubkey));
+    const goneAt: Record<string, number> = {};
+    for (const [pubkey, done] of Object.entries(ctx.state?.taken ?? {})) {
+      if (listed.has(pubkey) || taken[pubkey] !== undefined) continue;
+      const since = ctx.state?.goneAt?.[pubkey] ?? snapshot.tickMs;
+      if (snapshot.tickMs - since >= cfg.missingGraceMs) continue;
+      goneAt[pubkey] = since;
+      taken[pubkey] = done;
+      const keptBase = ctx.state?.baseSizeUsd?.[pubkey];
+      if (keptBase !== undefined) baseSizeUsd[pubkey] = keptBase;
+      const keptFrom = rungMarkOf(ctx.state?.rungFrom?.[pubkey]);
+      if (keptFrom) rungFrom[pubkey] = [keptFrom.sizeUsd, keptFrom.tickMs];
+    }
+    const next: LadderState = { taken, baseSizeUsd, ...(Object.keys(rungFrom).length > 0 ? { rungFrom } : {}), ...(Object.keys(goneAt).length > 0 ? { goneAt } : {}) };
     if (intents.length > 0) return { intents, state: next };
-    // Closed positions drop out (a reopened position starts at the bottom rung); a rung judged, or its wait moved on: committed now.
-    const before: LadderState = { taken: ctx.state?.taken ?? {}, baseSizeUsd: ctx.state?.baseSizeUsd ?? {}, ...(ctx.state?.rungFrom ? { rungFrom: ctx.state.rungFrom } : {}) };
-    return Object.keys(taken).length !== Object.keys(before.taken).length || JSON.stringify(next.rungFrom ?? {}) !== JSON.stringify(before.rungFrom ?? {}) ? { intents: [], state: next } : [];
+    // Closed positions drop out (a reopened position starts at the bottom rung), missing ones after the grace; a rung
+    // judged, its wait moved on, or a position found missing: committed now.
+    const before: LadderState = { taken: ctx.state?.taken ?? {}, baseSizeUsd: ctx.state?.baseSizeUsd ?? {}, ...(ctx.state?.rungFrom ? { rungFrom: ctx.state.rungFrom } : {}), ...(ctx.state?.goneAt ? { goneAt: ctx.state.goneAt } : {}) };
+    const changed = Object.keys(taken).length !== Object.keys(before.taken).length || JSON.stringify(next.rungFrom ?? {}) !== JSON.stringify(before.rungFrom ?? {}) || JSON.stringify(next.goneAt ?? {}) !== JSON.stringify(before.goneAt ?? {});
+    return changed ? { intents: [], state: next } : [];
   },
 });

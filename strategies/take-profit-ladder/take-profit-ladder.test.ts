@@ -51,8 +51,27 @@ describe('take-profit-ladder', () => {
   it('does not advance when the decrease was rejected, and forgets a closed position', async () => {
     const rejected = await runStrategy(ladder, [at(30n, 0), at(30n, 5_000)], { outcome: 'rejected' });
     expect(rejected.intents.map((i) => i.key)).toEqual([`ladder:${samples.SAMPLE_POSITION}:0`, `ladder:${samples.SAMPLE_POSITION}:0`]);
-    const closed = await runStrategy(ladder, [samples.positions([])], { state: { taken: { [samples.SAMPLE_POSITION]: 2 } } });
+    // Listed closed (size 0): forgotten at once.
+    const closed = await runStrategy(ladder, [samples.positions([samples.position({ sizeUsd: 0n })])], { state: { taken: { [samples.SAMPLE_POSITION]: 2 } } });
     expect(closed.state).toEqual({ taken: {}, baseSizeUsd: {} });
+    // Not listed at all: kept for missingGraceMs (a read that lacks it), then forgotten.
+    const state = { taken: { [samples.SAMPLE_POSITION]: 2 } };
+    const missing = await runStrategy(ladder, [samples.positions([], samples.SAMPLE_TICK)], { state });
+    expect(missing.state).toEqual({ taken: { [samples.SAMPLE_POSITION]: 2 }, baseSizeUsd: {}, goneAt: { [samples.SAMPLE_POSITION]: samples.SAMPLE_TICK } });
+    const gone = await runStrategy(ladder, [samples.positions([], samples.SAMPLE_TICK + 300_000)], { state: missing.state });
+    expect(gone.state).toEqual({ taken: {}, baseSizeUsd: {} });
+  });
+
+  it('a positions read that lacks a position does not make it sell its rungs again', async () => {
+    // $1,000 long, $100 collateral, PnL +60 %: rungs 1 (25 %) and 2 (33 % of the base) taken in turn.
+    const MIN = 60_000;
+    const T = samples.SAMPLE_TICK;
+    const at60 = (size: bigint, collateral: bigint, tick: number) => samples.positions([samples.position({ sizeUsd: size, collateralUsd: collateral, pnlAfterFeesUsd: (collateral * 60n) / 100n })], T + tick);
+    const climb = await runStrategy(ladder, [at60(1000n * USD, 100n * USD, 0), at60(750n * USD, 75n * USD, MIN), at60(420n * USD, 42n * USD, 2 * MIN)]);
+    expect(climb.intents.map((i) => (i as { sizeUsdDelta?: string }).sizeUsdDelta)).toEqual(['250000000', '330000000']);
+    // One read without it, then it again: the third rung (PnL +100 %) is not reached, nothing is sold.
+    const gap = await runStrategy(ladder, [samples.positions([], T + 3 * MIN), at60(420n * USD, 42n * USD, 4 * MIN), at60(420n * USD, 42n * USD, 5 * MIN)], { state: climb.state });
+    expect(gap.intents).toEqual([]);
   });
 
   it('asks for one rung per decision when two positions climb on the same snapshot (its state is committed with that one decrease)', async () => {
