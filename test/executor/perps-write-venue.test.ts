@@ -2,13 +2,19 @@
 // attached at open), increase, add collateral, LP mint and deposit-borrow. Each is decided as an
 // action job, built by the venue's API, inspected by the signing policy, signed, sent and seen on
 // the venue. Hostile builds (the relay answers with another request's build) are refused unsigned.
+import { TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
+import { decodeTransaction } from '../../src/chain/decode.ts';
+import { encodePerpsInstructionData } from '../../src/chain/programs/perps/codec.ts';
+import { PROGRAMS } from '../../src/chain/programs.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { readTpslBook, bookTpslLanding } from '../../src/risk/tpsl-book.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { unbookedTpslActions } from '../../src/pipeline/executor/unbooked-tpsl.ts';
+import { LimitOrderUnlisted } from '../../src/pipeline/executor/limit-order-lookup.ts';
+import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import { EXECUTE_PATH, VenueExecutorHarness, type TestWallet } from './venue-harness.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
@@ -396,5 +402,149 @@ describe('perps limit orders through the executor', () => {
     } finally {
       await h.control('price', { market: 'ETH', priceUsd: eth.toString() });
     }
+  });
+});
+
+// Hostile open builds that once passed the signing policy (an adversarial review's proofs): an
+// attached stop paying out in another mint than the position's collateral, less collateral paid
+// for the same size (a higher leverage than the one judged), a reply that names the take-profit as
+// the stop (the TP/SL book, and stop arbitration, go by the reply's names). Each is refused before
+// signing, and nothing is opened.
+/** The open the hostile builds alter, as they were written for it: its stop 5 % above the mark (10 % leaves a 10× short on 30 USDC no room). */
+const hostileOpen = (key: string) => openShort(key, { stopLossPrice: ((solMark() * 105n) / 100n).toString() });
+
+/** Runs the open under a hostile build: refused by the policy with intent_exceeded, nothing signed, no position. */
+async function refused(name: string, change: (body: Body) => Body, reply?: (res: Body) => Body) {
+  const w = await h.fundedWallet();
+  hostileIncrease(change, reply);
+  try {
+    const { final } = await runToEnd(w, hostileOpen(`open:${name}:${w.address}`));
+    expect(final, JSON.stringify(final)).toMatchObject({ state: 'rejected', reason: 'policy:intent_exceeded' });
+    expect(final?.signedTx).toBeUndefined();
+    expect((await positionOf(w, 'short'))?.sizeUsd ?? 0n).toBe(0n);
+    return final!;
+  } finally {
+    h.relay.answerNormally(INCREASE_PATH);
+  }
+}
+
+describe('hostile open builds are refused before signing', () => {
+  it("an attached stop-loss that pays out in another mint than the position's collateral", async () => {
+    // The executor asks for desiredMint USDC (the short's collateral); the build pays the stop out in SOL.
+    const final = await refused('desired', (b) => ({ ...b, tpsl: (b.tpsl as Body[]).map((t) => ({ ...t, desiredMint: MINTS.SOL })) }));
+    expect(JSON.stringify(final.violations)).toContain(`pays out in ${MINTS.SOL}; the build asked for ${MINTS.USDC}`);
+  });
+
+  it('30 USDC paid for $300 of size (10x) where the intent asked 100 USDC at 3x', async () => {
+    const final = await refused('lev', (b) => {
+      const { leverage: _l, ...rest } = b;
+      return { ...rest, collateralTokenDelta: '30000000', sizeUsdDelta: '300000000' };
+    });
+    expect(JSON.stringify(final.violations)).toContain("collateralTokenDelta 30000000 differs from the intent's 100000000");
+  });
+
+  it('a reply that names the take-profit as the stop-loss', async () => {
+    const final = await refused(
+      'swap',
+      (b) => b,
+      (res) => ({ ...res, tpslRequests: (res.tpslRequests as Body[]).map((t) => ({ ...t, requestType: t.requestType === 'sl' ? 'tp' : 'sl' })) }),
+    );
+    expect(JSON.stringify(final.violations)).toContain("the build's reply names");
+  });
+
+  it('an open whose instruction leaves its collateral out (None) for the same size', async () => {
+    const w = await h.fundedWallet();
+    h.relay.answerInstead(INCREASE_PATH, async (body) => {
+      const res = (await h.direct.call('perps.increase', body as never)) as Body;
+      const tx = VersionedTransaction.deserialize(Buffer.from(String(res.serializedTxBase64), 'base64'));
+      const perps = (await decodeTransaction(tx)).instructions.find((i) => i.parsed?.program === 'perps' && i.parsed.type === 'instantIncreasePosition')!;
+      const args = (perps.parsed as { args: Record<string, unknown> }).args;
+      const message = TransactionMessage.decompile(tx.message);
+      const ix = message.instructions[perps.index]!;
+      ix.data = encodePerpsInstructionData('instantIncreasePosition', { sizeUsdDelta: BigInt(String(args.sizeUsdDelta)), collateralTokenDelta: null, side: 'short', priceSlippage: BigInt(String(args.priceSlippage)), requestTime: BigInt(String(args.requestTime)) });
+      return { ...res, serializedTxBase64: Buffer.from(new VersionedTransaction(message.compileToV0Message()).serialize()).toString('base64') };
+    });
+    try {
+      const { final } = await runToEnd(w, hostileOpen(`open:none:${w.address}`));
+      expect(final, JSON.stringify(final)).toMatchObject({ state: 'rejected', reason: 'policy:intent_exceeded' });
+      expect(JSON.stringify(final!.violations)).toContain("collateralTokenDelta 0 differs from the intent's 100000000");
+      expect(w.signatures()).toBe(0);
+    } finally {
+      h.relay.answerNormally(INCREASE_PATH);
+    }
+  });
+
+  it('the honest open lands with its stop paid out in the collateral', async () => {
+    const w = await h.fundedWallet();
+    const { final } = await runToEnd(w, hostileOpen(`open:honest:${w.address}`));
+    expect(final, JSON.stringify(final?.violations)).toMatchObject({ state: 'landed' });
+    const [sl, tp] = final!.createdTpslPubkeys!;
+    expect(h.venue.market.perps.tpsl.get(sl!)).toMatchObject({ requestType: 'sl', desiredMint: MINTS.USDC });
+    expect(h.venue.market.perps.tpsl.get(tp!)).toMatchObject({ requestType: 'tp' });
+  });
+});
+
+// A limit-order update moves the trigger only: a build that also raises the order's size (x100,
+// beside the new trigger) is refused before signing, held to the size the wallet's limit-orders
+// read lists (an adversarial review found it signed). The honest update lands.
+describe("a limit order update keeps the order's size", () => {
+  const ORDERS_PATH = '/perps/v1/orders/limit';
+
+  /**
+   * Places a SOL long limit order at 90 % of the mark (paid in `inputMint`) and moves it to `toPct`
+   * of the mark; `tamper` rewrites the build's size first.
+   */
+  async function moveOrder(tamper: boolean, inputMint: string = MINTS.USDC, toPct = 88n) {
+    const w = await h.fundedWallet();
+    const mark = h.venue.market.price(MINTS.SOL);
+    const inputAmount = inputMint === MINTS.USDC ? '100000000' : '1000000000';
+    const mine = await h.control<{ positionRequestPubkey: string }>('limit-orders', { wallet: w.address, market: 'SOL', side: 'long', inputMint, inputAmount, leverage: '2', triggerPrice: ((mark * 90n) / 100n).toString() });
+    if (tamper) {
+      h.relay.answerInstead(ORDERS_PATH, async (body) => {
+        const res = (await h.direct.call('perps.updateLimitOrder', body as never)) as Body;
+        const tx = VersionedTransaction.deserialize(Buffer.from(String(res.serializedTxBase64), 'base64'));
+        const decoded = await decodeTransaction(tx);
+        const parsed = decoded.instructions.find((i) => i.programId === PROGRAMS.perps)!.parsed as { args: Record<string, unknown> };
+        const message = TransactionMessage.decompile(tx.message);
+        const ix = message.instructions.find((i) => i.programId.toBase58() === PROGRAMS.perps)!;
+        ix.data = encodePerpsInstructionData('instantUpdateLimitOrder', { sizeUsdDelta: BigInt(String(parsed.args.sizeUsdDelta)) * 100n, triggerPrice: BigInt(String(parsed.args.triggerPrice)), requestTime: BigInt(String(parsed.args.requestTime)) });
+        return { ...res, serializedTxBase64: Buffer.from(new VersionedTransaction(message.compileToV0Message()).serialize()).toString('base64') };
+      });
+    }
+    try {
+      const ex = h.executor(w);
+      const job = h.job({ type: 'limit-order-update', key: `limit:move:${w.address}`, reason: 'move', notionalUsd: '0', positionRequestPubkey: mine.positionRequestPubkey, triggerPrice: ((mark * toPct) / 100n).toString() });
+      await ex.accept(job);
+      return { final: await ex.drive(job.actionId, h.signal), signatures: w.signatures() };
+    } finally {
+      h.relay.answerNormally(ORDERS_PATH);
+    }
+  }
+
+  describe('limit-order-update', () => {
+    it('a build that raises the order size beside the new trigger is refused, unsigned', async () => {
+      const { final, signatures } = await moveOrder(true);
+      expect(final).toMatchObject({ state: 'rejected', reason: 'policy:intent_exceeded' });
+      expect(JSON.stringify(final!.violations)).toMatch(/sizeUsdDelta \d+ is above the intent's \d+/);
+      expect(signatures).toBe(0);
+    });
+
+    it('the honest update lands', async () => {
+      const { final } = await moveOrder(false);
+      expect(final, JSON.stringify(final?.violations)).toMatchObject({ state: 'landed' });
+    });
+
+    it('an order paid in SOL moved up lands: its deposit makes a larger size at the higher trigger', async () => {
+      const { final } = await moveOrder(false, MINTS.SOL, 95n);
+      expect(final, JSON.stringify(final?.violations)).toMatchObject({ state: 'landed' });
+    });
+
+    it('an order no listing shows yet is not judged (inspected again), not refused as a hostile build', async () => {
+      const w = await h.fundedWallet();
+      const inspector = new PolicyInspector({ wallet: w.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, limitOrder: async () => undefined });
+      const intent = { type: 'limit-order-update' as const, key: 'k', reason: 'r', notionalUsd: '0', positionRequestPubkey: w.address, triggerPrice: '100000000' };
+      const tx = new VersionedTransaction(new TransactionMessage({ payerKey: w.signer.publicKey, recentBlockhash: w.address, instructions: [] }).compileToV0Message());
+      await expect(inspector.inspect(tx, { intent }, { operationId: 'perps.updateLimitOrder', route: 'perps-execute' })).rejects.toBeInstanceOf(LimitOrderUnlisted);
+    });
   });
 });

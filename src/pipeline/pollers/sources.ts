@@ -89,6 +89,12 @@ function walletOf(ctx: PollContext): string {
   return ctx.wallet;
 }
 
+/** The one read of a source that reads the wallet, keyed by it: `run` makes its snapshot. */
+async function walletRead<K extends SnapshotKind>(ctx: PollContext, run: (wallet: string) => Promise<SnapshotBody<K>>): Promise<ReadonlyArray<SourceRead<K>>> {
+  const wallet = walletOf(ctx);
+  return [{ key: wallet, run: () => run(wallet) }];
+}
+
 export const POLLER_SOURCES: Sources = {
   rankedTokens: {
     kind: 'rankedTokens',
@@ -165,21 +171,14 @@ export const POLLER_SOURCES: Sources = {
   positions: {
     kind: 'positions',
     needsWallet: true,
-    async reads(ctx) {
-      const wallet = walletOf(ctx);
-      return [
-        {
-          key: wallet,
-          run: async () => ({
-            kind: 'positions' as const,
-            source: 'perps.positions' as const,
-            key: wallet,
-            wallet,
-            positions: (await ctx.client.call('perps.positions', { walletAddress: wallet })).dataList,
-          }),
-        },
-      ];
-    },
+    reads: (ctx) =>
+      walletRead(ctx, async (wallet) => ({
+        kind: 'positions' as const,
+        source: 'perps.positions' as const,
+        key: wallet,
+        wallet,
+        positions: (await ctx.client.call('perps.positions', { walletAddress: wallet })).dataList,
+      })),
   },
   collateralLimits: {
     kind: 'collateralLimits',
@@ -207,109 +206,73 @@ export const POLLER_SOURCES: Sources = {
   limitOrders: {
     kind: 'limitOrders',
     needsWallet: true,
-    async reads(ctx) {
-      const wallet = walletOf(ctx);
-      return [
-        {
-          key: wallet,
-          run: async () => ({
-            kind: 'limitOrders' as const,
-            source: 'perps.limitOrders' as const,
-            key: wallet,
-            wallet,
-            orders: (await ctx.client.call('perps.limitOrders', { walletAddress: wallet })).dataList,
-          }),
-        },
-      ];
-    },
+    reads: (ctx) =>
+      walletRead(ctx, async (wallet) => ({
+        kind: 'limitOrders' as const,
+        source: 'perps.limitOrders' as const,
+        key: wallet,
+        wallet,
+        orders: (await ctx.client.call('perps.limitOrders', { walletAddress: wallet })).dataList,
+      })),
   },
   heldTokens: {
     kind: 'heldTokens',
     needsWallet: true,
-    async reads(ctx) {
-      const wallet = walletOf(ctx);
-      return [
-        {
-          key: wallet,
-          run: async () => {
-            const mints = heldTokenMints(await readLatestSnapshot(ctx.redis, ctx.prefix, 'triggerOrders', wallet));
-            // No token to price: no call (a search costs 10 credits).
-            const found = mints.length === 0 ? [] : await ctx.client.call('tokens.search', { query: mints.join(',') });
-            const wanted = new Set(mints);
-            return { kind: 'heldTokens' as const, source: 'tokens.search' as const, key: wallet, wallet, tokens: found.filter((t) => wanted.has(t.id)) };
-          },
-        },
-      ];
-    },
+    reads: (ctx) =>
+      walletRead(ctx, async (wallet) => {
+        const mints = heldTokenMints(await readLatestSnapshot(ctx.redis, ctx.prefix, 'triggerOrders', wallet));
+        // No token to price: no call (a search costs 10 credits).
+        const found = mints.length === 0 ? [] : await ctx.client.call('tokens.search', { query: mints.join(',') });
+        const wanted = new Set(mints);
+        return { kind: 'heldTokens' as const, source: 'tokens.search' as const, key: wallet, wallet, tokens: found.filter((t) => wanted.has(t.id)) };
+      }),
   },
   triggerOrders: {
     kind: 'triggerOrders',
     needsWallet: true,
-    async reads(ctx) {
-      const wallet = walletOf(ctx);
-      return [
-        {
-          key: wallet,
-          run: async () => {
-            // Pages of 10 (api-facts 2.3): a strategy must see every order it placed to cancel it.
-            const orders = await readAllPages(
-              async (page) => {
-                const reply = await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'active', page });
-                return { items: reply.orders, totalPages: reply.totalPages };
-              },
-              (order) => order.orderKey,
-              MAX_TRIGGER_ORDER_PAGES,
-            );
-            // The newest closed orders: a wholly filled order is there, not among the active ones (the fill watcher).
-            const history = (await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'history', page: 1 })).orders;
-            return { kind: 'triggerOrders' as const, source: 'trigger.getTriggerOrders' as const, key: wallet, wallet, orders, history };
+    reads: (ctx) =>
+      walletRead(ctx, async (wallet) => {
+        // Pages of 10 (api-facts 2.3): a strategy must see every order it placed to cancel it.
+        const orders = await readAllPages(
+          async (page) => {
+            const reply = await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'active', page });
+            return { items: reply.orders, totalPages: reply.totalPages };
           },
-        },
-      ];
-    },
+          (order) => order.orderKey,
+          MAX_TRIGGER_ORDER_PAGES,
+        );
+        // The newest closed orders: a wholly filled order is there, not among the active ones (the fill watcher).
+        const history = (await ctx.client.call('trigger.getTriggerOrders', { user: wallet, orderStatus: 'history', page: 1 })).orders;
+        return { kind: 'triggerOrders' as const, source: 'trigger.getTriggerOrders' as const, key: wallet, wallet, orders, history };
+      }),
   },
   recurringOrders: {
     kind: 'recurringOrders',
     needsWallet: true,
-    async reads(ctx) {
-      const wallet = walletOf(ctx);
-      const read = async (orderStatus: 'active' | 'history', page: number) => {
-        const reply = await ctx.client.call('recurring.getRecurringOrders', { user: wallet, orderStatus, recurringType: 'all', includeFailedTx: false, page });
-        // Two documented shapes: a flat array with the pages at the top, or {orders, totalPages} (api-facts).
-        const list = reply.all ?? [];
-        return Array.isArray(list) ? { orders: list, totalPages: reply.totalPages ?? 1 } : { orders: list.orders, totalPages: list.totalPages ?? reply.totalPages ?? 1 };
-      };
-      return [
-        {
-          key: wallet,
-          run: async () => {
-            const orders = await readAllPages(
-              async (page) => {
-                const reply = await read('active', page);
-                return { items: reply.orders, totalPages: reply.totalPages };
-              },
-              (order) => order.orderKey,
-              MAX_TRIGGER_ORDER_PAGES,
-            );
-            // The newest closed orders: an order's last slice closes it (the fill watcher).
-            const history = (await read('history', 1)).orders;
-            return { kind: 'recurringOrders' as const, source: 'recurring.getRecurringOrders' as const, key: wallet, wallet, orders, history };
+    reads: (ctx) =>
+      walletRead(ctx, async (wallet) => {
+        const read = async (orderStatus: 'active' | 'history', page: number) => {
+          const reply = await ctx.client.call('recurring.getRecurringOrders', { user: wallet, orderStatus, recurringType: 'all', includeFailedTx: false, page });
+          // Two documented shapes: a flat array with the pages at the top, or {orders, totalPages} (api-facts).
+          const list = reply.all ?? [];
+          return Array.isArray(list) ? { orders: list, totalPages: reply.totalPages ?? 1 } : { orders: list.orders, totalPages: list.totalPages ?? reply.totalPages ?? 1 };
+        };
+        const orders = await readAllPages(
+          async (page) => {
+            const reply = await read('active', page);
+            return { items: reply.orders, totalPages: reply.totalPages };
           },
-        },
-      ];
-    },
+          (order) => order.orderKey,
+          MAX_TRIGGER_ORDER_PAGES,
+        );
+        // The newest closed orders: an order's last slice closes it (the fill watcher).
+        const history = (await read('history', 1)).orders;
+        return { kind: 'recurringOrders' as const, source: 'recurring.getRecurringOrders' as const, key: wallet, wallet, orders, history };
+      }),
   },
   trades: {
     kind: 'trades',
     needsWallet: true,
-    async reads(ctx) {
-      const wallet = walletOf(ctx);
-      return [
-        {
-          key: wallet,
-          run: async () => ({ kind: 'trades' as const, source: 'perps.trades' as const, key: wallet, wallet, trades: await tradesSinceLastRead(ctx, wallet) }),
-        },
-      ];
-    },
+    reads: (ctx) => walletRead(ctx, async (wallet) => ({ kind: 'trades' as const, source: 'perps.trades' as const, key: wallet, wallet, trades: await tradesSinceLastRead(ctx, wallet) })),
   },
 };
