@@ -8,6 +8,7 @@ import { observedFetch, type RpcObserver } from './rpc-observer.ts';
 import { rpcFetch } from './rpc-transport.ts';
 import { rawStatus, SignatureStatusBatch } from './signature-status-batch.ts';
 import { jsonRpcSimulation, type SimulationRpc } from './simulate-transaction.ts';
+import { readTokenHoldings, type TokenHolding } from './token-holdings.ts';
 
 /** Why the RPC refused a transaction, as far as a caller needs to act on it. */
 type SendRefusal = 'blockhash_not_found' | 'signature_invalid' | 'already_processed' | 'rpc_error' | 'network';
@@ -204,6 +205,11 @@ export class ChainClient {
    * stale_blockhash rule; the executor records the slot as the build's).
    */
   readonly blockhashStanding: BlockhashReader = (blockhash) => this.blockhashes.standing(blockhash);
+
+  /** The tokens `owner` holds a non-zero amount of (the heldTokens poller prices them). */
+  tokenHoldings(owner: string): Promise<TokenHolding[]> {
+    return readTokenHoldings(this.rpc, owner);
+  }
 
   async isBlockhashValid(blockhash: string): Promise<boolean> {
     const { value } = await this.connection.isBlockhashValid(blockhash);

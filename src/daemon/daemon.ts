@@ -276,8 +276,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       strategyNames = strategies.map((s) => s.strategy.name);
       logger.info({ strategies: strategyNames }, 'strategy workers started');
     }
-    // One cached reader for the ops server's gauges and page and for the recording.
-    const readWalletBalances = walletBalanceReader(new ChainClient(rpcUrl, config.rpc.commitment, true, metrics.rpc, config.rpc.timeoutMs).connection, wallet);
+    // One chain reader for the ops server's gauges and page, the recording and the pollers' holdings.
+    const chainReader = new ChainClient(rpcUrl, config.rpc.commitment, true, metrics.rpc, config.rpc.timeoutMs);
+    const readWalletBalances = walletBalanceReader(chainReader.connection, wallet);
     let pollers: Pollers | undefined;
     let restartPollers: ((next: Config) => Promise<void>) | undefined;
     if (options.roles.includes('pollers')) {
@@ -308,7 +309,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           if (!redisOutage.absorbs(error, { write: 'fill watcher' })) logger.warn({ component: 'fills', source: snapshot.kind, err: error }, 'fill watcher could not look at this snapshot; the next one is looked at again');
         }
       };
-      const pollersWith = (cfg: Config) => startPollers({ config: cfg, client, redis, wallet, logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot, handOver: strategyWorker?.handOver.bind(strategyWorker), untilSent: sendWatch?.untilSent.bind(sendWatch), local, memoryReserve });
+      const pollersWith = (cfg: Config) => startPollers({ config: cfg, client, redis, wallet, tokenHoldings: (owner) => chainReader.tokenHoldings(owner), logger: logger.child({ component: 'pollers' }), watchdog, metrics, onTick: health.onPollerTick, redisOutage, onSnapshot, handOver: strategyWorker?.handOver.bind(strategyWorker), untilSent: sendWatch?.untilSent.bind(sendWatch), local, memoryReserve });
       pollers = pollersWith(config);
       closers.push(() => pollers!.stop());
       restartPollers = async (next) => {

@@ -3,6 +3,7 @@ import { Keypair } from '@solana/web3.js';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.ts';
+import { ChainClient } from '../../src/chain/rpc-client.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import { loadConfig, type Config } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
@@ -29,8 +30,8 @@ function configWith(overrides: Record<string, unknown> = {}): Config {
   return loadConfig({ env: {}, overrides: { 'redis.prefix': scope.redisPrefix, ...QUIET_POLLERS, ...overrides } }).config;
 }
 
-function pollers(options: { config?: Config; now?: () => number } = {}): Pollers {
-  const p = startPollers({ config: options.config ?? config, client, redis: scope.redis, wallet, logger: silentLogger, now: options.now });
+function pollers(options: { config?: Config; now?: () => number; tokenHoldings?: (owner: string) => Promise<Array<{ mint: string; amount: bigint }>> } = {}): Pollers {
+  const p = startPollers({ config: options.config ?? config, client, redis: scope.redis, wallet, logger: silentLogger, now: options.now, tokenHoldings: options.tokenHoldings });
   running.push(p);
   return p;
 }
@@ -141,6 +142,28 @@ describe('a tick', () => {
     expect(held?.source).toBe('tokens.search');
     expect(held?.tokens.map((t) => t.id).sort()).toEqual([a!.id, b!.id, c!.id].sort());
     expect(held?.tokens.find((t) => t.id === b!.id)?.usdPrice).toBe(b!.usdPrice);
+  });
+
+  it('prices the tokens the wallet holds on chain that no trigger order names (bought by a swap), zero balances and listed mints aside', async () => {
+    const chain = new ChainClient(venue.rpcUrl);
+    const at = Date.UTC(2026, 0, 1, 12, 2, 0);
+    const ranked = await client.call('tokens.ranked', { category: 'toptrending', interval: '1h', limit: 6 });
+    const [held, emptied, ordered] = ranked.slice(3);
+    const owner = Keypair.generate().publicKey.toBase58();
+    const control = new VenueControl(venue.apiUrl);
+    await control.fund({ wallet: owner, usdc: '5000000', tokens: { [held!.id]: '123456789', [emptied!.id]: '1' } });
+    // A balance that fell to zero keeps its account, as on chain; it holds nothing to price.
+    await control.fund({ wallet: Keypair.generate().publicKey.toBase58(), tokens: { [emptied!.id]: '1' } });
+    venue.chain.debitToken(owner, emptied!.id, 1n);
+    expect(await chain.tokenHoldings(owner)).toEqual(expect.arrayContaining([{ mint: held!.id, amount: 123_456_789n }, { mint: MINTS.USDC, amount: 5_000_000n }]));
+    expect((await chain.tokenHoldings(owner)).map((h) => h.mint)).not.toContain(emptied!.id);
+
+    const p = startPollers({ config, client, redis: scope.redis, wallet: owner, logger: silentLogger, tokenHoldings: (w) => chain.tokenHoldings(w) });
+    running.push(p);
+    await storeLatestSnapshot(scope.redis, scope.prefix, samples.triggerOrders([{ ...samples.triggerOrder(), inputMint: MINTS.USDC, outputMint: ordered!.id }], at, owner));
+    expect((await p.tickNow('heldTokens', { at })).map((r) => r.error)).toEqual([undefined]);
+    const snapshot = await readLatestSnapshot(scope.redis, scope.prefix, 'heldTokens', owner);
+    expect(snapshot?.tokens.map((t) => t.id).sort()).toEqual([held!.id, ordered!.id].sort());
   });
 
   it('every enabled source ticks with tickNow(), and the heartbeat records each', async () => {

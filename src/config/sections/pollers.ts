@@ -88,7 +88,7 @@ export const pollersSection = {
   collateralLimits: schedule('collateralLimits', '1-59/15 * * * * *', 'the collateral limits of each open position', 'STRATD_POLL_COLLATERAL_LIMITS_CRON'),
   limitOrders: schedule('limitOrders', '3-59/30 * * * * *', "the wallet's perps limit orders", 'STRATD_POLL_LIMIT_ORDERS_CRON'),
   triggerOrders: schedule('triggerOrders', '4-59/30 * * * * *', "the wallet's active trigger orders (every page) and the newest closed ones", 'STRATD_POLL_TRIGGER_ORDERS_CRON'),
-  heldTokens: schedule('heldTokens', '12-59/30 * * * * *', "the prices of the tokens the wallet's trigger orders name (token search: a bought token no ranking lists any more still has a price)", 'STRATD_POLL_HELD_TOKENS_CRON'),
+  heldTokens: schedule('heldTokens', '12-59/30 * * * * *', "the prices of the tokens the wallet holds on chain or its trigger orders name (token search: a bought token no ranking lists any more still has a price)", 'STRATD_POLL_HELD_TOKENS_CRON'),
   recurringOrders: schedule('recurringOrders', '8-59/30 * * * * *', "the wallet's recurring (DCA) orders, active and newest closed (their executed slices)", 'STRATD_POLL_RECURRING_ORDERS_CRON'),
   trades: {
     ...schedule('trades', '6 * * * * *', "the wallet's recent trades", 'STRATD_POLL_TRADES_CRON'),

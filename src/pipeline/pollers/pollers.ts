@@ -26,6 +26,8 @@ interface StartPollersOptions {
   readonly redis: Redis;
   /** The wallet's public key (base58). Without it the wallet's sources do not run. Never the secret key. */
   readonly wallet?: string;
+  /** The tokens the wallet holds, from the chain: heldTokens prices them beside the trigger orders' mints. */
+  readonly tokenHoldings?: PollContext['tokenHoldings'];
   readonly logger: Logger;
   /** The clock (default Date.now): arrival times and tickNow's slot. */
   readonly now?: () => number;
@@ -96,7 +98,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
   const now = options.now ?? Date.now;
   const prefix = keyPrefix(config.redis.prefix);
   const queue = openQueue<Snapshot>(QUEUES.market, { connection: options.redis, prefix });
-  const ctx: PollContext = { config, client: options.client, redis: options.redis, prefix, wallet: options.wallet, seenFills: new SeenFills() };
+  const ctx: PollContext = { config, client: options.client, redis: options.redis, prefix, wallet: options.wallet, seenFills: new SeenFills(), tokenHoldings: options.tokenHoldings };
   const inFlight = new Set<Promise<unknown>>();
   const cronLogger = {
     info: (message: string) => logger.debug({ component: 'node-cron' }, message),

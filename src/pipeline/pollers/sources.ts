@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ApiClient } from '../../api/client.ts';
+import type { TokenHolding } from '../../chain/token-holdings.ts';
 import type { Config } from '../../config/schema.ts';
 import type { SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
 import { pruneLatestSnapshots, readLatestSnapshot, readSnapshotTick } from '../../records/snapshot-store.ts';
@@ -22,6 +23,8 @@ export interface PollContext {
   readonly wallet?: string;
   /** The fills this poller's trades reads stored already, so an overlapping read stores each once. */
   readonly seenFills?: SeenFills;
+  /** The tokens the wallet holds, read from the chain (heldTokens prices them); without it, only the trigger orders' mints. */
+  readonly tokenHoldings?: (wallet: string) => Promise<TokenHolding[]>;
 }
 
 /** A snapshot as a read returns it; the poller adds the tick and the arrival time. */
@@ -220,7 +223,8 @@ export const POLLER_SOURCES: Sources = {
     needsWallet: true,
     reads: (ctx) =>
       walletRead(ctx, async (wallet) => {
-        const mints = heldTokenMints(await readLatestSnapshot(ctx.redis, ctx.prefix, 'triggerOrders', wallet));
+        const [orders, holdings] = await Promise.all([readLatestSnapshot(ctx.redis, ctx.prefix, 'triggerOrders', wallet), ctx.tokenHoldings?.(wallet)]);
+        const mints = heldTokenMints(orders, holdings);
         // No token to price: no call (a search costs 10 credits).
         const found = mints.length === 0 ? [] : await ctx.client.call('tokens.search', { query: mints.join(',') });
         const wanted = new Set(mints);

@@ -258,6 +258,16 @@ export class VenueChain implements AccountView {
     this.tokenAccounts.note({ owner: holder.owner, mint: holder.mint });
   }
 
+  /**
+   * Every token account of `owner` a node would list (getTokenAccountsByOwner): each mint it ever
+   * held, zero balances included (an account outlives its balance until it is closed).
+   */
+  tokenAccountsOf(owner: string): TokenAccountView[] {
+    const accounts: TokenAccountView[] = [];
+    for (const pair of this.tokens.heldPairs()) if (pair.owner === owner) accounts.push({ owner, mint: pair.mint, amount: this.tokens.balance(owner, pair.mint) });
+    return accounts;
+  }
+
   /** Every non-zero token balance of `owner`, by mint. */
   tokenBalances(owner: string): ReadonlyMap<string, bigint> {
     return this.tokens.balancesOf(owner);

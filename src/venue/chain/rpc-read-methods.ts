@@ -3,7 +3,9 @@ import bs58 from 'bs58';
 import { MINT_DECIMALS, MINTS } from '../../api/mints.ts';
 import { mintAccountData } from '../../chain/policy/chain-facts.ts';
 import { PROGRAMS } from '../../chain/programs.ts';
+import type { VenueChain } from './chain.ts';
 import type { AccountView } from './simulation.ts';
+import { associatedTokenAccountOf } from '../../chain/policy/wallet-accounts.ts';
 import { TOKEN_ACCOUNT_RENT_LAMPORTS, tokenAccountData } from './token-accounts.ts';
 import { commitment, context, defineMethod, pubkeyParam, readConfig, requireContextSlot, VENUE_SOLANA_VERSION, type MethodHandler } from './rpc-method.ts';
 import { RPC_CODES, RpcError } from './rpc-protocol.ts';
@@ -64,6 +66,40 @@ export function accountInfo(view: AccountView, address: string, config: AccountC
   return { data, executable: false, lamports, owner: SYSTEM_OWNER, rentEpoch: RENT_EPOCH_EXEMPT, space: 0 };
 }
 
+/** getTokenAccountsByOwner's second parameter: accounts of one mint, or of one token program. */
+const tokenAccountFilter = z.union([z.strictObject({ mint: pubkeyParam }), z.strictObject({ programId: pubkeyParam })]);
+
+/** An SPL token account as a node's jsonParsed encoding shows it (amounts as integer text, as a node gives them). */
+function parsedTokenAccount(holder: { readonly owner: string; readonly mint: string }, amount: bigint): Record<string, unknown> {
+  const decimals = MINT_DECIMALS[holder.mint] ?? 0;
+  const scale = 10n ** BigInt(decimals);
+  const whole = amount / scale;
+  const fraction = decimals === 0 ? '' : (amount % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+  const uiAmountString = fraction === '' ? whole.toString() : `${whole}.${fraction}`;
+  return {
+    program: 'spl-token',
+    parsed: {
+      type: 'account',
+      // uiAmount is a node's display float; readers take `amount`.
+      info: { isNative: false, mint: holder.mint, owner: holder.owner, state: 'initialized', tokenAmount: { amount: amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString } },
+    },
+    space: 165,
+  };
+}
+
+/**
+ * getTokenAccountsByOwner: the owner's associated token accounts, of one mint or of one token
+ * program (the venue's mints are all SPL Token: Token-2022 lists none), in the encoding asked.
+ */
+function tokenAccountsByOwner(chain: VenueChain, owner: string, filter: z.infer<typeof tokenAccountFilter>, config: AccountConfig): Array<{ pubkey: string; account: Record<string, unknown> | null }> {
+  const accounts = chain.tokenAccountsOf(owner).filter((a) => ('mint' in filter ? a.mint === filter.mint : filter.programId === PROGRAMS.token));
+  return accounts.map((a) => {
+    const pubkey = associatedTokenAccountOf(owner, a.mint, PROGRAMS.token);
+    if (config?.encoding !== 'jsonParsed') return { pubkey, account: accountInfo(chain, pubkey, config) };
+    return { pubkey, account: { data: parsedTokenAccount(a, a.amount), executable: false, lamports: TOKEN_ACCOUNT_RENT_LAMPORTS, owner: PROGRAMS.token, rentEpoch: RENT_EPOCH_EXEMPT, space: 165 } };
+  });
+}
+
 export const READ_METHODS: Readonly<Record<string, MethodHandler>> = {
   getLatestBlockhash: defineMethod(z.tuple([readConfig]), ([config], chain) => {
     requireContextSlot(chain, config?.minContextSlot);
@@ -112,6 +148,10 @@ export const READ_METHODS: Readonly<Record<string, MethodHandler>> = {
   getAccountInfo: defineMethod(z.tuple([pubkeyParam, accountConfig]), ([address, config], chain) => {
     requireContextSlot(chain, config?.minContextSlot);
     return { context: context(chain), value: accountInfo(chain, address, config) };
+  }),
+  getTokenAccountsByOwner: defineMethod(z.tuple([pubkeyParam, tokenAccountFilter, accountConfig]), ([owner, filter, config], chain) => {
+    requireContextSlot(chain, config?.minContextSlot);
+    return { context: context(chain), value: tokenAccountsByOwner(chain, owner, filter, config) };
   }),
   getMultipleAccounts: defineMethod(z.tuple([z.array(pubkeyParam).max(100), accountConfig]), ([addresses, config], chain) => {
     requireContextSlot(chain, config?.minContextSlot);
