@@ -48,8 +48,7 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
     if (!snapshot || now() - snapshot.receivedAtMs > source.maxAgeMs) return undefined;
     const accepted = pendingPerps(inFlight);
     if (!accepted || 'unreadable' in held) return undefined;
-    const ordersTickMs = limitOrders !== undefined && now() - limitOrders.receivedAtMs <= RESTING_ORDERS_MAX_AGE_MS ? limitOrders.tickMs : undefined;
-    const pending = [...accepted, ...heldNotShown(held.holds, accepted, snapshot.tickMs, ordersTickMs)];
+    const pending = [...accepted, ...heldNotShown(held.holds, accepted, snapshot.tickMs, limitOrders?.tickMs)];
     const positions = snapshot.positions.map(positionView).filter((v): v is PositionView => v !== undefined);
     const prices = new Map<string, bigint>();
     const decimals = new Map<string, number>();
@@ -87,10 +86,10 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
       fine.delete(p.marketMint);
     }
     // Orders not executed are positions once they trigger. An older snapshot can still list one
-    // that executed or was cancelled since: counted, the limits err towards refusing.
-    // A snapshot older than RESTING_ORDERS_MAX_AGE_MS (the poller off since) says nothing any more.
-    const ordersFresh = limitOrders !== undefined && now() - limitOrders.receivedAtMs <= RESTING_ORDERS_MAX_AGE_MS;
-    const restingOrders = (ordersFresh ? limitOrders.orders : []).filter((o) => !o.executed).map((o) => ({ marketMint: o.marketMint, side: o.side, sizeUsd: BigInt(o.maxSizeUsdDelta) }));
+    // that executed or was cancelled since: counted, the limits err towards refusing. However old
+    // the snapshot (its poller stopped, rate-limited, failing), its orders may still rest: counting
+    // none would let the limits pass with all of them about to become positions.
+    const restingOrders = (limitOrders?.orders ?? []).filter((o) => !o.executed).map((o) => ({ marketMint: o.marketMint, side: o.side, sizeUsd: BigInt(o.maxSizeUsdDelta) }));
     return { positions, pending, restingOrders, holdVersion: held.version, priceUsd: (mint) => prices.get(mint), decimalsOf: (mint) => decimals.get(mint), finePriceUsd: (mint) => fine.get(mint) };
   };
 }
@@ -98,9 +97,6 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
 const MAX_MINT_DECIMALS = 255;
 
 const PERPS_ADDING = new Set(['open', 'increase', 'limit-order-create']);
-
-/** Ten of the limit-orders poller's default intervals (30 s). */
-const RESTING_ORDERS_MAX_AGE_MS = 300_000;
 
 /**
  * The perps opens, increases and limit orders of the in-flight index that the executor accepted

@@ -204,9 +204,9 @@ describe('risk decided and not yet settled counts (the in-flight index)', () => 
     const resting = { ...orders[0]!, maxSizeUsdDelta: '4000000000' };
     await storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'limitOrders', source: 'perps.limitOrders', key: wallet, wallet, tickMs: now, receivedAtMs: now, orders: [resting, { ...resting, executed: true }] });
     expect((await read())?.restingOrders).toEqual([{ marketMint: MINTS.SOL, side: 'long', sizeUsd: 4_000_000_000n }]);
-    // Five minutes on (the poller turned off), that snapshot says nothing any more.
-    const later = exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 600_000, now: () => now + 301_000 });
-    expect((await later())?.restingOrders).toEqual([]);
+    // An hour on (the limit-orders poller failing since), the orders may still rest: still counted.
+    const later = exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 7_200_000, now: () => now + 3_600_000 });
+    expect((await later())?.restingOrders).toEqual([{ marketMint: MINTS.SOL, side: 'long', sizeUsd: 4_000_000_000n }]);
     // An unreadable hold of the gate's leaves it unknown too.
     await scope.redis.hset(`${scope.prefix}risk:exposure:held`, 'act-held', '{"intent":{}}');
     await scope.redis.zadd(`${scope.prefix}risk:exposure:held-at`, now, 'act-held');
