@@ -201,11 +201,12 @@ export class RedisRiskGate implements RiskGate {
       }
       // The quote says the transaction moves more than the strategy declared: the hour holds the
       // difference too (in the accept's bucket, which a rejection's release decrements), and the
-      // hour's total with it must fit. A protective decrease is counted, never refused by it.
+      // hour ending now (everything reserved since the accept) with it must fit. A protective
+      // decrease is counted, never refused by it.
       const held = reservedNotional(record);
       if (notional > held && record.riskReservedAtMs !== undefined) {
         const excess = notional - held;
-        const total = await this.notionalPerHour.reserve(record.riskReservedAtMs, excess);
+        const total = await this.notionalPerHour.reserve(record.riskReservedAtMs, excess, now);
         if (total > notionalLimit) {
           await this.notionalPerHour.release(record.riskReservedAtMs, excess);
           return refuse('max_notional_per_hour', `the quoted notional ${notional} (declared ${declared}) would take the last hour's notional to ${total}, beyond ${limits.maxNotionalPerHourUsd} (USD × 10^6)`);

@@ -45,15 +45,18 @@ export class RollingHourCounter {
   }
 
   /**
-   * Adds `amount` to the bucket of `atMs` and answers the hour's total with it, in one MULTI (no
-   * other client's write falls between the add and the read). The caller releases it when over.
+   * Adds `amount` to the bucket of `atMs` and answers the total of the hour ending at `hourEndMs`
+   * (default `atMs`) with it, in one MULTI (no other client's write falls between the add and the
+   * read). The caller releases it when over. A raise of an older reservation adds to that
+   * reservation's bucket (so its release gives back both) but must fit the hour ending now, which
+   * holds everything reserved since.
    */
-  async reserve(atMs: number, amount: bigint): Promise<bigint> {
+  async reserve(atMs: number, amount: bigint, hourEndMs = atMs): Promise<bigint> {
     const replies = await this.redis
       .multi()
       .incrby(this.bucketKeyAt(atMs), amount.toString())
       .pexpire(this.bucketKeyAt(atMs), BUCKET_LIFETIME_MS)
-      .mget(...this.bucketKeys(atMs))
+      .mget(...this.bucketKeys(hourEndMs))
       .exec();
     const failed = replies?.find(([error]) => error);
     if (!replies || failed) throw failed?.[0] ?? new Error('the reservation transaction was discarded');

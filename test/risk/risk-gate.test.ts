@@ -100,6 +100,26 @@ describe('risk limits', () => {
     expect(await hour()).toBe(160_000_000n);
   });
 
+  it('a quote raised at sign must fit the hour ending now, with what was accepted after it, not the hour ending at its accept', async () => {
+    // The start of a minute (plus 1 s), so the two accepts fall in two buckets.
+    const t0 = Math.floor(Date.now() / 60_000) * 60_000 + 1_000;
+    let t = t0;
+    const g = gate({ now: () => t });
+    const hour = () => new RollingHourCounter(redis, `${PREFIX}risk:notional`).total(t);
+    // A declares $1 in minute m; $249 more a minute later fills the $250 hour.
+    const a = recordFor({ type: 'decrease', notionalUsd: '1000000' }, { strategy: 'w1' });
+    const accepted = (await g.check('accept', a)) as { allowed: boolean; reservedAtMs: number };
+    expect(accepted.allowed).toBe(true);
+    t = t0 + 60_000;
+    for (const [strategy, notionalUsd] of [['w2', '100000000'], ['w3', '100000000'], ['w4', '49000000']]) {
+      expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd }, { strategy }))).allowed).toBe(true);
+    }
+    // A's build quotes $60: the hour would hold $309.
+    t = t0 + 70_000;
+    expect(await g.check('sign', { ...a, riskReservedAtMs: accepted.reservedAtMs, builtNotionalUsd: '60000000' })).toMatchObject({ allowed: false, rule: 'max_notional_per_hour' });
+    expect(await hour()).toBe(250_000_000n);
+  });
+
   it('max actions per strategy per hour, per strategy', async () => {
     const g = gate();
     for (let i = 0; i < 3; i++) expect((await g.check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);
