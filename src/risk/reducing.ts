@@ -30,11 +30,39 @@ export function isTightening(current: CurrentTpsl, next: bigint): boolean {
 const REDUCING_INTENTS: ReadonlySet<string> = new Set(['decrease', 'decrease-with-fee', 'trigger-cancel', 'trigger-cancel-all', 'recurring-cancel', 'limit-order-cancel', 'add-collateral', 'tpsl-create']);
 
 /**
- * Whether an intent only ever lowers exposure (see REDUCING_INTENTS). A decrease lowers it only when
- * it cuts size: one that only withdraws collateral raises the leverage of what stays.
+ * Whether an intent only ever lowers exposure, by what it says alone (see REDUCING_INTENTS). A
+ * decrease does when it closes the position, or cuts size and withdraws no collateral. One that
+ * only withdraws collateral raises the leverage of what stays; one that cuts size and withdraws
+ * collateral too may raise it (a sliver of size and most of the margin): `leverageQuestion` says
+ * what the position must show for it to count.
  */
 export function reducesExposure(intent: Intent): boolean {
   if (!REDUCING_INTENTS.has(intent.type)) return false;
   if (intent.type !== 'decrease' && intent.type !== 'decrease-with-fee') return true;
-  return intent.entirePosition === true || (intent.sizeUsdDelta !== undefined && BigInt(intent.sizeUsdDelta) > 0n);
+  if (intent.entirePosition === true) return true;
+  return positive(intent.sizeUsdDelta) && !positive(intent.collateralUsdDelta);
+}
+
+/**
+ * A decrease that cuts size and withdraws collateral: it lowers exposure only if the leverage of
+ * what stays is no higher than now (`keepsLeverage`, with the position's size and collateral).
+ */
+export function leverageQuestion(intent: Intent): { readonly positionPubkey: string; readonly sizeUsdDelta: bigint; readonly collateralUsdDelta: bigint } | undefined {
+  if ((intent.type !== 'decrease' && intent.type !== 'decrease-with-fee') || intent.entirePosition === true) return undefined;
+  if (!positive(intent.sizeUsdDelta) || !positive(intent.collateralUsdDelta)) return undefined;
+  return { positionPubkey: intent.positionPubkey, sizeUsdDelta: BigInt(intent.sizeUsdDelta!), collateralUsdDelta: BigInt(intent.collateralUsdDelta!) };
+}
+
+/**
+ * Whether (size − ΔS) / (collateral − ΔC) ≤ size / collateral, in integers: ΔC × size ≤ ΔS ×
+ * collateral. Withdrawing all the collateral of a position that keeps size never does.
+ */
+export function keepsLeverage(position: { readonly sizeUsd: bigint; readonly collateralUsd: bigint }, q: { readonly sizeUsdDelta: bigint; readonly collateralUsdDelta: bigint }): boolean {
+  if (position.sizeUsd <= 0n || position.collateralUsd <= 0n) return false;
+  if (q.collateralUsdDelta >= position.collateralUsd) return q.sizeUsdDelta >= position.sizeUsd;
+  return q.collateralUsdDelta * position.sizeUsd <= q.sizeUsdDelta * position.collateralUsd;
+}
+
+function positive(amount: string | undefined): boolean {
+  return amount !== undefined && BigInt(amount) > 0n;
 }

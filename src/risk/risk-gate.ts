@@ -4,7 +4,7 @@ import { belowMarketRefusal } from './below-market.ts';
 import { RISK_ADDING_INTENT_TYPES, type Intent } from '../sdk/intent.ts';
 import { isOperatorDryRun, type ActionRecord } from '../records/action-record.ts';
 import type { RiskDecision, RiskGate } from './risk-gate-port.ts';
-import { isTightening, reducesExposure, type CurrentTpsl } from './reducing.ts';
+import { isTightening, keepsLeverage, leverageQuestion, reducesExposure, type CurrentTpsl } from './reducing.ts';
 import { BUCKET_LIFETIME_MS, bucketAt, HOUR_BUCKETS, RollingHourCounter, sumOfBuckets } from './rolling-counter.ts';
 import { readTradingState, TradingStateStore } from './trading-state.ts';
 import { TradingSwitch } from './trading-switch.ts';
@@ -133,7 +133,8 @@ export class RedisRiskGate implements RiskGate {
     // choice: neither notional limit may keep it from protecting a position (another strategy's
     // hourly spending least of all). It still counts toward the hourly total and toward the
     // strategy's hourly action count.
-    const protectiveDecrease = (intent.type === 'decrease' || intent.type === 'decrease-with-fee') && this.breaker.protectiveStrategies.includes(record.strategy);
+    // A decrease that only withdraws collateral (or withdraws it with its cut) is no such protection.
+    const protectiveDecrease = (intent.type === 'decrease' || intent.type === 'decrease-with-fee') && reducesExposure(intent) && this.breaker.protectiveStrategies.includes(record.strategy);
     if (!protectiveDecrease && notional > limits.maxNotionalPerActionUsd) {
       return refuse('max_notional_per_action', `notional ${notional} exceeds ${limits.maxNotionalPerActionUsd} (USD × 10^6)`);
     }
@@ -379,6 +380,13 @@ export class RedisRiskGate implements RiskGate {
 
   private async lowersExposure(intent: Intent): Promise<boolean> {
     if (reducesExposure(intent)) return true;
+    const question = leverageQuestion(intent);
+    if (question) {
+      // Judged on the wallet's latest positions: a position not shown (or no fresh read) is not known to be helped.
+      const facts = this.o.exposure ? await this.o.exposure() : undefined;
+      const position = facts?.positions.find((p) => p.positionPubkey === question.positionPubkey);
+      return position !== undefined && keepsLeverage(position, question);
+    }
     if (intent.type !== 'tpsl-update' || !this.o.findTpsl) return false;
     const current = await this.o.findTpsl(intent.tpslPubkey);
     return current !== undefined && isTightening(current, toBigInt(intent.triggerPrice));

@@ -2,7 +2,7 @@ import { MINTS } from '../../src/api/mints.ts';
 import { actionIdFor } from '../../src/records/action.ts';
 import { actionRecord, type ActionRecord } from '../../src/records/action-record.ts';
 
-const POSITION = '815wh1VLC8D7ZWMa3uB7GgjHFetANuML2dPrJiLV1nVF';
+export const POSITION = '815wh1VLC8D7ZWMa3uB7GgjHFetANuML2dPrJiLV1nVF';
 const ORDER = 'CFG9Bmppz7eZbna96UizACJPYT3UgVgps3KkMNNo6P4k';
 
 /** A complete, valid intent of each type, so tests vary only what they are about. */

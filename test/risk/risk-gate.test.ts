@@ -6,7 +6,8 @@ import { Ledger } from '../../src/records/ledger.ts';
 import { RedisRiskGate, type RiskLimits } from '../../src/risk/risk-gate.ts';
 import { RollingHourCounter } from '../../src/risk/rolling-counter.ts';
 import { runCli } from '../support/cli.ts';
-import { recordFor } from './records.ts';
+import type { ExposureFacts } from '../../src/risk/exposure-limits.ts';
+import { POSITION, recordFor } from './records.ts';
 
 const redis = connectRedis(redisUrlFromEnv());
 // A deployment prefix as config would make it ("stratd-test-risk-gate-<pid>" → "{…}:").
@@ -336,6 +337,28 @@ describe('trading states', () => {
     expect((await g.check('sign', recordFor({ type: 'tpsl-update', tpslPubkey: 'G18jKKXQwBbrHeiK3C9MRXhkHsLHf7XgCSisykV46EZa', triggerPrice: '95000000' }))).allowed).toBe(false);
     await g.tradingState.set('active', 'test', 'test');
     expect((await g.check('sign', recordFor({ type: 'trigger-create' }))).allowed).toBe(true);
+  });
+
+  it('reducing: a decrease that withdraws collateral lowers exposure only if the leverage of what stays is no higher', async () => {
+    // The position: $100 of size on $20 of collateral (5×).
+    const position = { positionPubkey: POSITION, sizeUsd: 100_000_000n, collateralUsd: 20_000_000n };
+    const g = gate({ exposure: async () => ({ positions: [position] }) as unknown as ExposureFacts });
+    await g.tradingState.set('reducing', 'daily loss stop', 'risk');
+    const decrease = (sizeUsdDelta: string | undefined, collateralUsdDelta: string, strategy = 'alpha') => recordFor({ type: 'decrease', notionalUsd: sizeUsdDelta ?? collateralUsdDelta, sizeUsdDelta, collateralUsdDelta }, { strategy });
+    // A sliver of size and 95 % of the margin: about 100×.
+    expect(await g.check('accept', decrease('1', '19000000'))).toMatchObject({ allowed: false, rule: 'reducing' });
+    // Half the size and half the collateral: still 5×, lowers exposure.
+    expect((await g.check('accept', decrease('50000000', '10000000'))).allowed).toBe(true);
+    // Half the size, 60 % of the collateral: 6.25×.
+    expect(await g.check('accept', decrease('50000000', '12000000'))).toMatchObject({ allowed: false, rule: 'reducing' });
+    // A position the latest read does not show is not known to be helped.
+    expect(await g.check('accept', recordFor({ type: 'decrease', positionPubkey: SL1, sizeUsdDelta: '50000000', collateralUsdDelta: '1' }))).toMatchObject({ allowed: false, rule: 'reducing' });
+    // A protective strategy under the risk system's halt: the same.
+    await g.tradingState.set('halted', 'breaker storm', 'risk');
+    expect(await g.check('accept', decrease('1', '19000000', 'liquidation-guard'))).toMatchObject({ allowed: false, rule: 'halted' });
+    await g.tradingState.set('active', 'test', 'test');
+    // A protective strategy's collateral-only decrease protects nothing: both notional limits hold it.
+    expect(await g.check('accept', decrease(undefined, '900000000', 'liquidation-guard'))).toMatchObject({ allowed: false, rule: 'max_notional_per_action' });
   });
 
   it('a corrupt trading state reads as halted (fail closed)', async () => {
