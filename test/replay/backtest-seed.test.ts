@@ -115,9 +115,15 @@ describe('a backtest seeded with the recorded balances and open orders', () => {
     const run = (balances: readonly WalletBalancesRecord[], name: string) => backtest({ snapshots: recorded.snapshots, balances, strategies: [], timeoutMs: 5_000, seed: 9, liquidationDistanceBps: 500n, ...backtestSettings(config, scope, name) });
     const asRecorded = await run(recorded.balances, 'recorded');
     expect(asRecorded.seeded.funding).toMatchObject({ from: 'recording', lamports: recorded.lamports.toString() });
-    // The venue keeps no token accounts, so its RPC reports no USDC: that one is the default, and the report says so.
-    expect(asRecorded.seeded.funding.defaulted).toEqual(recorded.balances[0]!.tokens[MINTS.USDC] === undefined ? ['USDC'] : []);
-    expect(backtestTable(asRecorded, 500n)).toContain(`funded as recorded: ${formatScaled(recorded.lamports, 9)} SOL, 10000.000000 USDC (USDC not recorded: default)`);
+    // The venue's RPC lists the wallet's token accounts as a node does: its USDC is recorded and funds the paper wallet.
+    const usdc = recorded.balances[0]!.tokens[MINTS.USDC];
+    expect(usdc).toMatch(/^[1-9]\d*$/);
+    expect(asRecorded.seeded.funding.defaulted).toEqual([]);
+    expect(backtestTable(asRecorded, 500n)).toContain(`funded as recorded: ${formatScaled(recorded.lamports, 9)} SOL, ${formatScaled(BigInt(usdc!), 6)} USDC`);
+    // A recording without the USDC (a node that did not answer): that one is the default, and the report says so.
+    const noUsdc = await run([{ ...recorded.balances[0]!, tokens: {} }], 'no-usdc');
+    expect(noUsdc.seeded.funding.defaulted).toEqual(['USDC']);
+    expect(backtestTable(noUsdc, 500n)).toContain(`funded as recorded: ${formatScaled(recorded.lamports, 9)} SOL, 10000.000000 USDC (USDC not recorded: default)`);
 
     // A mainnet node reports the USDC too: 2,500 USDC recorded is 7,500 less than the default 10,000 at the start.
     const withUsdc: WalletBalancesRecord = { ...recorded.balances[0]!, tokens: { [MINTS.USDC]: '2500000000' } };
