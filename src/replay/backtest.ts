@@ -6,6 +6,7 @@ import type { TpslOwner } from '../sdk/define.ts';
 import type { Intent } from '../sdk/intent.ts';
 import type { ActionRecord } from '../records/action-record.ts';
 import type { BreakerOptions, RiskLimits } from '../risk/risk-gate.ts';
+import { acceptedReservation } from '../risk/risk-gate-port.ts';
 import type { Redis } from 'ioredis';
 import { addFees, BacktestError, BacktestVenue, NO_FEES, views, type BacktestExecution, type BacktestMarket, type FeesByKind, type Seeded } from './backtest-venue.ts';
 import { BacktestRisk } from './backtest-risk.ts';
@@ -241,7 +242,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
         await risk.settled({ ...record, state: 'rejected', reason: `risk:${accepted.rule}` });
         return;
       }
-      const reserved = { ...record, ...(accepted.reservedAtMs !== undefined ? { riskReservedAtMs: accepted.reservedAtMs } : {}), ...(accepted.spendUsd !== undefined ? { riskSpendUsd: accepted.spendUsd.toString() } : {}) };
+      const reserved = { ...record, ...acceptedReservation(accepted) };
       const before = (await venue.fills(-1)).lastSeq;
       const outcome = await venue.execute(event.intent, async (built) => {
         // What the executor's sign check reads of the build: its quoted notional and, for a swap, its quote (below_market).

@@ -58,8 +58,12 @@ export const FINE_PRICE_DECIMALS = 18;
 
 type ExposureJudgement =
   | { readonly ok: false; readonly rule: string; readonly detail: string }
-  /** `spendUsd`: what the intent spends toward risk.maxSpendPerHourUsd (0 for a perps open). */
-  | { readonly ok: true; readonly spendUsd: bigint };
+  /**
+   * `spendUsd`: what the intent spends toward risk.maxSpendPerHourUsd (0 for a perps open).
+   * `sizeUsd`: a perps ask's size, as the limits valued it (what the notional limits hold it to,
+   * whatever the strategy declared).
+   */
+  | { readonly ok: true; readonly spendUsd: bigint; readonly sizeUsd?: bigint };
 
 /** The mint an LP deposit token names (WBTC is the BTC market's custody). */
 const DEPOSIT_TOKEN_MINT: Readonly<Record<string, string>> = { WBTC: MINTS.BTC, ETH: MINTS.ETH, SOL: MINTS.SOL, USDC: MINTS.USDC };
@@ -292,7 +296,7 @@ function judgePerps(intent: PerpsExposureAsk, facts: ExposureFacts, limits: Risk
   if (inWallet + sizeUsd > limits.maxNotionalPerWalletUsd) {
     return refuse('max_notional_per_wallet', `open positions of ${inWallet}${inFlightNote(pendingInWallet)} plus ${sizeUsd} would exceed risk.maxNotionalPerWalletUsd ${limits.maxNotionalPerWalletUsd} (USD × 10^6)`);
   }
-  return { ok: true, spendUsd: 0n };
+  return { ok: true, spendUsd: 0n, sizeUsd };
 }
 
 /** Leverage × 10^6 as text ("10", "2.5"), for messages. */

@@ -125,30 +125,35 @@ export class RedisRiskGate implements RiskGate {
     const limits = this.limits;
     const intent = record.intent;
     // The strategy declares a notional; before signing, the API's quote of the built transaction
-    // counts too, so an understated intent cannot slip past the limit.
+    // counts too, and a risk-adding intent counts at what the gate values it itself (a perps ask's
+    // size, a spend's value), so an understated intent cannot slip past the limits.
     const declared = toBigInt(intent.notionalUsd);
     const quoted = stage === 'sign' && record.builtNotionalUsd !== undefined ? toBigInt(record.builtNotionalUsd) : 0n;
-    const notional = quoted > declared ? quoted : declared;
     // A protective strategy's decrease only lowers exposure, and its size is the position's, not a
     // choice: neither notional limit may keep it from protecting a position (another strategy's
     // hourly spending least of all). It still counts toward the hourly total and toward the
-    // strategy's hourly action count.
-    // A decrease that only withdraws collateral (or withdraws it with its cut) is no such protection.
+    // strategy's hourly action count. A decrease that only withdraws collateral (or withdraws it
+    // with its cut) is no such protection.
     const protectiveDecrease = (intent.type === 'decrease' || intent.type === 'decrease-with-fee') && reducesExposure(intent) && this.breaker.protectiveStrategies.includes(record.strategy);
-    if (!protectiveDecrease && notional > limits.maxNotionalPerActionUsd) {
-      return refuse('max_notional_per_action', `notional ${notional} exceeds ${limits.maxNotionalPerActionUsd} (USD × 10^6)`);
-    }
     // The limits of risk-adding intents, which read the wallet's positions and prices. The loss
     // stop refuses at once by its name; any other of them after the trading state, so reducing
     // mode and a halt are named as such.
     const adding = limits.adding !== undefined && RISK_ADDING_INTENT_TYPES.has(intent.type) ? limits.adding : undefined;
     let spendUsd = 0n;
+    let valued = 0n;
     let addingRefusal: RiskDecision | undefined;
     if (adding) {
       const judged = await this.judgeAdding(record, adding, limits, stage, hold);
       if (!judged.ok && judged.rule === 'daily_loss_stop') return refuse(judged.rule, judged.detail);
-      if (judged.ok) spendUsd = judged.spendUsd;
-      else addingRefusal = refuse(judged.rule, judged.detail);
+      if (judged.ok) {
+        spendUsd = judged.spendUsd;
+        valued = judged.sizeUsd ?? judged.spendUsd;
+      } else addingRefusal = refuse(judged.rule, judged.detail);
+    }
+    const notional = [declared, quoted, valued].reduce((a, b) => (b > a ? b : a));
+    if (!protectiveDecrease && notional > limits.maxNotionalPerActionUsd) {
+      const beyond = notional > declared ? ` (declared ${declared})` : '';
+      return refuse('max_notional_per_action', `notional ${notional}${beyond} exceeds ${limits.maxNotionalPerActionUsd} (USD × 10^6)`);
     }
     const now = this.now();
     const actions = this.counterFor(record.strategy);
@@ -216,6 +221,9 @@ export class RedisRiskGate implements RiskGate {
       }
       return { allowed: true };
     }
+    // The hour holds more than the declared notional for it: the record must say so, so that a
+    // release gives back what was reserved and the sign check does not reserve it again.
+    const raised = notional > declared ? { notionalUsd: notional } : {};
     let actionsTotal: bigint;
     let notionalTotal: bigint;
     try {
@@ -246,9 +254,9 @@ export class RedisRiskGate implements RiskGate {
         await Promise.all([giveBack(), this.spendPerHour.release(now, spendUsd)]);
         return refuse('max_spend_per_hour', `spending ${spendUsd} would take the last hour's spend to ${spent}, beyond risk.maxSpendPerHourUsd ${adding.maxSpendPerHourUsd} (USD × 10^6)`);
       }
-      return { allowed: true, reservedAtMs: now, spendUsd };
+      return { allowed: true, reservedAtMs: now, spendUsd, ...raised };
     }
-    return { allowed: true, reservedAtMs: now };
+    return { allowed: true, reservedAtMs: now, ...raised };
   }
 
   /**

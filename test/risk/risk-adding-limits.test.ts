@@ -155,7 +155,7 @@ describe('risk decided and not yet settled counts (the in-flight index)', () => 
   it('a second limit order that passes the per-market limit alone is refused with the first in flight; the action judged is not counted twice', async () => {
     const first = limitOrder(4_000, 'limit:a');
     const second = limitOrder(4_000, 'limit:b');
-    const d = await gateWith([], [first]).check('accept', first); expect(d.allowed, JSON.stringify(d)).toBe(true);
+    const d = await gateWith([], [first]).check('accept', first); expect(d.allowed, 'detail' in d ? d.detail : '').toBe(true);
     expect(await gateWith([], [first, second]).check('accept', second)).toMatchObject({ allowed: false, rule: 'max_notional_per_market' });
   });
 
@@ -215,6 +215,35 @@ describe('risk decided and not yet settled counts (the in-flight index)', () => 
     expect(await read()).toBeDefined();
     await scope.redis.hset(inFlightIndexKey(scope.prefix), 'act-broken', '{"strategy":"s"}');
     expect(await read()).toBeUndefined();
+  });
+});
+
+describe('the notional limits hold a risk-adding intent to what the gate values it at, not to what its strategy declared', () => {
+  const tight: RiskLimits = { ...LIMITS, maxNotionalPerActionUsd: 100_000_000n, maxNotionalPerHourUsd: 300_000_000n }; // $100 an action, $300 an hour
+  it('a limit order of $500 size declared at $50 (its collateral), and a swap of 500 USDC declared at 0, are refused per action', async () => {
+    const g = gate([position(MINTS.SOL, 'short', 10_000_000n)], tight);
+    // 50 USDC of collateral at 10×: $500 of size once it fills.
+    const order = recordFor({ type: 'limit-order-create', notionalUsd: '50000000', marketMint: MINTS.SOL, side: 'long', inputMint: MINTS.USDC, inputTokenAmount: '50000000', triggerPrice: '140000000', leverage: '10' });
+    for (const stage of ['accept', 'sign'] as const) {
+      expect(await g.check(stage, order)).toMatchObject({ allowed: false, rule: 'max_notional_per_action', detail: expect.stringContaining('declared 50000000') });
+    }
+    expect(await g.check('accept', { ...swapUsdc(500), intent: { ...swapUsdc(500).intent, notionalUsd: '0' } })).toMatchObject({ allowed: false, rule: 'max_notional_per_action' });
+  });
+
+  it("the hour holds the valued notional from the accept, the record says so, and a rejection gives all of it back", async () => {
+    const g = gate([position(MINTS.SOL, 'short', 10_000_000n)], tight);
+    const hour = () => scope.redis.keys(`${scope.prefix}risk:notional:*`).then(async (keys) => (keys.length ? (await scope.redis.mget(...keys)).reduce((a, v) => a + BigInt(v ?? 0), 0n) : 0n));
+    // Declared $1, valued $90 (90 USDC spent).
+    const swap = { ...swapUsdc(90), intent: { ...swapUsdc(90).intent, notionalUsd: '1000000' } };
+    const accepted = await g.check('accept', swap);
+    expect(accepted).toMatchObject({ allowed: true, notionalUsd: 90_000_000n });
+    expect(await hour()).toBe(90_000_000n);
+    // Signed with the raised share on the record: not reserved a second time.
+    const stored = { ...swap, riskReservedAtMs: (accepted as { reservedAtMs: number }).reservedAtMs, riskNotionalUsd: '90000000' };
+    expect((await g.check('sign', stored)).allowed).toBe(true);
+    expect(await hour()).toBe(90_000_000n);
+    await g.recordOutcome({ ...stored, state: 'rejected', reason: 'api:bad_request' });
+    expect(await hour()).toBe(0n);
   });
 });
 
@@ -378,7 +407,7 @@ describe('exposure held from accept until the in-flight index or a positions rea
     await positionsAt(Date.now() + 1_000);
     const again = openSol({ key: 'landed:d', side: 'short', stopLossPrice: '200000000', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000' });
     const second = await g.check('accept', again);
-    expect(second.allowed, JSON.stringify(second)).toBe(true);
+    expect(second.allowed, 'detail' in second ? second.detail : '').toBe(true);
     await g.recordOutcome({ ...again, state: 'rejected', reason: 'api:bad_request', riskReservedAtMs: (second as { reservedAtMs: number }).reservedAtMs });
     expect((await g.check('accept', openSol({ key: 'landed:e', side: 'short', stopLossPrice: '200000000', collateralMint: MINTS.USDC, collateralTokenDelta: '100000000' }))).allowed).toBe(true);
   });

@@ -1,5 +1,6 @@
 import { abortableSleep } from '../../kernel/abortable-sleep.ts';
 import { isFinalRecord, type ActionRecord, type ActionState } from '../../records/action-record.ts';
+import { acceptedReservation } from '../../risk/risk-gate-port.ts';
 import type { ActionBookkeeping } from './action-bookkeeping.ts';
 import { StaleActionWrite, type StoredAction } from './action-store.ts';
 import { errorForLog } from './api-error-evidence.ts';
@@ -131,7 +132,7 @@ export class ActionScheduler {
     if (decision.allowed) this.#refusedAt.delete(record.strategy);
     else this.#refusedAt.set(record.strategy, now);
     const initial: ActionRecord = decision.allowed
-      ? { ...record, riskReservedAtMs: decision.reservedAtMs ?? now, ...(decision.spendUsd === undefined ? {} : { riskSpendUsd: decision.spendUsd.toString() }) }
+      ? { ...record, ...acceptedReservation(decision, now) }
       : { ...record, state: 'rejected', reason: `risk:${decision.rule}`, detail: decision.detail };
     // A rejection at accept is final at once: the same script frees the intent key (a pause must
     // not keep the strategy from deciding again once resumed).
