@@ -303,9 +303,15 @@ export class FillWatcher {
       const id = fillId(trade);
       if (await redis.exists(fillSeenKey(prefix, id))) continue;
       // Ours: the fill executed a request one of our actions signed (its signature is claimed), or
-      // names a request one of our actions sent (the trade's txHash may be the keeper's).
-      if (await redis.exists(signatureClaimKey(prefix, trade.txHash))) continue;
-      if (trade.positionRequestPubkey && (await redis.exists(requestClaimKey(prefix, trade.positionRequestPubkey)))) continue;
+      // names a request one of our actions sent (the trade's txHash may be the keeper's). Marked seen
+      // (no entry): the archiver deletes the signature claim minutes after settlement, while the
+      // history lists the trade for longer, and the risk gate booked its PnL already. The mark is
+      // kept as long as any fill's, so it outlasts the claim and any restart.
+      const ours = (await redis.exists(signatureClaimKey(prefix, trade.txHash))) === 1 || (!!trade.positionRequestPubkey && (await redis.exists(requestClaimKey(prefix, trade.positionRequestPubkey))) === 1);
+      if (ours) {
+        await RECORD_FILL.run(redis, [fillSeenKey(prefix, id), this.o.ledger.streamKey], [this.retentionMs, '']);
+        continue;
+      }
       // A loss the keeper or the chain realised (a stop-loss, a liquidation) counts toward the daily
       // loss stop like one of ours; the fee is taken off (the API does not say whether pnl is net of it).
       // Only a fill of today (UTC): the stop is the day's, and a fill found after downtime, or read

@@ -1,0 +1,67 @@
+// Our own perps fill is booked once into the day's PnL (by the risk gate at its landing), also
+// when a later trades read still lists it after the archiver removed the action's signature
+// claim: a profit counted twice would offset that much real loss before the daily loss stop.
+import { afterAll, afterEach, expect, it } from 'vitest';
+import type { TradeRecord } from '../../src/api/schemas/perps.ts';
+import { actionRecordKey, settledIndexKey, signatureClaimKey } from '../../src/pipeline/executor/action-store.ts';
+import { SettledRecords } from '../../src/pipeline/executor/settled-records.ts';
+import { FillWatcher } from '../../src/pipeline/fill-watcher.ts';
+import { dailyPnlKey, ExternalPnlBook } from '../../src/risk/daily-loss.ts';
+import { RedisRiskGate } from '../../src/risk/risk-gate.ts';
+import { TradingStateStore } from '../../src/risk/trading-state.ts';
+import { TradingSwitch } from '../../src/risk/trading-switch.ts';
+import type { Snapshot } from '../../src/sdk/snapshot.ts';
+import { recordFor } from '../risk/records.ts';
+import { redisScope } from '../support/redis-scope.ts';
+
+const scope = redisScope(`own-fill-archived-${process.pid}`);
+afterEach(() => scope.clean());
+afterAll(async () => {
+  await scope.clean();
+  await scope.close();
+});
+
+const USD = 1_000_000n;
+const WALLET = '815wh1VLC8D7ZWMa3uB7GgjHFetANuML2dPrJiLV1nVF';
+const SIG = '5'.repeat(88);
+
+function trade(txHash: string, pnlUsd: bigint, createdTime: number): TradeRecord {
+  return { action: 'Decrease', collateralUsdDelta: '0', createdTime, updatedTime: createdTime, baseFee: '0', borrowFee: '0', liquidationFee: '0', priceImpactFee: '0', fee: '0', mint: 'So11111111111111111111111111111111111111112', orderType: 'Market', pnl: pnlUsd.toString(), pnlPercentage: null, positionName: 'SOL-Long', price: '150000000', side: 'long', size: '1000000000', txHash, positionRequestPubkey: null } as TradeRecord;
+}
+
+it("our own landed decrease's profit is booked once, also after the archiver removed its signature claim", async () => {
+  const { redis, prefix } = scope;
+  const tradingSwitch = new TradingSwitch({ redis, prefix });
+  const limits = { maxNotionalPerActionUsd: 10n ** 12n, maxActionsPerStrategyPerHour: 100, maxNotionalPerHourUsd: 10n ** 13n, dailyLossStopUsd: 1_000n * USD, circuitBreakerRejections: 5 };
+  const gate = new RedisRiskGate({ redis, prefix, limits, tradingSwitch });
+  const book = new ExternalPnlBook({ redis, prefix, dailyLossStopUsd: () => limits.dailyLossStopUsd, tradingSwitch });
+  const ledger = { streamKey: `${prefix}ledger`, encode: (e: unknown) => JSON.stringify(e) } as never;
+  const fills = new FillWatcher({ redis, prefix, ledger, bookPnl: (id, pnl) => book.book(id, pnl) });
+  const now = Date.now();
+  const trades = (list: TradeRecord[]): Snapshot => ({ kind: 'trades', source: 'perps.trades', key: WALLET, wallet: WALLET, trades: list, tickMs: now, receivedAtMs: now }) as Snapshot;
+
+  await fills.observe(trades([])); // the baseline read
+
+  // Our instant decrease lands with signature SIG, +$500 realised; the risk gate books it.
+  const own = recordFor({ type: 'decrease', notionalUsd: String(1_000n * USD) }, { strategy: 'alpha' });
+  await redis.set(signatureClaimKey(prefix, SIG), own.actionId);
+  await gate.recordOutcome({ ...own, state: 'landed', signature: SIG, realisedPnlUsd: String(500n * USD) });
+  const ownTrade = trade(SIG, 500n * USD, Math.floor(now / 1000));
+  expect(await fills.observe(trades([ownTrade]))).toEqual([]); // ours: no fill
+  expect(await redis.get(dailyPnlKey(prefix, now))).toBe(String(500n * USD));
+
+  // The archiver removes the settled record, and with it the signature claim.
+  await redis.hset(actionRecordKey(prefix, own.actionId), 'json', JSON.stringify({ ...own, state: 'landed', signature: SIG }));
+  await redis.zadd(settledIndexKey(prefix), String(now - 200_000), own.actionId);
+  expect(await new SettledRecords(redis, prefix).drop([{ actionId: own.actionId, settledAtMs: String(now - 200_000), json: JSON.stringify({ signature: SIG }) }])).toBe(1);
+  expect(await redis.exists(signatureClaimKey(prefix, SIG))).toBe(0);
+
+  // The next trades read still lists our trade: not a fill, not booked again.
+  expect(await fills.observe(trades([ownTrade]))).toEqual([]);
+  expect(await redis.get(dailyPnlKey(prefix, now))).toBe(String(500n * USD));
+  // A stop-loss fires: -$1,600. The day stands at -$1,100, past the $1,000 stop.
+  await fills.observe(trades([ownTrade, trade('6'.repeat(88), -1_600n * USD, Math.floor(now / 1000) + 1)]));
+  const day = await redis.get(dailyPnlKey(prefix, now));
+  const state = (await new TradingStateStore(redis, prefix).get()).state;
+  expect({ day, state }).toEqual({ day: String(-1_100n * USD), state: 'reducing' });
+});
