@@ -14,12 +14,15 @@ import { intentSchema, type Intent } from '../sdk/intent.ts';
  * A hold is taken under the version its judgement was read at (optimistic, like WATCH): when
  * another hold or release came between, the judgement is made again on the new facts.
  *   <prefix>risk:exposure:held     hash  action id → the intent (JSON)
- *   <prefix>risk:exposure:held-at  zset  action id, scored by when it was held (ms)
+ *   <prefix>risk:exposure:held-at  zset  action id, scored by when it was held (ms), from its landing by then
  *   <prefix>risk:exposure:landed   hash  action id → when its action landed (ms)
  *   <prefix>risk:exposure:version  string, raised by every hold and release
  */
 
-/** A hold older than this counts no more: by then the in-flight index or a positions read shows its action, or it ended. */
+/**
+ * A hold older than this (from its accept, or from its landing once landed) counts no more: by then
+ * the in-flight index or a read shows its action, or it ended.
+ */
 const HOLD_MAX_AGE_MS = 600_000;
 
 /** A positions read that started this long after a landing shows the position (the service's own lag). */
@@ -67,11 +70,14 @@ redis.call('INCR', KEYS[4])
 return 1
 `);
 
-// A landing keeps the hold (until a later positions read shows it); any other end drops it.
+// A landing keeps the hold (until a later positions read shows it); any other end drops it. A
+// landing also restarts its age: an action may land long after its accept (rebuilds, an ambiguous
+// send), and its hold must still count until a read started after the landing shows it.
 const RELEASE = new RedisScript(`
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
 if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 else
   redis.call('HDEL', KEYS[1], ARGV[1])
   redis.call('HDEL', KEYS[3], ARGV[1])
