@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { NotifySink } from '../kernel/notify-event.ts';
+import type { ActionRecord } from '../records/action-record.ts';
 import type { Ledger } from '../records/ledger.ts';
 
 /**
@@ -19,6 +20,9 @@ const BREAKER_REASONS: readonly RegExp[] = [
   /^signing_failed$/,
   /^chain:signature_invalid$/,
   /^(api|execute):(invalid_request|invalid_response|http)$/, // our requests or the replies are broken (4xx, malformed)
+  // The API answered a new build with the bytes of an earlier transaction (src/pipeline/executor/
+  // replayed-bytes.ts): both reasons are hostile or broken, an honest build never ends so.
+  /^replay:(signature_claimed|landed_before_build)$/,
 ];
 
 /**
@@ -34,6 +38,16 @@ const TRANSIENT_POLICY = /^policy:simulation_(failed|invalid|unavailable)$/;
 
 export function countsTowardBreaker(reason: string | undefined): boolean {
   return reason !== undefined && !TRANSIENT_POLICY.test(reason) && BREAKER_REASONS.some((re) => re.test(reason));
+}
+
+/**
+ * Whether an outcome leaves the strategy's rejection streak as it is, neither extending nor ending
+ * it: a refusal by the risk gate's own limits at accept (nothing reserved: no build was asked for)
+ * shows neither a healthy nor a broken venue. Ending the streak there would let a strategy whose
+ * other decisions meet an hourly limit never trip, whatever its builds.
+ */
+export function leavesStreak(record: Pick<ActionRecord, 'state' | 'reason' | 'riskReservedAtMs'>): boolean {
+  return record.state === 'rejected' && (record.reason ?? '').startsWith('risk:') && record.riskReservedAtMs === undefined;
 }
 
 /** A rejection by a real signing-policy violation (the build itself is wrong), not a transient simulation refusal. */

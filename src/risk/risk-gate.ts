@@ -8,7 +8,7 @@ import { isTightening, keepsLeverage, leverageQuestion, reducesExposure, type Cu
 import { BUCKET_LIFETIME_MS, bucketAt, HOUR_BUCKETS, RollingHourCounter, sumOfBuckets } from './rolling-counter.ts';
 import { readTradingState, TradingStateStore } from './trading-state.ts';
 import { TradingSwitch } from './trading-switch.ts';
-import { breakersKey, CircuitBreakers, countsTowardBreaker, isPolicyViolation, recordBreakerTrip } from './circuit-breaker.ts';
+import { breakersKey, CircuitBreakers, countsTowardBreaker, isPolicyViolation, leavesStreak, recordBreakerTrip } from './circuit-breaker.ts';
 import type { Ledger } from '../records/ledger.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
@@ -344,7 +344,7 @@ export class RedisRiskGate implements RiskGate {
       landed ? 'landed' : 'other',
       released ? '1' : '0',
       reservedNotional(record).toString(),
-      counts ? '1' : '0',
+      counts ? '1' : leavesStreak(record) ? 'keep' : '0',
       record.reason ?? '',
       pnl === undefined ? '' : pnl.toString(),
       String(3 * 86_400),
@@ -412,8 +412,9 @@ function streakReason(latest: string, streak: number, mixed: boolean, allPolicy:
 }
 
 /**
- * A rejection streak is "in a row": any outcome that does not count ends it, and a streak whose
- * last rejection is older than this is forgotten, so rejections spread over days never add up.
+ * A rejection streak is "in a row": any outcome that does not count ends it (a refusal at accept by
+ * the gate's own limits leaves it: leavesStreak), and a streak whose last rejection is older than
+ * this is forgotten, so rejections spread over days never add up.
  */
 const STREAK_TTL_SEC = 3_600;
 
@@ -432,7 +433,8 @@ const OUTCOME_MARKER_TTL_SEC = 8 * 86_400;
 /**
  * One action's outcome, at most once.
  *   KEYS: marker, streak, actions bucket, notional bucket, day PnL
- *   ARGV: marker ttl, landed|other, release (1|0), notional, counts toward the breaker (1|0),
+ *   ARGV: marker ttl, landed|other, release (1|0), notional, counts toward the breaker (1|0, or
+ *         keep: neither extends nor ends the streak),
  *         reason, realised PnL ('' for none), PnL ttl, streak ttl, a policy violation (1|0)
  * Answers {1, streak} when booked ({1, 0, day PnL total} when a landing booked realised PnL;
  * {1, streak, '', mixed, all policy} for a rejection that counts), {0, 0} when this action was
@@ -456,7 +458,7 @@ if ARGV[3] == '1' then
   if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('DECRBY', KEYS[4], ARGV[4]) end
 end
 if ARGV[5] ~= '1' then
-  redis.call('DEL', KEYS[2])
+  if ARGV[5] ~= 'keep' then redis.call('DEL', KEYS[2]) end
   return {1, 0}
 end
 local count = redis.call('HINCRBY', KEYS[2], 'count', 1)
