@@ -239,7 +239,7 @@ export const riskSection = {
     format: 'a positive integer',
   }),
   maxNotionalPerHourUsd: usd('Total notional of all actions in any rolling hour. A decrease of a protective strategy counts toward it but is never refused by it.', '50000000000', 'STRATD_RISK_MAX_NOTIONAL_PER_HOUR_USD'),
-  dailyLossStopUsd: usd('Realised loss in one UTC day after which trading switches to reducing.', '1000000000', 'STRATD_RISK_DAILY_LOSS_STOP_USD'),
+  dailyLossStopUsd: usd('Realised loss in one UTC day after which trading switches to reducing. Counts perps realised PnL only (our landed decreases and the perps fills stratd did not make); spot trading (swaps, trigger orders, recurring orders) is not counted, whatever it loses (what it may spend is bounded by maxSpendPerHourUsd).', '1000000000', 'STRATD_RISK_DAILY_LOSS_STOP_USD'),
   circuitBreakerRejections: key({
     doc: "Rejections in a row of one strategy, of kinds that indicate a broken venue or policy (whatever their reasons: a venue alternating two broken builds counts as one repeating one) (policy violations, unreadable or unattributable builds, malformed replies, 4xx, replayed bytes), after which that strategy's circuit breaker stops its new actions. Market refusals (a position already closed, a keeper or chain refusal) and the simulation's transient refusals (simulation_failed, simulation_invalid, simulation_unavailable: the RPC could not answer as asked, or the transaction would fail right now) never count; simulation_delta, shown on three simulations in a row, does. Any other outcome ends the streak, except a refusal by the risk limits at accept, which leaves it as it is.",
     schema: positiveInt,
