@@ -6,7 +6,7 @@ import type { TriggerOrder } from '../api/schemas/trigger.ts';
 import type { Logger } from '../kernel/logger.ts';
 import { formatUsd } from '../kernel/money-text.ts';
 import type { NotifyEventInput, NotifySink } from '../kernel/notify-event.ts';
-import { requestClaimKey, signatureClaimKey } from './executor/action-store.ts';
+import { actionRecordKey, requestClaimKey, signatureClaimKey } from './executor/action-store.ts';
 import type { Ledger, LedgerEntryInput } from '../records/ledger.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
 import type { Snapshot } from '../sdk/snapshot.ts';
@@ -287,6 +287,22 @@ export class FillWatcher {
     for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
   }
 
+  /**
+   * Whether the action is stored as ended without landing (expired or rejected): its outcome
+   * booked no PnL. A record gone (archived) or unreadable counts as booked, as before.
+   */
+  private async endedUnlanded(actionId: string): Promise<boolean> {
+    const json = await this.o.redis.hget(actionRecordKey(this.o.prefix, actionId), 'json');
+    if (json === null) return false;
+    let state: unknown;
+    try {
+      state = (JSON.parse(json) as { state?: unknown }).state;
+    } catch {
+      return false;
+    }
+    return state === 'expired' || state === 'rejected';
+  }
+
   private async recordTrades(wallet: string, trades: readonly TradeRecord[]): Promise<ExternalFill[]> {
     const { redis, prefix } = this.o;
     // Oldest first: the ledger then lists fills in the order they happened.
@@ -307,8 +323,11 @@ export class FillWatcher {
       // (no entry): the archiver deletes the signature claim minutes after settlement, while the
       // history lists the trade for longer, and the risk gate booked its PnL already. The mark is
       // kept as long as any fill's, so it outlasts the claim and any restart.
-      const ours = (await redis.exists(signatureClaimKey(prefix, trade.txHash))) === 1 || (!!trade.positionRequestPubkey && (await redis.exists(requestClaimKey(prefix, trade.positionRequestPubkey))) === 1);
-      if (ours) {
+      const claimedBy = (await redis.get(signatureClaimKey(prefix, trade.txHash))) ?? (trade.positionRequestPubkey ? await redis.get(requestClaimKey(prefix, trade.positionRequestPubkey)) : null);
+      // One of ours that ended without landing (a request called keeper_timeout that the keeper
+      // filled after all): the risk gate booked nothing for it, so the fill is booked and told
+      // here, as anyone else's would be.
+      if (claimedBy !== null && !(await this.endedUnlanded(claimedBy))) {
         await RECORD_FILL.run(redis, [fillSeenKey(prefix, id), this.o.ledger.streamKey], [this.retentionMs, '']);
         continue;
       }
@@ -325,7 +344,8 @@ export class FillWatcher {
       const fresh = await RECORD_FILL.run(redis, [fillSeenKey(prefix, id), this.o.ledger.streamKey], [this.retentionMs, entry]);
       if (fresh !== 1) continue; // another replica recorded it first
       recorded.push(fill);
-      this.o.logger?.info({ fill: fill.id, cause, market: trade.mint, side: trade.side, sizeUsd: trade.size }, 'external fill');
+      if (claimedBy !== null) this.o.logger?.warn({ fill: fill.id, action: claimedBy, market: trade.mint, side: trade.side, sizeUsd: trade.size }, 'a fill of an action that ended without landing: booked now');
+      else this.o.logger?.info({ fill: fill.id, cause, market: trade.mint, side: trade.side, sizeUsd: trade.size }, 'external fill');
       // Not awaited by the tick: delivery is queued and never holds up the pollers.
       void this.o.notifier?.notify(fillEvent(fill, this.now()));
     }

@@ -3,7 +3,7 @@
 // claim: a profit counted twice would offset that much real loss before the daily loss stop.
 import { afterAll, afterEach, expect, it } from 'vitest';
 import type { TradeRecord } from '../../src/api/schemas/perps.ts';
-import { actionRecordKey, settledIndexKey, signatureClaimKey } from '../../src/pipeline/executor/action-store.ts';
+import { actionRecordKey, requestClaimKey, settledIndexKey, signatureClaimKey } from '../../src/pipeline/executor/action-store.ts';
 import { SettledRecords } from '../../src/pipeline/executor/settled-records.ts';
 import { FillWatcher } from '../../src/pipeline/fill-watcher.ts';
 import { dailyPnlKey, ExternalPnlBook } from '../../src/risk/daily-loss.ts';
@@ -64,4 +64,36 @@ it("our own landed decrease's profit is booked once, also after the archiver rem
   const day = await redis.get(dailyPnlKey(prefix, now));
   const state = (await new TradingStateStore(redis, prefix).get()).state;
   expect({ day, state }).toEqual({ day: String(-1_100n * USD), state: 'reducing' });
+});
+
+it('a fill of our own request that ended keeper_timeout (the keeper filled it after all) is booked: its loss counts toward the stop', async () => {
+  const { redis, prefix } = scope;
+  const tradingSwitch = new TradingSwitch({ redis, prefix });
+  const book = new ExternalPnlBook({ redis, prefix, dailyLossStopUsd: () => 1_000n * USD, tradingSwitch });
+  const ledger = { streamKey: `${prefix}ledger`, encode: (e: unknown) => JSON.stringify(e) } as never;
+  const fills = new FillWatcher({ redis, prefix, ledger, bookPnl: (id, pnl) => book.book(id, pnl) });
+  const now = Date.now();
+  const trades = (list: TradeRecord[]): Snapshot => ({ kind: 'trades', source: 'perps.trades', key: WALLET, wallet: WALLET, trades: list, tickMs: now, receivedAtMs: now }) as Snapshot;
+  await fills.observe(trades([])); // the baseline read
+
+  // Our keeper decrease landed its request, then ended expired (keeper_timeout): nothing booked.
+  const REQUEST = 'CFG9Bmppz7eZbna96UizACJPYT3UgVgps3KkMNNo6P4k';
+  const own = recordFor({ type: 'decrease', notionalUsd: String(1_000n * USD) }, { strategy: 'alpha' });
+  await redis.set(signatureClaimKey(prefix, SIG), own.actionId);
+  await redis.set(requestClaimKey(prefix, REQUEST), own.actionId);
+  await redis.hset(actionRecordKey(prefix, own.actionId), 'json', JSON.stringify({ ...own, state: 'expired', reason: 'keeper_timeout', signature: SIG }));
+  // The keeper's fill shows late (its txHash is the keeper's own transaction): -$1,200.
+  const late = { ...trade('7'.repeat(88), -1_200n * USD, Math.floor(now / 1000)), positionRequestPubkey: REQUEST } as TradeRecord;
+  expect((await fills.observe(trades([late]))).map((f) => ('trade' in f ? f.trade.txHash : f))).toEqual([late.txHash]);
+  const day = await redis.get(dailyPnlKey(prefix, now));
+  const state = (await new TradingStateStore(redis, prefix).get()).state;
+  expect({ day, state }).toEqual({ day: String(-1_200n * USD), state: 'reducing' });
+  // Read again: once.
+  expect(await fills.observe(trades([late]))).toEqual([]);
+  expect(await redis.get(dailyPnlKey(prefix, now))).toBe(String(-1_200n * USD));
+
+  // A landed one of ours is still not booked twice.
+  await redis.hset(actionRecordKey(prefix, own.actionId), 'json', JSON.stringify({ ...own, state: 'landed', signature: SIG }));
+  expect(await fills.observe(trades([late, trade(SIG, 300n * USD, Math.floor(now / 1000) + 1)]))).toEqual([]);
+  expect(await redis.get(dailyPnlKey(prefix, now))).toBe(String(-1_200n * USD));
 });
