@@ -248,6 +248,10 @@ describe('each bound of the intent is checked', () => {
     expect(await refusal({ ...rc(), numberOfOrders: 4 } as Intent, rc())).toContainEqual(expect.stringContaining('inAmountPerCycle 100000000 of inAmount 300000000 makes 3 orders; the intent asks for 4'));
     expect(await refusal({ ...rc(), intervalSec: 3600 } as Intent, rc())).toContainEqual(expect.stringContaining("cycleFrequency 600 s differs from the intent's interval 3600 s"));
     expect(await refusal({ ...rc(), startAt: 4102444800 } as Intent, rc())).toContainEqual(expect.stringContaining("startAt none differs from the intent's 4102444800"));
+    // No start named: the order starts now, not whenever the service chose (its deposit idle until then).
+    expect(await refusal(rc(), rc(), { startAt: 4102444800 })).toContainEqual(expect.stringContaining('startAt 4102444800 is after'));
+    const soon = Math.floor(Date.now() / 1000) + 60;
+    expect((await judge((await build(rc(), { startAt: soon }))[0]!, rc())).violations).toEqual([]);
     expect(await refusal({ ...rc(), minPrice: '0.5' } as Intent, rc())).toContainEqual(expect.stringContaining('minPrice is absent; the intent bounds the price from below'));
     expect(await refusal({ ...rc(), outputMint: MINTS.ETH } as Intent, rc())).toContainEqual(expect.stringContaining(`outputMint is ${MINTS.SOL}; the intent buys ${MINTS.ETH}`));
   });

@@ -89,6 +89,9 @@ function checkOpen(p: DcaInstruction, wallet: string, bounds: RecurringIntentBou
   if (frequency !== bounds.intervalSec) f.exceeded(`cycleFrequency ${frequency ?? 'none'} s differs from the intent's interval ${bounds.intervalSec} s`);
   const startAt = amountArg(p, 'startAt');
   if (bounds.startAt !== undefined && startAt !== bounds.startAt) f.exceeded(`startAt ${startAt ?? 'none'} differs from the intent's ${bounds.startAt}`);
+  if (bounds.latestStartAt !== undefined && startAt !== undefined && startAt > bounds.latestStartAt) {
+    f.exceeded(`startAt ${startAt} is after ${bounds.latestStartAt}; the intent names no start, so the order starts now (its deposit would wait idle until then)`);
+  }
   if (bounds.minPrice && p.args.minPrice === null) f.exceeded('minPrice is absent; the intent bounds the price from below');
   if (bounds.maxPrice && p.args.maxPrice === null) f.exceeded('maxPrice is absent; the intent bounds the price from above');
 }

@@ -78,6 +78,8 @@ export type RecurringIntentBounds =
       readonly intervalSec: bigint;
       /** Unix seconds, when the intent names a start. */
       readonly startAt?: bigint;
+      /** Unix seconds: with no start named, the latest the order may start (soon, not in a year: the deposit would wait idle). */
+      readonly latestStartAt?: bigint;
       /** Whether the intent bounds the price from below / above: then the order must carry that bound. */
       readonly minPrice: boolean;
       readonly maxPrice: boolean;
