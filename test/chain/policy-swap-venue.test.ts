@@ -184,6 +184,34 @@ describe('Ultra swaps of the venue: the route, decoded and judged', () => {
     expect((await verdict(ledger, { quote: built.quote })).violations.map((x) => x.detail).join('\n')).toMatch(/whatever the token ledger records/);
   });
 
+  it('fees: a route naming no platform fee account (every v2 route) takes none; only a v1 route naming the configured account may', async () => {
+    const built = await order();
+    const route = await routeOf(built.base64);
+    const thief = Keypair.generate().publicKey.toBase58();
+    const thiefFee = tokenAccountOf(thief, MINTS.USDC);
+    const out = BigInt(built.quote.outAmount);
+    const v2Roles = { ...route.accounts, source_mint: MINTS.SOL, source_token_program: PROGRAMS.token, destination_token_program: PROGRAMS.token, event_authority: 'D8cy77BBepLMngZx6ZukaTff5hCt1HrWyKk3Hnd9oitf', program: PROGRAMS.aggregator };
+    const v2 = (fees: { platform_fee_bps: number; positive_slippage_bps: number }) =>
+      rebuilt(built.base64, 'route_v2', v2Roles, { in_amount: BigInt(AMOUNT), quoted_out_amount: out, slippage_bps: 50, ...fees, route_plan: PLAN.map((s) => ({ ...s, share: 10_000 })) }, [...route.extraAccounts, thiefFee]);
+    // The largest fee and all positive slippage to an account among the AMM accounts: refused,
+    // whether or not a fee account is configured (a v2 route cannot name it).
+    for (const platformFeeAccount of [undefined, thiefFee]) {
+      const v = await verdict(v2({ platform_fee_bps: 65_535, positive_slippage_bps: 10_000 }), { quote: built.quote, platformFeeAccount });
+      expect(rules(v)).toEqual(['intent_exceeded']);
+      const details = v.violations.map((x) => x.detail).join('\n');
+      expect(details).toMatch(/platform_fee_bps 65535 takes a fee, but the route names no platform fee account/);
+      expect(details).toMatch(/positive_slippage_bps 10000 takes a fee/);
+    }
+    expect(rules(await verdict(v2({ platform_fee_bps: 0, positive_slippage_bps: 1 }), { quote: built.quote }))).toEqual(['intent_exceeded']);
+    expect(await verdict(v2({ platform_fee_bps: 0, positive_slippage_bps: 0 }), { quote: built.quote })).toMatchObject({ ok: true });
+    // v1 without a fee account: no fee either; with the configured one named, its fee is allowed.
+    const v1 = (roles: Record<string, string>) => rebuilt(built.base64, 'route', roles, { route_plan: PLAN, in_amount: BigInt(AMOUNT), quoted_out_amount: out, slippage_bps: 50, platform_fee_bps: 255 }, [...route.extraAccounts]);
+    const unnamed = await verdict(v1(route.accounts), { quote: built.quote });
+    expect(rules(unnamed)).toEqual(['intent_exceeded']);
+    expect(unnamed.violations[0]?.detail).toMatch(/platform_fee_bps 255 takes a fee, but the route names no platform fee account/);
+    expect(await verdict(v1({ ...route.accounts, platform_fee_account: thiefFee }), { quote: built.quote, platformFeeAccount: thiefFee })).toMatchObject({ ok: true });
+  });
+
   it('the route\'s own accounts: the wallet as authority, its input account, no other token account of the wallet among the AMM accounts', async () => {
     const built = await order();
     const route = await routeOf(built.base64);

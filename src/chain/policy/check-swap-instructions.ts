@@ -127,6 +127,8 @@ function checkRoute(ix: DecodedInstruction, p: AggregatorInstruction, ctx: Polic
   const fee = a.platform_fee_account;
   if (fee !== undefined && fee !== bounds?.platformFeeAccount) {
     account(`platform_fee_account ${fee} is not the configured one (${bounds?.platformFeeAccount ?? 'none configured'}): the fee would go to someone else`);
+  } else if (fee === undefined) {
+    out.push(...unpaidFees(p, where));
   }
 
   // The AMMs get the accounts after the layout, and the wallet's signature with them: none of the
@@ -143,6 +145,22 @@ function checkRoute(ix: DecodedInstruction, p: AggregatorInstruction, ctx: Polic
   if (bounds) out.push(...checkAmounts(p, bounds, where));
   const paid = EXACT_IN.has(p.type) ? bigintArg(p, 'in_amount') : EXACT_OUT.has(p.type) ? mostIn(p) : undefined;
   if (paid !== undefined && paid > 0n && inputMint !== undefined) payments.push({ asset: inputMint, amount: paid, to: PROGRAMS.aggregator, instruction: ix.index });
+  return out;
+}
+
+/**
+ * A route that names no platform fee account (every v2 route: its layout has no such role) may
+ * take no fee: a v2 route pays its fee to an account among the AMM accounts, which nothing here
+ * binds, and positive slippage kept as a fee is output the wallet never sees.
+ */
+function unpaidFees(p: AggregatorInstruction, where: string): Violation[] {
+  const out: Violation[] = [];
+  for (const name of ['platform_fee_bps', 'positive_slippage_bps']) {
+    const bps = bigintArg(p, name);
+    if (bps !== undefined && bps !== 0n) {
+      out.push({ rule: 'intent_exceeded', detail: `${where}: ${name} ${bps} takes a fee, but the route names no platform fee account (none configured, or a v2 route, which cannot name one): it would go to an account nothing binds` });
+    }
+  }
   return out;
 }
 
