@@ -30,6 +30,11 @@ const swapQuote = z.strictObject({
   outAmount: z.string().regex(/^\d+$/),
   otherAmountThreshold: z.string().regex(/^\d+$/),
   slippageBps: z.number().int().min(0).max(10_000),
+  /**
+   * The most slippage the intent allows (its maxSlippageBps, else execution.slippageBps): the
+   * policy holds the route to outAmount less it, and the risk gate values the swap there.
+   */
+  maxSlippageBps: z.number().int().min(0).max(9_999).optional(),
 });
 export type SwapQuote = z.infer<typeof swapQuote>;
 

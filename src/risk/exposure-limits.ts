@@ -115,7 +115,7 @@ export function judgeRiskAdding(intent: Intent, facts: ExposureFacts, limits: Ri
     case 'limit-order-create':
       return judgePerps(ask!, facts, limits, pending);
     case 'swap':
-      return spend(facts, intent.inputMint, toBigInt(intent.amount));
+      return unboundedOutput(facts, intent) ?? spend(facts, intent.inputMint, toBigInt(intent.amount));
     case 'trigger-create': {
       const judged = spend(facts, intent.inputMint, toBigInt(intent.makingAmount));
       return !judged.ok && judged.rule === 'price_unknown' ? saleForStablecoin(facts, intent, limits.maxBelowMarketBps) : judged;
@@ -162,6 +162,16 @@ function notHeldRefusal(intent: Extract<Intent, { type: 'increase' }>, facts: Ex
 function spend(facts: ExposureFacts, mint: string, amount: bigint): ExposureJudgement {
   const usd = tokenValueUsd(facts, mint, amount);
   return usd === undefined ? unpriced(mint) : { ok: true, spendUsd: usd };
+}
+
+/**
+ * A swap into a mint no snapshot prices, whose intent names no minOutAmount: the quote and the
+ * route come from one reply of the API, and below_market cannot value the output, so nothing apart
+ * from the API would bound what the swap pays out ("1 unit" for 1 SOL would be signed).
+ */
+function unboundedOutput(facts: ExposureFacts, intent: Extract<Intent, { type: 'swap' }>): ExposureJudgement | undefined {
+  if (intent.minOutAmount !== undefined || tokenValueUsd(facts, intent.outputMint, 0n) !== undefined) return undefined;
+  return refuse('price_unknown', `no price of ${mintName(intent.outputMint)} is known (latest positions, market-stats and ranked-tokens snapshots) and the swap names no minOutAmount: nothing but the API's own quote would bound what it pays out`);
 }
 
 /**

@@ -109,6 +109,13 @@ const tpslCancelIntent = z.strictObject({
   stopArbitration,
 });
 
+/**
+ * A slippage in basis points below a whole (0–9999): at 10,000 a trade accepts nothing out, which
+ * bounds nothing, so such an intent is refused rather than signed with a floor of 0.
+ */
+// The refinement runs even when the text failed uintString's own check: read only what is an integer.
+const slippageBpsBelowWhole = uintString.refine((v) => !/^\d+$/.test(v) || BigInt(v) < 10_000n, { message: 'a slippage of 10000 bps or more accepts nothing out: at most 9999' });
+
 /** POST /trigger/v1/createOrder: a limit order selling makingAmount of inputMint for takingAmount of outputMint. */
 const triggerCreateIntent = z.strictObject({
   type: z.literal('trigger-create'),
@@ -310,7 +317,7 @@ const recurringCancelIntent = z.strictObject({
 /**
  * Ultra: GET /ultra/v1/order → sign → POST /ultra/v1/execute with the order's requestId. Sells
  * `amount` (smallest unit) of inputMint for outputMint; the signed transaction must guarantee at
- * least the quote's out amount less `maxSlippageBps`.
+ * least the quote's out amount less `maxSlippageBps`, and at least `minOutAmount` when given.
  */
 export const swapIntent = z.strictObject({
   type: z.literal('swap'),
@@ -318,7 +325,13 @@ export const swapIntent = z.strictObject({
   inputMint: pubkey,
   outputMint: pubkey,
   amount: uintString,
-  maxSlippageBps: uintString.optional(),
+  maxSlippageBps: slippageBpsBelowWhole.optional(),
+  /**
+   * The least of outputMint (smallest unit) the strategy accepts, from its own data: the quote
+   * comes from the same API as the transaction, so for an output no snapshot prices this is the
+   * only bound apart from it. A swap into an unpriced mint without it is refused (risk:price_unknown).
+   */
+  minOutAmount: uintString.optional(),
 });
 
 /** POST /studio/v1/dbc/fee: claim a Dynamic Bonding Curve pool's trading fees to the wallet. */
@@ -380,6 +393,7 @@ const intentUnion = z
     if (intent.type === 'swap') {
       if (intent.inputMint === intent.outputMint) ctx.addIssue({ code: 'custom', path: ['outputMint'], message: 'a swap needs two different mints' });
       if (BigInt(intent.amount) === 0n) ctx.addIssue({ code: 'custom', path: ['amount'], message: 'a swap of 0 moves nothing' });
+      if (intent.minOutAmount !== undefined && /^0+$/.test(intent.minOutAmount)) ctx.addIssue({ code: 'custom', path: ['minOutAmount'], message: 'a floor of 0 bounds nothing: omit it or give the least the swap must pay out' });
     }
     if (intent.type === 'recurring-create') {
       if (intent.inputMint === intent.outputMint) ctx.addIssue({ code: 'custom', path: ['outputMint'], message: 'a recurring order needs two different mints' });

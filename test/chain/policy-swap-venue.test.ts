@@ -15,7 +15,7 @@ import { DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, type PolicyRule, type Verdict } from
 import { PROGRAMS } from '../../src/chain/programs.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
 import type { SwapQuote } from '../../src/pipeline/executor/swap-bounds.ts';
-import type { Intent } from '../../src/sdk/intent.ts';
+import { intentSchema, type Intent } from '../../src/sdk/intent.ts';
 import { HOSTILE_SWAP_FACTOR } from '../../src/venue/tx/aggregator-instructions.ts';
 import { foreignAccountFor, SWAP_HOSTILE_KINDS, type SwapHostileKind } from '../../src/venue/tx/hostile.ts';
 import { tokenAccountOf } from '../../src/venue/tx/perps-instructions.ts';
@@ -155,6 +155,38 @@ describe('Ultra swaps of the venue: the route, decoded and judged', () => {
     // No intent: nothing of the wallet's may move, so the route's input is refused.
     const none = await verdict(built.base64, { intent: undefined });
     expect(none.violations.map((x) => x.detail).join('\n')).toMatch(/moves 1000000000 of mint So1\w+, which the intent does not name/);
+  });
+
+  it("the intent's own minOutAmount: the bound is the larger of it and the quote's floor, so a quote of 1 unit bounds nothing below it", async () => {
+    const built = await order();
+    const route = await routeOf(built.base64);
+    // A token no snapshot prices (a fresh launch): a hostile order quotes 1 unit out for 1 SOL.
+    const token = Keypair.generate().publicKey.toBase58();
+    const roles = { ...route.accounts, user_destination_token_account: tokenAccountOf(address, token), destination_mint: token };
+    const oneUnit = rebuilt(built.base64, 'route', roles, { route_plan: PLAN, in_amount: BigInt(AMOUNT), quoted_out_amount: 1n, slippage_bps: 0, platform_fee_bps: 0 }, [...route.extraAccounts]);
+    const hostileQuote = { inAmount: AMOUNT, outAmount: '1' };
+    const v = await verdict(oneUnit, { quote: hostileQuote, intent: swapIntent({ outputMint: token, minOutAmount: '5000000' }) });
+    expect(rules(v)).toEqual(['intent_exceeded']);
+    expect(v.violations[0]?.detail).toMatch(/settles for 1 of mint \w+ \(quoted_out_amount 1 less slippage_bps 0\), below 5000000, the intent's minOutAmount/);
+    // The floor alone bounds a route (no quote needed for it); a route keeping it passes.
+    const keeps = rebuilt(built.base64, 'route', roles, { route_plan: PLAN, in_amount: BigInt(AMOUNT), quoted_out_amount: 5_000_000n, slippage_bps: 0, platform_fee_bps: 0 }, [...route.extraAccounts]);
+    expect(await verdict(keeps, { intent: swapIntent({ outputMint: token, minOutAmount: '5000000' }) })).toMatchObject({ ok: true });
+    // Below the quote's floor the quote still binds: the larger of both.
+    const low = await verdict(built.base64, { quote: { inAmount: AMOUNT, outAmount: String(BigInt(built.quote.outAmount) * 2n) }, intent: swapIntent({ minOutAmount: '1' }) });
+    expect(rules(low)).toEqual(['intent_exceeded']);
+  });
+
+  it('a slippage of 10,000 bps or more keeps nothing of the quote: refused, not bounded at 0', async () => {
+    const built = await order();
+    const route = await routeOf(built.base64);
+    const zeroFloor = rebuilt(built.base64, 'route', route.accounts, { route_plan: PLAN, in_amount: BigInt(AMOUNT), quoted_out_amount: BigInt(built.quote.outAmount), slippage_bps: 10_000, platform_fee_bps: 0 }, [...route.extraAccounts]);
+    // execution.slippageBps at its ceiling, an intent naming none (the intent's own field stops at 9999).
+    const wide = new PolicyInspector({ wallet: wallet.publicKey, priorityFeeCapLamports: DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, slippageBps: 10_000 });
+    const { verdict: v } = await wide.inspectDetailed(zeroFloor, swapIntent({ maxSlippageBps: undefined }), { operationId: 'ultra.order', route: 'rpc', swapQuote: built.quote });
+    expect(rules(v)).toEqual(['intent_exceeded']);
+    expect(v.violations[0]?.detail).toMatch(/nothing bounds the minimum out of mint EPjF\w+: a slippage of 10000 bps keeps nothing of the quote/);
+    expect(intentSchema.safeParse(swapIntent({ maxSlippageBps: '10000' })).success).toBe(false);
+    expect(intentSchema.safeParse(swapIntent({ maxSlippageBps: '9999' })).success).toBe(true);
   });
 
   it('exact-out routes: the most they may take (quoted in plus slippage) within the intent\'s amount, the exact out above the bound', async () => {

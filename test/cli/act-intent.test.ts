@@ -48,6 +48,10 @@ describe('stratd act reads human units exactly', () => {
     expect(read(`decrease ${POSITION} --size 100USD`)).toMatchObject({ type: 'decrease', sizeUsdDelta: '100000000' });
     expect(read(`tpsl ${POSITION} --sl 10%`)).toMatchObject({ type: 'tpsl-create', requestType: 'sl', triggerPrice: '135000000' });
     expect(read('swap 1.5 SOL USDC')).toMatchObject({ type: 'swap', inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: '1500000000', notionalUsd: '225000000' });
+    // The operator's own floor, in the output token's units: exact, as the amounts are.
+    expect(read('swap 1 USDC JLP --min-out 0.25')).toMatchObject({ type: 'swap', outputMint: MINTS.JLP, minOutAmount: '250000' });
+    expect(() => read('swap 1 SOL USDC --min-out 0.0000001')).toThrow(/--min-out/);
+    expect(() => read('swap 1 SOL USDC --slippage-bps 10000')).toThrow(/maxSlippageBps.*10000 bps or more accepts nothing out/);
     expect(read('trigger create 2 SOL 400 USDC')).toMatchObject({ type: 'trigger-create', makingAmount: '2000000000', takingAmount: '400000000' });
     expect(read(`trigger cancel ${POSITION}`)).toMatchObject({ type: 'trigger-cancel', order: POSITION });
     expect(read('recurring create 100 USDC SOL --orders 4 --every 1h')).toMatchObject({ type: 'recurring-create', inAmount: '100000000', numberOfOrders: 4, intervalSec: 3600 });

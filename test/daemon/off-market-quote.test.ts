@@ -52,7 +52,7 @@ describe('a swap quote far below the market', () => {
   it('is refused before signing (risk:below_market); the same swap quoted honestly lands', async () => {
     await control(venue, 'faults', { operations: { 'ultra.order': { hostile: 'swap_off_market_quote' } } });
     const refused = await swap();
-    expect(refused).toMatchObject({ state: 'rejected', reason: 'risk:below_market', detail: expect.stringContaining("the swap's quote accepts as little as") });
+    expect(refused).toMatchObject({ state: 'rejected', reason: 'risk:below_market', detail: expect.stringContaining('the signed swap may settle for as little as') });
     expect(refused?.signedTx).toBeUndefined();
     await control(venue, 'faults', { operations: { 'ultra.order': null } });
     expect(await swap()).toMatchObject({ state: 'landed' });

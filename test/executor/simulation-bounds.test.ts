@@ -42,6 +42,10 @@ describe('simulationBounds', () => {
     const swap: Intent = { ...base, type: 'swap', inputMint: MINTS.USDC, outputMint: MINTS.JLP, amount: '10000000', maxSlippageBps: '50' };
     expect(bounds(swap, { quotedOutAmount: '2000000' })).toMatchObject({ maxOutflow: { [MINTS.USDC]: 10_000_000n }, minInflow: { [MINTS.JLP]: 1_990_000n } });
     expect(bounds(swap).minInflow).toEqual({ [MINTS.JLP]: 1n });
+    // The intent's own minOutAmount when it is the larger (a quote of 1 unit bounds nothing below it).
+    expect(bounds({ ...swap, minOutAmount: '1500000' }, { quotedOutAmount: '1' }).minInflow).toEqual({ [MINTS.JLP]: 1_500_000n });
+    expect(bounds({ ...swap, minOutAmount: '1500000' }).minInflow).toEqual({ [MINTS.JLP]: 1_500_000n });
+    expect(bounds({ ...swap, minOutAmount: '1' }, { quotedOutAmount: '2000000' }).minInflow).toEqual({ [MINTS.JLP]: 1_990_000n });
     const open: Intent = { ...base, type: 'open', marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, collateralTokenDelta: '1000000000', leverage: '2', stopLossPrice: '1' };
     expect(bounds(open).maxOutflow).toEqual({ [MINTS.SOL]: 1_000_000_000n });
     expect(bounds({ ...base, type: 'lp-mint', depositToken: 'WBTC', depositTokenAmount: '7' }).maxOutflow).toEqual({ [MINTS.BTC]: 7n });

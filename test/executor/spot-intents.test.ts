@@ -93,6 +93,17 @@ describe('swap: Ultra order → sign → execute', () => {
     expect(w.signatures()).toBe(0);
   });
 
+  it("is refused before signing when the order accepts less than the intent's own minOutAmount; lands when it keeps it", async () => {
+    const w = await h.fundedWallet();
+    // $50 of USDC buys about a third of a SOL at the venue: a floor of 1 SOL is far above its threshold.
+    const { record } = await run(w, { ...swap('50000000', 'swap:floor'), minOutAmount: '1000000000' } as Intent);
+    expect(record).toMatchObject({ state: 'rejected', reason: 'build:swap_below_floor' });
+    expect(record?.detail ?? '').toMatch(/below the intent's minOutAmount 1000000000/);
+    expect(w.signatures()).toBe(0);
+    const kept = await run(w, { ...swap('50000000', 'swap:floor-kept'), minOutAmount: '1' } as Intent);
+    expect(kept.record).toMatchObject({ state: 'landed', swapQuote: { maxSlippageBps: expect.any(Number) } });
+  });
+
   it('re-posts the same signed bytes after a crash whose execute reply was lost, and lands one swap', async () => {
     const w = await h.fundedWallet();
     const usdcBefore = usdc(w);

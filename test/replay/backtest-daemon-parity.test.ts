@@ -51,7 +51,7 @@ const swapper = defineStrategy({
   name: 'swapper',
   config: z.object({}),
   subscribes: ['positions'],
-  onSnapshot: (ctx) => [{ type: 'swap', key: `swap:${ctx.now()}`, reason: 'swap', notionalUsd: '50000000', inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '50000000' }],
+  onSnapshot: (ctx) => [{ type: 'swap', key: `swap:${ctx.now()}`, reason: 'swap', notionalUsd: '50000000', inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '50000000', maxSlippageBps: '50' }],
 });
 
 async function record(): Promise<Snapshot[]> {
@@ -95,7 +95,8 @@ describe("the backtest's check before signing", () => {
       const report = await backtest({ snapshots, strategies: [{ strategy: swapper, config: {}, file: 'swapper.ts' } as LoadedStrategy], timeoutMs: 5_000, seed: 6, liquidationDistanceBps: 500n, ...backtestSettings(config, scope) });
       return report.strategies[0]!;
     };
-    // The venue's quote accepts 50 bps under its out amount: below the market by more than 0 bps, within 100.
+    // The venue's quote, and the intent, accept 50 bps under its out amount (the floor the signed route
+    // keeps): below the market by more than 0 bps, within 100.
     expect(await run(100)).toMatchObject({ landed: 2, notLanded: {} });
     expect(await run(0)).toMatchObject({ landed: 0, notLanded: { 'risk:below_market': 2 } });
   }, 60_000);

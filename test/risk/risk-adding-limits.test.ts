@@ -301,9 +301,37 @@ describe('what a trade takes against what it gives (risk.maxBelowMarketBps)', ()
       recordFor({ type: 'swap', inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '100000000' }, { swapQuote: { inAmount: '100000000', outAmount: '666666666', otherAmountThreshold: threshold, slippageBps: 50 } });
     // Before the build there is no quote to judge.
     expect((await g.check('accept', swap('1'))).allowed).toBe(true);
-    expect(await g.check('sign', swap('1'))).toMatchObject({ allowed: false, rule: 'below_market', detail: expect.stringContaining("the swap's quote accepts as little as 1 of SOL") });
+    expect(await g.check('sign', swap('1'))).toMatchObject({ allowed: false, rule: 'below_market', detail: expect.stringContaining('the signed swap may settle for as little as 1 of SOL') });
     expect(await g.check('sign', swap('599000000'))).toMatchObject({ allowed: false, rule: 'below_market' });
     expect((await g.check('sign', swap('600000000'))).allowed).toBe(true);
+  });
+
+  it("a swap is valued at the floor its signed route keeps (the quote's out less the allowed slippage), not the quote's stated threshold", async () => {
+    const g = await rankedGate();
+    // $100 of USDC for SOL at $150: a quote at the market, whose threshold claims no slippage.
+    const quote = { inAmount: '100000000', outAmount: '666666666', otherAmountThreshold: '666666666', slippageBps: 0 };
+    const swap = (over: Record<string, unknown>, extra: Record<string, unknown> = {}) => recordFor({ type: 'swap', inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '100000000', ...over }, { swapQuote: { ...quote, ...extra } });
+    // The route may keep only the quote less 1,500 bps ($85 of SOL for $100): refused, whether the
+    // allowed slippage came from the builder (the record) or from the intent (an older record).
+    expect(await g.check('sign', swap({}, { maxSlippageBps: 1_500 }))).toMatchObject({ allowed: false, rule: 'below_market', detail: expect.stringContaining('the signed swap may settle for as little as 566666667 of SOL') });
+    expect(await g.check('sign', swap({ maxSlippageBps: '1500' }))).toMatchObject({ allowed: false, rule: 'below_market' });
+    expect((await g.check('sign', swap({}, { maxSlippageBps: 1_000 }))).allowed).toBe(true);
+    // The intent's own floor is kept too: with it at the market, a wide slippage takes nothing below it.
+    expect((await g.check('sign', swap({ minOutAmount: '660000000' }, { maxSlippageBps: 1_500 }))).allowed).toBe(true);
+  });
+
+  it('a swap into a mint no snapshot prices needs its own minOutAmount: without one it is refused price_unknown, at accept and before signing', async () => {
+    // Not only with risk.maxBelowMarketBps: the output is bounded by nothing else apart from the API.
+    for (const limits of [BELOW, LIMITS]) {
+      const g = await rankedGate(limits);
+      const quote = { inAmount: '1000000000', outAmount: '1', otherAmountThreshold: '1', slippageBps: 0 };
+      const intoUnpriced = (over: Record<string, unknown> = {}) => recordFor({ type: 'swap', inputMint: MINTS.SOL, outputMint: OTHER, amount: '1000000000', ...over }, { swapQuote: quote });
+      for (const stage of ['accept', 'sign'] as const) {
+        expect(await g.check(stage, intoUnpriced())).toMatchObject({ allowed: false, rule: 'price_unknown', detail: expect.stringContaining('names no minOutAmount') });
+      }
+      // The strategy's floor bounds it (the policy holds the route to it): judged by the spend alone.
+      for (const stage of ['accept', 'sign'] as const) expect((await g.check(stage, intoUnpriced({ minOutAmount: '5000000' }))).allowed).toBe(true);
+    }
   });
 
   it('a token worth a few millionths of a dollar is valued at its ranked price to 18 places, not rounded to a millionth', async () => {

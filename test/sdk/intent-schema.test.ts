@@ -41,3 +41,18 @@ describe('an open names its leverage exactly, within the market ceiling', () => 
     expect(issues({ ...open, leverage: '2.0000001' })).toEqual(['leverage']);
   });
 });
+
+describe('a slippage stops below the whole: 10,000 bps would accept nothing out', () => {
+  const swap = { type: 'swap', key: 'swap', reason: 'test', notionalUsd: '0', inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: '1000000000' };
+
+  it("a swap's maxSlippageBps: 9999 at most", () => {
+    expect(issues({ ...swap, maxSlippageBps: '9999' })).toEqual([]);
+    expect(issues({ ...swap, maxSlippageBps: '10000' })).toEqual(['maxSlippageBps']);
+  });
+
+  it("a swap's own minOutAmount is an integer above 0", () => {
+    expect(issues({ ...swap, minOutAmount: '5000000' })).toEqual([]);
+    expect(issues({ ...swap, minOutAmount: '0' })).toEqual(['minOutAmount']);
+    expect(issues({ ...swap, minOutAmount: '1.5' })).toEqual(['minOutAmount']);
+  });
+});

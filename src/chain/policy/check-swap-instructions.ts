@@ -42,8 +42,9 @@ const BPS = 10_000n;
  *   accounts after the layout, no token account of the wallet but the route's own source and
  *   destination.
  * - intent_exceeded: one route, taking at most the intent's amount and settling for no less than
- *   the quote's out amount less the allowed slippage; a token-ledger route (its input is not an
- *   argument) or a swap without a known quote is refused.
+ *   the larger of the quote's out amount less the allowed slippage and the intent's minOutAmount;
+ *   no fee unless it names the configured platform fee account; a token-ledger route (its input is
+ *   not an argument) or a swap with neither a known quote nor an intent floor is refused.
  * The input a route takes moves by CPI, invisible to the value-flow rule: it is returned as a
  * payment, counted with the transaction's other outflows of that mint.
  */
@@ -209,7 +210,11 @@ function checkAmounts(p: AggregatorInstruction, b: SwapIntentBounds, where: stri
     }
   }
   if (b.minOutAmount === undefined) {
-    exceeded(`no quote is known to bound the minimum out of mint ${b.outputMint} (the route's own quoted amount bounds nothing)`);
+    exceeded(
+      b.minOutBasis === undefined
+        ? `no quote is known to bound the minimum out of mint ${b.outputMint} (the route's own quoted amount bounds nothing)`
+        : `nothing bounds the minimum out of mint ${b.outputMint}: ${b.minOutBasis}, and the intent names no minOutAmount`,
+    );
   } else if (outAmount !== undefined && outAmount < b.minOutAmount) {
     exceeded(`settles for ${outAmount} of mint ${b.outputMint} (${outWhat}), below ${b.minOutAmount}, ${b.minOutBasis ?? 'the least the intent accepts'}`);
   }

@@ -38,12 +38,16 @@ export interface SwapIntentBounds {
   /** The most of inputMint the route may take: the intent's amount. */
   readonly maxInAmount: bigint;
   /**
-   * The least of outputMint the route may settle for: the quote's out amount less the allowed
-   * slippage. Undefined when no quote is known: then the route is refused, since its own quoted
-   * amount comes from the very bytes under judgement and bounds nothing.
+   * The least of outputMint the route may settle for: the larger of the quote's out amount less the
+   * allowed slippage and the intent's own minOutAmount. Undefined when neither is known: then the
+   * route is refused, since its own quoted amount comes from the very bytes under judgement and
+   * bounds nothing.
    */
   readonly minOutAmount?: bigint;
-  /** How minOutAmount was derived (for the refusal's one line), e.g. "the quote's 1000 less 50 bps". */
+  /**
+   * How minOutAmount was derived (for the refusal's one line), e.g. "the quote's 1000 less 50 bps";
+   * without minOutAmount, why there is none when it is not the missing quote.
+   */
   readonly minOutBasis?: string;
   /** The one platform fee account a route may name (execution.ultraPlatformFeeAccount); absent: none. */
   readonly platformFeeAccount?: string;

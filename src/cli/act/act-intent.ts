@@ -117,7 +117,10 @@ function build(args: ActArguments, facts: ActFacts): Record<string, unknown> {
     case 'swap': {
       const sell = pair(need(0, '<amount>', 'a decimal amount'), need(1, '<from-token>', 'a tradable token'), '<amount>');
       const out = tradableMint('<to-token>', need(2, '<to-token>', 'a tradable token'));
-      return { type: 'swap', inputMint: sell.mint, outputMint: out.mint, amount: sell.amount.toString(), notionalUsd: valueOr0(facts, sell.mint, sell.amount), ...slippageBps };
+      // The operator's own floor: a swap into a token no snapshot prices is refused without one.
+      const minOut = str('min-out');
+      const floor = minOut === undefined ? {} : { minOutAmount: String(scaledAmount('--min-out', minOut, out.decimals, out.symbol)) };
+      return { type: 'swap', inputMint: sell.mint, outputMint: out.mint, amount: sell.amount.toString(), notionalUsd: valueOr0(facts, sell.mint, sell.amount), ...slippageBps, ...floor };
     }
     case 'lp-mint': {
       const deposit = pair(need(0, '<amount>', 'a decimal amount'), need(1, '<token>', 'SOL, ETH, BTC, USDC'), '<amount>');

@@ -38,7 +38,7 @@ const USAGE = `usage: stratd act <command> [arguments] [--yes | --dry-run] [--wh
     tpsl <position> (--sl <usd | n%> | --tp <usd | n%>)
     trigger create <amount> <TOKEN> <for-amount> <TOKEN> [--expires-in 1h] | trigger cancel <order>
     cancel-orders [<order> …]
-    swap <amount> <FROM> <TO> [--slippage-bps <bps>]
+    swap <amount> <FROM> <TO> [--slippage-bps <bps>] [--min-out <amount of TO>]
     lp-mint <amount> <SOL|ETH|BTC|USDC> [--min-lp <jlp>]
     deposit-borrow <jlp-amount> --borrow <usdc>
     recurring create <amount> <FROM> <TO> --orders <n> --every <1h> | recurring cancel <order>
@@ -72,6 +72,7 @@ const OPTIONS = {
   'slippage-bps': { type: 'string' },
   'expires-in': { type: 'string' },
   'min-lp': { type: 'string' },
+  'min-out': { type: 'string' },
   borrow: { type: 'string' },
   orders: { type: 'string' },
   every: { type: 'string' },

@@ -5,6 +5,8 @@ import { priorityFeeLamports, rentExemptMinimum, type ChainFacts, type Simulatio
 import { associatedTokenAccountOf } from '../../chain/policy/wallet-accounts.ts';
 import { PROGRAMS } from '../../chain/programs.ts';
 import type { Intent } from '../../sdk/intent.ts';
+import { slippageFloor } from '../../sdk/slippage-floor.ts';
+import { swapSlippageBps } from './swap-bounds.ts';
 
 /** 5000 lamports per signature: the base fee of every transaction. */
 const LAMPORTS_PER_SIGNATURE = 5_000n;
@@ -36,7 +38,8 @@ export interface BuildFacts {
  * - decrease, TP/SL create/update/cancel: no token leaves but the fee the intent names;
  * - trigger / recurring cancel, Studio fee claim: nothing leaves;
  * - trigger create: exactly the making amount; recurring create: exactly the in amount;
- * - swap: at most the amount in, at least the quote's out less the slippage out (none quoted: something must arrive);
+ * - swap: at most the amount in, at least the larger of the quote's out less the slippage and the
+ *   intent's minOutAmount out (neither: something must arrive);
  * - open, increase, add collateral, LP mint, deposit-borrow, perps limit order: at most the intent's input amount.
  * Lamports spent: the fee of every signature, the priority fee and, for operations that create
  * accounts, their rent (no more than MAX_CREATED_ACCOUNTS accounts of maxAccountSpaceBytes).
@@ -67,11 +70,11 @@ export function simulationBounds(intent: Intent | undefined, decoded: DecodedTra
     case 'recurring-create':
       return { maxLamportsSpent, maxOutflow: {}, exactOutflow: { [intent.inputMint]: toBigInt(intent.inAmount) } };
     case 'swap': {
-      const asked = intent.maxSlippageBps === undefined ? BigInt(Math.max(0, Math.trunc(slippageBps))) : toBigInt(intent.maxSlippageBps);
-      const bps = asked > 10_000n ? 10_000n : asked;
-      const quoted = build.quotedOutAmount === undefined ? undefined : toBigInt(build.quotedOutAmount);
-      const minOut = quoted === undefined ? 1n : (quoted * (10_000n - bps)) / 10_000n;
-      return { maxLamportsSpent, maxOutflow: { [intent.inputMint]: toBigInt(intent.amount) }, minInflow: { [intent.outputMint]: minOut > 0n ? minOut : 1n } };
+      const quoted = build.quotedOutAmount === undefined ? undefined : slippageFloor(toBigInt(build.quotedOutAmount), swapSlippageBps(intent, slippageBps));
+      const floor = intent.minOutAmount === undefined ? undefined : toBigInt(intent.minOutAmount);
+      // The larger of the quote's floor and the intent's; neither: something must arrive.
+      const minOut = [quoted, floor, 1n].reduce<bigint>((most, v) => (v !== undefined && v > most ? v : most), 0n);
+      return { maxLamportsSpent, maxOutflow: { [intent.inputMint]: toBigInt(intent.amount) }, minInflow: { [intent.outputMint]: minOut } };
     }
     case 'open':
     case 'increase':

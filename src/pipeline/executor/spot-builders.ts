@@ -4,7 +4,9 @@ import type { ApiClient } from '../../api/client.ts';
 import { decimalTextOfNumber } from '../../sdk/number-text.ts';
 import type { Intent } from '../../sdk/intent.ts';
 import type { SwapQuote } from '../../records/action-record.ts';
+import { slippageFloor } from '../../sdk/slippage-floor.ts';
 import { BuildRefused, type BuiltTransaction } from './ports.ts';
+import { swapSlippageBps } from './swap-bounds.ts';
 
 /**
  * The spot write side: Ultra swaps, time-based recurring orders and their cancel, the batch
@@ -79,7 +81,7 @@ export async function buildSpotIntent(intent: SpotIntent, o: SpotBuildContext, s
 
 /**
  * An Ultra order for the wallet, refused unless it is the swap the intent asked for (mints and
- * amount) and its threshold keeps the intent's slippage bound: the quote travels with the build
+ * amount) and its threshold keeps the intent's slippage bound and its minOutAmount: the quote travels with the build
  * (`quote`), so the policy can hold the signed bytes to at least `otherAmountThreshold` out.
  */
 async function buildSwap(intent: Extract<Intent, { type: 'swap' }>, o: SpotBuildContext, signal?: AbortSignal): Promise<BuiltTransaction> {
@@ -99,21 +101,27 @@ async function buildSwap(intent: Extract<Intent, { type: 'swap' }>, o: SpotBuild
   }
   const outAmount = BigInt(res.outAmount);
   const threshold = BigInt(res.otherAmountThreshold);
-  const maxSlippageBps = intent.maxSlippageBps === undefined ? BigInt(Math.max(0, Math.trunc(o.slippageBps))) : BigInt(intent.maxSlippageBps);
-  const bps = maxSlippageBps > 10_000n ? 10_000n : maxSlippageBps;
+  const bps = swapSlippageBps(intent, o.slippageBps);
   // The least out the intent accepts, rounded up: the quote's out less maxSlippageBps.
-  const floor = (outAmount * (10_000n - bps) + 9_999n) / 10_000n;
+  const floor = slippageFloor(outAmount, bps);
+  if (floor === undefined) {
+    throw new BuildRefused('build:swap_slippage', `a slippage of ${bps.toString()} bps accepts nothing out: nothing would bound what the swap pays out`);
+  }
   if (outAmount === 0n || threshold < floor) {
     throw new BuildRefused(
       'build:swap_slippage',
       `the Ultra order accepts as little as ${res.otherAmountThreshold} out of a quoted ${res.outAmount}: more than the ${bps.toString()} bps of slippage allowed (at least ${floor.toString()})`,
     );
   }
+  if (intent.minOutAmount !== undefined && threshold < BigInt(intent.minOutAmount)) {
+    throw new BuildRefused('build:swap_below_floor', `the Ultra order accepts as little as ${res.otherAmountThreshold} out, below the intent's minOutAmount ${intent.minOutAmount}`);
+  }
   const quote: SwapQuote = {
     inAmount: res.inAmount,
     outAmount: res.outAmount,
     otherAmountThreshold: res.otherAmountThreshold,
     slippageBps: res.slippageBps ?? Number(((outAmount - threshold) * 10_000n) / outAmount),
+    maxSlippageBps: Number(bps),
   };
   return { operationId: 'ultra.order', route: 'ultra-execute', requestId: res.requestId, unsignedTx: res.transaction, awaitsKeeper: false, swapQuote: quote };
 }

@@ -1,6 +1,7 @@
 import { toBigInt } from '../../api/amounts.ts';
 import type { PolicyIntent, SwapIntentBounds } from '../../chain/policy/index.ts';
 import type { Intent } from '../../sdk/intent.ts';
+import { slippageFloor } from '../../sdk/slippage-floor.ts';
 
 type SwapIntent = Extract<Intent, { type: 'swap' }>;
 
@@ -19,24 +20,27 @@ export interface SwapReference {
   readonly platformFeeAccount?: string;
 }
 
-const BPS = 10_000n;
-
 /**
  * The bounds of a swap: the route sells the intent's input mint for its output mint, takes at
  * most the intent's amount (nothing else of the wallet's moves), and settles for no less than the
- * quote's out amount less the intent's maxSlippageBps (or the configured slippage), rounded up.
- * A quote for another amount than the intent's bounds nothing: the route is then refused, as
- * without a quote (check-swap-instructions.ts says why in its refusal).
+ * larger of the quote's out amount less the intent's maxSlippageBps (or the configured slippage),
+ * rounded up, and the intent's own minOutAmount. Without either the route is refused: a quote for
+ * another amount than the intent's bounds nothing, nor does a slippage of 10,000 bps or more
+ * (check-swap-instructions.ts says why in its refusal).
  */
 export function swapIntentBounds(intent: SwapIntent, slippageBps: number, reference: SwapReference = {}): PolicyIntent {
   const amount = toBigInt(intent.amount);
-  const slippage = intent.maxSlippageBps === undefined ? BigInt(Math.max(0, Math.trunc(slippageBps))) : toBigInt(intent.maxSlippageBps);
+  const slippage = swapSlippageBps(intent, slippageBps);
   const quote = reference.quote;
+  const quoteFloor = quote !== undefined && toBigInt(quote.inAmount) === amount ? slippageFloor(toBigInt(quote.outAmount), slippage) : undefined;
+  const intentFloor = intent.minOutAmount === undefined ? undefined : toBigInt(intent.minOutAmount);
   let min: Pick<SwapIntentBounds, 'minOutAmount' | 'minOutBasis'> = {};
-  if (quote !== undefined && toBigInt(quote.inAmount) === amount) {
-    const out = toBigInt(quote.outAmount);
-    const kept = slippage >= BPS ? 0n : BPS - slippage;
-    min = { minOutAmount: (out * kept + BPS - 1n) / BPS, minOutBasis: `the quote's ${out} less ${slippage} bps` };
+  if (quoteFloor !== undefined && (intentFloor === undefined || quoteFloor >= intentFloor)) {
+    min = { minOutAmount: quoteFloor, minOutBasis: `the quote's ${quote!.outAmount} less ${slippage} bps` };
+  } else if (intentFloor !== undefined) {
+    min = { minOutAmount: intentFloor, minOutBasis: "the intent's minOutAmount" };
+  } else if (quote !== undefined && slippage >= 10_000n) {
+    min = { minOutBasis: `a slippage of ${slippage} bps keeps nothing of the quote` };
   }
   const swap: SwapIntentBounds = {
     inputMint: intent.inputMint,
@@ -46,4 +50,9 @@ export function swapIntentBounds(intent: SwapIntent, slippageBps: number, refere
     ...(reference.platformFeeAccount ? { platformFeeAccount: reference.platformFeeAccount } : {}),
   };
   return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: amount }, slippageBps: 0, swap };
+}
+
+/** The most slippage a swap allows: its intent's maxSlippageBps, else the configured default. */
+export function swapSlippageBps(intent: SwapIntent, configuredBps: number): bigint {
+  return intent.maxSlippageBps === undefined ? BigInt(Math.max(0, Math.trunc(configuredBps))) : toBigInt(intent.maxSlippageBps);
 }
