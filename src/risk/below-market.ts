@@ -1,7 +1,7 @@
 import { formatUsd } from '../kernel/money-text.ts';
 import type { ActionRecord, SwapQuote } from '../records/action-record.ts';
 import { slippageFloor } from '../sdk/slippage-floor.ts';
-import { mintName, tokenValueUsd, type ExposureFacts } from './exposure-limits.ts';
+import { mintName, tokenValueUsd, triggerLeastTake, type ExposureFacts } from './exposure-limits.ts';
 
 /** A trade refused for taking too little for what it gives, by rule and one line. */
 interface BelowMarketRefusal {
@@ -14,7 +14,7 @@ const BPS = 10_000n;
 /**
  * Whether a trade takes less for what it gives than `maxBelowBps` below the latest known prices
  * (the market-stats, positions and ranked-tokens snapshots the spend limit values by): a trigger
- * order's taking amount when it is accepted, a
+ * order's taking amount less its slippageBps (the least it may fill at) when it is accepted, a
  * swap's least output the signed route may keep (the smaller of its quote's `otherAmountThreshold`
  * and its out less the allowed slippage, at least the intent's minOutAmount) before it is signed.
  * The quote and the route come from one reply of the
@@ -53,7 +53,7 @@ interface Trade {
 function tradeOf(record: ActionRecord, stage: 'accept' | 'sign'): Trade | undefined {
   const intent = record.intent;
   if (intent.type === 'trigger-create' && stage === 'accept') {
-    return { inputMint: intent.inputMint, outputMint: intent.outputMint, give: BigInt(intent.makingAmount), take: BigInt(intent.takingAmount), what: 'the trigger order asks' };
+    return { inputMint: intent.inputMint, outputMint: intent.outputMint, give: BigInt(intent.makingAmount), take: triggerLeastTake(intent), what: 'the trigger order may fill at as little as' };
   }
   if (intent.type === 'swap' && stage === 'sign' && record.swapQuote !== undefined) {
     return { inputMint: intent.inputMint, outputMint: intent.outputMint, give: BigInt(record.swapQuote.inAmount), take: swapLeastTake(intent, record.swapQuote), what: 'the signed swap may settle for as little as' };

@@ -1,6 +1,7 @@
 import { decimalToScaled, toBigInt, USD_DECIMALS, USD_SCALE } from '../api/amounts.ts';
 import { MARKET_SYMBOL, MINT_DECIMALS, MINTS, type MarketMint } from '../api/mints.ts';
 import type { Intent } from '../sdk/intent.ts';
+import { slippageFloor } from '../sdk/slippage-floor.ts';
 import type { PositionView } from '../sdk/position-view.ts';
 
 /**
@@ -175,24 +176,32 @@ function unboundedOutput(facts: ExposureFacts, intent: Extract<Intent, { type: '
 }
 
 /**
+ * The least a trigger order may take: its takingAmount less its slippageBps, rounded up (the order
+ * may fill that far below its limit price). A slippage of 10,000 bps or more takes nothing.
+ */
+export function triggerLeastTake(intent: Extract<Intent, { type: 'trigger-create' }>): bigint {
+  return slippageFloor(toBigInt(intent.takingAmount), intent.slippageBps === undefined ? 0n : toBigInt(intent.slippageBps)) ?? 0n;
+}
+
+/**
  * A trigger order selling a token no snapshot prices (one that left every polled ranking) for
  * USDC or USDT: what it takes is the one value known, and it counts as the spend. Refusing it
  * would leave the token with no exit at all (token-momentum's take-profit of a holding whose
  * token dropped out of the rankings); a sale into a stablecoin lowers what the wallet holds at
  * risk. It must take at least what the strategy declared the sale worth (`notionalUsd`) less
- * risk.maxBelowMarketBps: a take-profit asks more, an amount in the wrong decimals far less. No
- * other unpriced spend passes.
+ * risk.maxBelowMarketBps, at the least it may fill at (takingAmount less its slippageBps): a
+ * take-profit asks more, an amount in the wrong decimals far less. No other unpriced spend passes.
  */
 function saleForStablecoin(facts: ExposureFacts, intent: Extract<Intent, { type: 'trigger-create' }>, maxBelowBps: number | undefined): ExposureJudgement {
   const stable = intent.outputMint === MINTS.USDC || intent.outputMint === MINTS.USDT;
   if (!stable) return unpriced(intent.inputMint);
-  const takes = tokenValueUsd(facts, intent.outputMint, toBigInt(intent.takingAmount))!;
+  const takes = tokenValueUsd(facts, intent.outputMint, triggerLeastTake(intent))!;
   const declared = toBigInt(intent.notionalUsd);
   // Declared worth nothing, nothing bounds it: as unpriced as before.
   if (declared === 0n) return unpriced(intent.inputMint);
   const bps = BigInt(Math.min(Math.max(Math.trunc(maxBelowBps ?? 0), 0), 10_000));
   if (takes * 10_000n < declared * (10_000n - bps)) {
-    return refuse('below_market', `a sale of ${intent.makingAmount} of ${mintName(intent.inputMint)}, which no snapshot prices, takes ${takes} (USD × 10^6) where its strategy declared it worth ${declared}: more than risk.maxBelowMarketBps (${bps}) below`);
+    return refuse('below_market', `a sale of ${intent.makingAmount} of ${mintName(intent.inputMint)}, which no snapshot prices, may take as little as ${takes} (USD × 10^6) where its strategy declared it worth ${declared}: more than risk.maxBelowMarketBps (${bps}) below`);
   }
   return { ok: true, spendUsd: takes };
 }

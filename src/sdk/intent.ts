@@ -126,7 +126,8 @@ const triggerCreateIntent = z.strictObject({
   takingAmount: uintString,
   /** Unix seconds. */
   expiredAt: uintString.optional(),
-  slippageBps: uintString.optional(),
+  /** How far below takingAmount the order may fill; the risk gate values the order at that floor. */
+  slippageBps: slippageBpsBelowWhole.optional(),
 });
 
 /** POST /trigger/v1/cancelOrder. */

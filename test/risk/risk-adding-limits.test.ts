@@ -334,6 +334,19 @@ describe('what a trade takes against what it gives (risk.maxBelowMarketBps)', ()
     }
   });
 
+  it('a trigger order is valued at the least it may fill at: its taking amount less its slippageBps', async () => {
+    const g = await rankedGate();
+    // 5 tokens ($10) for $10, but allowed to fill 50 % below: $5.
+    const sellAt = (usdc: number, slippageBps: string) => recordFor({ ...sell(5, usdc).intent, slippageBps });
+    expect(await g.check('accept', sellAt(10, '5000'))).toMatchObject({ allowed: false, rule: 'below_market', detail: expect.stringContaining('may fill at as little as 5000000 of') });
+    expect((await g.check('accept', sellAt(10, '1000'))).allowed).toBe(true);
+    // The unpriced token's sale for USDC is held to its declared worth at that floor as well.
+    const UNRANKED = 'GfZGLbBRqXZBLTa7JGw4kVjrWr7fXz7BRLtUGXyJKMqK';
+    const unpriced = (slippageBps: string) => recordFor({ type: 'trigger-create', inputMint: UNRANKED, outputMint: MINTS.USDC, makingAmount: '5000000', takingAmount: '12000000', notionalUsd: '10000000', slippageBps });
+    expect(await g.check('accept', unpriced('5000'))).toMatchObject({ allowed: false, rule: 'below_market', detail: expect.stringContaining('may take as little as 6000000') });
+    expect(await g.check('accept', unpriced('1000'))).toMatchObject({ allowed: true, spendUsd: 10_800_000n });
+  });
+
   it('a token worth a few millionths of a dollar is valued at its ranked price to 18 places, not rounded to a millionth', async () => {
     const MICRO = 'GfZGLbBRqXZBLTa7JGw4kVjrWr7fXz7BRLtUGXyJKMqK';
     const now = Date.now();

@@ -44,10 +44,13 @@ describe('an open names its leverage exactly, within the market ceiling', () => 
 
 describe('a slippage stops below the whole: 10,000 bps would accept nothing out', () => {
   const swap = { type: 'swap', key: 'swap', reason: 'test', notionalUsd: '0', inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: '1000000000' };
+  const trigger = { type: 'trigger-create', key: 'tc', reason: 'test', notionalUsd: '0', inputMint: MINTS.SOL, outputMint: MINTS.USDC, makingAmount: '1000000000', takingAmount: '150000000' };
 
-  it("a swap's maxSlippageBps: 9999 at most", () => {
+  it("a swap's maxSlippageBps and a trigger order's slippageBps: 9999 at most", () => {
     expect(issues({ ...swap, maxSlippageBps: '9999' })).toEqual([]);
     expect(issues({ ...swap, maxSlippageBps: '10000' })).toEqual(['maxSlippageBps']);
+    expect(issues({ ...trigger, slippageBps: '9999' })).toEqual([]);
+    expect(issues({ ...trigger, slippageBps: '10000' })).toEqual(['slippageBps']);
   });
 
   it("a swap's own minOutAmount is an integer above 0", () => {
