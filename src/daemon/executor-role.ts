@@ -193,6 +193,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       currentTpsl: findTpsl,
       limitOrder: limitOrderFromSnapshots(redis, prefix, signer.publicKey.toBase58(), async () => (await client.call('perps.limitOrders', { walletAddress: signer.publicKey.toBase58() })).dataList),
       ultraPlatformFeeAccount: config.execution.ultraPlatformFeeAccount || undefined,
+      ultraMaxFeeBps: config.execution.ultraMaxFeeBps,
       simulation: new SimulationCheck(chain.simulation, () => config.policy.simulation, {
         outcome: (outcome, seconds) => {
           o.metrics.policySimulations.inc({ outcome });

@@ -125,6 +125,9 @@ export interface BacktestExecution {
   readonly priceDriftBps: number;
   readonly priorityFeeCapLamports: bigint;
   readonly maxAccountSpaceBytes: bigint;
+  /** execution.ultraPlatformFeeAccount and ultraMaxFeeBps: a swap's fee bounds, as the daemon's (absent: none). */
+  readonly ultraPlatformFeeAccount?: string;
+  readonly ultraMaxFeeBps?: number;
 }
 
 /**
@@ -182,6 +185,9 @@ export class BacktestVenue {
         marketMarkPrice: marketMarkWithStats(async () => undefined, client),
         priceDriftBps: execution.priceDriftBps,
         maxAccountSpaceBytes: execution.maxAccountSpaceBytes,
+        // The daemon's swap fee bounds (executor-role.ts), so a backtest refuses what it would.
+        ultraPlatformFeeAccount: execution.ultraPlatformFeeAccount,
+        ultraMaxFeeBps: execution.ultraMaxFeeBps,
       }),
       signer,
       startMs,

@@ -57,13 +57,13 @@ function swapIntent(over: Partial<Extract<Intent, { type: 'swap' }>> = {}): Inte
   return { type: 'swap', key: 'swap:test', reason: 'test', notionalUsd: '150000000', inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: AMOUNT, maxSlippageBps: '100', ...over };
 }
 
-function inspector(platformFeeAccount?: string): PolicyInspector {
-  return new PolicyInspector({ wallet: wallet.publicKey, priorityFeeCapLamports: DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, slippageBps: 50, ultraPlatformFeeAccount: platformFeeAccount });
+function inspector(platformFeeAccount?: string, maxFeeBps?: number): PolicyInspector {
+  return new PolicyInspector({ wallet: wallet.publicKey, priorityFeeCapLamports: DEFAULT_PRIORITY_FEE_CAP_LAMPORTS, slippageBps: 50, ultraPlatformFeeAccount: platformFeeAccount, ultraMaxFeeBps: maxFeeBps });
 }
 
-async function verdict(tx: string | VersionedTransaction, opts: { intent?: Intent; quote?: SwapQuote; platformFeeAccount?: string } = {}): Promise<Verdict> {
+async function verdict(tx: string | VersionedTransaction, opts: { intent?: Intent; quote?: SwapQuote; platformFeeAccount?: string; maxFeeBps?: number } = {}): Promise<Verdict> {
   const parsed = typeof tx === 'string' ? VersionedTransaction.deserialize(Buffer.from(tx, 'base64')) : tx;
-  const { verdict: v } = await inspector(opts.platformFeeAccount).inspectDetailed(parsed, 'intent' in opts ? opts.intent : swapIntent(), { operationId: 'ultra.order', route: 'rpc', swapQuote: opts.quote });
+  const { verdict: v } = await inspector(opts.platformFeeAccount, opts.maxFeeBps).inspectDetailed(parsed, 'intent' in opts ? opts.intent : swapIntent(), { operationId: 'ultra.order', route: 'rpc', swapQuote: opts.quote });
   return v;
 }
 
@@ -216,7 +216,7 @@ describe('Ultra swaps of the venue: the route, decoded and judged', () => {
     expect((await verdict(ledger, { quote: built.quote })).violations.map((x) => x.detail).join('\n')).toMatch(/whatever the token ledger records/);
   });
 
-  it('fees: a route naming no platform fee account (every v2 route) takes none; only a v1 route naming the configured account may', async () => {
+  it("fees: a route naming no platform fee account (every v2 route) takes at most the service's own fee (execution.ultraMaxFeeBps), no positive slippage; a v1 route naming the configured account may take its fee", async () => {
     const built = await order();
     const route = await routeOf(built.base64);
     const thief = Keypair.generate().publicKey.toBase58();
@@ -228,19 +228,23 @@ describe('Ultra swaps of the venue: the route, decoded and judged', () => {
     // The largest fee and all positive slippage to an account among the AMM accounts: refused,
     // whether or not a fee account is configured (a v2 route cannot name it).
     for (const platformFeeAccount of [undefined, thiefFee]) {
-      const v = await verdict(v2({ platform_fee_bps: 65_535, positive_slippage_bps: 10_000 }), { quote: built.quote, platformFeeAccount });
+      const v = await verdict(v2({ platform_fee_bps: 65_535, positive_slippage_bps: 10_000 }), { quote: built.quote, platformFeeAccount, maxFeeBps: 10 });
       expect(rules(v)).toEqual(['intent_exceeded']);
       const details = v.violations.map((x) => x.detail).join('\n');
-      expect(details).toMatch(/platform_fee_bps 65535 takes a fee, but the route names no platform fee account/);
+      expect(details).toMatch(/platform_fee_bps 65535 takes more than execution.ultraMaxFeeBps \(10\)/);
       expect(details).toMatch(/positive_slippage_bps 10000 takes a fee/);
     }
-    expect(rules(await verdict(v2({ platform_fee_bps: 0, positive_slippage_bps: 1 }), { quote: built.quote }))).toEqual(['intent_exceeded']);
+    expect(rules(await verdict(v2({ platform_fee_bps: 0, positive_slippage_bps: 1 }), { quote: built.quote, maxFeeBps: 10 }))).toEqual(['intent_exceeded']);
     expect(await verdict(v2({ platform_fee_bps: 0, positive_slippage_bps: 0 }), { quote: built.quote })).toMatchObject({ ok: true });
+    // The service's own fee, as the published orders carry it (feeBps 2 to 10): up to the configured cap, not one bps more.
+    expect(await verdict(v2({ platform_fee_bps: 10, positive_slippage_bps: 0 }), { quote: built.quote, maxFeeBps: 10 })).toMatchObject({ ok: true });
+    expect(rules(await verdict(v2({ platform_fee_bps: 11, positive_slippage_bps: 0 }), { quote: built.quote, maxFeeBps: 10 }))).toEqual(['intent_exceeded']);
+    expect(rules(await verdict(v2({ platform_fee_bps: 2, positive_slippage_bps: 0 }), { quote: built.quote }))).toEqual(['intent_exceeded']);
     // v1 without a fee account: no fee either; with the configured one named, its fee is allowed.
     const v1 = (roles: Record<string, string>) => rebuilt(built.base64, 'route', roles, { route_plan: PLAN, in_amount: BigInt(AMOUNT), quoted_out_amount: out, slippage_bps: 50, platform_fee_bps: 255 }, [...route.extraAccounts]);
     const unnamed = await verdict(v1(route.accounts), { quote: built.quote });
     expect(rules(unnamed)).toEqual(['intent_exceeded']);
-    expect(unnamed.violations[0]?.detail).toMatch(/platform_fee_bps 255 takes a fee, but the route names no platform fee account/);
+    expect(unnamed.violations[0]?.detail).toMatch(/platform_fee_bps 255 takes more than execution.ultraMaxFeeBps \(0\)/);
     expect(await verdict(v1({ ...route.accounts, platform_fee_account: thiefFee }), { quote: built.quote, platformFeeAccount: thiefFee })).toMatchObject({ ok: true });
   });
 

@@ -7,7 +7,7 @@ import type { RedisScope } from './redis-scope.ts';
 export function backtestSettings(config: Config, scope: RedisScope, run = 'run'): Pick<BacktestOptions, 'execution' | 'risk'> {
   const { execution, risk } = config;
   return {
-    execution: { slippageBps: execution.slippageBps, priceDriftBps: execution.priceDriftBps, priorityFeeCapLamports: BigInt(execution.priorityFeeCapLamports), maxAccountSpaceBytes: BigInt(execution.maxAccountSpaceBytes) },
+    execution: { slippageBps: execution.slippageBps, priceDriftBps: execution.priceDriftBps, priorityFeeCapLamports: BigInt(execution.priorityFeeCapLamports), maxAccountSpaceBytes: BigInt(execution.maxAccountSpaceBytes), ultraMaxFeeBps: execution.ultraMaxFeeBps },
     risk: {
       redis: scope.redis,
       prefix: `${scope.prefix}backtest:${run}:`,

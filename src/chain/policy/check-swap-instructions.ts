@@ -129,7 +129,7 @@ function checkRoute(ix: DecodedInstruction, p: AggregatorInstruction, ctx: Polic
   if (fee !== undefined && fee !== bounds?.platformFeeAccount) {
     account(`platform_fee_account ${fee} is not the configured one (${bounds?.platformFeeAccount ?? 'none configured'}): the fee would go to someone else`);
   } else if (fee === undefined) {
-    out.push(...unpaidFees(p, where));
+    out.push(...unnamedFees(p, where, bounds?.maxPlatformFeeBps ?? 0n));
   }
 
   // The AMMs get the accounts after the layout, and the wallet's signature with them: none of the
@@ -150,17 +150,21 @@ function checkRoute(ix: DecodedInstruction, p: AggregatorInstruction, ctx: Polic
 }
 
 /**
- * A route that names no platform fee account (every v2 route: its layout has no such role) may
- * take no fee: a v2 route pays its fee to an account among the AMM accounts, which nothing here
- * binds, and positive slippage kept as a fee is output the wallet never sees.
+ * A route that names no platform fee account (every v2 route: its layout has no such role) pays
+ * its fee to an account among the AMM accounts, which nothing here binds: the service's own fee
+ * (the published Ultra orders take 0 to 10 bps, their feeBps) is allowed up to `maxBps`
+ * (execution.ultraMaxFeeBps), no more. Positive slippage kept as a fee is output the wallet never
+ * sees: none.
  */
-function unpaidFees(p: AggregatorInstruction, where: string): Violation[] {
+function unnamedFees(p: AggregatorInstruction, where: string, maxBps: bigint): Violation[] {
   const out: Violation[] = [];
-  for (const name of ['platform_fee_bps', 'positive_slippage_bps']) {
-    const bps = bigintArg(p, name);
-    if (bps !== undefined && bps !== 0n) {
-      out.push({ rule: 'intent_exceeded', detail: `${where}: ${name} ${bps} takes a fee, but the route names no platform fee account (none configured, or a v2 route, which cannot name one): it would go to an account nothing binds` });
-    }
+  const fee = bigintArg(p, 'platform_fee_bps');
+  if (fee !== undefined && fee > maxBps) {
+    out.push({ rule: 'intent_exceeded', detail: `${where}: platform_fee_bps ${fee} takes more than execution.ultraMaxFeeBps (${maxBps}) as a fee to an account the route does not name (none configured, or a v2 route, which cannot name one)` });
+  }
+  const kept = bigintArg(p, 'positive_slippage_bps');
+  if (kept !== undefined && kept !== 0n) {
+    out.push({ rule: 'intent_exceeded', detail: `${where}: positive_slippage_bps ${kept} takes a fee of the output above the quote, to an account the route does not name` });
   }
   return out;
 }

@@ -51,6 +51,8 @@ export interface SwapIntentBounds {
   readonly minOutBasis?: string;
   /** The one platform fee account a route may name (execution.ultraPlatformFeeAccount); absent: none. */
   readonly platformFeeAccount?: string;
+  /** The most platform_fee_bps a route naming no fee account may take (execution.ultraMaxFeeBps); absent: none. */
+  readonly maxPlatformFeeBps?: bigint;
 }
 
 /**

@@ -91,6 +91,8 @@ export const backtestCommand: Command = {
             priceDriftBps: execution.priceDriftBps,
             priorityFeeCapLamports: BigInt(execution.priorityFeeCapLamports),
             maxAccountSpaceBytes: BigInt(execution.maxAccountSpaceBytes),
+            ultraPlatformFeeAccount: execution.ultraPlatformFeeAccount || undefined,
+            ultraMaxFeeBps: execution.ultraMaxFeeBps,
           },
           market: { ...(priceFile !== undefined ? { priceFile } : {}), ...(keeperText !== undefined ? { keeperDelayMs: Number(keeperText) } : {}) },
           risk: {

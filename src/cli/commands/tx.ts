@@ -183,6 +183,7 @@ async function inspect(argv: string[]): Promise<number> {
     priceDriftBps: Number(drift),
     maxAccountSpaceBytes: BigInt(space),
     ultraPlatformFeeAccount: execution.ultraPlatformFeeAccount || undefined,
+    ultraMaxFeeBps: execution.ultraMaxFeeBps,
     simulation,
   });
   const route = transactionType === 'instant' ? 'perps-execute' : operation.id.startsWith('trigger.') ? 'trigger-execute' : 'rpc';

@@ -85,6 +85,14 @@ export const executionSection = {
     env: 'STRATD_ULTRA_PLATFORM_FEE_ACCOUNT',
     format: 'a base58 public key, or ""',
   }),
+  ultraMaxFeeBps: key({
+    doc: "The most a swap's route may take as the service's own fee when it names no platform fee account (route_v2 cannot name one), in bps of its output (platform_fee_bps). The published Ultra orders take 0 to 10 (a route's fee equals the order's feeBps); more is refused before signing (policy intent_exceeded). A route keeping positive slippage as a fee is refused whatever this says.",
+    schema: z.int().min(0).max(255),
+    default: 10,
+    kind: 'int',
+    env: 'STRATD_ULTRA_MAX_FEE_BPS',
+    format: 'an integer from 0 to 255',
+  }),
   slippageBps: key({
     doc: 'Default maximum slippage of a decrease, in basis points (the API default is 200), and of a swap whose intent names none (an Ultra order accepting more is refused); also how far below (a sale) or above (a purchase) its trigger a TP/SL request that names its own worst fill price may set it.',
     schema: z.int().min(0).max(10_000),

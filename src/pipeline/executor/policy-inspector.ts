@@ -64,6 +64,8 @@ export interface PolicyInspectorOptions {
   readonly simulation?: SimulationCheck;
   /** execution.ultraPlatformFeeAccount: the one platform fee account a swap's route may name (absent: none). */
   readonly ultraPlatformFeeAccount?: string;
+  /** execution.ultraMaxFeeBps: the service's own fee a route naming no fee account may take (absent: none). */
+  readonly ultraMaxFeeBps?: number;
 }
 
 /** What the policy needs of a build: the operation, how it is routed, the blockhash it reported, a swap's quote. */
@@ -134,7 +136,7 @@ export class PolicyInspector implements TransactionInspector {
     if (opensAtMarket(intent) && this.options.marketMarkPrice && markPriceUsd === undefined) throw new MarkPriceUnavailable(intent.marketMint, 'market');
     // An order not listed yet (the list lags a fresh order): no verdict yet, inspected again; not a hostile build.
     if (intent?.type === 'limit-order-update' && this.options.limitOrder && restingOrder === undefined) throw new LimitOrderUnlisted(intent.positionRequestPubkey);
-    const swap: SwapReference = { quote: built.swapQuote, platformFeeAccount: this.options.ultraPlatformFeeAccount };
+    const swap: SwapReference = { quote: built.swapQuote, platformFeeAccount: this.options.ultraPlatformFeeAccount, maxPlatformFeeBps: this.options.ultraMaxFeeBps };
     const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0, wallet: this.options.wallet.toBase58(), createdTpslPubkeys: built.createdTpslPubkeys, restingOrder }, currentTpsl, swap);
     const verdict = inspectTransaction(decoded, {
       wallet: this.options.wallet,

@@ -18,6 +18,8 @@ export interface SwapReference {
   readonly quote?: SwapQuote;
   /** execution.ultraPlatformFeeAccount; absent: a route may name no platform fee account. */
   readonly platformFeeAccount?: string;
+  /** execution.ultraMaxFeeBps: the service's own fee a route naming no fee account may take; absent: none. */
+  readonly maxPlatformFeeBps?: number;
 }
 
 /**
@@ -48,6 +50,7 @@ export function swapIntentBounds(intent: SwapIntent, slippageBps: number, refere
     maxInAmount: amount,
     ...min,
     ...(reference.platformFeeAccount ? { platformFeeAccount: reference.platformFeeAccount } : {}),
+    ...(reference.maxPlatformFeeBps === undefined ? {} : { maxPlatformFeeBps: BigInt(Math.max(0, Math.trunc(reference.maxPlatformFeeBps))) }),
   };
   return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: amount }, slippageBps: 0, swap };
 }
