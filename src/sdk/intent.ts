@@ -439,7 +439,9 @@ const intentUnion = z
     if (intent.entirePosition !== true && !nonZero) {
       ctx.addIssue({ code: 'custom', path: ['sizeUsdDelta'], message: 'a partial decrease needs a non-zero sizeUsdDelta or collateralUsdDelta' });
     }
-  });
+    // Only once every field read: these checks take amounts as integers, and a field that failed
+    // its own check (an amount of "1.5") is named by that check, not thrown as a SyntaxError here.
+  }, { when: (payload) => payload.issues.length === 0 });
 
 /**
  * Write operations the service deprecated: no intent carries them out, and a strategy (or an

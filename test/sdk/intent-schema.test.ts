@@ -59,3 +59,11 @@ describe('a slippage stops below the whole: 10,000 bps would accept nothing out'
     expect(issues({ ...swap, minOutAmount: '1.5' })).toEqual(['minOutAmount']);
   });
 });
+
+describe('an amount that is no integer is named by its field, never thrown', () => {
+  it('a swap of "1.5", a recurring order of "x", a decrease of "1e6": one issue each, at the field', () => {
+    expect(issues({ type: 'swap', key: 's', reason: 'test', notionalUsd: '0', inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: '1.5' })).toEqual(['amount']);
+    expect(issues({ type: 'recurring-create', key: 'r', reason: 'test', notionalUsd: '0', inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: 'x', numberOfOrders: 3, intervalSec: 600 })).toEqual(['inAmount']);
+    expect(issues({ type: 'decrease', key: 'd', reason: 'test', notionalUsd: '0', positionPubkey: position, marketMint: MINTS.SOL, side: 'long', receiveToken: 'USDC', sizeUsdDelta: '1e6' })).toEqual(['sizeUsdDelta']);
+  });
+});
