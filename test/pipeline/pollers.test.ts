@@ -7,6 +7,7 @@ import { ChainClient } from '../../src/chain/rpc-client.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import { loadConfig, type Config } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/kernel/logger.ts';
+import { heldTokenMints } from '../../src/pipeline/pollers/held-token-mints.ts';
 import { pollerHeartbeatKey, startPollers, type Pollers } from '../../src/pipeline/pollers/pollers.ts';
 import { bullPrefix, QUEUES, snapshotJobId } from '../../src/pipeline/queues.ts';
 import { snapshotSchema, type Snapshot } from '../../src/sdk/snapshot.ts';
@@ -164,6 +165,25 @@ describe('a tick', () => {
     expect((await p.tickNow('heldTokens', { at })).map((r) => r.error)).toEqual([undefined]);
     const snapshot = await readLatestSnapshot(scope.redis, scope.prefix, 'heldTokens', owner);
     expect(snapshot?.tokens.map((t) => t.id).sort()).toEqual([held!.id, ordered!.id].sort());
+  });
+
+  it("holdings that do not read (an RPC refusing) cost only themselves: the trigger orders' mints are still priced", async () => {
+    const at = Date.UTC(2026, 0, 1, 12, 3, 0);
+    const [a] = await client.call('tokens.ranked', { category: 'toptrending', interval: '1h', limit: 1 });
+    const p = pollers({ tokenHoldings: async () => Promise.reject(new Error('429 Too Many Requests')) });
+    await storeLatestSnapshot(scope.redis, scope.prefix, samples.triggerOrders([{ ...samples.triggerOrder(), inputMint: MINTS.USDC, outputMint: a!.id }], at, wallet));
+    expect((await p.tickNow('heldTokens', { at })).map((r) => r.error)).toEqual([undefined]);
+    expect((await readLatestSnapshot(scope.redis, scope.prefix, 'heldTokens', wallet))?.tokens.map((t) => t.id)).toEqual([a!.id]);
+  });
+
+  it('of 100 mints a search takes, the orders\' come first and dust last: anyone can send the wallet tokens', () => {
+    const bought = 'zBought1111111111111111111111111111111111111';
+    const orders = { ...samples.triggerOrders([]), history: [{ ...samples.triggerOrder(), inputMint: MINTS.USDC, outputMint: bought }] };
+    const dust = Array.from({ length: 100 }, (_, i) => ({ mint: `1Dust${String(i).padStart(3, '0')}1111111111111111111111111111111`, amount: 1n }));
+    const big = { mint: 'yBig11111111111111111111111111111111111111111', amount: 5_000_000n };
+    const mints = heldTokenMints(orders, [...dust, big, { mint: MINTS.USDC, amount: 1n }]);
+    expect(mints).toHaveLength(100);
+    expect(mints.slice(0, 2)).toEqual([bought, big.mint]);
   });
 
   it('every enabled source ticks with tickNow(), and the heartbeat records each', async () => {

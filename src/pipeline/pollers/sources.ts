@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { ApiClient } from '../../api/client.ts';
 import type { TokenHolding } from '../../chain/token-holdings.ts';
+import type { Logger } from '../../kernel/logger.ts';
 import type { Config } from '../../config/schema.ts';
 import type { SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
 import { pruneLatestSnapshots, readLatestSnapshot, readSnapshotTick } from '../../records/snapshot-store.ts';
@@ -25,6 +26,8 @@ export interface PollContext {
   readonly seenFills?: SeenFills;
   /** The tokens the wallet holds, read from the chain (heldTokens prices them); without it, only the trigger orders' mints. */
   readonly tokenHoldings?: (wallet: string) => Promise<TokenHolding[]>;
+  /** Told what a read got around (the holdings that did not read). */
+  readonly logger?: Pick<Logger, 'warn'>;
 }
 
 /** A snapshot as a read returns it; the poller adds the tick and the arrival time. */
@@ -90,6 +93,20 @@ const MAX_TRIGGER_ORDER_PAGES = 20;
 function walletOf(ctx: PollContext): string {
   if (!ctx.wallet) throw new TypeError('this source needs the wallet address');
   return ctx.wallet;
+}
+
+/**
+ * The tokens the wallet holds, read from the chain; an RPC that fails (rate-limited, down) costs
+ * only those: the trigger orders' mints are still priced, and the failure is logged.
+ */
+async function heldOnChain(ctx: PollContext, wallet: string): Promise<TokenHolding[]> {
+  if (!ctx.tokenHoldings) return [];
+  try {
+    return await ctx.tokenHoldings(wallet);
+  } catch (err) {
+    ctx.logger?.warn({ err }, "heldTokens: the wallet's token accounts did not read; pricing the trigger orders' mints only");
+    return [];
+  }
 }
 
 /** The one read of a source that reads the wallet, keyed by it: `run` makes its snapshot. */
@@ -223,7 +240,7 @@ export const POLLER_SOURCES: Sources = {
     needsWallet: true,
     reads: (ctx) =>
       walletRead(ctx, async (wallet) => {
-        const [orders, holdings] = await Promise.all([readLatestSnapshot(ctx.redis, ctx.prefix, 'triggerOrders', wallet), ctx.tokenHoldings?.(wallet)]);
+        const [orders, holdings] = await Promise.all([readLatestSnapshot(ctx.redis, ctx.prefix, 'triggerOrders', wallet), heldOnChain(ctx, wallet)]);
         const mints = heldTokenMints(orders, holdings);
         // No token to price: no call (a search costs 10 credits).
         const found = mints.length === 0 ? [] : await ctx.client.call('tokens.search', { query: mints.join(',') });
