@@ -36,8 +36,15 @@ const BREAKER_REASONS: readonly RegExp[] = [
  */
 const TRANSIENT_POLICY = /^policy:simulation_(failed|invalid|unavailable)$/;
 
+/**
+ * A build refused because the market moved past the strategy's own floor (an Ultra order paying
+ * less than the intent's minOutAmount): the price, not the venue, refused it; a falling market
+ * must not stop the strategy.
+ */
+const MARKET_REFUSALS = /^build:swap_below_floor$/;
+
 export function countsTowardBreaker(reason: string | undefined): boolean {
-  return reason !== undefined && !TRANSIENT_POLICY.test(reason) && BREAKER_REASONS.some((re) => re.test(reason));
+  return reason !== undefined && !TRANSIENT_POLICY.test(reason) && !MARKET_REFUSALS.test(reason) && BREAKER_REASONS.some((re) => re.test(reason));
 }
 
 /**

@@ -22,6 +22,9 @@ const refusedAtAccept = (rule: string) => recordFor({ type: 'decrease' }, { stra
 it('both replayed-bytes reasons count toward the breaker (docs/safety.md)', () => {
   expect(countsTowardBreaker('replay:signature_claimed')).toBe(true);
   expect(countsTowardBreaker('replay:landed_before_build')).toBe(true);
+  // A quote below the strategy's own floor is the market moving, not a broken venue.
+  expect(countsTowardBreaker('build:swap_below_floor')).toBe(false);
+  expect(countsTowardBreaker('build:unreadable')).toBe(true);
 });
 
 it('replayed bytes in a row trip the breaker, whichever of the two reasons', async () => {
