@@ -54,13 +54,18 @@ export function leverageQuestion(intent: Intent): { readonly positionPubkey: str
 }
 
 /**
- * Whether (size − ΔS) / (collateral − ΔC) ≤ size / collateral, in integers: ΔC × size ≤ ΔS ×
- * collateral. Withdrawing all the collateral of a position that keeps size never does.
+ * Whether the leverage of what stays is no higher, judged on the position's equity (collateral
+ * plus its unrealised PnL after fees: what a loss has left of the margin, the case reducing mode
+ * is for): (size − ΔS) / (equity − ΔC) ≤ size / equity, in integers ΔC × size ≤ ΔS × equity.
+ * A position under water, or a withdrawal of all its equity that keeps size, never does; an
+ * unknown PnL neither.
  */
-export function keepsLeverage(position: { readonly sizeUsd: bigint; readonly collateralUsd: bigint }, q: { readonly sizeUsdDelta: bigint; readonly collateralUsdDelta: bigint }): boolean {
-  if (position.sizeUsd <= 0n || position.collateralUsd <= 0n) return false;
-  if (q.collateralUsdDelta >= position.collateralUsd) return q.sizeUsdDelta >= position.sizeUsd;
-  return q.collateralUsdDelta * position.sizeUsd <= q.sizeUsdDelta * position.collateralUsd;
+export function keepsLeverage(position: { readonly sizeUsd: bigint; readonly collateralUsd: bigint; readonly pnlAfterFeesUsd?: bigint }, q: { readonly sizeUsdDelta: bigint; readonly collateralUsdDelta: bigint }): boolean {
+  if (position.pnlAfterFeesUsd === undefined) return false;
+  const equity = position.collateralUsd + position.pnlAfterFeesUsd;
+  if (position.sizeUsd <= 0n || equity <= 0n) return false;
+  if (q.collateralUsdDelta >= equity) return q.sizeUsdDelta >= position.sizeUsd;
+  return q.collateralUsdDelta * position.sizeUsd <= q.sizeUsdDelta * equity;
 }
 
 function positive(amount: string | undefined): boolean {

@@ -341,7 +341,7 @@ describe('trading states', () => {
 
   it('reducing: a decrease that withdraws collateral lowers exposure only if the leverage of what stays is no higher', async () => {
     // The position: $100 of size on $20 of collateral (5×).
-    const position = { positionPubkey: POSITION, sizeUsd: 100_000_000n, collateralUsd: 20_000_000n };
+    let position = { positionPubkey: POSITION, sizeUsd: 100_000_000n, collateralUsd: 20_000_000n, pnlAfterFeesUsd: 0n };
     const g = gate({ exposure: async () => ({ positions: [position] }) as unknown as ExposureFacts });
     await g.tradingState.set('reducing', 'daily loss stop', 'risk');
     const decrease = (sizeUsdDelta: string | undefined, collateralUsdDelta: string, strategy = 'alpha') => recordFor({ type: 'decrease', notionalUsd: sizeUsdDelta ?? collateralUsdDelta, sizeUsdDelta, collateralUsdDelta }, { strategy });
@@ -351,6 +351,11 @@ describe('trading states', () => {
     expect((await g.check('accept', decrease('50000000', '10000000'))).allowed).toBe(true);
     // Half the size, 60 % of the collateral: 6.25×.
     expect(await g.check('accept', decrease('50000000', '12000000'))).toMatchObject({ allowed: false, rule: 'reducing' });
+    // Judged on equity: $12 of the $20 lost, half the size and $5 withdrawn leaves $50 on $3 (16.7× from 12.5×).
+    position = { ...position, pnlAfterFeesUsd: -12_000_000n };
+    expect(await g.check('accept', decrease('50000000', '5000000'))).toMatchObject({ allowed: false, rule: 'reducing' });
+    expect((await g.check('accept', decrease('50000000', '4000000'))).allowed).toBe(true);
+    position = { ...position, pnlAfterFeesUsd: 0n };
     // A position the latest read does not show is not known to be helped.
     expect(await g.check('accept', recordFor({ type: 'decrease', positionPubkey: SL1, sizeUsdDelta: '50000000', collateralUsdDelta: '1' }))).toMatchObject({ allowed: false, rule: 'reducing' });
     // A protective strategy under the risk system's halt: the same.
