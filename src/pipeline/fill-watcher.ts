@@ -6,7 +6,7 @@ import type { TriggerOrder } from '../api/schemas/trigger.ts';
 import type { Logger } from '../kernel/logger.ts';
 import { formatUsd } from '../kernel/money-text.ts';
 import type { NotifyEventInput, NotifySink } from '../kernel/notify-event.ts';
-import { actionRecordKey, requestClaimKey, signatureClaimKey } from './executor/action-store.ts';
+import { actionRecordKey, requestClaimKey, signatureClaimKey, UNLANDED_CLAIM } from './executor/action-store.ts';
 import type { Ledger, LedgerEntryInput } from '../records/ledger.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
 import type { Snapshot } from '../sdk/snapshot.ts';
@@ -327,7 +327,7 @@ export class FillWatcher {
       // One of ours that ended without landing (a request called keeper_timeout that the keeper
       // filled after all): the risk gate booked nothing for it, so the fill is booked and told
       // here, as anyone else's would be.
-      if (claimedBy !== null && !(await this.endedUnlanded(claimedBy))) {
+      if (claimedBy !== null && !claimedBy.startsWith(UNLANDED_CLAIM) && !(await this.endedUnlanded(claimedBy))) {
         await RECORD_FILL.run(redis, [fillSeenKey(prefix, id), this.o.ledger.streamKey], [this.retentionMs, '']);
         continue;
       }
@@ -344,7 +344,7 @@ export class FillWatcher {
       const fresh = await RECORD_FILL.run(redis, [fillSeenKey(prefix, id), this.o.ledger.streamKey], [this.retentionMs, entry]);
       if (fresh !== 1) continue; // another replica recorded it first
       recorded.push(fill);
-      if (claimedBy !== null) this.o.logger?.warn({ fill: fill.id, action: claimedBy, market: trade.mint, side: trade.side, sizeUsd: trade.size }, 'a fill of an action that ended without landing: booked now');
+      if (claimedBy !== null) this.o.logger?.warn({ fill: fill.id, action: claimedBy.replace(UNLANDED_CLAIM, ''), market: trade.mint, side: trade.side, sizeUsd: trade.size }, 'a fill of an action that ended without landing: booked now');
       else this.o.logger?.info({ fill: fill.id, cause, market: trade.mint, side: trade.side, sizeUsd: trade.size }, 'external fill');
       // Not awaited by the tick: delivery is queued and never holds up the pollers.
       void this.o.notifier?.notify(fillEvent(fill, this.now()));

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import type { ActionRecord } from '../../src/records/action-record.ts';
+import { requestClaimKey } from '../../src/pipeline/executor/action-store.ts';
 import { isFillOf, KeeperFillWatchOverflow, TradeHistoryKeeperFillWatch } from '../../src/pipeline/executor/keeper-fill-watch.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
@@ -102,6 +103,8 @@ describe('fill attribution of keeper-awaited requests', () => {
       const outcome = (await keeperOutcomes()).find((o) => o.requestPubkey === seen.positionRequestPubkey);
       expect(outcome?.status).toBe('rejected');
       expect(h.outcomesOf(ours.actionId)).toEqual(['ambiguous', 'expired']);
+      // Its request's claim now says it ended unlanded: a fill the keeper makes of it after all is booked (fill-watcher.ts).
+      expect(await redis.get(requestClaimKey(h.prefix, seen.positionRequestPubkey!))).toBe(`unlanded:${ours.actionId}`);
     } finally {
       h.venue.applyFaults({ keeperDelayMs: 1_000, maxRequestExecutionSec: 45 });
     }

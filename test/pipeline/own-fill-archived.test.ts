@@ -4,6 +4,7 @@
 import { afterAll, afterEach, expect, it } from 'vitest';
 import type { TradeRecord } from '../../src/api/schemas/perps.ts';
 import { actionRecordKey, requestClaimKey, settledIndexKey, signatureClaimKey } from '../../src/pipeline/executor/action-store.ts';
+import { ActionStore } from '../../src/pipeline/executor/action-store.ts';
 import { SettledRecords } from '../../src/pipeline/executor/settled-records.ts';
 import { FillWatcher } from '../../src/pipeline/fill-watcher.ts';
 import { dailyPnlKey, ExternalPnlBook } from '../../src/risk/daily-loss.ts';
@@ -96,4 +97,30 @@ it('a fill of our own request that ended keeper_timeout (the keeper filled it af
   await redis.hset(actionRecordKey(prefix, own.actionId), 'json', JSON.stringify({ ...own, state: 'landed', signature: SIG }));
   expect(await fills.observe(trades([late, trade(SIG, 300n * USD, Math.floor(now / 1000) + 1)]))).toEqual([]);
   expect(await redis.get(dailyPnlKey(prefix, now))).toBe(String(-1_200n * USD));
+});
+
+it("a late fill of our keeper_timeout request is booked also after the archiver removed the action's record", async () => {
+  const { redis, prefix } = scope;
+  const tradingSwitch = new TradingSwitch({ redis, prefix });
+  const book = new ExternalPnlBook({ redis, prefix, dailyLossStopUsd: () => 1_000n * USD, tradingSwitch });
+  const ledger = { streamKey: `${prefix}ledger`, encode: (e: unknown) => JSON.stringify(e) } as never;
+  const fills = new FillWatcher({ redis, prefix, ledger, bookPnl: (id, pnl) => book.book(id, pnl) });
+  const now = Date.now();
+  const trades = (list: TradeRecord[]): Snapshot => ({ kind: 'trades', source: 'perps.trades', key: WALLET, wallet: WALLET, trades: list, tickMs: now, receivedAtMs: now }) as Snapshot;
+  await fills.observe(trades([])); // the baseline read
+
+  // The request was claimed when sent; the action ended expired (keeper_timeout) and its outcome
+  // marked the claim; then the archiver removed the record (the request claim stays).
+  const REQUEST = '4vkNeXiYEUizLdrpdPS1eC2mccyM4NUPRtERrk6ZETkk';
+  const store = new ActionStore(redis, prefix);
+  await store.claimRequest(REQUEST, 'act-gone');
+  await store.markRequestUnlanded(REQUEST, 'act-gone');
+  expect(await redis.exists(actionRecordKey(prefix, 'act-gone'))).toBe(0);
+  const late = { ...trade('8'.repeat(88), -700n * USD, Math.floor(now / 1000)), positionRequestPubkey: REQUEST } as TradeRecord;
+  expect(await fills.observe(trades([late]))).toHaveLength(1);
+  expect(await redis.get(dailyPnlKey(prefix, now))).toBe(String(-700n * USD));
+  // A claim nobody marked stays ours: not booked.
+  await store.claimRequest('CFG9Bmppz7eZbna96UizACJPYT3UgVgps3KkMNNo6P4k', 'act-landed');
+  await fills.observe(trades([late, { ...trade('9'.repeat(88), 900n * USD, Math.floor(now / 1000) + 1), positionRequestPubkey: 'CFG9Bmppz7eZbna96UizACJPYT3UgVgps3KkMNNo6P4k' } as TradeRecord]));
+  expect(await redis.get(dailyPnlKey(prefix, now))).toBe(String(-700n * USD));
 });

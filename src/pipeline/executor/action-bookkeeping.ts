@@ -83,6 +83,8 @@ export class ActionBookkeeping {
       this.context.options.settle(record, outcome),
       // An operator's dry run is told too: it executed nothing, so its reservations come back.
       FINAL_STATES.has(record.state) || isOperatorDryRun(record) ? this.context.risk.recordOutcome?.(record) : undefined,
+      // A request that landed and was never filled (keeper_timeout): its claim says so, for a late fill.
+      record.positionRequestPubkey !== undefined && (record.state === 'expired' || record.state === 'rejected') ? this.context.options.store.markRequestUnlanded(record.positionRequestPubkey, record.actionId) : undefined,
     ]);
     const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     if (failures.length > 1) this.context.logger.warn({ actionId: record.actionId, err: errorForLog(failures[1]) }, 'settling the action failed twice; retrying');

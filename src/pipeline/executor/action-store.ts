@@ -178,6 +178,9 @@ export function signatureClaimKey(prefix: string, signature: string): string {
  * and its txHash may be the keeper's transaction, not our signature (docs/operations.md), so the
  * fill watcher tells our own fills from others' by this claim as well.
  */
+/** The value of a request claim whose action ended without landing: this, then its action id. */
+export const UNLANDED_CLAIM = 'unlanded:';
+
 export function requestClaimKey(prefix: string, positionRequestPubkey: string): string {
   return `${prefix}request:${positionRequestPubkey}`;
 }
@@ -294,6 +297,15 @@ export class ActionStore {
   /** Claims a sent action's position request for it, for as long as a signature's claim lasts (requestClaimKey). */
   async claimRequest(positionRequestPubkey: string, actionId: string): Promise<void> {
     await this.redis.set(requestClaimKey(this.prefix, positionRequestPubkey), actionId, 'EX', this.retentionSec);
+  }
+
+  /**
+   * Marks a claimed request's action as ended without landing (UNLANDED_CLAIM), for as long as the
+   * claim lasts: a fill the keeper makes of it later is booked by the fill watcher, which the
+   * action's outcome did not, also after the archiver removed the action's record.
+   */
+  async markRequestUnlanded(positionRequestPubkey: string, actionId: string): Promise<void> {
+    await this.redis.set(requestClaimKey(this.prefix, positionRequestPubkey), `${UNLANDED_CLAIM}${actionId}`, 'KEEPTTL', 'XX');
   }
 
   async save(record: ActionRecord, version: number, ledgerEntries?: string | readonly string[], leaseOwner?: string, keepIntentMs?: number): Promise<StoredAction> {
