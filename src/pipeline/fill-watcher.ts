@@ -315,7 +315,12 @@ export class FillWatcher {
       return [];
     }
     const recorded: ExternalFill[] = [];
+    // A fill older than its seen marker lives was read (and booked or told) when it was new: the
+    // history's newest page lists a quiet wallet's old trades on every read, and once their markers
+    // expired each would be reported, and our own booked, again.
+    const oldestSec = (this.now() - this.retentionMs) / 1000;
     for (const trade of ordered) {
+      if (trade.createdTime < oldestSec) continue;
       const id = fillId(trade);
       if (await redis.exists(fillSeenKey(prefix, id))) continue;
       // Ours: the fill executed a request one of our actions signed (its signature is claimed), or

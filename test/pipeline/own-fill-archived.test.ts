@@ -124,3 +124,20 @@ it("a late fill of our keeper_timeout request is booked also after the archiver 
   await fills.observe(trades([late, { ...trade('9'.repeat(88), 900n * USD, Math.floor(now / 1000) + 1), positionRequestPubkey: 'CFG9Bmppz7eZbna96UizACJPYT3UgVgps3KkMNNo6P4k' } as TradeRecord]));
   expect(await redis.get(dailyPnlKey(prefix, now))).toBe(String(-700n * USD));
 });
+
+it('a trade older than the seen markers live is not reported again when the history lists it after they expired', async () => {
+  const { redis, prefix } = scope;
+  const booked: bigint[] = [];
+  const ledger = { streamKey: `${prefix}ledger`, encode: (e: unknown) => JSON.stringify(e) } as never;
+  let now = Date.now();
+  const fills = new FillWatcher({ redis, prefix, ledger, retentionMs: 60_000, now: () => now, bookPnl: async (_id, pnl) => void booked.push(pnl) });
+  const trades = (list: TradeRecord[]): Snapshot => ({ kind: 'trades', source: 'perps.trades', key: WALLET, wallet: WALLET, trades: list, tickMs: now, receivedAtMs: now }) as Snapshot;
+  await fills.observe(trades([])); // the baseline read
+  const liquidation = { ...trade('a'.repeat(88), -300n * USD, Math.floor(now / 1000)), orderType: 'Liquidation' } as TradeRecord;
+  expect(await fills.observe(trades([liquidation]))).toHaveLength(1);
+  // Two minutes on (the markers live one): a quiet wallet's newest page still lists it.
+  now += 120_000;
+  await redis.del(...(await redis.keys(`${prefix}fill:*`)));
+  expect(await fills.observe(trades([liquidation]))).toEqual([]);
+  expect(booked).toEqual([-300n * USD]);
+});
