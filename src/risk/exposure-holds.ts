@@ -72,9 +72,21 @@ return 1
 
 // A landing keeps the hold (until a later positions read shows it); any other end drops it. A
 // landing also restarts its age: an action may land long after its accept (rebuilds, an ambiguous
-// send), and its hold must still count until a read started after the landing shows it.
+// send), and its hold must still count until a read started after the landing shows it. A landing
+// whose hold another accept pruned meanwhile (older than HOLD_MAX_AGE_MS; the in-flight index
+// counted the action until now) holds its intent again (ARGV[3]). Holds past their age are dropped
+// here too, so they do not stay for good when no open comes (reducing mode).
 const RELEASE = new RedisScript(`
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4])
+for _, id in ipairs(stale) do
+  redis.call('HDEL', KEYS[1], id)
+  redis.call('HDEL', KEYS[3], id)
+  redis.call('ZREM', KEYS[2], id)
+end
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
+  if ARGV[2] == '' or ARGV[3] == '' then return 0 end
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+end
 if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
   redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
@@ -133,8 +145,12 @@ export class ExposureHolds {
     return held === 1;
   }
 
-  /** The action ended: a landing keeps its hold until a later positions read shows it (`landedAtMs`), any other end drops it. */
-  async release(actionId: string, landedAtMs?: number): Promise<void> {
-    await RELEASE.run(this.redis, this.keys, [actionId, landedAtMs === undefined ? '' : String(landedAtMs)]);
+  /**
+   * The action ended: a landing keeps its hold until a later read shows it (`landed`, with its
+   * intent, which holds again if the hold was pruned meanwhile), any other end drops it.
+   */
+  async release(actionId: string, landed?: { readonly atMs: number; readonly intent: Intent }): Promise<void> {
+    const cutoff = String(this.now() - HOLD_MAX_AGE_MS);
+    await RELEASE.run(this.redis, this.keys, [actionId, landed === undefined ? '' : String(landed.atMs), landed === undefined ? '' : JSON.stringify({ intent: landed.intent }), cutoff]);
   }
 }

@@ -354,7 +354,7 @@ export class RedisRiskGate implements RiskGate {
     const [recorded, streak, dayTotal, mixed, allPolicy] = result;
     if (recorded !== 1) return;
     // A landed open shows in no in-flight entry once settled: its hold counts until a positions read shows it.
-    if (HELD_TYPES.has(record.intent.type)) await this.holds.release(record.actionId, landed && !isOperatorDryRun(record) ? this.now() : undefined);
+    if (HELD_TYPES.has(record.intent.type)) await this.holds.release(record.actionId, landed && !isOperatorDryRun(record) ? { atMs: this.now(), intent: record.intent } : undefined);
     // After the once-only marker: a crash between the two keeps the spend reserved (errs toward refusing).
     if (released && record.riskSpendUsd !== undefined) await this.spendPerHour.release(reservedAt, toBigInt(record.riskSpendUsd));
     // The day's total as the same script left it: the day this PnL was booked to, no second read

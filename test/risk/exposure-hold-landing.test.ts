@@ -40,7 +40,7 @@ async function reads(positionsTickMs: number, ordersTickMs: number): Promise<voi
 }
 
 /** A first order accepted at t0 and landed `landsAfterMs` later; then the judgement of a second one. */
-async function secondAfterLanding(landsAfterMs: number, judgedAfterLandingMs = 0) {
+async function secondAfterLanding(landsAfterMs: number, judgedAfterLandingMs = 0, acceptBetween = false) {
   const t0 = Date.now();
   let t = t0;
   const g = new RedisRiskGate({ redis: scope.redis, prefix: scope.prefix, limits: LIMITS, now: () => t, exposure: exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet: WALLET, maxAgeMs: 20_000, now: () => t }) });
@@ -48,6 +48,13 @@ async function secondAfterLanding(landsAfterMs: number, judgedAfterLandingMs = 0
   const first = order('first');
   const accepted = await g.check('accept', first);
   expect(accepted.allowed).toBe(true);
+  if (acceptBetween) {
+    // Another market's order accepted just before the landing: its hold prunes the first's (past its age).
+    t = t0 + landsAfterMs - 1_000;
+    await reads(t, t);
+    const eth = recordFor({ type: 'limit-order-create', key: 'eth', marketMint: MINTS.ETH, side: 'long', inputMint: MINTS.USDC, inputTokenAmount: String(100n * USD), triggerPrice: String(1_000n * USD), sizeUsdDelta: String(500n * USD) });
+    expect((await g.check('accept', eth)).allowed).toBe(true);
+  }
   t = t0 + landsAfterMs;
   // Its in-flight entry goes with its settlement.
   await g.recordOutcome({ ...first, state: 'landed', riskReservedAtMs: (accepted as { reservedAtMs: number }).reservedAtMs });
@@ -68,4 +75,23 @@ it('landed 60 s after its accept, the same second order is refused', async () =>
 
 it('the hold still counts 9 min after a late landing: its age runs from the landing', async () => {
   expect(await secondAfterLanding(601_000, 540_000)).toMatchObject({ allowed: false, rule: 'max_notional_per_market' });
+});
+
+it('an accept between, which prunes the first hold past its age, does not make a late landing count as zero', async () => {
+  expect(await secondAfterLanding(605_000, 0, true)).toMatchObject({ allowed: false, rule: 'max_notional_per_market' });
+});
+
+it('holds past their age go at any release, not only at the next open (reducing mode opens nothing)', async () => {
+  const t0 = Date.now();
+  let t = t0;
+  const g = new RedisRiskGate({ redis: scope.redis, prefix: scope.prefix, limits: LIMITS, now: () => t, exposure: exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet: WALLET, maxAgeMs: 20_000, now: () => t }) });
+  await reads(t0, t0);
+  const first = order('old');
+  const accepted = (await g.check('accept', first)) as { reservedAtMs: number };
+  await g.recordOutcome({ ...first, state: 'landed', riskReservedAtMs: accepted.reservedAtMs });
+  expect(await scope.redis.hlen(`${scope.prefix}risk:exposure:held`)).toBe(1);
+  // Eleven minutes on, another action's end (a cancel of nothing held) is the only write.
+  t = t0 + 660_000;
+  await g.recordOutcome({ ...order('other'), state: 'rejected', reason: 'api:bad_request' });
+  expect(await scope.redis.hlen(`${scope.prefix}risk:exposure:held`)).toBe(0);
 });
