@@ -86,17 +86,22 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
       fine.delete(p.marketMint);
     }
     // Orders not executed are positions once they trigger. An older snapshot can still list one
-    // that executed or was cancelled since: counted, the limits err towards refusing. However old
-    // the snapshot (its poller stopped, rate-limited, failing), its orders may still rest: counting
-    // none would let the limits pass with all of them about to become positions.
+    // that executed or was cancelled since: counted, the limits err towards refusing. A snapshot
+    // older than an exposure hold lives (its poller stopped, rate-limited, failing) says nothing
+    // certain: an order placed since counts nowhere once its hold aged out, one that filled counts
+    // twice; perps asks are then refused as unknown (no snapshot at all: no limit orders read, none).
     const restingOrders = (limitOrders?.orders ?? []).filter((o) => !o.executed).map((o) => ({ marketMint: o.marketMint, side: o.side, sizeUsd: BigInt(o.maxSizeUsdDelta) }));
-    return { positions, pending, restingOrders, holdVersion: held.version, priceUsd: (mint) => prices.get(mint), decimalsOf: (mint) => decimals.get(mint), finePriceUsd: (mint) => fine.get(mint) };
+    const restingOrdersStale = limitOrders !== undefined && now() - limitOrders.receivedAtMs > RESTING_ORDERS_MAX_AGE_MS;
+    return { positions, pending, restingOrders, restingOrdersStale, holdVersion: held.version, priceUsd: (mint) => prices.get(mint), decimalsOf: (mint) => decimals.get(mint), finePriceUsd: (mint) => fine.get(mint) };
   };
 }
 
 const MAX_MINT_DECIMALS = 255;
 
 const PERPS_ADDING = new Set(['open', 'increase', 'limit-order-create']);
+
+/** As long as an exposure hold lives (exposure-holds.ts): past it a limit order placed since the last read counts nowhere. */
+const RESTING_ORDERS_MAX_AGE_MS = 600_000;
 
 /**
  * The perps opens, increases and limit orders of the in-flight index that the executor accepted

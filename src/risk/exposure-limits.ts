@@ -40,6 +40,12 @@ export interface ExposureFacts {
   readonly holdVersion?: string;
   /** The wallet's perps limit orders placed and not executed (its latest limit-orders snapshot): positions once they trigger. */
   readonly restingOrders?: ReadonlyArray<{ readonly marketMint: string; readonly side: 'long' | 'short'; readonly sizeUsd: bigint }>;
+  /**
+   * The latest limit-orders snapshot is too old to say which orders rest (its poller stopped or
+   * failing): a perps ask is refused `exposure_unknown` rather than judged on a list that may miss
+   * an order placed since or count one that filled.
+   */
+  readonly restingOrdersStale?: boolean;
   /** USD × 10^6 per whole token; undefined when no price of the mint is known. */
   priceUsd(mint: string): bigint | undefined;
   /**
@@ -261,6 +267,9 @@ function askedSizeUsd(ask: PerpsExposureAsk, facts: ExposureFacts): bigint | und
 }
 
 function judgePerps(intent: PerpsExposureAsk, facts: ExposureFacts, limits: RiskAddingLimits, pending: readonly PendingAsk[] = []): ExposureJudgement {
+  if (facts.restingOrdersStale) {
+    return refuse('exposure_unknown', "the wallet's latest limit-orders snapshot is older than ten minutes (pollers.limitOrders stopped or failing): which limit orders rest is unknown, so no perps exposure is added");
+  }
   const market = intent.marketMint;
   const symbol = MARKET_SYMBOL[market];
   const payMint = intent.inputMint ?? intent.collateralMint ?? '';

@@ -204,9 +204,15 @@ describe('risk decided and not yet settled counts (the in-flight index)', () => 
     const resting = { ...orders[0]!, maxSizeUsdDelta: '4000000000' };
     await storeLatestSnapshot(scope.redis, scope.prefix, { kind: 'limitOrders', source: 'perps.limitOrders', key: wallet, wallet, tickMs: now, receivedAtMs: now, orders: [resting, { ...resting, executed: true }] });
     expect((await read())?.restingOrders).toEqual([{ marketMint: MINTS.SOL, side: 'long', sizeUsd: 4_000_000_000n }]);
-    // An hour on (the limit-orders poller failing since), the orders may still rest: still counted.
-    const later = exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 7_200_000, now: () => now + 3_600_000 });
-    expect((await later())?.restingOrders).toEqual([{ marketMint: MINTS.SOL, side: 'long', sizeUsd: 4_000_000_000n }]);
+    // Five minutes on (the limit-orders poller failing since), the orders may still rest: still counted.
+    const later = exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 7_200_000, now: () => now + 300_000 });
+    expect(await later()).toMatchObject({ restingOrders: [{ marketMint: MINTS.SOL, side: 'long', sizeUsd: 4_000_000_000n }], restingOrdersStale: false });
+    // Past ten minutes the list says nothing certain: a perps ask is refused as unknown, a swap is not.
+    const stale = exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 7_200_000, now: () => now + 601_000 });
+    const facts = (await stale())!;
+    expect(facts.restingOrdersStale).toBe(true);
+    expect(judgeRiskAdding(limitOrder(100, 'limit:stale').intent, facts, LIMITS.adding!)).toMatchObject({ ok: false, rule: 'exposure_unknown' });
+    expect(judgeRiskAdding(swapUsdc(5).intent, { ...facts, priceUsd: (m) => (m === MINTS.USDC ? 1_000_000n : SOL_PRICE) }, LIMITS.adding!)).toMatchObject({ ok: true });
     // An unreadable hold of the gate's leaves it unknown too.
     await scope.redis.hset(`${scope.prefix}risk:exposure:held`, 'act-held', '{"intent":{}}');
     await scope.redis.zadd(`${scope.prefix}risk:exposure:held-at`, now, 'act-held');
