@@ -35,6 +35,8 @@ const swapQuote = z.strictObject({
    * policy holds the route to outAmount less it, and the risk gate values the swap there.
    */
   maxSlippageBps: z.number().int().min(0).max(9_999).optional(),
+  /** The service's own fee the order disclosed (feeBps): the most its route may take (with execution.ultraMaxFeeBps). */
+  feeBps: z.number().int().min(0).max(10_000).optional(),
 });
 export type SwapQuote = z.infer<typeof swapQuote>;
 

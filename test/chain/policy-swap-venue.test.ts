@@ -231,7 +231,7 @@ describe('Ultra swaps of the venue: the route, decoded and judged', () => {
       const v = await verdict(v2({ platform_fee_bps: 65_535, positive_slippage_bps: 10_000 }), { quote: built.quote, platformFeeAccount, maxFeeBps: 10 });
       expect(rules(v)).toEqual(['intent_exceeded']);
       const details = v.violations.map((x) => x.detail).join('\n');
-      expect(details).toMatch(/platform_fee_bps 65535 takes more than execution.ultraMaxFeeBps \(10\)/);
+      expect(details).toMatch(/platform_fee_bps 65535 takes more than the 10 bps allowed/);
       expect(details).toMatch(/positive_slippage_bps 10000 takes a fee/);
     }
     expect(rules(await verdict(v2({ platform_fee_bps: 0, positive_slippage_bps: 1 }), { quote: built.quote, maxFeeBps: 10 }))).toEqual(['intent_exceeded']);
@@ -240,11 +240,16 @@ describe('Ultra swaps of the venue: the route, decoded and judged', () => {
     expect(await verdict(v2({ platform_fee_bps: 10, positive_slippage_bps: 0 }), { quote: built.quote, maxFeeBps: 10 })).toMatchObject({ ok: true });
     expect(rules(await verdict(v2({ platform_fee_bps: 11, positive_slippage_bps: 0 }), { quote: built.quote, maxFeeBps: 10 }))).toEqual(['intent_exceeded']);
     expect(rules(await verdict(v2({ platform_fee_bps: 2, positive_slippage_bps: 0 }), { quote: built.quote }))).toEqual(['intent_exceeded']);
+    // And never more than the order's own disclosed feeBps (which its quote counts): 50 bps of a new token, 2 of SOL-USDC.
+    expect(await verdict(v2({ platform_fee_bps: 50, positive_slippage_bps: 0 }), { quote: { ...built.quote, feeBps: 50 }, maxFeeBps: 50 })).toMatchObject({ ok: true });
+    expect(await verdict(v2({ platform_fee_bps: 2, positive_slippage_bps: 0 }), { quote: { ...built.quote, feeBps: 2 }, maxFeeBps: 50 })).toMatchObject({ ok: true });
+    const undisclosed = await verdict(v2({ platform_fee_bps: 5, positive_slippage_bps: 0 }), { quote: { ...built.quote, feeBps: 2 }, maxFeeBps: 50 });
+    expect(undisclosed.violations.map((x) => x.detail).join('\n')).toMatch(/platform_fee_bps 5 takes more than/);
     // v1 without a fee account: no fee either; with the configured one named, its fee is allowed.
     const v1 = (roles: Record<string, string>) => rebuilt(built.base64, 'route', roles, { route_plan: PLAN, in_amount: BigInt(AMOUNT), quoted_out_amount: out, slippage_bps: 50, platform_fee_bps: 255 }, [...route.extraAccounts]);
     const unnamed = await verdict(v1(route.accounts), { quote: built.quote });
     expect(rules(unnamed)).toEqual(['intent_exceeded']);
-    expect(unnamed.violations[0]?.detail).toMatch(/platform_fee_bps 255 takes more than execution.ultraMaxFeeBps \(0\)/);
+    expect(unnamed.violations[0]?.detail).toMatch(/platform_fee_bps 255 takes more than the 0 bps allowed/);
     expect(await verdict(v1({ ...route.accounts, platform_fee_account: thiefFee }), { quote: built.quote, platformFeeAccount: thiefFee })).toMatchObject({ ok: true });
   });
 

@@ -27,6 +27,8 @@ export const ultraOrderResponse = z.looseObject({
   otherAmountThreshold: uintString.optional(),
   swapMode: z.string().optional(),
   slippageBps: z.number().optional(),
+  /** The service's own fee on this order (bps of the swap; 0 to 50 by pair, api-facts 2.2): the route's platform_fee_bps. */
+  feeBps: z.number().int().min(0).optional(),
   requestId: z.string(),
   transaction: z.string().nullable().optional(),
   gasless: z.boolean().optional(),

@@ -152,15 +152,15 @@ function checkRoute(ix: DecodedInstruction, p: AggregatorInstruction, ctx: Polic
 /**
  * A route that names no platform fee account (every v2 route: its layout has no such role) pays
  * its fee to an account among the AMM accounts, which nothing here binds: the service's own fee
- * (the published Ultra orders take 0 to 10 bps, their feeBps) is allowed up to `maxBps`
- * (execution.ultraMaxFeeBps), no more. Positive slippage kept as a fee is output the wallet never
+ * (0 to 50 bps by pair, what the order discloses as feeBps) is allowed up to `maxBps` (that
+ * feeBps, at most execution.ultraMaxFeeBps), no more. Positive slippage kept as a fee is output the wallet never
  * sees: none.
  */
 function unnamedFees(p: AggregatorInstruction, where: string, maxBps: bigint): Violation[] {
   const out: Violation[] = [];
   const fee = bigintArg(p, 'platform_fee_bps');
   if (fee !== undefined && fee > maxBps) {
-    out.push({ rule: 'intent_exceeded', detail: `${where}: platform_fee_bps ${fee} takes more than execution.ultraMaxFeeBps (${maxBps}) as a fee to an account the route does not name (none configured, or a v2 route, which cannot name one)` });
+    out.push({ rule: 'intent_exceeded', detail: `${where}: platform_fee_bps ${fee} takes more than the ${maxBps} bps allowed (the order's own feeBps, at most execution.ultraMaxFeeBps) as a fee to an account the route does not name (none configured, or a v2 route, which cannot name one)` });
   }
   const kept = bigintArg(p, 'positive_slippage_bps');
   if (kept !== undefined && kept !== 0n) {

@@ -122,6 +122,7 @@ async function buildSwap(intent: Extract<Intent, { type: 'swap' }>, o: SpotBuild
     otherAmountThreshold: res.otherAmountThreshold,
     slippageBps: res.slippageBps ?? Number(((outAmount - threshold) * 10_000n) / outAmount),
     maxSlippageBps: Number(bps),
+    ...(res.feeBps === undefined || res.feeBps > 10_000 ? {} : { feeBps: res.feeBps }),
   };
   return { operationId: 'ultra.order', route: 'ultra-execute', requestId: res.requestId, unsignedTx: res.transaction, awaitsKeeper: false, swapQuote: quote };
 }

@@ -11,6 +11,8 @@ export interface SwapQuote {
   readonly inAmount: string;
   /** The output the quote promises before slippage, smallest unit. */
   readonly outAmount: string;
+  /** The service's own fee the order disclosed, bps. */
+  readonly feeBps?: number;
 }
 
 export interface SwapReference {
@@ -50,9 +52,21 @@ export function swapIntentBounds(intent: SwapIntent, slippageBps: number, refere
     maxInAmount: amount,
     ...min,
     ...(reference.platformFeeAccount ? { platformFeeAccount: reference.platformFeeAccount } : {}),
-    ...(reference.maxPlatformFeeBps === undefined ? {} : { maxPlatformFeeBps: BigInt(Math.max(0, Math.trunc(reference.maxPlatformFeeBps))) }),
+    ...platformFeeBound(reference),
   };
   return { maxMoveLamports: 0n, maxMoveTokens: { [intent.inputMint]: amount }, slippageBps: 0, swap };
+}
+
+/**
+ * The most platform_fee_bps a route naming no fee account may take: the service's own fee, as the
+ * order disclosed it (feeBps, which its quote already counts), and never more than
+ * execution.ultraMaxFeeBps. Without the setting: none.
+ */
+function platformFeeBound(reference: SwapReference): Pick<SwapIntentBounds, 'maxPlatformFeeBps'> {
+  if (reference.maxPlatformFeeBps === undefined) return {};
+  const cap = BigInt(Math.max(0, Math.trunc(reference.maxPlatformFeeBps)));
+  const disclosed = reference.quote?.feeBps === undefined ? undefined : BigInt(reference.quote.feeBps);
+  return { maxPlatformFeeBps: disclosed !== undefined && disclosed < cap ? disclosed : cap };
 }
 
 /** The most slippage a swap allows: its intent's maxSlippageBps, else the configured default. */
