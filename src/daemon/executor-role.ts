@@ -22,7 +22,7 @@ import { Executor, type ExecutorOptions } from '../pipeline/executor/executor.ts
 import { intentKeyRenewal } from '../pipeline/executor/intent-key-renewal.ts';
 import { keepExecutorPathWarm } from '../pipeline/executor/keep-warm.ts';
 import { TradeHistoryKeeperFillWatch } from '../pipeline/executor/keeper-fill-watch.ts';
-import { marketMarkFromSnapshots, marketMarkWithStats, markPriceFromSnapshots } from '../pipeline/executor/mark-price.ts';
+import { marketMarkFromSnapshots, marketMarkWithStats, markPriceFromSnapshots, positionAmountsFromSnapshots } from '../pipeline/executor/mark-price.ts';
 import { PolicyInspector } from '../pipeline/executor/policy-inspector.ts';
 import { PreparationSlots } from '../pipeline/executor/preparation-slots.ts';
 import { RoutedSubmitter } from '../pipeline/executor/routed-submitter.ts';
@@ -187,6 +187,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       readBlockhash: chain.blockhashStanding,
       slippageBps: config.execution.slippageBps,
       markPrice: markPriceFromSnapshots(snapshots, { wallet: signer.publicKey.toBase58(), maxAgeMs: config.execution.markPriceMaxAgeMs }),
+      positionAmounts: positionAmountsFromSnapshots(snapshots, { wallet: signer.publicKey.toBase58(), maxAgeMs: config.execution.markPriceMaxAgeMs }),
       marketMarkPrice: marketMarkWithStats(marketMarkFromSnapshots(snapshots, { wallet: signer.publicKey.toBase58(), maxAgeMs: config.execution.markPriceMaxAgeMs }), client),
       priceDriftBps: config.execution.priceDriftBps,
       maxAccountSpaceBytes: BigInt(config.execution.maxAccountSpaceBytes),

@@ -181,6 +181,12 @@ export class BacktestVenue {
           const item = (await client.call('perps.positions', { walletAddress: keypair.publicKey.toBase58() })).dataList.find((p) => p.positionPubkey === positionPubkey);
           return item ? positionView(item)?.markPriceUsd : undefined;
         },
+        // The position's size and collateral, as the daemon reads them: a decrease naming no collateral withdraws its share.
+        positionAmounts: async (positionPubkey) => {
+          const item = (await client.call('perps.positions', { walletAddress: keypair.publicKey.toBase58() })).dataList.find((p) => p.positionPubkey === positionPubkey);
+          const view = item ? positionView(item) : undefined;
+          return view ? { sizeUsd: view.sizeUsd, collateralUsd: view.collateralUsd } : undefined;
+        },
         // An open's mark, as the daemon reads it for a market the wallet holds nothing of.
         marketMarkPrice: marketMarkWithStats(async () => undefined, client),
         priceDriftBps: execution.priceDriftBps,

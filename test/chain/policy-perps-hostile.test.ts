@@ -13,6 +13,7 @@ import { PERPS_ACCOUNTS, PROGRAMS } from '../../src/chain/programs.ts';
 import type { ActionRecord } from '../../src/records/action-record.ts';
 import { txCommand } from '../../src/cli/commands/tx.ts';
 import { PolicyInspector } from '../../src/pipeline/executor/policy-inspector.ts';
+import { positionView } from '../../src/sdk/position-view.ts';
 import { perpsInstruction, tokenAccountOf } from '../../src/venue/tx/perps-instructions.ts';
 import { runCli, runCommandInProcess } from '../support/cli.ts';
 import { venueMarkPrice } from '../support/venue-mark-price.ts';
@@ -157,6 +158,32 @@ describe('hostile variants of a real venue decrease', () => {
     const run = await runCli(['tx', 'inspect', '--wallet', address, '--operation', 'perps.decrease', '--intent', intent, '--rpc', rpcUrl, '--mark-price', String(mark), legacy.base64], { timeoutMs: 60_000 });
     expect(run.code, run.stdout + run.stderr).toBe(0);
   }, 90_000);
+
+  it("a decrease naming no collateral may withdraw the cut's share of it, not the margin behind a sliver of size", async () => {
+    const view = positionView((await client.call('perps.positions', { walletAddress: address })).dataList.find((p) => p.positionPubkey === solLong.positionPubkey)!)!;
+    const inspector = new PolicyInspector({
+      wallet: wallet.publicKey,
+      priorityFeeCapLamports: DEFAULT_PRIORITY_FEE_CAP_LAMPORTS,
+      markPrice: async () => mark,
+      priceDriftBps: 300,
+      positionAmounts: async () => ({ sizeUsd: view.sizeUsd, collateralUsd: view.collateralUsd }),
+    });
+    const record = { intent: decreaseIntent(solLong.positionPubkey, '100000000') } as ActionRecord;
+    const check = (base64: string) => inspector.inspect(VersionedTransaction.deserialize(Buffer.from(base64, 'base64')), record, { operationId: 'perps.decrease', route: 'rpc' });
+    // The venue's own build withdraws the cut's share: signed.
+    expect(await check(legacy.base64)).toMatchObject({ ok: true });
+    // The same $100 cut withdrawing all of the position's collateral: refused.
+    const emptied = tamper(legacy.base64, (ixs) => {
+      const ix = perpsIx(ixs);
+      const counter = ix.data.readBigUInt64LE(ix.data.length - 8);
+      ix.data = encodePerpsInstructionData('createDecreasePositionMarketRequest', {
+        collateralUsdDelta: view.collateralUsd, sizeUsdDelta: 100_000_000n, priceSlippage: ix.data.readBigUInt64LE(24), jupiterMinimumOut: null, entirePosition: false, counter,
+      });
+    });
+    const verdict = await check(emptied);
+    expect(verdict.ok).toBe(false);
+    expect(verdict.violations.map((x) => `${x.rule}: ${x.detail}`).join('\n')).toMatch(/intent_exceeded: .*collateralUsdDelta \d+ is above the intent's/);
+  });
 
   it('each variant is refused with its rule by the executor inspector', async () => {
     const inspector = executorInspector();

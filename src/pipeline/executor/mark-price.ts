@@ -64,6 +64,32 @@ export function markPriceFromSnapshots(snapshots: Pick<SnapshotCache, 'latestFor
 }
 
 /**
+ * The size and collateral of a position (USD × 10^6) in the wallet's latest positions snapshot,
+ * when it is no older than `maxAgeMs`: what bounds the collateral a partial decrease that names
+ * none may withdraw (its share, as the service works it out).
+ *
+ * @example
+ *   const amounts = positionAmountsFromSnapshots(new SnapshotCache(redis, prefix), { wallet, maxAgeMs: 20_000 });
+ *   await amounts('7Q…position');   // { sizeUsd: 1_000_000_000n, collateralUsd: 200_000_000n }, or undefined
+ */
+export function positionAmountsFromSnapshots(snapshots: Pick<SnapshotCache, 'latestFor'>, options: MarkPriceOptions): (positionPubkey: string) => Promise<PositionAmounts | undefined> {
+  const now = options.now ?? Date.now;
+  return async (positionPubkey) => {
+    const snapshot = await snapshots.latestFor('positions', options.wallet);
+    if (!snapshot || now() - snapshot.receivedAtMs > options.maxAgeMs) return undefined;
+    const item = snapshot.positions.find((p) => p.positionPubkey === positionPubkey);
+    const view = item ? viewOf(item) : undefined;
+    return view && view.sizeUsd > 0n ? { sizeUsd: view.sizeUsd, collateralUsd: view.collateralUsd } : undefined;
+  };
+}
+
+/** A position's size and collateral, USD × 10^6. */
+export interface PositionAmounts {
+  readonly sizeUsd: bigint;
+  readonly collateralUsd: bigint;
+}
+
+/**
  * The daemon's own latest mark price of a market (USD × 10^6): the mark of any position of that
  * market in the wallet's latest positions snapshot (the mark is the market's, not the position's).
  * Undefined when the snapshot is stale or holds no position of the market (marketMarkWithStats

@@ -5,7 +5,7 @@ import { toBigInt } from '../../api/amounts.ts';
 import { MINTS, RECEIVE_TOKEN_MINT } from '../../api/mints.ts';
 import type { Intent } from '../../sdk/intent.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
-import { MarkPriceUnavailable } from './mark-price.ts';
+import { MarkPriceUnavailable, type PositionAmounts } from './mark-price.ts';
 import { LimitOrderUnlisted, type RestingLimitOrder } from './limit-order-lookup.ts';
 import { isPerpsWrite, perpsWriteBounds } from './perps-write-bounds.ts';
 import type { BuiltTransaction, TransactionInspector } from './ports.ts';
@@ -37,6 +37,11 @@ export interface PolicyInspectorOptions {
    * --mark-price) a decrease's market request is refused: the build alone would choose that price.
    */
   readonly markPrice?: (positionPubkey: string) => Promise<bigint | undefined>;
+  /**
+   * A position's size and collateral as the daemon last read them (positionAmountsFromSnapshots):
+   * a partial decrease that names no collateral may withdraw its share of it, no more.
+   */
+  readonly positionAmounts?: (positionPubkey: string) => Promise<PositionAmounts | undefined>;
   /**
    * The freshest mark price (USD × 10^6) of a market the daemon read itself, or undefined when none
    * is fresh. It bounds the worst price an open (whose position does not exist yet), increase or
@@ -124,12 +129,13 @@ export class PolicyInspector implements TransactionInspector {
     // for nothing: one RPC call, and no verdict rests on it.
     const begun = simulation?.enabled ? simulation.begin(unsignedTx, watchedAccounts(wallet, intent, undefined)) : undefined;
     // The mark, the current TP/SL, the chain facts and the blockhash's standing are independent reads: all at once.
-    const [markPriceUsd, currentTpsl, restingOrder, chain, recentBlockhash] = await Promise.all([
+    const [markPriceUsd, currentTpsl, restingOrder, chain, recentBlockhash, position] = await Promise.all([
       isDecrease(intent) && this.options.markPrice ? this.options.markPrice(intent.positionPubkey) : opensAtMarket(intent) ? this.marketMark(intent) : undefined,
       intent?.type === 'tpsl-update' && this.options.currentTpsl ? this.options.currentTpsl(intent.tpslPubkey) : undefined,
       intent?.type === 'limit-order-update' && this.options.limitOrder ? this.options.limitOrder(intent.positionRequestPubkey) : undefined,
       this.#facts ? this.#facts.factsFor(decoded, Object.keys(intentBounds(intent, slippageBps).maxMoveTokens ?? {})) : undefined,
       this.options.readBlockhash?.(decoded.recentBlockhash),
+      isDecrease(intent) && intent.entirePosition !== true && intent.collateralUsdDelta === undefined ? this.options.positionAmounts?.(intent.positionPubkey) : undefined,
     ]);
     // A configured mark source that knows no fresh mark: no verdict yet (transient), not a violation.
     if (isDecrease(intent) && this.options.markPrice && markPriceUsd === undefined) throw new MarkPriceUnavailable(intent.positionPubkey);
@@ -137,7 +143,7 @@ export class PolicyInspector implements TransactionInspector {
     // An order not listed yet (the list lags a fresh order): no verdict yet, inspected again; not a hostile build.
     if (intent?.type === 'limit-order-update' && this.options.limitOrder && restingOrder === undefined) throw new LimitOrderUnlisted(intent.positionRequestPubkey);
     const swap: SwapReference = { quote: built.swapQuote, platformFeeAccount: this.options.ultraPlatformFeeAccount, maxPlatformFeeBps: this.options.ultraMaxFeeBps };
-    const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0, wallet: this.options.wallet.toBase58(), createdTpslPubkeys: built.createdTpslPubkeys, restingOrder }, currentTpsl, swap);
+    const bounds = intentBounds(intent, slippageBps, { markPriceUsd, driftBps: this.options.priceDriftBps ?? 0, wallet: this.options.wallet.toBase58(), createdTpslPubkeys: built.createdTpslPubkeys, restingOrder, position }, currentTpsl, swap);
     const verdict = inspectTransaction(decoded, {
       wallet: this.options.wallet,
       operationId: built.operationId,
@@ -238,8 +244,10 @@ export function intentBounds(intent: Intent | undefined, slippageBps: number, pr
   // Not yet bounded by their own rules: nothing of the wallet's may move, so a transaction that
   // spends is refused rather than signed unchecked.
   if (!isDecrease(intent)) return { maxMoveLamports: 0n, maxMoveTokens: {}, slippageBps };
-  // A decrease acts on its position only, by at most the size and collateral it names (the API may
-  // work out the collateral itself when only a size is given: it goes to the wallet's own account).
+  // A decrease acts on its position only, by at most the size and collateral it names. When it
+  // names no collateral the API works it out (the cut's share): held to that share of the
+  // collateral last read, so a build cannot empty the margin behind a sliver of size (the risk
+  // gate counts such a decrease as lowering exposure).
   const entire = intent.entirePosition === true;
   // The worst fill price: the request's own slippage (what the builder asked the API for) plus the
   // drift allowed since the daemon's own mark was read.
@@ -249,13 +257,25 @@ export function intentBounds(intent: Intent | undefined, slippageBps: number, pr
     desiredMint: RECEIVE_TOKEN_MINT[intent.receiveToken],
     entirePosition: entire,
     maxSizeUsdDelta: entire ? undefined : toBigInt(intent.sizeUsdDelta ?? '0'),
-    maxCollateralUsdDelta: entire || intent.collateralUsdDelta === undefined ? undefined : toBigInt(intent.collateralUsdDelta),
+    maxCollateralUsdDelta: entire ? undefined : intent.collateralUsdDelta !== undefined ? toBigInt(intent.collateralUsdDelta) : collateralShare(price.position, toBigInt(intent.sizeUsdDelta ?? '0')),
     referencePriceUsd: price.markPriceUsd,
     maxSlippageBps: price.markPriceUsd === undefined ? undefined : requestSlippageBps + BigInt(Math.max(0, Math.trunc(price.driftBps ?? 0))),
     requirePriceBound: true,
   };
   const fee: Record<string, bigint> = intent.type === 'decrease-with-fee' ? { [MINTS.USDC]: toBigInt(intent.feeTokenAmount) } : {};
   return { maxMoveLamports: 0n, maxMoveTokens: fee, slippageBps, perps };
+}
+
+/**
+ * The collateral a cut of `sizeUsdDelta` takes with it when the decrease names none: the
+ * position's collateral × cut ÷ size, rounded up, and 1 % more (the service works it out on the
+ * collateral at its build, which fees have only lowered since the read; rounding). Undefined
+ * (unbounded, as the policy was before) when the position is not known.
+ */
+function collateralShare(position: PositionAmounts | undefined, sizeUsdDelta: bigint): bigint | undefined {
+  if (position === undefined || position.sizeUsd <= 0n) return undefined;
+  const share = (position.collateralUsd * sizeUsdDelta + position.sizeUsd - 1n) / position.sizeUsd;
+  return share + (share + 99n) / 100n;
 }
 
 /** The custody mint of each LP deposit token the API takes. */
@@ -295,6 +315,8 @@ export interface PriceReference {
   readonly createdTpslPubkeys?: readonly string[];
   /** A limit order update's order, as listed: the update's size is held to it. */
   readonly restingOrder?: RestingLimitOrder;
+  /** A decrease's position as last read: a partial one naming no collateral withdraws its share at most. */
+  readonly position?: PositionAmounts;
 }
 
 type DecreaseIntent = Extract<Intent, { type: 'decrease' | 'decrease-with-fee' }>;
