@@ -212,7 +212,8 @@ export class RedisRiskGate implements RiskGate {
       const held = reservedNotional(record);
       if (notional > held && record.riskReservedAtMs !== undefined) {
         const excess = notional - held;
-        const total = await this.notionalPerHour.reserve(record.riskReservedAtMs, excess, now);
+        // The hour ending now, or at the accept when another process's clock stamped it later: the accept's own share must be in the sum.
+        const total = await this.notionalPerHour.reserve(record.riskReservedAtMs, excess, Math.max(now, record.riskReservedAtMs));
         if (total > notionalLimit) {
           await this.notionalPerHour.release(record.riskReservedAtMs, excess);
           return refuse('max_notional_per_hour', `the quoted notional ${notional} (declared ${declared}) would take the last hour's notional to ${total}, beyond ${limits.maxNotionalPerHourUsd} (USD × 10^6)`);

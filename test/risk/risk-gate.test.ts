@@ -121,6 +121,22 @@ describe('risk limits', () => {
     expect(await hour()).toBe(250_000_000n);
   });
 
+  it("a raise at sign counts the accept's own share when the accepting process's clock ran ahead into the next minute", async () => {
+    const t0 = Math.floor(Date.now() / 60_000) * 60_000 + 50_000;
+    let t = t0 + 20_000; // the accepting process: 20 s ahead, already in the next minute
+    const g = gate({ now: () => t });
+    const a = recordFor({ type: 'decrease', notionalUsd: '90000000' }, { strategy: 'k1' });
+    const accepted = (await g.check('accept', a)) as { allowed: boolean; reservedAtMs: number };
+    expect(accepted.allowed).toBe(true);
+    // Processes whose clocks are right: $160 more this minute, the hour holds $250 in all.
+    t = t0;
+    for (const [strategy, notionalUsd] of [['k2', '100000000'], ['k3', '60000000']]) {
+      expect((await g.check('accept', recordFor({ type: 'decrease', notionalUsd }, { strategy }))).allowed).toBe(true);
+    }
+    // A's build quotes $100: $10 more than the $250 hour holds. The hour ending now misses the accept's own minute.
+    expect(await g.check('sign', { ...a, riskReservedAtMs: accepted.reservedAtMs, builtNotionalUsd: '100000000' })).toMatchObject({ allowed: false, rule: 'max_notional_per_hour' });
+  });
+
   it('max actions per strategy per hour, per strategy', async () => {
     const g = gate();
     for (let i = 0; i < 3; i++) expect((await g.check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);
