@@ -242,11 +242,13 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
         await risk.settled({ ...record, state: 'rejected', reason: `risk:${accepted.rule}` });
         return;
       }
-      const reserved = { ...record, ...acceptedReservation(accepted) };
+      // What the hour holds for the action: the accept's reservation, then what a sign check raised it to (as the executor keeps it).
+      let reserved: ActionRecord = { ...record, ...acceptedReservation(accepted) };
       const before = (await venue.fills(-1)).lastSeq;
       const outcome = await venue.execute(event.intent, async (built) => {
         // What the executor's sign check reads of the build: its quoted notional and, for a swap, its quote (below_market).
         const decision = await risk.check('sign', { ...reserved, state: 'inspected', ...(built.notionalUsd !== undefined ? { builtNotionalUsd: built.notionalUsd } : {}), ...(built.swapQuote !== undefined ? { swapQuote: built.swapQuote } : {}) });
+        if (decision.allowed && decision.notionalUsd !== undefined) reserved = { ...reserved, riskNotionalUsd: decision.notionalUsd.toString() };
         return decision.allowed ? undefined : { rule: decision.rule, detail: decision.detail };
       });
       nowMs = venue.nowMs;
