@@ -13,13 +13,14 @@ import { alwaysAdmitted, SHED_REASON, shedEpisodesKey } from './strategy-runtime
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
 import { commitStateChanges, readStrategyState } from './strategy-runtime/state.ts';
-import { readTpslBook } from '../risk/tpsl-book.ts';
+import { forgetGoneTpsl, readTpslBook } from '../risk/tpsl-book.ts';
 import type { TpslOwner } from '../sdk/define.ts';
 import type { ActionJob } from '../records/action.ts';
 import type { Ledger, LedgerEntryInput } from '../records/ledger.ts';
 import { bullPrefix, keyPrefix, openQueue, QUEUES } from './queues.ts';
 import type { RedisOutageLog } from './redis-outage.ts';
 import { snapshotSchema, type Snapshot } from '../sdk/snapshot.ts';
+import { positionView } from '../sdk/position-view.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 import { StrategyTurns } from './strategy-runtime/strategy-turns.ts';
 import { readSnapshotTick } from '../records/snapshot-store.ts';
@@ -231,7 +232,22 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
       }
     }
     deps.metrics?.snapshotsProcessed.inc({ kind: snapshot.kind });
+    if (snapshot.kind === 'positions') await forgetGoneRequests(snapshot);
     return { actions: enqueued, failed };
+  };
+  // The TP/SL book forgets requests no positions read shows any more, at most every ten minutes,
+  // after the decisions (never before them).
+  let forgotAtMs = Number.NEGATIVE_INFINITY;
+  const forgetGoneRequests = async (snapshot: Extract<Snapshot, { kind: 'positions' }>): Promise<void> => {
+    if (now() - forgotAtMs < FORGET_EVERY_MS) return;
+    forgotAtMs = now();
+    const shown = new Set(snapshot.positions.flatMap((p) => positionView(p)?.tpslRequests.map((r) => r.pubkey) ?? []));
+    try {
+      const gone = await forgetGoneTpsl(redis, prefix, shown, now());
+      if (gone > 0) logger.debug({ gone }, 'TP/SL book: forgot requests no positions read shows any more');
+    } catch (err) {
+      logger.warn({ err }, 'TP/SL book: forgetting gone requests failed; trying again later');
+    }
   };
   return {
     fromSnapshot,
@@ -246,6 +262,9 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
     },
   };
 }
+
+/** How often the TP/SL book is trimmed of requests gone from the positions reads. */
+const FORGET_EVERY_MS = 600_000;
 
 /** Whether the snapshot store holds a later tick of this snapshot's key. */
 async function storedTickAfter(redis: Redis, prefix: string, snapshot: Snapshot): Promise<boolean> {

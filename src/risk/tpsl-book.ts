@@ -72,6 +72,44 @@ end
 return #old
 `);
 
+/**
+ * An entry whose request no positions read shows any more (fired by the keeper, cancelled by
+ * hand, its position closed or liquidated) is forgotten once it is this old: only a landing of
+ * ours removed one before, so the book kept every other request for its whole retention. A day,
+ * because a read may miss a request for a moment (the service's lists lag).
+ */
+const GONE_AFTER_MS = 86_400_000;
+
+// KEYS: hash, index. ARGV: cutoff (ms), then pubkeys. Each goes only if no landing rewrote it since.
+const FORGET = new RedisScript(`
+local n = 0
+for i = 2, #ARGV do
+  local at = redis.call('ZSCORE', KEYS[2], ARGV[i])
+  if at and tonumber(at) < tonumber(ARGV[1]) then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+    redis.call('ZREM', KEYS[2], ARGV[i])
+    n = n + 1
+  end
+end
+return n
+`);
+
+/**
+ * Forgets the entries older than a day whose request `shown` (every TP/SL request of the wallet's
+ * latest positions read) does not hold; answers how many went.
+ *
+ * @example
+ *   await forgetGoneTpsl(redis, prefix, new Set(['SL1…']), Date.now()); // 3
+ */
+export async function forgetGoneTpsl(redis: Redis, prefix: string, shown: ReadonlySet<string>, nowMs: number): Promise<number> {
+  const { hash, index } = tpslBookKeys(prefix);
+  const cutoff = nowMs - GONE_AFTER_MS;
+  const old = await redis.zrangebyscore(index, '-inf', `(${cutoff}`);
+  const gone = old.filter((pubkey) => !shown.has(pubkey));
+  if (gone.length === 0) return 0;
+  return (await FORGET.run(redis, [hash, index], [String(cutoff), ...gone])) as number;
+}
+
 /** What the book needs of a landed action. */
 interface LandedTpslAction {
   readonly strategy: string;
