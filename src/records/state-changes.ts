@@ -132,8 +132,6 @@ function objectAt(root: unknown, path: readonly string[]): JsonObject | undefine
 /**
  * How long a member's stamp is kept. An action lands within minutes of its decision (a stale
  * decision is never built, an ambiguous one expires with its blockhash or request), so a change
- * decided longer ago than this cannot arrive; the floor refuses one anyway. A day covers an
- * executor down for hours and reconciling on start; every stamp is read and rewritten on each
- * commit, and a week of them made a busy strategy's state a megabyte.
+ * decided longer ago than this cannot arrive; the floor refuses one anyway.
  */
-const STAMP_HORIZON_MS = 86_400_000;
+const STAMP_HORIZON_MS = 7 * 86_400_000;

@@ -11,7 +11,6 @@ import type { Snapshot } from '../../src/sdk/snapshot.ts';
 import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { commitStateChanges, commitStrategyState, readStrategyState, settleAction, startStrategyWorker, type StrategyWorker } from '../../src/pipeline/strategy-worker.ts';
 import { strategyStateKey } from '../../src/pipeline/strategy-runtime/state.ts';
-import { stateChanges } from '../../src/records/state-changes.ts';
 import { samples } from '../../src/sdk/testing.ts';
 import derisk from '../../strategies/borrow-rate-derisk/index.ts';
 import { redisScope } from '../support/redis-scope.ts';
@@ -136,22 +135,3 @@ describe('strategy state: merged by member', () => {
     expect(await readStrategyState(scope.redis, scope.prefix, 'legacy')).toEqual({ seen: 1, other: true });
   });
 });
-
-describe('what the merge keeps of old decisions', () => {
-  it('stamps of a day: two days of positions opened and forgotten leave one day of stamps, not all', async () => {
-    const p = `${scope.prefix}horizon:`;
-    let state: Record<string, unknown> = {};
-    const t0 = Date.UTC(2026, 0, 1);
-    // One decision every 20 minutes for two days: each remembers a new position and forgets the last.
-    for (let i = 0; i < 144; i++) {
-      const next: Record<string, unknown> = { ...state, [`pos${i}`]: { openedAt: i } };
-      if (i > 0) delete next[`pos${i - 1}`];
-      await commitStateChanges(scope.redis, p, 'strat', stateChanges(state, next), { decidedAtMs: t0 + i * 1_200_000 });
-      state = next;
-    }
-    const stored = JSON.parse((await scope.redis.get(strategyStateKey(p, 'strat')))!) as { stamps: Record<string, number> };
-    // A day is 72 decisions, each stamping the member it set and the one it removed (two days: near 290).
-    expect(Object.keys(stored.stamps).length).toBeLessThanOrEqual(150);
-  });
-});
-
