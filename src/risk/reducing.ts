@@ -54,15 +54,16 @@ export function leverageQuestion(intent: Intent): { readonly positionPubkey: str
 }
 
 /**
- * Whether the leverage of what stays is no higher, judged on the position's equity (collateral
- * plus its unrealised PnL after fees: what a loss has left of the margin, the case reducing mode
- * is for): (size − ΔS) / (equity − ΔC) ≤ size / equity, in integers ΔC × size ≤ ΔS × equity.
- * A position under water, or a withdrawal of all its equity that keeps size, never does; an
- * unknown PnL neither.
+ * Whether the leverage of what stays is no higher, judged on the smaller of the position's
+ * collateral and its equity (collateral plus unrealised PnL after fees): a loss leaves less margin
+ * (the case reducing mode is for), and a profit is paid out with the cut, not left as margin.
+ * (size − ΔS) / (m − ΔC) ≤ size / m, in integers ΔC × size ≤ ΔS × m. A position under water, or
+ * a withdrawal of all its margin that keeps size, never does; an unknown PnL neither.
  */
 export function keepsLeverage(position: { readonly sizeUsd: bigint; readonly collateralUsd: bigint; readonly pnlAfterFeesUsd?: bigint }, q: { readonly sizeUsdDelta: bigint; readonly collateralUsdDelta: bigint }): boolean {
   if (position.pnlAfterFeesUsd === undefined) return false;
-  const equity = position.collateralUsd + position.pnlAfterFeesUsd;
+  const withPnl = position.collateralUsd + position.pnlAfterFeesUsd;
+  const equity = withPnl < position.collateralUsd ? withPnl : position.collateralUsd;
   if (position.sizeUsd <= 0n || equity <= 0n) return false;
   if (q.collateralUsdDelta >= equity) return q.sizeUsdDelta >= position.sizeUsd;
   return q.collateralUsdDelta * position.sizeUsd <= q.sizeUsdDelta * equity;

@@ -371,6 +371,10 @@ describe('trading states', () => {
     position = { ...position, pnlAfterFeesUsd: -12_000_000n };
     expect(await g.check('accept', decrease('50000000', '5000000'))).toMatchObject({ allowed: false, rule: 'reducing' });
     expect((await g.check('accept', decrease('50000000', '4000000'))).allowed).toBe(true);
+    // In profit the gain is paid out with the cut, not left as margin: judged on the collateral.
+    // $20 up: cutting $10 and withdrawing $3 leaves $90 on $17 (5.3× from 5×).
+    position = { ...position, pnlAfterFeesUsd: 20_000_000n };
+    expect(await g.check('accept', decrease('10000000', '3000000'))).toMatchObject({ allowed: false, rule: 'reducing' });
     position = { ...position, pnlAfterFeesUsd: 0n };
     // A position the latest read does not show is not known to be helped.
     expect(await g.check('accept', recordFor({ type: 'decrease', positionPubkey: SL1, sizeUsdDelta: '50000000', collateralUsdDelta: '1' }))).toMatchObject({ allowed: false, rule: 'reducing' });
