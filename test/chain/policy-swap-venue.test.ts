@@ -5,6 +5,7 @@
 // build (exact-out and token-ledger routes, foreign mints, AMM accounts) are made from its route.
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.ts';
 import { MINTS } from '../../src/api/mints.ts';
 import type { ApiClient } from '../../src/api/client.ts';
 import { decodeTransaction, type AggregatorInstruction } from '../../src/chain/decode.ts';
@@ -243,6 +244,10 @@ describe('Ultra swaps of the venue: the route, decoded and judged', () => {
     // And never more than the order's own disclosed feeBps (which its quote counts): 50 bps of a new token, 2 of SOL-USDC.
     expect(await verdict(v2({ platform_fee_bps: 50, positive_slippage_bps: 0 }), { quote: { ...built.quote, feeBps: 50 }, maxFeeBps: 50 })).toMatchObject({ ok: true });
     expect(await verdict(v2({ platform_fee_bps: 2, positive_slippage_bps: 0 }), { quote: { ...built.quote, feeBps: 2 }, maxFeeBps: 50 })).toMatchObject({ ok: true });
+    // By default the disclosure is trusted to 10 bps: an order that says 50 (or nothing) on any pair takes no more.
+    const defaultCap = loadConfig({ env: {} }).config.execution.ultraMaxFeeBps;
+    expect(rules(await verdict(v2({ platform_fee_bps: 50, positive_slippage_bps: 0 }), { quote: { ...built.quote, feeBps: 50 }, maxFeeBps: defaultCap }))).toEqual(['intent_exceeded']);
+    expect(rules(await verdict(v2({ platform_fee_bps: 11, positive_slippage_bps: 0 }), { quote: built.quote, maxFeeBps: defaultCap }))).toEqual(['intent_exceeded']);
     const undisclosed = await verdict(v2({ platform_fee_bps: 5, positive_slippage_bps: 0 }), { quote: { ...built.quote, feeBps: 2 }, maxFeeBps: 50 });
     expect(undisclosed.violations.map((x) => x.detail).join('\n')).toMatch(/platform_fee_bps 5 takes more than/);
     // v1 without a fee account: no fee either; with the configured one named, its fee is allowed.

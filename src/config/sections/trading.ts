@@ -86,9 +86,9 @@ export const executionSection = {
     format: 'a base58 public key, or ""',
   }),
   ultraMaxFeeBps: key({
-    doc: "The most a swap's route may take as the service's own fee when it names no platform fee account (route_v2 cannot name one), in bps (platform_fee_bps), and never more than the order's own feeBps. The service charges 0 to 10 bps by pair and 50 on tokens younger than 24 hours; more is refused before signing (policy intent_exceeded). A route keeping positive slippage as a fee is refused whatever this says.",
+    doc: "The most a swap's route may take as the service's own fee when it names no platform fee account (route_v2 cannot name one), in bps (platform_fee_bps), and never more than the order's own feeBps. The service charges 0 to 10 bps by pair and 50 on tokens younger than 24 hours: raise this to 50 to swap such tokens (the order's feeBps, which bounds the route too, comes from the same service, so the default does not trust it that far). More is refused before signing (policy intent_exceeded). A route keeping positive slippage as a fee is refused whatever this says.",
     schema: z.int().min(0).max(255),
-    default: 50,
+    default: 10,
     kind: 'int',
     env: 'STRATD_ULTRA_MAX_FEE_BPS',
     format: 'an integer from 0 to 255',
