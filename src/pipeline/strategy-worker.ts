@@ -241,7 +241,10 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
   const forgetGoneRequests = async (snapshot: Extract<Snapshot, { kind: 'positions' }>): Promise<void> => {
     if (now() - forgotAtMs < FORGET_EVERY_MS) return;
     forgotAtMs = now();
-    const shown = new Set(snapshot.positions.flatMap((p) => positionView(p)?.tpslRequests.map((r) => r.pubkey) ?? []));
+    const views = snapshot.positions.map(positionView);
+    // A read with an item it cannot read says nothing of that item's requests: no count from it.
+    if (views.some((v) => v === undefined)) return;
+    const shown = new Set(views.flatMap((v) => v!.tpslRequests.map((r) => r.pubkey)));
     try {
       const gone = await forgetGoneTpsl(redis, prefix, shown, now());
       if (gone > 0) logger.debug({ gone }, 'TP/SL book: forgot requests no positions read shows any more');

@@ -14,6 +14,7 @@ import { strategyName } from '../sdk/name.ts';
  * their actions land:
  *   <prefix>tpsl:book    hash, request pubkey → entry (JSON)
  *   <prefix>tpsl:book:at sorted set, request pubkey → when its entry was last written (ms)
+ *   <prefix>tpsl:book:missing hash, request pubkey → when a positions read first lacked it (ms)
  * A cancel that lands removes its entry; an entry untouched for BOOK_RETENTION_MS is dropped by
  * the next write (its position has long closed, or nothing of ours has moved it since).
  *
@@ -54,16 +55,20 @@ export function tpslBookKeys(prefix: string): { readonly hash: string; readonly 
   return { hash: `${prefix}tpsl:book`, index: `${prefix}tpsl:book:at` };
 }
 
-// KEYS: hash, index. ARGV: cutoff (ms), then per write: pubkey, entry JSON ('' to remove), at (ms).
-// Entries older than the cutoff go first, in the same step.
+// KEYS: hash, index, missing. ARGV: cutoff (ms), then per write: pubkey, entry JSON ('' to
+// remove), at (ms). Entries older than the cutoff go first, in the same step.
 const WRITE = new RedisScript(`
 local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[1])
-for _, pubkey in ipairs(old) do redis.call('HDEL', KEYS[1], pubkey) end
+for _, pubkey in ipairs(old) do
+  redis.call('HDEL', KEYS[1], pubkey)
+  redis.call('HDEL', KEYS[3], pubkey)
+end
 if #old > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[1]) end
 for i = 2, #ARGV, 3 do
   if ARGV[i + 1] == '' then
     redis.call('HDEL', KEYS[1], ARGV[i])
     redis.call('ZREM', KEYS[2], ARGV[i])
+    redis.call('HDEL', KEYS[3], ARGV[i])
   else
     redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
     redis.call('ZADD', KEYS[2], ARGV[i + 2], ARGV[i])
@@ -74,40 +79,52 @@ return #old
 
 /**
  * An entry whose request no positions read shows any more (fired by the keeper, cancelled by
- * hand, its position closed or liquidated) is forgotten once it is this old: only a landing of
- * ours removed one before, so the book kept every other request for its whole retention. A day,
- * because a read may miss a request for a moment (the service's lists lag).
+ * hand, its position closed or liquidated) is forgotten once no read has shown it for a day: only
+ * a landing of ours removed one before, so the book kept every other request for its whole
+ * retention. A read that misses a live request for a moment (the service's lists lag) only starts
+ * the count, and a read that shows it again ends it: the stop's owner is not lost.
  */
 const GONE_AFTER_MS = 86_400_000;
 
-// KEYS: hash, index. ARGV: cutoff (ms), then pubkeys. Each goes only if no landing rewrote it since.
+// KEYS: hash, index, missing (pubkey → first read that lacked it, ms). ARGV: cutoff, now, gone
+// after (ms), the number of missing candidates, the candidates, then the old entries a read shows.
 const FORGET = new RedisScript(`
-local n = 0
-for i = 2, #ARGV do
+local n = tonumber(ARGV[4])
+local gone = 0
+for i = 5, 4 + n do
   local at = redis.call('ZSCORE', KEYS[2], ARGV[i])
   if at and tonumber(at) < tonumber(ARGV[1]) then
-    redis.call('HDEL', KEYS[1], ARGV[i])
-    redis.call('ZREM', KEYS[2], ARGV[i])
-    n = n + 1
+    local since = redis.call('HGET', KEYS[3], ARGV[i])
+    if not since then
+      redis.call('HSET', KEYS[3], ARGV[i], ARGV[2])
+    elseif tonumber(ARGV[2]) - tonumber(since) >= tonumber(ARGV[3]) then
+      redis.call('HDEL', KEYS[1], ARGV[i])
+      redis.call('ZREM', KEYS[2], ARGV[i])
+      redis.call('HDEL', KEYS[3], ARGV[i])
+      gone = gone + 1
+    end
   end
 end
-return n
+for i = 5 + n, #ARGV do redis.call('HDEL', KEYS[3], ARGV[i]) end
+return gone
 `);
 
 /**
- * Forgets the entries older than a day whose request `shown` (every TP/SL request of the wallet's
- * latest positions read) does not hold; answers how many went.
+ * Counts, for every entry older than a day, whether `shown` (every TP/SL request of the wallet's
+ * latest positions read) holds its request, and forgets those no read has shown for a day;
+ * answers how many went.
  *
  * @example
- *   await forgetGoneTpsl(redis, prefix, new Set(['SL1…']), Date.now()); // 3
+ *   await forgetGoneTpsl(redis, prefix, new Set(['SL1…']), Date.now()); // 0 now, 3 a day of reads later
  */
 export async function forgetGoneTpsl(redis: Redis, prefix: string, shown: ReadonlySet<string>, nowMs: number): Promise<number> {
   const { hash, index } = tpslBookKeys(prefix);
   const cutoff = nowMs - GONE_AFTER_MS;
   const old = await redis.zrangebyscore(index, '-inf', `(${cutoff}`);
-  const gone = old.filter((pubkey) => !shown.has(pubkey));
-  if (gone.length === 0) return 0;
-  return (await FORGET.run(redis, [hash, index], [String(cutoff), ...gone])) as number;
+  if (old.length === 0) return 0;
+  const missing = old.filter((pubkey) => !shown.has(pubkey));
+  const present = old.filter((pubkey) => shown.has(pubkey));
+  return (await FORGET.run(redis, [hash, index, `${hash}:missing`], [String(cutoff), String(nowMs), String(GONE_AFTER_MS), String(missing.length), ...missing, ...present])) as number;
 }
 
 /** What the book needs of a landed action. */
@@ -153,7 +170,7 @@ export async function bookTpslLanding(redis: Redis, prefix: string, action: Land
   }
   if (writes.length === 0) return;
   const { hash, index } = tpslBookKeys(prefix);
-  await WRITE.run(redis, [hash, index], [String(nowMs - BOOK_RETENTION_MS), ...writes.flatMap(([pubkey, text]) => [pubkey, text, String(nowMs)])]);
+  await WRITE.run(redis, [hash, index, `${hash}:missing`], [String(nowMs - BOOK_RETENTION_MS), ...writes.flatMap(([pubkey, text]) => [pubkey, text, String(nowMs)])]);
 }
 
 /** Strategy → the trigger it last set on the request (an entry written before `triggers` was kept: its last setter's). */
