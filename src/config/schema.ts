@@ -87,7 +87,7 @@ export const configSchema = objectOf(configKeys).superRefine((config, ctx) => {
 export type Config = z.infer<typeof configSchema>;
 
 /** The longest gap between runs of a cron expression (ms), or undefined when it does not parse (its own key reports that). */
-function cronIntervalMs(expression: string, timezone: string): number | undefined {
+export function cronIntervalMs(expression: string, timezone: string): number | undefined {
   let task: ReturnType<typeof createTask> | undefined;
   try {
     task = createTask(expression, () => undefined, { timezone });

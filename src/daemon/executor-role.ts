@@ -7,6 +7,7 @@ import { rpcLookupTableResolver } from '../chain/decode.ts';
 import { ChainClient } from '../chain/rpc-client.ts';
 import type { LocalKeypairSigner } from '../chain/signer.ts';
 import type { Config } from '../config/index.ts';
+import { cronIntervalMs } from '../config/schema.ts';
 import { maskUrlSecretsIn } from '../config/mask-url.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
@@ -36,7 +37,7 @@ import { noteOutcomeForBackoff } from '../pipeline/strategy-runtime/refusal-back
 import { settleAction } from '../pipeline/strategy-runtime/settle.ts';
 import type { Ledger } from '../records/ledger.ts';
 import { readOperatorApproval } from '../records/operator-approval.ts';
-import { exposureFromSnapshots } from '../risk/exposure-facts.ts';
+import { exposureFromSnapshots, restingOrdersMaxAgeMs } from '../risk/exposure-facts.ts';
 import { RedisRiskGate } from '../risk/risk-gate.ts';
 import { riskLimitsFromConfig } from '../risk/risk-limits-config.ts';
 import { withStopArbitration } from '../risk/stop-arbitration.ts';
@@ -159,7 +160,14 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     // Read through the holder on every check: a reload's new limits judge the next action.
     limits: () => riskLimitsFromConfig(liveRisk.current),
     // Open positions and prices for the limits of risk-adding intents: the same fresh-snapshot rule as the mark price.
-    exposure: exposureFromSnapshots({ redis, prefix, wallet: signer.publicKey.toBase58(), maxAgeMs: config.execution.markPriceMaxAgeMs }),
+    exposure: exposureFromSnapshots({
+      redis,
+      prefix,
+      wallet: signer.publicKey.toBase58(),
+      maxAgeMs: config.execution.markPriceMaxAgeMs,
+      // With the limit-orders poller off its last snapshot says nothing; a slow one is given three of its intervals.
+      restingOrdersMaxAgeMs: restingOrdersMaxAgeMs(config.pollers.limitOrders.enabled ? (cronIntervalMs(config.pollers.limitOrders.cron, config.pollers.timezone) ?? 0) : undefined),
+    }),
     breaker: () => ({ autoResetMs: liveRisk.current.breakerAutoResetMs, protectiveStrategies: liveRisk.current.protectiveStrategies }),
     ledger: o.ledger,
     notifier: o.notifier,

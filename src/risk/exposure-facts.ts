@@ -17,6 +17,12 @@ interface ExposureSource {
   readonly wallet: string;
   /** A positions snapshot received longer ago than this tells nothing (execution.markPriceMaxAgeMs). */
   readonly maxAgeMs: number;
+  /**
+   * How old the limit-orders snapshot may be before perps asks are refused as unknown (default
+   * ten minutes, as long as a hold lives; a slower poller needs longer: restingOrdersMaxAgeMs).
+   * null: the limit-orders poller is off, its last snapshot (if any) is not read.
+   */
+  readonly restingOrdersMaxAgeMs?: number | null;
   readonly now?: () => number;
 }
 
@@ -43,7 +49,7 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
       readLatestSnapshot(source.redis, source.prefix, 'heldTokens', source.wallet),
       readLatestSnapshots(source.redis, source.prefix, 'marketStats'),
       source.redis.hgetall(inFlightIndexKey(source.prefix)),
-      readLatestSnapshot(source.redis, source.prefix, 'limitOrders', source.wallet),
+      source.restingOrdersMaxAgeMs === null ? undefined : readLatestSnapshot(source.redis, source.prefix, 'limitOrders', source.wallet),
     ]);
     if (!snapshot || now() - snapshot.receivedAtMs > source.maxAgeMs) return undefined;
     const accepted = pendingPerps(inFlight);
@@ -91,7 +97,7 @@ export function exposureFromSnapshots(source: ExposureSource): () => Promise<Exp
     // certain: an order placed since counts nowhere once its hold aged out, one that filled counts
     // twice; perps asks are then refused as unknown (no snapshot at all: no limit orders read, none).
     const restingOrders = (limitOrders?.orders ?? []).filter((o) => !o.executed).map((o) => ({ marketMint: o.marketMint, side: o.side, sizeUsd: BigInt(o.maxSizeUsdDelta) }));
-    const restingOrdersStale = limitOrders !== undefined && now() - limitOrders.receivedAtMs > RESTING_ORDERS_MAX_AGE_MS;
+    const restingOrdersStale = limitOrders !== undefined && now() - limitOrders.receivedAtMs > (source.restingOrdersMaxAgeMs ?? RESTING_ORDERS_MAX_AGE_MS);
     return { positions, pending, restingOrders, restingOrdersStale, holdVersion: held.version, priceUsd: (mint) => prices.get(mint), decimalsOf: (mint) => decimals.get(mint), finePriceUsd: (mint) => fine.get(mint) };
   };
 }
@@ -102,6 +108,19 @@ const PERPS_ADDING = new Set(['open', 'increase', 'limit-order-create']);
 
 /** As long as an exposure hold lives (exposure-holds.ts): past it a limit order placed since the last read counts nowhere. */
 const RESTING_ORDERS_MAX_AGE_MS = 600_000;
+
+/**
+ * How old the limit-orders snapshot may grow with the poller at `intervalMs` (undefined: off):
+ * ten minutes, or three of its intervals when it polls slower; null when it is off.
+ *
+ * @example
+ *   restingOrdersMaxAgeMs(30_000);     // 600_000
+ *   restingOrdersMaxAgeMs(900_000);    // 2_700_000
+ *   restingOrdersMaxAgeMs(undefined);  // null
+ */
+export function restingOrdersMaxAgeMs(intervalMs: number | undefined): number | null {
+  return intervalMs === undefined ? null : Math.max(RESTING_ORDERS_MAX_AGE_MS, 3 * intervalMs);
+}
 
 /**
  * The perps opens, increases and limit orders of the in-flight index that the executor accepted

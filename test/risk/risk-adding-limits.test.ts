@@ -8,7 +8,7 @@ import { judgeRiskAdding, type ExposureFacts } from '../../src/risk/exposure-lim
 import { RedisRiskGate, type RiskLimits } from '../../src/risk/risk-gate.ts';
 import { riskLimitsFromConfig } from '../../src/risk/risk-limits-config.ts';
 import { TradingStateStore } from '../../src/risk/trading-state.ts';
-import { exposureFromSnapshots } from '../../src/risk/exposure-facts.ts';
+import { exposureFromSnapshots, restingOrdersMaxAgeMs } from '../../src/risk/exposure-facts.ts';
 import { inFlightIndexKey } from '../../src/records/in-flight-entry.ts';
 import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { intentSchema } from '../../src/sdk/intent.ts';
@@ -213,6 +213,11 @@ describe('risk decided and not yet settled counts (the in-flight index)', () => 
     expect(facts.restingOrdersStale).toBe(true);
     expect(judgeRiskAdding(limitOrder(100, 'limit:stale').intent, facts, LIMITS.adding!)).toMatchObject({ ok: false, rule: 'exposure_unknown' });
     expect(judgeRiskAdding(swapUsdc(5).intent, { ...facts, priceUsd: (m) => (m === MINTS.USDC ? 1_000_000n : SOL_PRICE) }, LIMITS.adding!)).toMatchObject({ ok: true });
+    // The poller off: its last snapshot is not read (nothing rests that it could show); a slow one is given three intervals.
+    const off = exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 7_200_000, now: () => now + 601_000, restingOrdersMaxAgeMs: restingOrdersMaxAgeMs(undefined) });
+    expect(await off()).toMatchObject({ restingOrders: [], restingOrdersStale: false });
+    const slow = exposureFromSnapshots({ redis: scope.redis, prefix: scope.prefix, wallet, maxAgeMs: 7_200_000, now: () => now + 601_000, restingOrdersMaxAgeMs: restingOrdersMaxAgeMs(900_000) });
+    expect((await slow())?.restingOrdersStale).toBe(false);
     // An unreadable hold of the gate's leaves it unknown too.
     await scope.redis.hset(`${scope.prefix}risk:exposure:held`, 'act-held', '{"intent":{}}');
     await scope.redis.zadd(`${scope.prefix}risk:exposure:held-at`, now, 'act-held');

@@ -258,7 +258,7 @@ class OperatorAct {
 
   private async facts(wallet: string): Promise<ActFacts> {
     // Any age: an act is read against what is known; the executor and the risk gate require fresh snapshots themselves.
-    const exposure = await exposureFromSnapshots({ redis: this.redis, prefix: this.prefix, wallet, maxAgeMs: Number.MAX_SAFE_INTEGER })();
+    const exposure = await exposureFromSnapshots({ redis: this.redis, prefix: this.prefix, wallet, maxAgeMs: Number.MAX_SAFE_INTEGER, restingOrdersMaxAgeMs: Number.MAX_SAFE_INTEGER })();
     // A market the wallet holds nothing of has its mark from the market-stats poller (a first open's --sl 5%).
     const stats = new Map<string, bigint | undefined>();
     for (const mint of MARKET_MINTS) {
