@@ -34,7 +34,7 @@ const BREAKER_REASONS: readonly RegExp[] = [
  * change showed on three simulations in a row, so three of them mean the builds themselves move
  * money the intent does not — what the breaker is for.
  */
-const TRANSIENT_POLICY = /^policy:simulation_(failed|invalid|unavailable)$/;
+const TRANSIENT_POLICY = /^policy:(simulation_(failed|invalid|unavailable)|collateral_share)$/;
 
 /**
  * A build refused because the market moved past the strategy's own floor (an Ultra order paying

@@ -242,6 +242,9 @@ function checkBounds(p: PerpsInstruction, b: PerpsIntentBounds, side: PerpsSide 
   if (collateral !== undefined && b.maxCollateralUsdDelta !== undefined && collateral > b.maxCollateralUsdDelta) {
     exceeded(`collateralUsdDelta ${collateral} is above the intent's ${b.maxCollateralUsdDelta}`);
   }
+  if (collateral !== undefined && b.maxCollateralShareUsd !== undefined && collateral > b.maxCollateralShareUsd) {
+    out.push({ rule: 'collateral_share', detail: `${where}: collateralUsdDelta ${collateral} is above the cut's share of the collateral last read (${b.maxCollateralShareUsd}): the intent names none, and a build must not empty the margin behind its cut` });
+  }
   if (p.args.entirePosition === true && b.entirePosition !== true) exceeded('closes the entire position; the intent does not');
   // Paid out in another mint than asked, a close becomes a swap of the whole payout with no floor.
   if (b.desiredMint !== undefined && a.desiredMint !== undefined && a.desiredMint !== b.desiredMint) exceeded(`pays out in ${a.desiredMint}; the intent receives ${b.desiredMint}`);

@@ -110,6 +110,12 @@ export interface PerpsIntentBounds {
   readonly maxSizeUsdDelta?: bigint;
   readonly maxCollateralUsdDelta?: bigint;
   /**
+   * A partial decrease that names no collateral: the most its build may withdraw, the cut's share
+   * of the collateral the daemon last read (rule collateral_share: the position may have changed
+   * since, so the refusal is the moment's, not the build's fault).
+   */
+  readonly maxCollateralShareUsd?: bigint;
+  /**
    * An open or increase: exactly this collateral paid in (collateralTokenDelta). Less would carry
    * the same size on less margin: a leverage above the one the intent (and risk.maxLeverage) judged.
    */

@@ -18,6 +18,8 @@ export const POLICY_RULES = [
   'product_instruction',
   'product_account',
   'lookup_table',
+  // A partial decrease naming no collateral withdraws more than the cut's share the daemon last read (check-product-instructions.ts).
+  'collateral_share',
   // The balance-delta check by simulation (check-simulation.ts, src/pipeline/executor/simulation-check.ts).
   'simulation_delta',
   'simulation_failed',

@@ -157,7 +157,8 @@ function decrease(ctx: HandlerContext, req: { positionPubkey: string; receiveTok
   const decreaseArgs = {
     desiredMint: receiveMint,
     sizeUsdDelta: args.entirePosition ? 0n : (args.sizeUsdDelta ?? 0n),
-    collateralUsdDelta: args.entirePosition ? 0n : (args.collateralUsdDelta ?? 0n),
+    // The collateral it withdraws, as a service that works the cut's share out itself writes it.
+    collateralUsdDelta: args.entirePosition ? 0n : (args.collateralUsdDelta ?? quote.collateralUsdDelta),
     entirePosition: args.entirePosition,
     priceSlippage: worstPrice(ctx, quote.markPrice, maxSlippageBps, position.side === 'long' ? 'less' : 'more'),
   };
