@@ -176,14 +176,25 @@ describe('a tick', () => {
     expect((await readLatestSnapshot(scope.redis, scope.prefix, 'heldTokens', wallet))?.tokens.map((t) => t.id)).toEqual([a!.id]);
   });
 
-  it('of 100 mints a search takes, the orders\' come first and dust last: anyone can send the wallet tokens', () => {
+  it("of the 300 mints three searches take, the orders' come first and the holdings by amount: anyone can send the wallet tokens", () => {
     const bought = 'zBought1111111111111111111111111111111111111';
     const orders = { ...samples.triggerOrders([]), history: [{ ...samples.triggerOrder(), inputMint: MINTS.USDC, outputMint: bought }] };
-    const dust = Array.from({ length: 100 }, (_, i) => ({ mint: `1Dust${String(i).padStart(3, '0')}1111111111111111111111111111111`, amount: 1n }));
+    const dust = (n: number, amount: bigint) => Array.from({ length: n }, (_, i) => ({ mint: `1Dust${String(i).padStart(3, '0')}1111111111111111111111111111111`, amount }));
     const big = { mint: 'yBig11111111111111111111111111111111111111111', amount: 5_000_000n };
-    const mints = heldTokenMints(orders, [...dust, big, { mint: MINTS.USDC, amount: 1n }]);
-    expect(mints).toHaveLength(100);
+    const mints = heldTokenMints(orders, [...dust(100, 1n), big, { mint: MINTS.USDC, amount: 1n }]);
     expect(mints.slice(0, 2)).toEqual([bought, big.mint]);
+    // A hundred airdrops of huge raw amounts come first among the holdings, and the bought one still fits.
+    expect(heldTokenMints(orders, [...dust(100, 10n ** 15n), big])).toContain(big.mint);
+    expect(heldTokenMints(orders, dust(400, 1n))).toHaveLength(300);
+  });
+
+  it('more than 100 mints are searched 100 at a time', async () => {
+    const at = Date.UTC(2026, 0, 1, 12, 4, 0);
+    const [a] = await client.call('tokens.ranked', { category: 'toptrending', interval: '1h', limit: 1 });
+    const dust = Array.from({ length: 150 }, (_, i) => ({ mint: `1Dust${String(i).padStart(3, '0')}1111111111111111111111111111111`, amount: 10n ** 15n }));
+    const p = pollers({ tokenHoldings: async () => [...dust, { mint: a!.id, amount: 1n }] });
+    expect((await p.tickNow('heldTokens', { at })).map((r) => r.error)).toEqual([undefined]);
+    expect((await readLatestSnapshot(scope.redis, scope.prefix, 'heldTokens', wallet))?.tokens.map((t) => t.id)).toEqual([a!.id]);
   });
 
   it('every enabled source ticks with tickNow(), and the heartbeat records each', async () => {

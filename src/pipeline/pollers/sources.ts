@@ -5,7 +5,7 @@ import type { Logger } from '../../kernel/logger.ts';
 import type { Config } from '../../config/schema.ts';
 import type { SnapshotKind, SnapshotOf } from '../../sdk/snapshot.ts';
 import { pruneLatestSnapshots, readLatestSnapshot, readSnapshotTick } from '../../records/snapshot-store.ts';
-import { heldTokenMints } from './held-token-mints.ts';
+import { heldTokenMints, MINTS_PER_SEARCH } from './held-token-mints.ts';
 import { readAllPages } from './paged-list.ts';
 import type { SeenFills } from './seen-fills.ts';
 
@@ -242,8 +242,9 @@ export const POLLER_SOURCES: Sources = {
       walletRead(ctx, async (wallet) => {
         const [orders, holdings] = await Promise.all([readLatestSnapshot(ctx.redis, ctx.prefix, 'triggerOrders', wallet), heldOnChain(ctx, wallet)]);
         const mints = heldTokenMints(orders, holdings);
-        // No token to price: no call (a search costs 10 credits).
-        const found = mints.length === 0 ? [] : await ctx.client.call('tokens.search', { query: mints.join(',') });
+        // No token to price: no call (a search costs 10 credits); 100 mints a search.
+        const found: Awaited<ReturnType<typeof ctx.client.call<'tokens.search'>>> = [];
+        for (let i = 0; i < mints.length; i += MINTS_PER_SEARCH) found.push(...(await ctx.client.call('tokens.search', { query: mints.slice(i, i + MINTS_PER_SEARCH).join(',') })));
         const wanted = new Set(mints);
         return { kind: 'heldTokens' as const, source: 'tokens.search' as const, key: wallet, wallet, tokens: found.filter((t) => wanted.has(t.id)) };
       }),
