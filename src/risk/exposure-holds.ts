@@ -54,16 +54,21 @@ end
 return out
 `);
 
-// Holds only when nothing was held or released since the judgement's read; drops holds past their age.
-const HOLD = new RedisScript(`
-if (redis.call('GET', KEYS[4]) or '0') ~= ARGV[1] then return 0 end
-local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[5])
+/** Lua that drops the holds written before ARGV[argIndex] (ms): past their age, they count no more. */
+function pruneStale(argIndex: number): string {
+  return `local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[${argIndex}])
 for _, id in ipairs(stale) do
   redis.call('HDEL', KEYS[1], id)
   redis.call('HDEL', KEYS[3], id)
   redis.call('ZREM', KEYS[2], id)
 end
-redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+`;
+}
+
+// Holds only when nothing was held or released since the judgement's read; drops holds past their age.
+const HOLD = new RedisScript(`
+if (redis.call('GET', KEYS[4]) or '0') ~= ARGV[1] then return 0 end
+${pruneStale(5)}redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
 redis.call('HDEL', KEYS[3], ARGV[2])
 redis.call('INCR', KEYS[4])
@@ -77,13 +82,7 @@ return 1
 // counted the action until now) holds its intent again (ARGV[3]). Holds past their age are dropped
 // here too, so they do not stay for good when no open comes (reducing mode).
 const RELEASE = new RedisScript(`
-local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4])
-for _, id in ipairs(stale) do
-  redis.call('HDEL', KEYS[1], id)
-  redis.call('HDEL', KEYS[3], id)
-  redis.call('ZREM', KEYS[2], id)
-end
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
+${pruneStale(4)}if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
   if ARGV[2] == '' or ARGV[3] == '' then return 0 end
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 end

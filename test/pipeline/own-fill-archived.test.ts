@@ -30,18 +30,24 @@ function trade(txHash: string, pnlUsd: bigint, createdTime: number): TradeRecord
   return { action: 'Decrease', collateralUsdDelta: '0', createdTime, updatedTime: createdTime, baseFee: '0', borrowFee: '0', liquidationFee: '0', priceImpactFee: '0', fee: '0', mint: 'So11111111111111111111111111111111111111112', orderType: 'Market', pnl: pnlUsd.toString(), pnlPercentage: null, positionName: 'SOL-Long', price: '150000000', side: 'long', size: '1000000000', txHash, positionRequestPubkey: null } as TradeRecord;
 }
 
-it("our own landed decrease's profit is booked once, also after the archiver removed its signature claim", async () => {
+const LEDGER = () => ({ streamKey: `${scope.prefix}ledger`, encode: (e: unknown) => JSON.stringify(e) }) as never;
+
+/** A fill watcher booking into the day's PnL with a $1,000 loss stop, after its baseline read (the first read reports nothing). */
+async function watchingTheDay() {
   const { redis, prefix } = scope;
   const tradingSwitch = new TradingSwitch({ redis, prefix });
-  const limits = { maxNotionalPerActionUsd: 10n ** 12n, maxActionsPerStrategyPerHour: 100, maxNotionalPerHourUsd: 10n ** 13n, dailyLossStopUsd: 1_000n * USD, circuitBreakerRejections: 5 };
-  const gate = new RedisRiskGate({ redis, prefix, limits, tradingSwitch });
-  const book = new ExternalPnlBook({ redis, prefix, dailyLossStopUsd: () => limits.dailyLossStopUsd, tradingSwitch });
-  const ledger = { streamKey: `${prefix}ledger`, encode: (e: unknown) => JSON.stringify(e) } as never;
-  const fills = new FillWatcher({ redis, prefix, ledger, bookPnl: (id, pnl) => book.book(id, pnl) });
+  const book = new ExternalPnlBook({ redis, prefix, dailyLossStopUsd: () => 1_000n * USD, tradingSwitch });
+  const fills = new FillWatcher({ redis, prefix, ledger: LEDGER(), bookPnl: (id, pnl) => book.book(id, pnl) });
   const now = Date.now();
   const trades = (list: TradeRecord[]): Snapshot => ({ kind: 'trades', source: 'perps.trades', key: WALLET, wallet: WALLET, trades: list, tickMs: now, receivedAtMs: now }) as Snapshot;
+  await fills.observe(trades([]));
+  return { redis, prefix, tradingSwitch, fills, now, trades };
+}
 
-  await fills.observe(trades([])); // the baseline read
+it("our own landed decrease's profit is booked once, also after the archiver removed its signature claim", async () => {
+  const { redis, prefix, tradingSwitch, fills, now, trades } = await watchingTheDay();
+  const limits = { maxNotionalPerActionUsd: 10n ** 12n, maxActionsPerStrategyPerHour: 100, maxNotionalPerHourUsd: 10n ** 13n, dailyLossStopUsd: 1_000n * USD, circuitBreakerRejections: 5 };
+  const gate = new RedisRiskGate({ redis, prefix, limits, tradingSwitch });
 
   // Our instant decrease lands with signature SIG, +$500 realised; the risk gate books it.
   const own = recordFor({ type: 'decrease', notionalUsd: String(1_000n * USD) }, { strategy: 'alpha' });
@@ -68,14 +74,7 @@ it("our own landed decrease's profit is booked once, also after the archiver rem
 });
 
 it('a fill of our own request that ended keeper_timeout (the keeper filled it after all) is booked: its loss counts toward the stop', async () => {
-  const { redis, prefix } = scope;
-  const tradingSwitch = new TradingSwitch({ redis, prefix });
-  const book = new ExternalPnlBook({ redis, prefix, dailyLossStopUsd: () => 1_000n * USD, tradingSwitch });
-  const ledger = { streamKey: `${prefix}ledger`, encode: (e: unknown) => JSON.stringify(e) } as never;
-  const fills = new FillWatcher({ redis, prefix, ledger, bookPnl: (id, pnl) => book.book(id, pnl) });
-  const now = Date.now();
-  const trades = (list: TradeRecord[]): Snapshot => ({ kind: 'trades', source: 'perps.trades', key: WALLET, wallet: WALLET, trades: list, tickMs: now, receivedAtMs: now }) as Snapshot;
-  await fills.observe(trades([])); // the baseline read
+  const { redis, prefix, fills, now, trades } = await watchingTheDay();
 
   // Our keeper decrease landed its request, then ended expired (keeper_timeout): nothing booked.
   const REQUEST = 'CFG9Bmppz7eZbna96UizACJPYT3UgVgps3KkMNNo6P4k';
@@ -100,14 +99,7 @@ it('a fill of our own request that ended keeper_timeout (the keeper filled it af
 });
 
 it("a late fill of our keeper_timeout request is booked also after the archiver removed the action's record", async () => {
-  const { redis, prefix } = scope;
-  const tradingSwitch = new TradingSwitch({ redis, prefix });
-  const book = new ExternalPnlBook({ redis, prefix, dailyLossStopUsd: () => 1_000n * USD, tradingSwitch });
-  const ledger = { streamKey: `${prefix}ledger`, encode: (e: unknown) => JSON.stringify(e) } as never;
-  const fills = new FillWatcher({ redis, prefix, ledger, bookPnl: (id, pnl) => book.book(id, pnl) });
-  const now = Date.now();
-  const trades = (list: TradeRecord[]): Snapshot => ({ kind: 'trades', source: 'perps.trades', key: WALLET, wallet: WALLET, trades: list, tickMs: now, receivedAtMs: now }) as Snapshot;
-  await fills.observe(trades([])); // the baseline read
+  const { redis, prefix, fills, now, trades } = await watchingTheDay();
 
   // The request was claimed when sent; the action ended expired (keeper_timeout) and its outcome
   // marked the claim; then the archiver removed the record (the request claim stays).
@@ -128,9 +120,8 @@ it("a late fill of our keeper_timeout request is booked also after the archiver 
 it('a trade older than the seen markers live is not reported again when the history lists it after they expired', async () => {
   const { redis, prefix } = scope;
   const booked: bigint[] = [];
-  const ledger = { streamKey: `${prefix}ledger`, encode: (e: unknown) => JSON.stringify(e) } as never;
   let now = Date.now();
-  const fills = new FillWatcher({ redis, prefix, ledger, retentionMs: 60_000, now: () => now, bookPnl: async (_id, pnl) => void booked.push(pnl) });
+  const fills = new FillWatcher({ redis, prefix, ledger: LEDGER(), retentionMs: 60_000, now: () => now, bookPnl: async (_id, pnl) => void booked.push(pnl) });
   const trades = (list: TradeRecord[]): Snapshot => ({ kind: 'trades', source: 'perps.trades', key: WALLET, wallet: WALLET, trades: list, tickMs: now, receivedAtMs: now }) as Snapshot;
   await fills.observe(trades([])); // the baseline read
   const liquidation = { ...trade('a'.repeat(88), -300n * USD, Math.floor(now / 1000)), orderType: 'Liquidation' } as TradeRecord;

@@ -53,13 +53,21 @@ function viewOf(item: Parameters<typeof positionView>[0]): ReturnType<typeof pos
  *   await mark('7Q…position');   // 148_250_000n, or undefined
  */
 export function markPriceFromSnapshots(snapshots: Pick<SnapshotCache, 'latestFor'>, options: MarkPriceOptions): (positionPubkey: string) => Promise<bigint | undefined> {
+  const viewOfPosition = latestPositionView(snapshots, options);
+  return async (positionPubkey) => {
+    const view = await viewOfPosition(positionPubkey);
+    return view && view.markPriceUsd > 0n ? view.markPriceUsd : undefined;
+  };
+}
+
+/** A position as the wallet's latest positions snapshot shows it, when that is no older than `maxAgeMs`. */
+function latestPositionView(snapshots: Pick<SnapshotCache, 'latestFor'>, options: MarkPriceOptions): (positionPubkey: string) => Promise<ReturnType<typeof positionView>> {
   const now = options.now ?? Date.now;
   return async (positionPubkey) => {
     const snapshot = await snapshots.latestFor('positions', options.wallet);
     if (!snapshot || now() - snapshot.receivedAtMs > options.maxAgeMs) return undefined;
     const item = snapshot.positions.find((p) => p.positionPubkey === positionPubkey);
-    const view = item ? viewOf(item) : undefined;
-    return view && view.markPriceUsd > 0n ? view.markPriceUsd : undefined;
+    return item ? viewOf(item) : undefined;
   };
 }
 
@@ -73,12 +81,9 @@ export function markPriceFromSnapshots(snapshots: Pick<SnapshotCache, 'latestFor
  *   await amounts('7Q…position');   // { sizeUsd: 1_000_000_000n, collateralUsd: 200_000_000n }, or undefined
  */
 export function positionAmountsFromSnapshots(snapshots: Pick<SnapshotCache, 'latestFor'>, options: MarkPriceOptions): (positionPubkey: string) => Promise<PositionAmounts | undefined> {
-  const now = options.now ?? Date.now;
+  const viewOfPosition = latestPositionView(snapshots, options);
   return async (positionPubkey) => {
-    const snapshot = await snapshots.latestFor('positions', options.wallet);
-    if (!snapshot || now() - snapshot.receivedAtMs > options.maxAgeMs) return undefined;
-    const item = snapshot.positions.find((p) => p.positionPubkey === positionPubkey);
-    const view = item ? viewOf(item) : undefined;
+    const view = await viewOfPosition(positionPubkey);
     return view && view.sizeUsd > 0n ? { sizeUsd: view.sizeUsd, collateralUsd: view.collateralUsd } : undefined;
   };
 }

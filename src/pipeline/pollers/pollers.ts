@@ -98,7 +98,7 @@ export function startPollers(options: StartPollersOptions): Pollers {
   const now = options.now ?? Date.now;
   const prefix = keyPrefix(config.redis.prefix);
   const queue = openQueue<Snapshot>(QUEUES.market, { connection: options.redis, prefix });
-  const ctx: PollContext = { config, client: options.client, redis: options.redis, prefix, wallet: options.wallet, seenFills: new SeenFills(), tokenHoldings: options.tokenHoldings, logger };
+  const ctx: PollContext = { config, client: options.client, redis: options.redis, prefix, wallet: options.wallet, seenFills: new SeenFills(), tokenHoldings: options.tokenHoldings, logger, absorbs: options.redisOutage ? (error, context) => options.redisOutage!.absorbs(error, context) : undefined };
   const inFlight = new Set<Promise<unknown>>();
   const cronLogger = {
     info: (message: string) => logger.debug({ component: 'node-cron' }, message),

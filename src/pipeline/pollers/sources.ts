@@ -26,8 +26,10 @@ export interface PollContext {
   readonly seenFills?: SeenFills;
   /** The tokens the wallet holds, read from the chain (heldTokens prices them); without it, only the trigger orders' mints. */
   readonly tokenHoldings?: (wallet: string) => Promise<TokenHolding[]>;
-  /** Told what a read got around (the holdings that did not read). */
+  /** Told what a read got around (the holdings that did not read), unless `absorbs` told it already. */
   readonly logger?: Pick<Logger, 'warn'>;
+  /** The process's call-failure log (RedisOutageLog.absorbs): an RPC outage is one line per interval, its URL masked. */
+  readonly absorbs?: (error: unknown, context: Record<string, unknown>) => boolean;
 }
 
 /** A snapshot as a read returns it; the poller adds the tick and the arrival time. */
@@ -104,7 +106,7 @@ async function heldOnChain(ctx: PollContext, wallet: string): Promise<TokenHoldi
   try {
     return await ctx.tokenHoldings(wallet);
   } catch (err) {
-    ctx.logger?.warn({ err }, "heldTokens: the wallet's token accounts did not read; pricing the trigger orders' mints only");
+    if (!ctx.absorbs?.(err, { source: 'heldTokens', read: 'token accounts' })) ctx.logger?.warn({ err }, "heldTokens: the wallet's token accounts did not read; pricing the trigger orders' mints only");
     return [];
   }
 }

@@ -80,8 +80,8 @@ function parsedTokenAccount(holder: { readonly owner: string; readonly mint: str
     program: 'spl-token',
     parsed: {
       type: 'account',
-      // uiAmount is a node's display float; readers take `amount`.
-      info: { isNative: false, mint: holder.mint, owner: holder.owner, state: 'initialized', tokenAmount: { amount: amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString } },
+      // uiAmount is a node's deprecated display float, which it may answer null: the exact text is uiAmountString.
+      info: { isNative: false, mint: holder.mint, owner: holder.owner, state: 'initialized', tokenAmount: { amount: amount.toString(), decimals, uiAmount: null, uiAmountString } },
     },
     space: 165,
   };
