@@ -190,6 +190,13 @@ describe('every problem at once, each with its key path and a fix', () => {
     expect(load({ env: {}, argv: ['--set', 'archive.minAgeMs=120000'] }).config.archive.minAgeMs).toBe(120_000);
   });
 
+  it('bounds execution.retentionMs at 30 days: fill markers live that long, one per external trade', () => {
+    const day = 86_400_000;
+    const long = problemsOf({ env: {}, argv: ['--set', `execution.retentionMs=${31 * day}`] });
+    expect(long.map((p) => p.path)).toEqual(['execution.retentionMs']);
+    expect(load({ env: {}, argv: ['--set', `execution.retentionMs=${30 * day}`] }).config.execution.retentionMs).toBe(30 * day);
+  });
+
   it("the mark price's age limit must exceed twice the positions poll interval", () => {
     const slow = problemsOf({ env: {}, argv: ['--set', 'pollers.positions.cron=*/15 * * * * *'] });
     expect(slow.map((p) => p.path)).toEqual(['execution.markPriceMaxAgeMs']);

@@ -5,6 +5,13 @@ import { strategyName } from '../../sdk/name.ts';
 import { exactUint, positiveInt } from '../formats.ts';
 import { key } from '../key.ts';
 
+/**
+ * The longest execution.retentionMs: fill markers live this long, one per external trade. Thirty
+ * days of a wallet trading every minute is ~43,000 markers (~6 MB); a signature cannot land again
+ * two minutes after its blockhash, so nothing needs a claim longer.
+ */
+const MAX_RETENTION_MS = 30 * 24 * 3_600_000;
+
 /** What decides (strategies), how actions are carried out (execution) and what limits them (risk). */
 
 export const strategiesSection = {
@@ -176,12 +183,12 @@ export const executionSection = {
     format: `one of ${receiveToken.options.join(', ')}`,
   }),
   retentionMs: key({
-    doc: 'How long a settled action stays in Redis at most: the archiver moves its record to the audit archive (archive.dir) once it was settled this long ago; finished action jobs are removed after it too, and the claim of the signature of a signed action (one signature, one action) lasts this long from its signing.',
-    schema: positiveInt,
+    doc: "How long a settled action stays in Redis at most: the archiver moves its record to the audit archive (archive.dir) once it was settled this long ago; finished action jobs are removed after it too, and the claim of the signature of a signed action (one signature, one action) lasts this long from its signing. It is also the life of every external fill's marker (one per trade of the wallet that stratd did not make), whose count no other setting bounds; hence at most 30 days.",
+    schema: z.int().min(1).max(MAX_RETENTION_MS),
     default: 604_800_000,
     kind: 'int',
     env: 'STRATD_EXECUTION_RETENTION_MS',
-    format: 'a positive integer (ms; default 7 days)',
+    format: 'an integer from 1 to 2592000000 (ms; default 7 days, at most 30 days)',
   }),
   maxSettledRecords: key({
     doc: 'Most settled action records kept in Redis (about 4 KB each): the archiver moves the oldest beyond it to the audit archive (archive.dir), never one settled less than archive.minAgeMs ago and never an unsettled one. See docs/operations.md, "Redis memory and the archive".',
