@@ -18,6 +18,12 @@ import { moveBps, sampled, sideFor, stopPrice, takeProfitPrice, type PriceSample
  * positions, daily loss stop) stand in front of every open. Disabled by default.
  */
 
+/**
+ * What the position's own costs take before liquidation, in bps of size: the maintenance margin at
+ * the custody's 500× (20), the open and close fees (6 + 6), the price-impact fee at its cap (50).
+ */
+const LIQUIDATION_COST_BPS = 82;
+
 const settings = z
   .strictObject({
     markets: z.array(marketMint).min(1).default([...MARKET_MINTS]),
@@ -50,8 +56,17 @@ const settings = z
     /** No entry on a positions snapshot older than this (ms): what the wallet holds must be known. */
     positionsMaxAgeMs: z.int().min(1_000).default(60_000),
   })
-  // The stop must come well before liquidation: at 5× the position is liquidated near a 20 % move.
-  .refine((s) => BigInt(s.stopLossBps) * decimalToScaled(s.leverage, 4) < 9_000n * 10_000n, { message: 'stopLossBps × leverage must stay under 9000 (the stop before liquidation)', path: ['stopLossBps'] });
+  // The stop must come well before liquidation. The position is liquidated before its collateral
+  // is gone: once what is left falls to the maintenance margin (size / the custody's maxLeverage,
+  // 500×: 20 bps of size) plus the close fee and price impact (6 + up to 50 bps), and the open
+  // fee (6 bps) is paid out of it at the start; all of it in bps of size, so it weighs leverage
+  // times as much in bps of collateral. At 20× a 4 % stop sat under the old bound (stopLossBps ×
+  // leverage < 9000), 0.2 % of price from a liquidation at about 4.2 %. The stop and these costs
+  // must leave a tenth of the collateral.
+  .refine((s) => BigInt(s.stopLossBps + LIQUIDATION_COST_BPS) * decimalToScaled(s.leverage, 4) < 9_000n * 10_000n, {
+    message: `(stopLossBps + ${LIQUIDATION_COST_BPS}) × leverage must stay under 9000: the stop, the maintenance margin and the fees must leave a tenth of the collateral before liquidation`,
+    path: ['stopLossBps'],
+  });
 
 const sample = z.strictObject({ at: z.int().nonnegative(), price: uintString });
 

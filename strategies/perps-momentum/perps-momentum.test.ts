@@ -81,6 +81,18 @@ describe('perps-momentum', () => {
     expect(momentum.config.safeParse({ leverage: '20', stopLossBps: 500 }).success).toBe(false);
     expect(momentum.config.safeParse({ leverage: '5', stopLossBps: 500 }).success).toBe(true);
   });
+
+  it("counts the maintenance margin and the fees: at 20× a 4 % stop is 0.2 % of price from liquidation, refused", () => {
+    // Liquidation at 20×: the collateral left reaches 20 + 6 + 50 bps of size after the 6 bps open
+    // fee, (10,000 − 20 × 82) / 20 ≈ 418 bps of price from entry.
+    const close = momentum.config.safeParse({ leverage: '20', stopLossBps: 400 });
+    expect(close.success).toBe(false);
+    expect(close.error!.issues[0]!.path).toEqual(['stopLossBps']);
+    expect(close.error!.issues[0]!.message).toContain('maintenance margin');
+    expect(momentum.config.safeParse({ leverage: '20', stopLossBps: 360 }).success).toBe(true);
+    // The default (3×, 500 bps) stays well inside.
+    expect(momentum.config.safeParse({}).success).toBe(true);
+  });
 });
 
 describe('perps-momentum settings', () => {
