@@ -44,6 +44,7 @@ import { withStopArbitration } from '../risk/stop-arbitration.ts';
 import { limitOrderFromSnapshots } from '../pipeline/executor/limit-order-lookup.ts';
 import { tpslFromSnapshots } from '../risk/tpsl-lookup.ts';
 import type { TradingSwitch } from '../risk/trading-switch.ts';
+import { recordBoughtMint } from '../records/bought-mints.ts';
 
 /** What the executor role starts with: the process's shared parts (Redis, the API client, the ledger, metrics) and its hooks. */
 interface ExecutorRoleOptions {
@@ -182,6 +183,14 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   const snapshots = new SnapshotCache(redis, prefix, o.local);
   const validityRead = new Map<string, { readonly seconds: number; readonly atMs: number }>();
   const fallbackWarnedAt = new Map<string, number>();
+  /** What a landed swap bought, for the heldTokens poller (records/bought-mints.ts); a failed write costs only that ranking. */
+  const rememberBought = async (mint: string, actionId: string): Promise<void> => {
+    try {
+      await recordBoughtMint(redis, prefix, mint, Date.now());
+    } catch (err) {
+      if (!o.redisOutage?.absorbs(err, { actionId, write: 'bought mints' })) logger.warn({ err, actionId, mint }, 'cannot remember the mint a landed swap bought; heldTokens ranks it among the holdings by amount');
+    }
+  };
   return new Executor({
     store,
     submitter: new RoutedSubmitter({ client, chain }),
@@ -281,6 +290,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     onTransition: async (record) => {
       // Not awaited: a notification never holds up the executor (delivery is queued anyway).
       for (const event of actionEvents(record, Date.now())) void o.notifier?.notify(event);
+      if (record.state === 'landed' && record.intent.type === 'swap' && !record.dryRun) await rememberBought(record.intent.outputMint, record.actionId);
       if (record.state === 'submitted' && record.trigger && record.trigger.receivedAtMs > 0) {
         o.metrics.tickToSubmit.observe((Date.now() - record.trigger.receivedAtMs) / 1000);
       }

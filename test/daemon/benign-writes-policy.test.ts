@@ -9,6 +9,7 @@ import { MINTS } from '../../src/api/mints.ts';
 import type { Executor } from '../../src/pipeline/executor/executor.ts';
 import { actionIdFor, actionJobSchema } from '../../src/records/action.ts';
 import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
+import { readBoughtMints } from '../../src/records/bought-mints.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
@@ -99,6 +100,8 @@ describe('every benign write passes the whole policy with simulation on (assembl
 
   it('swap', async () => {
     await land({ type: 'swap', notionalUsd: '50000000', inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '50000000' });
+    // What it bought is remembered for the heldTokens poller, which prices such mints before any airdrop.
+    expect(await readBoughtMints(scope.redis, scope.prefix)).toEqual([MINTS.SOL]);
   });
 
   it('open a short with its stop; increase and add collateral to the long', async () => {

@@ -13,6 +13,7 @@ import { bullPrefix, QUEUES, snapshotJobId } from '../../src/pipeline/queues.ts'
 import { snapshotSchema, type Snapshot } from '../../src/sdk/snapshot.ts';
 import { samples } from '../../src/sdk/testing.ts';
 import { readLatestSnapshot, readLatestSnapshots, storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
+import { readBoughtMints, recordBoughtMint } from '../../src/records/bought-mints.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
 import { RecordingServer } from '../support/recording-server.ts';
 import { VenueControl } from '../support/venue-control.ts';
@@ -186,6 +187,42 @@ describe('a tick', () => {
     // A hundred airdrops of huge raw amounts come first among the holdings, and the bought one still fits.
     expect(heldTokenMints(orders, [...dust(100, 10n ** 15n), big])).toContain(big.mint);
     expect(heldTokenMints(orders, dust(400, 1n))).toHaveLength(300);
+  });
+
+  it("the recurring orders' mints and the mints landed swaps bought come before any airdrop, whatever its amount", () => {
+    const dca = 'xDca111111111111111111111111111111111111111';
+    const swapped = 'wSwap11111111111111111111111111111111111111';
+    const recurring = snapshotSchema.parse({
+      kind: 'recurringOrders',
+      source: 'recurring.getRecurringOrders',
+      key: wallet,
+      tickMs: 0,
+      receivedAtMs: 0,
+      wallet,
+      orders: [{ userPubkey: wallet, orderKey: 'k', inputMint: MINTS.USDC, outputMint: dca, rawInDeposited: '1', rawInUsed: '0', rawOutReceived: '0', openTx: 't', closeTx: null, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', trades: [] }],
+      history: [],
+    }) as Extract<Snapshot, { kind: 'recurringOrders' }>;
+    const airdrops = Array.from({ length: 400 }, (_, i) => ({ mint: `1Drop${String(i).padStart(3, '0')}1111111111111111111111111111111`, amount: 10n ** 18n }));
+    const mints = heldTokenMints(undefined, [...airdrops, { mint: swapped, amount: 1n }, { mint: dca, amount: 1n }], { recurring, bought: [swapped, MINTS.SOL] });
+    expect(mints.slice(0, 2)).toEqual([dca, swapped]);
+    expect(mints).toHaveLength(300);
+  });
+
+  it('a token a landed swap bought is priced although three searches of airdrops of larger amounts would fill up before it', async () => {
+    const at = Date.UTC(2026, 0, 1, 12, 5, 0);
+    const [a] = await client.call('tokens.ranked', { category: 'toptrending', interval: '1h', limit: 1 });
+    await recordBoughtMint(scope.redis, scope.prefix, a!.id, at);
+    const airdrops = Array.from({ length: 400 }, (_, i) => ({ mint: `1Drop${String(i).padStart(3, '0')}1111111111111111111111111111111`, amount: 10n ** 18n }));
+    const p = pollers({ tokenHoldings: async () => [...airdrops, { mint: a!.id, amount: 1n }] });
+    expect((await p.tickNow('heldTokens', { at })).map((r) => r.error)).toEqual([undefined]);
+    expect((await readLatestSnapshot(scope.redis, scope.prefix, 'heldTokens', wallet))?.tokens.map((t) => t.id)).toEqual([a!.id]);
+    // Only the newest hundred are remembered (records/bought-mints.ts).
+    const BOUGHT_MINTS_KEPT = 100;
+    for (let i = 0; i < BOUGHT_MINTS_KEPT + 5; i++) await recordBoughtMint(scope.redis, scope.prefix, `2Bought${String(i).padStart(3, '0')}11111111111111111111111111111`, at + 1 + i);
+    const kept = await readBoughtMints(scope.redis, scope.prefix);
+    expect(kept).toHaveLength(BOUGHT_MINTS_KEPT);
+    expect(kept[0]).toBe(`2Bought${String(BOUGHT_MINTS_KEPT + 4).padStart(3, '0')}11111111111111111111111111111`);
+    expect(kept).not.toContain(a!.id);
   });
 
   it('more than 100 mints are searched 100 at a time', async () => {

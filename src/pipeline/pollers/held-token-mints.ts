@@ -13,19 +13,28 @@ const MAX_MINTS = MINTS_PER_SEARCH * MAX_SEARCHES;
 
 /**
  * The tokens whose prices the heldTokens poller reads, other than the listed mints, which have
- * prices of their own: every mint the wallet's trigger orders name (active and newest closed; what
- * it bid for, what it sells) and every token it holds (bought by a swap, or sent to it, with no
- * order naming it: its stop still needs a price). The orders' mints first, active then closed
- * (anyone can send the wallet tokens, and dust must not push out a token it bought), then the
- * holdings, largest amount first. At most 300: three searches.
+ * prices of their own: every mint the wallet's trigger and recurring orders name (active and
+ * newest closed; what it bid for, what it sells), every mint its landed swaps bought
+ * (records/bought-mints.ts), and every token it holds (sent to it, or bought before that record,
+ * with no order naming it: its stop still needs a price). In that order: the active orders' mints,
+ * the bought ones newest first, the closed orders' mints, then the holdings, largest amount first:
+ * anyone can send the wallet tokens, and airdrops of any amount must not push out a token it
+ * bought or trades. At most 300: three searches.
  */
-export function heldTokenMints(orders: SnapshotOf<'triggerOrders'> | undefined, holdings: ReadonlyArray<TokenHolding> = []): string[] {
-  const unlisted = (mints: Iterable<string>) => [...new Set(mints)].filter((m) => MINT_DECIMALS[m] === undefined);
+export function heldTokenMints(
+  orders: SnapshotOf<'triggerOrders'> | undefined,
+  holdings: ReadonlyArray<TokenHolding> = [],
+  more: { readonly recurring?: SnapshotOf<'recurringOrders'>; readonly bought?: readonly string[] } = {},
+): string[] {
   const named = (list: ReadonlyArray<{ readonly inputMint: string; readonly outputMint: string }>) => list.flatMap((o) => [o.inputMint, o.outputMint]);
-  const active = unlisted(orders ? named(orders.orders) : []).sort();
-  const closed = unlisted(orders ? named(orders.history ?? []) : []).filter((m) => !active.includes(m)).sort();
-  const ordered = new Set([...active, ...closed]);
+  const first = new Set<string>();
+  const take = (mints: Iterable<string>) => {
+    for (const m of mints) if (MINT_DECIMALS[m] === undefined) first.add(m);
+  };
+  take([...named(orders?.orders ?? []), ...named(more.recurring?.orders ?? [])].sort());
+  take(more.bought ?? []);
+  take([...named(orders?.history ?? []), ...named(more.recurring?.history ?? [])].sort());
   const byAmount = [...holdings].sort((a, b) => (b.amount > a.amount ? 1 : b.amount < a.amount ? -1 : a.mint.localeCompare(b.mint)));
-  const held = unlisted(byAmount.map((h) => h.mint)).filter((m) => !ordered.has(m));
-  return [...active, ...closed, ...held].slice(0, MAX_MINTS);
+  take(byAmount.map((h) => h.mint));
+  return [...first].slice(0, MAX_MINTS);
 }

@@ -8,6 +8,7 @@ import { pruneLatestSnapshots, readLatestSnapshot, readSnapshotTick } from '../.
 import { heldTokenMints, MINTS_PER_SEARCH } from './held-token-mints.ts';
 import { readAllPages } from './paged-list.ts';
 import type { SeenFills } from './seen-fills.ts';
+import { readBoughtMints } from '../../records/bought-mints.ts';
 
 /**
  * The data sources, declared as data (one entry per snapshot kind, a closed set): what one
@@ -242,8 +243,13 @@ export const POLLER_SOURCES: Sources = {
     needsWallet: true,
     reads: (ctx) =>
       walletRead(ctx, async (wallet) => {
-        const [orders, holdings] = await Promise.all([readLatestSnapshot(ctx.redis, ctx.prefix, 'triggerOrders', wallet), heldOnChain(ctx, wallet)]);
-        const mints = heldTokenMints(orders, holdings);
+        const [orders, recurring, bought, holdings] = await Promise.all([
+          readLatestSnapshot(ctx.redis, ctx.prefix, 'triggerOrders', wallet),
+          readLatestSnapshot(ctx.redis, ctx.prefix, 'recurringOrders', wallet),
+          readBoughtMints(ctx.redis, ctx.prefix),
+          heldOnChain(ctx, wallet),
+        ]);
+        const mints = heldTokenMints(orders, holdings, { recurring, bought });
         // No token to price: no call (a search costs 10 credits); 100 mints a search.
         const found: Awaited<ReturnType<typeof ctx.client.call<'tokens.search'>>> = [];
         for (let i = 0; i < mints.length; i += MINTS_PER_SEARCH) found.push(...(await ctx.client.call('tokens.search', { query: mints.slice(i, i + MINTS_PER_SEARCH).join(',') })));
