@@ -264,7 +264,15 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
       // booked (only a landing is). The final write frees the intent key (ActionStore's transition script).
       const commitState = !(outcome === 'landed' && record.stateCommitted);
       if (!commitState && !record.intent.type.startsWith('tpsl-')) return;
-      await settleAction(redis, prefix, { ...record, trigger: record.trigger ?? { kind: 'positions', key: '-', tickMs: 0, receivedAtMs: 0 } }, outcome, { releaseIntent: false, commitState });
+      await settleAction(redis, prefix, { ...record, trigger: record.trigger ?? { kind: 'positions', key: '-', tickMs: 0, receivedAtMs: 0 } }, outcome, {
+        releaseIntent: false,
+        commitState,
+        // Changes decided before the state's floor cannot be merged safely: lost, and said so.
+        onStateBeyondFloor: async (floorMs) => {
+          logger.error({ actionId: record.actionId, strategy: record.strategy, decidedAtMs: record.decidedAtMs, floorMs }, "ALERT: a landed or sent action's strategy state changes were refused: it was decided before the state's floor (its member stamps were already dropped); the strategy's state does not show this action");
+          await o.ledger.append({ at: Date.now(), type: 'alert', actionId: record.actionId, strategy: record.strategy, detail: { event: 'state_beyond_floor', decidedAtMs: record.decidedAtMs, floorMs } });
+        },
+      });
     },
     ledger: o.ledger,
     risk,

@@ -34,15 +34,15 @@ export async function settleAction(redis: Redis, prefix: string, action: Settled
   const commit = (outcome === 'landed' || outcome === 'ambiguous') && action.stateAfter !== undefined && options.commitState !== false;
   const release = outcome !== 'ambiguous' && options.releaseIntent !== false;
   const [stateCommitted, intentReleased] = await Promise.all([
-    commit ? commitState(redis, prefix, action) : false,
+    commit ? commitState(redis, prefix, action, options.onStateBeyondFloor) : false,
     release ? releaseIntent(redis, prefix, action.strategy, action.intent.key, action.actionId) : false,
     outcome === 'landed' ? bookTpslLanding(redis, prefix, action, Date.now()) : undefined,
   ]);
   return { stateCommitted, intentReleased };
 }
 
-function commitState(redis: Redis, prefix: string, action: SettledAction): Promise<boolean> {
-  const options = { decidedAtMs: action.decidedAtMs };
+function commitState(redis: Redis, prefix: string, action: SettledAction, onBeyondFloor: SettleOptions['onStateBeyondFloor']): Promise<boolean> {
+  const options = { decidedAtMs: action.decidedAtMs, onBeyondFloor };
   return action.stateChanges
     ? commitStateChanges(redis, prefix, action.strategy, action.stateChanges, options)
     : commitStrategyState(redis, prefix, action.strategy, action.stateAfter, options);
@@ -56,4 +56,6 @@ interface SettleOptions {
   readonly releaseIntent?: boolean;
   /** False when the state was already committed (at `submitted`, with the same changes). Default true. */
   readonly commitState?: boolean;
+  /** Told when the action's state changes were refused for being older than the state's floor: they are lost (an alert). */
+  readonly onStateBeyondFloor?: (floorMs: number) => void | Promise<void>;
 }

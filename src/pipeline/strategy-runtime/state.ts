@@ -96,6 +96,12 @@ export async function readStrategyState(redis: Redis, prefix: string, strategy: 
 interface CommitOptions {
   /** When the decision that produced this state was made; default now. An older change loses to a newer one of the same member. */
   readonly decidedAtMs?: number;
+  /**
+   * Told when nothing was applied because the decision is older than the stored state's floor
+   * (its stamps were dropped: see STAMP_HORIZON_MS in records/state-changes.ts), rather than
+   * because later decisions changed every member it changed: its changes are lost, not superseded.
+   */
+  readonly onBeyondFloor?: (floorMs: number) => void | Promise<void>;
 }
 
 /**
@@ -116,7 +122,10 @@ export async function commitStateChanges(redis: Redis, prefix: string, strategy:
     const text = await redis.get(key);
     const stored = parseStored(strategy, text) ?? { state: undefined, decidedAtMs: 0, stamps: {}, floorMs: 0 };
     const merged = applyStateChanges(stored.state, changes, decidedAtMs, stored);
-    if (merged.applied === 0) return false;
+    if (merged.applied === 0) {
+      if (decidedAtMs < stored.floorMs) await options.onBeyondFloor?.(stored.floorMs);
+      return false;
+    }
     let next: string;
     try {
       next = JSON.stringify({ decidedAtMs: merged.stamps.decidedAtMs, state: merged.state, stamps: merged.stamps.stamps, floorMs: merged.stamps.floorMs });
