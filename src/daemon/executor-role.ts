@@ -35,6 +35,7 @@ import type { RedisOutageLog } from '../pipeline/redis-outage.ts';
 import { SnapshotCache } from '../pipeline/snapshot-cache.ts';
 import { noteOutcomeForBackoff } from '../pipeline/strategy-runtime/refusal-backoff.ts';
 import { settleAction } from '../pipeline/strategy-runtime/settle.ts';
+import { alertStateBeyondFloor } from '../pipeline/strategy-runtime/state-floor-alert.ts';
 import type { Ledger } from '../records/ledger.ts';
 import { readOperatorApproval } from '../records/operator-approval.ts';
 import { exposureFromSnapshots, restingOrdersMaxAgeMs } from '../risk/exposure-facts.ts';
@@ -186,7 +187,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   /** What a landed swap bought, for the heldTokens poller (records/bought-mints.ts); a failed write costs only that ranking. */
   const rememberBought = async (mint: string, actionId: string): Promise<void> => {
     try {
-      await recordBoughtMint(redis, prefix, mint, Date.now());
+      await recordBoughtMint(redis, prefix, signer.publicKey.toBase58(), mint, Date.now());
     } catch (err) {
       if (!o.redisOutage?.absorbs(err, { actionId, write: 'bought mints' })) logger.warn({ err, actionId, mint }, 'cannot remember the mint a landed swap bought; heldTokens ranks it among the holdings by amount');
     }
@@ -259,6 +260,8 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     keepIntentEveryMs: Math.floor(config.strategies.intentLockMs / 3),
     settle: async (record, outcome) => {
       await noteOutcomeForBackoff(redis, prefix, record, outcome, Date.now(), { baseMs: config.strategies.refusalBackoffMs, maxMs: config.strategies.refusalBackoffMaxMs });
+      // Told before the landing's final write and again after a crash in between: no landed swap goes unremembered.
+      if (outcome === 'landed' && record.intent.type === 'swap') await rememberBought(record.intent.outputMint, record.actionId);
       // A landed action's state was committed when it became ambiguous (stateCommitted), with the
       // same changes: a second commit would be an empty round trip. A landed TP/SL action is still
       // booked (only a landing is). The final write frees the intent key (ActionStore's transition script).
@@ -268,10 +271,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
         releaseIntent: false,
         commitState,
         // Changes decided before the state's floor cannot be merged safely: lost, and said so.
-        onStateBeyondFloor: async (floorMs) => {
-          logger.error({ actionId: record.actionId, strategy: record.strategy, decidedAtMs: record.decidedAtMs, floorMs }, "ALERT: a landed or sent action's strategy state changes were refused: it was decided before the state's floor (its member stamps were already dropped); the strategy's state does not show this action");
-          await o.ledger.append({ at: Date.now(), type: 'alert', actionId: record.actionId, strategy: record.strategy, detail: { event: 'state_beyond_floor', decidedAtMs: record.decidedAtMs, floorMs } });
-        },
+        onStateBeyondFloor: (floorMs) => alertStateBeyondFloor({ ledger: o.ledger, logger }, { actionId: record.actionId, strategy: record.strategy, decidedAtMs: record.decidedAtMs }, floorMs),
       });
     },
     ledger: o.ledger,
@@ -298,7 +298,6 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     onTransition: async (record) => {
       // Not awaited: a notification never holds up the executor (delivery is queued anyway).
       for (const event of actionEvents(record, Date.now())) void o.notifier?.notify(event);
-      if (record.state === 'landed' && record.intent.type === 'swap' && !record.dryRun) await rememberBought(record.intent.outputMint, record.actionId);
       if (record.state === 'submitted' && record.trigger && record.trigger.receivedAtMs > 0) {
         o.metrics.tickToSubmit.observe((Date.now() - record.trigger.receivedAtMs) / 1000);
       }

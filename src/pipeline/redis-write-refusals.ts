@@ -27,6 +27,7 @@ const FAMILIES: Readonly<Record<string, string>> = {
   notify: 'notifications',
   fill: 'fill watcher',
   fills: 'fill watcher',
+  held: 'bought mints',
 };
 
 /**

@@ -12,6 +12,7 @@ import { actionRecordKey, decisionOutboxKeys, openSetKey } from './executor/acti
 import { alwaysAdmitted, SHED_REASON, shedEpisodesKey } from './strategy-runtime/admission.ts';
 import type { LoadedStrategy } from './strategy-runtime/loader.ts';
 import { runStrategies, type SnapshotReader, type StrategyRun } from './strategy-runtime/run.ts';
+import { alertStateBeyondFloor } from './strategy-runtime/state-floor-alert.ts';
 import { commitStateChanges, readStrategyState } from './strategy-runtime/state.ts';
 import { forgetGoneTpsl, readTpslBook } from '../risk/tpsl-book.ts';
 import type { TpslOwner } from '../sdk/define.ts';
@@ -227,7 +228,8 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
       }
       enqueued.push(...(await enqueueActions(run.actions, deps, now, suppressed)));
       if (run.commitNow) {
-        await commitStateChanges(redis, prefix, run.strategy, run.commitNow.changes, { decidedAtMs: now() });
+        const decidedAtMs = now();
+        await commitStateChanges(redis, prefix, run.strategy, run.commitNow.changes, { decidedAtMs, onBeyondFloor: (floorMs) => alertStateBeyondFloor({ ledger, logger }, { strategy: run.strategy, decidedAtMs }, floorMs) });
         await ledger.append({ at: now(), type: 'strategy_state', strategy: run.strategy, detail: { trigger: triggerOf(snapshot) } });
       }
     }

@@ -2,9 +2,11 @@
 // stamps below it were dropped, records/state-changes.ts) cannot have its changes merged: they are
 // lost. The daemon's executor (assembleExecutor) says so, an ALERT in the log and an `alert`
 // ledger entry naming the action, instead of dropping them without a word.
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import { commitStrategyState, readStrategyState } from '../../src/pipeline/strategy-runtime/state.ts';
+import { alertStateBeyondFloor } from '../../src/pipeline/strategy-runtime/state-floor-alert.ts';
 import { actionIdFor, actionJobSchema } from '../../src/records/action.ts';
 import { Ledger } from '../../src/records/ledger.ts';
 import { stateChanges } from '../../src/records/state-changes.ts';
@@ -77,5 +79,17 @@ describe("a landed action decided before its strategy state's floor", () => {
     await landSwap('superseded', 'swap-2', now, { runs: 4 }, { runs: 6 });
     expect(await readStrategyState(scope.redis, scope.prefix, 'superseded')).toEqual({ runs: 5 });
     expect((await alerts()).map((a) => a.actionId)).not.toContain(actionIdFor('superseded', 'swap-2', now));
+  });
+});
+
+describe('the alert itself', () => {
+  it('a ledger that refuses the entry is logged, and the commit it reports on goes on', async () => {
+    const broken = new Ledger(scope.redis, { prefix: `${scope.prefix}broken:`, maxLen: 10 });
+    // The stream's key holds a string: every XADD is refused (WRONGTYPE), as a real Redis refuses a write.
+    await scope.redis.set(broken.streamKey, 'not a stream');
+    const lines: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(line) });
+    await expect(alertStateBeyondFloor({ ledger: broken, logger }, { strategy: 's', decidedAtMs: 1, actionId: 'act-1' }, 2)).resolves.toBeUndefined();
+    expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([expect.stringContaining('ALERT'), 'the state_beyond_floor alert was not written to the ledger']);
   });
 });

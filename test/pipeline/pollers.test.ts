@@ -211,15 +211,17 @@ describe('a tick', () => {
   it('a token a landed swap bought is priced although three searches of airdrops of larger amounts would fill up before it', async () => {
     const at = Date.UTC(2026, 0, 1, 12, 5, 0);
     const [a] = await client.call('tokens.ranked', { category: 'toptrending', interval: '1h', limit: 1 });
-    await recordBoughtMint(scope.redis, scope.prefix, a!.id, at);
+    await recordBoughtMint(scope.redis, scope.prefix, wallet, a!.id, at);
+    // Another wallet's buys are not this one's.
+    await recordBoughtMint(scope.redis, scope.prefix, Keypair.generate().publicKey.toBase58(), '3Other1111111111111111111111111111111111111', at);
     const airdrops = Array.from({ length: 400 }, (_, i) => ({ mint: `1Drop${String(i).padStart(3, '0')}1111111111111111111111111111111`, amount: 10n ** 18n }));
     const p = pollers({ tokenHoldings: async () => [...airdrops, { mint: a!.id, amount: 1n }] });
     expect((await p.tickNow('heldTokens', { at })).map((r) => r.error)).toEqual([undefined]);
     expect((await readLatestSnapshot(scope.redis, scope.prefix, 'heldTokens', wallet))?.tokens.map((t) => t.id)).toEqual([a!.id]);
     // Only the newest hundred are remembered (records/bought-mints.ts).
     const BOUGHT_MINTS_KEPT = 100;
-    for (let i = 0; i < BOUGHT_MINTS_KEPT + 5; i++) await recordBoughtMint(scope.redis, scope.prefix, `2Bought${String(i).padStart(3, '0')}11111111111111111111111111111`, at + 1 + i);
-    const kept = await readBoughtMints(scope.redis, scope.prefix);
+    for (let i = 0; i < BOUGHT_MINTS_KEPT + 5; i++) await recordBoughtMint(scope.redis, scope.prefix, wallet, `2Bought${String(i).padStart(3, '0')}11111111111111111111111111111`, at + 1 + i);
+    const kept = await readBoughtMints(scope.redis, scope.prefix, wallet);
     expect(kept).toHaveLength(BOUGHT_MINTS_KEPT);
     expect(kept[0]).toBe(`2Bought${String(BOUGHT_MINTS_KEPT + 4).padStart(3, '0')}11111111111111111111111111111`);
     expect(kept).not.toContain(a!.id);

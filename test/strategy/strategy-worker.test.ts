@@ -11,6 +11,7 @@ import type { Snapshot } from '../../src/sdk/snapshot.ts';
 import { readStrategyState, settleAction, startStrategyWorker, type StrategyWorker } from '../../src/pipeline/strategy-worker.ts';
 import { defineStrategy } from '../../src/sdk/define.ts';
 import { intentHolder } from '../../src/pipeline/strategy-runtime/intent-lock.ts';
+import { commitStrategyState } from '../../src/pipeline/strategy-runtime/state.ts';
 import type { LoadedStrategy } from '../../src/pipeline/strategy-runtime/loader.ts';
 import { redisScope } from '../support/redis-scope.ts';
 import { processSnapshotJob } from '../support/snapshot-job.ts';
@@ -132,6 +133,15 @@ describe('strategy worker', () => {
     const third = (await actionJobs()).find((a) => a.window === TICK + 10_000)!;
     expect(await settleAction(scope.redis, scope.prefix, third, 'ambiguous')).toEqual({ stateCommitted: true, intentReleased: false });
     expect(await intentHolder(scope.redis, scope.prefix, 'decider', decrease.key)).toBe(third.actionId);
+  });
+
+  it("a state-only decision older than the state's floor is an alert, not a silent loss", async () => {
+    // The counter's state was last changed by a decision stamped eight days ahead (a clock set ahead): its floor is a day ahead.
+    await commitStrategyState(scope.redis, scope.prefix, 'counter', { lastTick: 1 }, { decidedAtMs: TICK + 8 * 86_400_000 });
+    await process(snapshotAt(TICK), 'snap-floor');
+    expect(await readStrategyState(scope.redis, scope.prefix, 'counter')).toEqual({ lastTick: 1 });
+    const alerts = (await ledger.read({ limit: 1_000, reverse: false, types: ['alert'] })).filter((e) => e.detail.event === 'state_beyond_floor');
+    expect(alerts.map((e) => ({ strategy: e.strategy, decidedAtMs: e.detail.decidedAtMs }))).toEqual([{ strategy: 'counter', decidedAtMs: TICK + 300 }]);
   });
 
   it('an invalid snapshot job fails without retries and is reported', async () => {

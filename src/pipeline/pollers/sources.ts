@@ -246,7 +246,7 @@ export const POLLER_SOURCES: Sources = {
         const [orders, recurring, bought, holdings] = await Promise.all([
           readLatestSnapshot(ctx.redis, ctx.prefix, 'triggerOrders', wallet),
           readLatestSnapshot(ctx.redis, ctx.prefix, 'recurringOrders', wallet),
-          readBoughtMints(ctx.redis, ctx.prefix),
+          readBoughtMints(ctx.redis, ctx.prefix, wallet),
           heldOnChain(ctx, wallet),
         ]);
         const mints = heldTokenMints(orders, holdings, { recurring, bought });
