@@ -20,9 +20,10 @@ import { moveBps, sampled, sideFor, stopPrice, takeProfitPrice, type PriceSample
 
 /**
  * What the position's own costs take before liquidation, in bps of size: the maintenance margin at
- * the custody's 500× (20), the open and close fees (6 + 6), the price-impact fee at its cap (50).
+ * the custody's 500× (20), the open and close fees (6 + 6), the price-impact fee at its cap on the
+ * open and on the close (50 + 50). Borrow fees come on top, over the position's life.
  */
-const LIQUIDATION_COST_BPS = 82;
+const LIQUIDATION_COST_BPS = 132;
 
 const settings = z
   .strictObject({
@@ -58,13 +59,14 @@ const settings = z
   })
   // The stop must come well before liquidation. The position is liquidated before its collateral
   // is gone: once what is left falls to the maintenance margin (size / the custody's maxLeverage,
-  // 500×: 20 bps of size) plus the close fee and price impact (6 + up to 50 bps), and the open
-  // fee (6 bps) is paid out of it at the start; all of it in bps of size, so it weighs leverage
-  // times as much in bps of collateral. At 20× a 4 % stop sat under the old bound (stopLossBps ×
-  // leverage < 9000), 0.2 % of price from a liquidation at about 4.2 %. The stop and these costs
-  // must leave a tenth of the collateral.
-  .refine((s) => BigInt(s.stopLossBps + LIQUIDATION_COST_BPS) * decimalToScaled(s.leverage, 4) < 9_000n * 10_000n, {
-    message: `(stopLossBps + ${LIQUIDATION_COST_BPS}) × leverage must stay under 9000: the stop, the maintenance margin and the fees must leave a tenth of the collateral before liquidation`,
+  // 500×: 20 bps of size) plus the close fee and price impact, after the open fee and price impact
+  // were paid out of it (LIQUIDATION_COST_BPS in all); all of it in bps of size, so it weighs
+  // leverage times as much in bps of collateral. The stop is set from the decision's price, and the
+  // entry may fill up to maxSlippageBps worse, which moves the stop that much further from the
+  // entry. At 20× a 4 % stop sat under the old bound (stopLossBps × leverage < 9000), at or past a
+  // liquidation near 4 %. The stop, the slippage and these costs must leave a tenth of the collateral.
+  .refine((s) => BigInt(s.stopLossBps + s.maxSlippageBps + LIQUIDATION_COST_BPS) * decimalToScaled(s.leverage, 4) < 9_000n * 10_000n, {
+    message: `(stopLossBps + maxSlippageBps + ${LIQUIDATION_COST_BPS}) × leverage must stay under 9000: the stop, the entry's slippage, the maintenance margin and the fees must leave a tenth of the collateral before liquidation`,
     path: ['stopLossBps'],
   });
 

@@ -82,15 +82,20 @@ describe('perps-momentum', () => {
     expect(momentum.config.safeParse({ leverage: '5', stopLossBps: 500 }).success).toBe(true);
   });
 
-  it("counts the maintenance margin and the fees: at 20× a 4 % stop is 0.2 % of price from liquidation, refused", () => {
-    // Liquidation at 20×: the collateral left reaches 20 + 6 + 50 bps of size after the 6 bps open
-    // fee, (10,000 − 20 × 82) / 20 ≈ 418 bps of price from entry.
+  it("counts the maintenance margin, the fees and the entry's slippage: at 20× a 4 % stop would sit at liquidation, refused", () => {
+    // At 20×, with the price impact at its cap on the open and the close, the collateral left reaches
+    // the maintenance margin and the close's fees (20 + 6 + 50 bps of size) after the open's (6 + 50)
+    // about (10,000 − 20 × 132) / 20 = 368 bps of price from the entry; the entry may fill 100 bps
+    // (the default slippage) worse than the price the stop is set from.
     const close = momentum.config.safeParse({ leverage: '20', stopLossBps: 400 });
     expect(close.success).toBe(false);
     expect(close.error!.issues[0]!.path).toEqual(['stopLossBps']);
     expect(close.error!.issues[0]!.message).toContain('maintenance margin');
-    expect(momentum.config.safeParse({ leverage: '20', stopLossBps: 360 }).success).toBe(true);
-    // The default (3×, 500 bps) stays well inside.
+    expect(momentum.config.safeParse({ leverage: '20', stopLossBps: 300 }).success).toBe(false);
+    expect(momentum.config.safeParse({ leverage: '20', stopLossBps: 217 }).success).toBe(true);
+    // Less slippage leaves room for a wider stop.
+    expect(momentum.config.safeParse({ leverage: '20', stopLossBps: 300, maxSlippageBps: 10 }).success).toBe(true);
+    // The default (3×, 500 bps, 100 slippage) stays well inside.
     expect(momentum.config.safeParse({}).success).toBe(true);
   });
 });
