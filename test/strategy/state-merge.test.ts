@@ -130,7 +130,10 @@ describe('strategy state: merged by member', () => {
   it('a state stored whole before the merge (no stamps) is read, and nothing decided before it changes it', async () => {
     await scope.redis.set(strategyStateKey(scope.prefix, 'legacy'), JSON.stringify({ decidedAtMs: TICK, state: { seen: 1 } }));
     expect(await readStrategyState(scope.redis, scope.prefix, 'legacy')).toEqual({ seen: 1 });
-    expect(await commitStrategyState(scope.redis, scope.prefix, 'legacy', { seen: 0 }, { decidedAtMs: TICK - 1 })).toBe(false);
+    // Superseded by that whole-state decision, not lost below a floor: no alert.
+    const floored: number[] = [];
+    expect(await commitStrategyState(scope.redis, scope.prefix, 'legacy', { seen: 0 }, { decidedAtMs: TICK - 1, onBeyondFloor: (floorMs) => void floored.push(floorMs) })).toBe(false);
+    expect(floored).toEqual([]);
     expect(await commitStateChanges(scope.redis, scope.prefix, 'legacy', [{ path: ['other'], set: true }], { decidedAtMs: TICK + 1 })).toBe(true);
     expect(await readStrategyState(scope.redis, scope.prefix, 'legacy')).toEqual({ seen: 1, other: true });
   });

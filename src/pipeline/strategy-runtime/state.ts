@@ -47,6 +47,8 @@ export function strategyStateKey(prefix: string, strategy: string): string {
 
 interface StoredState extends ChangeStamps {
   readonly state: unknown;
+  /** Stored before per-member stamps: its floor is its one decision's time, and an older decision is superseded, not lost. */
+  readonly unstamped?: boolean;
 }
 
 function parseStored(strategy: string, text: string | null): StoredState | undefined {
@@ -61,7 +63,7 @@ function parseStored(strategy: string, text: string | null): StoredState | undef
   const stamps = typeof value.stamps === 'object' && value.stamps !== null ? (value.stamps as Record<string, number>) : undefined;
   // A state stored before stamps existed was one decision's whole: nothing older may change it.
   const floorMs = typeof value.floorMs === 'number' ? value.floorMs : stamps ? 0 : decidedAtMs;
-  return { state: value.state, decidedAtMs, stamps: stamps ?? {}, floorMs };
+  return { state: value.state, decidedAtMs, stamps: stamps ?? {}, floorMs, ...(stamps === undefined && typeof value.floorMs !== 'number' ? { unstamped: true } : {}) };
 }
 
 /** A strategy's stored state as the operator sees it: the committed state and when the decision that last changed it was made. */
@@ -123,7 +125,7 @@ export async function commitStateChanges(redis: Redis, prefix: string, strategy:
     const stored = parseStored(strategy, text) ?? { state: undefined, decidedAtMs: 0, stamps: {}, floorMs: 0 };
     const merged = applyStateChanges(stored.state, changes, decidedAtMs, stored);
     if (merged.applied === 0) {
-      if (decidedAtMs < stored.floorMs) await options.onBeyondFloor?.(stored.floorMs);
+      if (decidedAtMs < stored.floorMs && stored.unstamped !== true) await options.onBeyondFloor?.(stored.floorMs);
       return false;
     }
     let next: string;
