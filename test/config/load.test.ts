@@ -190,11 +190,14 @@ describe('every problem at once, each with its key path and a fix', () => {
     expect(load({ env: {}, argv: ['--set', 'archive.minAgeMs=120000'] }).config.archive.minAgeMs).toBe(120_000);
   });
 
-  it('bounds execution.retentionMs at 30 days: fill markers live that long, one per external trade', () => {
+  it('bounds execution.retentionMs from 2 minutes to 30 days: signature claims and fill markers live that long', () => {
     const day = 86_400_000;
     const long = problemsOf({ env: {}, argv: ['--set', `execution.retentionMs=${31 * day}`] });
     expect(long.map((p) => p.path)).toEqual(['execution.retentionMs']);
     expect(load({ env: {}, argv: ['--set', `execution.retentionMs=${30 * day}`] }).config.execution.retentionMs).toBe(30 * day);
+    // A signature's claim must outlive its transaction's chance to land.
+    expect(problemsOf({ env: {}, argv: ['--set', 'execution.retentionMs=60000'] }).map((p) => p.path)).toEqual(['execution.retentionMs']);
+    expect(load({ env: {}, argv: ['--set', 'execution.retentionMs=120000'] }).config.execution.retentionMs).toBe(120_000);
   });
 
   it("the mark price's age limit must exceed twice the positions poll interval", () => {

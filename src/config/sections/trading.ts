@@ -12,6 +12,14 @@ import { key } from '../key.ts';
  */
 const MAX_RETENTION_MS = 30 * 24 * 3_600_000;
 
+/**
+ * The shortest execution.retentionMs: a signature's claim (one signature, one action) must outlive
+ * every chance of its transaction landing, 150 blocks past its blockhash (about a minute) and a
+ * perps request's maxRequestExecutionSec; a shorter claim would let the same bytes be claimed by a
+ * second action while the first can still land.
+ */
+const MIN_RETENTION_MS = 120_000;
+
 /** What decides (strategies), how actions are carried out (execution) and what limits them (risk). */
 
 export const strategiesSection = {
@@ -183,12 +191,12 @@ export const executionSection = {
     format: `one of ${receiveToken.options.join(', ')}`,
   }),
   retentionMs: key({
-    doc: "How long a settled action stays in Redis at most: the archiver moves its record to the audit archive (archive.dir) once it was settled this long ago; finished action jobs are removed after it too, and the claim of the signature of a signed action (one signature, one action) lasts this long from its signing. It is also the life of every external fill's marker (one per trade of the wallet that stratd did not make), whose count no other setting bounds; hence at most 30 days.",
-    schema: z.int().min(1).max(MAX_RETENTION_MS),
+    doc: "How long a settled action stays in Redis at most: the archiver moves its record to the audit archive (archive.dir) once it was settled this long ago; finished action jobs are removed after it too, and the claim of the signature of a signed action (one signature, one action) lasts this long from its signing. It is also the life of every external fill's marker (one per trade of the wallet that stratd did not make), whose count no other setting bounds; hence at most 30 days; and at least 2 minutes, as long as a signed transaction can still land.",
+    schema: z.int().min(MIN_RETENTION_MS).max(MAX_RETENTION_MS),
     default: 604_800_000,
     kind: 'int',
     env: 'STRATD_EXECUTION_RETENTION_MS',
-    format: 'an integer from 1 to 2592000000 (ms; default 7 days, at most 30 days)',
+    format: 'an integer from 120000 to 2592000000 (ms; default 7 days, at least 2 minutes, at most 30 days)',
   }),
   maxSettledRecords: key({
     doc: 'Most settled action records kept in Redis (about 4 KB each): the archiver moves the oldest beyond it to the audit archive (archive.dir), never one settled less than archive.minAgeMs ago and never an unsettled one. See docs/operations.md, "Redis memory and the archive".',
