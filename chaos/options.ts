@@ -47,13 +47,17 @@ export function chaosOptions(short: boolean, overrides: Partial<ChaosOptions> = 
   const base: ChaosOptions = short
     ? {
         durationMs: 40_000, daemons: 2, seed: 11, short, killEveryMs: 4_000, failpointShare: 0.3, outageMs: 5_000, faultShare: 0.2,
-        // Swaps and recurring orders settle by their signature or their blockhash's expiry (up to ~90 s
-        // of a loaded host after a lost execute reply): a drain of 80 s called one of them stuck at 96 s.
-        drainMs: 120_000, stuckAfterMs: 120_000, settleGraceMs: 10_000, preventableAfterMs: 5_000, volatilityPct: 10, resultsDir: 'chaos/results', verbose: false,
+        // Swaps and recurring orders settle by their signature or their blockhash's expiry. Their builds
+        // report no lastValidBlockHeight, so the executor bounds it at 300 blocks past the height it read
+        // (150 of validity and 150 for an API node ahead of ours: preparation-steps.ts), 120 s at the
+        // venue's 400 ms slots, counted from the build: one ambiguous after a lost execute reply late in
+        // the fault phase was open 130 s at the audit of a loaded host. The drain and the stuck bound
+        // leave it 30 s beyond that.
+        drainMs: 150_000, stuckAfterMs: 150_000, settleGraceMs: 10_000, preventableAfterMs: 5_000, volatilityPct: 10, resultsDir: 'chaos/results', verbose: false,
       }
     : {
         durationMs: 600_000, daemons: 3, seed: 7, short, killEveryMs: 4_500, failpointShare: 0.3, outageMs: 30_000, faultShare: 0.2,
-        drainMs: 120_000, stuckAfterMs: 120_000, settleGraceMs: 20_000, preventableAfterMs: 5_000, volatilityPct: 10, resultsDir: 'chaos/results', verbose: true,
+        drainMs: 150_000, stuckAfterMs: 150_000, settleGraceMs: 20_000, preventableAfterMs: 5_000, volatilityPct: 10, resultsDir: 'chaos/results', verbose: true,
       };
   return chaosOptionsSchema.parse({ ...base, ...overrides });
 }
