@@ -24,10 +24,11 @@ afterAll(async () => {
 describe.skipIf(!redisServerInstalled('the short chaos run'))('chaos suite, short run', () => {
   it('no action landed twice, lost, stuck or unsettled; every "landed" has its own fill; nothing expired that executed', async () => {
     const resultsDir = await mkdtemp(join(tmpdir(), 'stratd-chaos-test-'));
-    dirs.push(resultsDir);
     const report = await runChaos(chaosOptions(true, { resultsDir }), 'vitest test/chaos/chaos-short.test.ts');
+    // A run that missed a goal keeps its daemons' logs, named in the failure: a flake is read, not guessed.
+    if (report.goalsMet) dirs.push(resultsDir);
     const a = report.audit;
-    const table = formatReport(report);
+    const table = report.goalsMet ? formatReport(report) : `${formatReport(report)}\ndaemon logs kept in ${join(resultsDir, 'logs')}`;
     // The run did what it claims: daemons were killed, actions were taken and audited.
     expect(a.fleet.kills + a.fleet.failpointExits, table).toBeGreaterThanOrEqual(5);
     expect(a.actions.accepted, table).toBeGreaterThan(0);
