@@ -20,8 +20,9 @@ const BOUGHT_MINTS_KEPT = 100;
 export async function recordBoughtMint(redis: Redis, prefix: string, wallet: string, mint: string, atMs: number): Promise<void> {
   if (MINT_DECIMALS[mint] !== undefined) return;
   const key = boughtMintsKey(prefix, wallet);
-  const replies = await redis.multi().zadd(key, atMs, mint).zremrangebyrank(key, 0, -(BOUGHT_MINTS_KEPT + 1)).exec();
-  // A transaction's command can fail on its own (a refused write): exec answers it, not throws.
+  // A pipeline, not a transaction: the write is idempotent, and a refused command (OOM) comes back
+  // as its own error, named by its command and key, where MULTI would abort the whole with EXECABORT.
+  const replies = await redis.pipeline().zadd(key, atMs, mint).zremrangebyrank(key, 0, -(BOUGHT_MINTS_KEPT + 1)).exec();
   const failed = replies?.find(([error]) => error !== null)?.[0];
   if (failed) throw failed;
 }

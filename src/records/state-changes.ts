@@ -130,6 +130,16 @@ function objectAt(root: unknown, path: readonly string[]): JsonObject | undefine
 }
 
 /**
+ * Whether a decision is older than the stamps a state keeps (STAMP_HORIZON_MS behind its newest
+ * decision): its changes can no longer be merged, and are lost rather than superseded. A floor a
+ * state stored whole before per-member stamps carries (its one decision's time) is not this: an
+ * older decision is superseded by that whole state.
+ */
+export function beyondStampHorizon(decidedAtMs: number, stamps: Pick<ChangeStamps, 'decidedAtMs'>): boolean {
+  return decidedAtMs < stamps.decidedAtMs - STAMP_HORIZON_MS;
+}
+
+/**
  * How long a member's stamp is kept. An action lands within minutes of its decision (a stale
  * decision is never built, an ambiguous one expires with its blockhash or request), so a change
  * decided longer ago than this cannot arrive; the floor refuses one anyway.

@@ -136,5 +136,8 @@ describe('strategy state: merged by member', () => {
     expect(floored).toEqual([]);
     expect(await commitStateChanges(scope.redis, scope.prefix, 'legacy', [{ path: ['other'], set: true }], { decidedAtMs: TICK + 1 })).toBe(true);
     expect(await readStrategyState(scope.redis, scope.prefix, 'legacy')).toEqual({ seen: 1, other: true });
+    // Merged once since, it keeps that floor: an older decision is still superseded, not lost.
+    expect(await commitStateChanges(scope.redis, scope.prefix, 'legacy', [{ path: ['seen'], set: 0 }], { decidedAtMs: TICK - 1, onBeyondFloor: (floorMs) => void floored.push(floorMs) })).toBe(false);
+    expect(floored).toEqual([]);
   });
 });

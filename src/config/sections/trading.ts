@@ -13,10 +13,10 @@ import { key } from '../key.ts';
 const MAX_RETENTION_MS = 30 * 24 * 3_600_000;
 
 /**
- * The shortest execution.retentionMs: a signature's claim (one signature, one action) must outlive
- * every chance of its transaction landing, 150 blocks past its blockhash (about a minute) and a
- * perps request's maxRequestExecutionSec; a shorter claim would let the same bytes be claimed by a
- * second action while the first can still land.
+ * The shortest execution.retentionMs accepted: a signature's claim (one signature, one action) must
+ * outlive every chance of its transaction landing. A lower bound only: a spot build's blockhash is
+ * bounded at 300 blocks (120 s at 400 ms slots, more with skipped slots), and a perps request's claim
+ * must outlive maxRequestExecutionSec plus execution.keeperFillGraceMs; the doc says so.
  */
 const MIN_RETENTION_MS = 120_000;
 
@@ -191,7 +191,7 @@ export const executionSection = {
     format: `one of ${receiveToken.options.join(', ')}`,
   }),
   retentionMs: key({
-    doc: "How long a settled action stays in Redis at most: the archiver moves its record to the audit archive (archive.dir) once it was settled this long ago; finished action jobs are removed after it too, and the claim of the signature of a signed action (one signature, one action) lasts this long from its signing. It is also the life of every external fill's marker (one per trade of the wallet that stratd did not make), whose count no other setting bounds; hence at most 30 days; and at least 2 minutes, as long as a signed transaction can still land.",
+    doc: "How long a settled action stays in Redis at most: the archiver moves its record to the audit archive (archive.dir) once it was settled this long ago; finished action jobs are removed after it too, and the claim of the signature of a signed action (one signature, one action) lasts this long from its signing. It is also the life of every external fill's marker (one per trade of the wallet that stratd did not make), whose count no other setting bounds; hence at most 30 days. At least 2 minutes, and keep it well above the longest an action can stay ambiguous (a spot build's 300-block bound, or maxRequestExecutionSec plus execution.keeperFillGraceMs for a perps request) and above any Redis outage you expect: the fill watcher skips trades older than this.",
     schema: z.int().min(MIN_RETENTION_MS).max(MAX_RETENTION_MS),
     default: 604_800_000,
     kind: 'int',

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { findKeyMaterial } from '../../records/ledger.ts';
 import { RedisScript } from '../../kernel/redis-script.ts';
-import { applyStateChanges, type ChangeStamps, type StateChange } from '../../records/state-changes.ts';
+import { applyStateChanges, beyondStampHorizon, type ChangeStamps, type StateChange } from '../../records/state-changes.ts';
 
 /**
  * A strategy's persistent state: one JSON value per strategy in Redis,
@@ -47,8 +47,6 @@ export function strategyStateKey(prefix: string, strategy: string): string {
 
 interface StoredState extends ChangeStamps {
   readonly state: unknown;
-  /** Stored before per-member stamps: its floor is its one decision's time, and an older decision is superseded, not lost. */
-  readonly unstamped?: boolean;
 }
 
 function parseStored(strategy: string, text: string | null): StoredState | undefined {
@@ -63,7 +61,7 @@ function parseStored(strategy: string, text: string | null): StoredState | undef
   const stamps = typeof value.stamps === 'object' && value.stamps !== null ? (value.stamps as Record<string, number>) : undefined;
   // A state stored before stamps existed was one decision's whole: nothing older may change it.
   const floorMs = typeof value.floorMs === 'number' ? value.floorMs : stamps ? 0 : decidedAtMs;
-  return { state: value.state, decidedAtMs, stamps: stamps ?? {}, floorMs, ...(stamps === undefined && typeof value.floorMs !== 'number' ? { unstamped: true } : {}) };
+  return { state: value.state, decidedAtMs, stamps: stamps ?? {}, floorMs };
 }
 
 /** A strategy's stored state as the operator sees it: the committed state and when the decision that last changed it was made. */
@@ -125,7 +123,7 @@ export async function commitStateChanges(redis: Redis, prefix: string, strategy:
     const stored = parseStored(strategy, text) ?? { state: undefined, decidedAtMs: 0, stamps: {}, floorMs: 0 };
     const merged = applyStateChanges(stored.state, changes, decidedAtMs, stored);
     if (merged.applied === 0) {
-      if (decidedAtMs < stored.floorMs && stored.unstamped !== true) await options.onBeyondFloor?.(stored.floorMs);
+      if (beyondStampHorizon(decidedAtMs, stored)) await options.onBeyondFloor?.(stored.floorMs);
       return false;
     }
     let next: string;
