@@ -229,8 +229,9 @@ function snapshotRunner(deps: HandlerDeps): SnapshotRunner {
       enqueued.push(...(await enqueueActions(run.actions, deps, now, suppressed)));
       if (run.commitNow) {
         const decidedAtMs = now();
-        await commitStateChanges(redis, prefix, run.strategy, run.commitNow.changes, { decidedAtMs, onBeyondFloor: (floorMs) => alertStateBeyondFloor({ ledger, logger }, { strategy: run.strategy, decidedAtMs }, floorMs) });
-        await ledger.append({ at: now(), type: 'strategy_state', strategy: run.strategy, detail: { trigger: triggerOf(snapshot) } });
+        const committed = await commitStateChanges(redis, prefix, run.strategy, run.commitNow.changes, { decidedAtMs, onBeyondFloor: (floorMs) => alertStateBeyondFloor({ ledger, logger }, { strategy: run.strategy, decidedAtMs }, floorMs) });
+        // The audit trail says what was stored: nothing, when later decisions (or the floor) took every member.
+        if (committed) await ledger.append({ at: now(), type: 'strategy_state', strategy: run.strategy, detail: { trigger: triggerOf(snapshot) } });
       }
     }
     deps.metrics?.snapshotsProcessed.inc({ kind: snapshot.kind });

@@ -142,6 +142,8 @@ describe('strategy worker', () => {
     expect(await readStrategyState(scope.redis, scope.prefix, 'counter')).toEqual({ lastTick: 1 });
     const alerts = (await ledger.read({ limit: 1_000, reverse: false, types: ['alert'] })).filter((e) => e.detail.event === 'state_beyond_floor');
     expect(alerts.map((e) => ({ strategy: e.strategy, decidedAtMs: e.detail.decidedAtMs }))).toEqual([{ strategy: 'counter', decidedAtMs: TICK + 300 }]);
+    // Nothing was stored, and the ledger does not say it was.
+    expect((await ledger.read({ limit: 1_000, reverse: false, types: ['strategy_state'] })).filter((e) => e.strategy === 'counter')).toEqual([]);
   });
 
   it('an invalid snapshot job fails without retries and is reported', async () => {
