@@ -165,6 +165,14 @@ export class BacktestVenue {
     await writeKeyFile(keyFile, keypair);
     const signer = await LocalKeypairSigner.fromKeyFile(keyFile, { mode: 'paper' });
     const client = new ApiClient({ baseUrl: venue.apiUrl, retries: 0, timeoutMs: 10_000 });
+    // The wallet's positions as the poller reads them; the policy's reads of one inspection that
+    // ask at once (the mark, the amounts) share one listing.
+    let listing: Promise<Array<Parameters<typeof positionView>[0]>> | undefined;
+    const positionOf = async (positionPubkey: string) => {
+      listing ??= client.call('perps.positions', { walletAddress: keypair.publicKey.toBase58() }).then((r) => r.dataList).finally(() => (listing = undefined));
+      const item = (await listing).find((p) => p.positionPubkey === positionPubkey);
+      return item ? positionView(item) : undefined;
+    };
     return new BacktestVenue(
       venue,
       keyDir,
@@ -177,14 +185,10 @@ export class BacktestVenue {
         priorityFeeCapLamports: execution.priorityFeeCapLamports,
         slippageBps: execution.slippageBps,
         // The mark the daemon would hold: the venue's positions listing, read as the poller reads it.
-        markPrice: async (positionPubkey) => {
-          const item = (await client.call('perps.positions', { walletAddress: keypair.publicKey.toBase58() })).dataList.find((p) => p.positionPubkey === positionPubkey);
-          return item ? positionView(item)?.markPriceUsd : undefined;
-        },
+        markPrice: async (positionPubkey) => (await positionOf(positionPubkey))?.markPriceUsd,
         // The position's size and collateral, as the daemon reads them: a decrease naming no collateral withdraws its share.
         positionAmounts: async (positionPubkey) => {
-          const item = (await client.call('perps.positions', { walletAddress: keypair.publicKey.toBase58() })).dataList.find((p) => p.positionPubkey === positionPubkey);
-          const view = item ? positionView(item) : undefined;
+          const view = await positionOf(positionPubkey);
           return view ? { sizeUsd: view.sizeUsd, collateralUsd: view.collateralUsd } : undefined;
         },
         // An open's mark, as the daemon reads it for a market the wallet holds nothing of.

@@ -268,7 +268,7 @@ function askedSizeUsd(ask: PerpsExposureAsk, facts: ExposureFacts): bigint | und
 
 function judgePerps(intent: PerpsExposureAsk, facts: ExposureFacts, limits: RiskAddingLimits, pending: readonly PendingAsk[] = []): ExposureJudgement {
   if (facts.restingOrdersStale) {
-    return refuse('exposure_unknown', "the wallet's latest limit-orders snapshot is older than ten minutes (pollers.limitOrders stopped or failing): which limit orders rest is unknown, so no perps exposure is added");
+    return refuse('exposure_unknown', "the wallet's latest limit-orders snapshot is older than allowed (ten minutes, or three intervals of a slower pollers.limitOrders; the poller stopped or is failing): which limit orders rest is unknown, so no perps exposure is added");
   }
   const market = intent.marketMint;
   const symbol = MARKET_SYMBOL[market];

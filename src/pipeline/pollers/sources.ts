@@ -251,8 +251,10 @@ export const POLLER_SOURCES: Sources = {
         ]);
         const mints = heldTokenMints(orders, holdings, { recurring, bought });
         // No token to price: no call (a search costs 10 credits); 100 mints a search.
-        const found: Awaited<ReturnType<typeof ctx.client.call<'tokens.search'>>> = [];
-        for (let i = 0; i < mints.length; i += MINTS_PER_SEARCH) found.push(...(await ctx.client.call('tokens.search', { query: mints.slice(i, i + MINTS_PER_SEARCH).join(',') })));
+        const searches: string[][] = [];
+        for (let i = 0; i < mints.length; i += MINTS_PER_SEARCH) searches.push(mints.slice(i, i + MINTS_PER_SEARCH));
+        // Independent searches, asked together: the same credits, a shorter tick.
+        const found = (await Promise.all(searches.map((slice) => ctx.client.call('tokens.search', { query: slice.join(',') })))).flat();
         const wanted = new Set(mints);
         return { kind: 'heldTokens' as const, source: 'tokens.search' as const, key: wallet, wallet, tokens: found.filter((t) => wanted.has(t.id)) };
       }),
