@@ -2,6 +2,7 @@ import pRetry from 'p-retry';
 import { Agent, request, type Dispatcher } from 'undici';
 import { ApiError, type ApiErrorKind } from './errors.ts';
 import { fieldIssues } from './issues.ts';
+import { stringifyExactJson } from './exact-json.ts';
 import { parseJsonBody } from './json-body.ts';
 import { locationsOf, pathParams, type OperationDef } from './operation.ts';
 import { operations, type OperationId, type RequestOf, type ResponseOf } from './registry.ts';
@@ -242,7 +243,7 @@ export class ApiClient {
       const res = await request(url, {
         method: op.method,
         headers,
-        body: hasBody ? JSON.stringify(body) : undefined,
+        body: hasBody ? stringifyExactJson(body) : undefined,
         signal: combined,
         dispatcher: this.dispatcher,
       });

@@ -126,9 +126,9 @@ the chain, which settles it (landed, or expired with its blockhash).
 | \`decrease\`, \`decrease-with-fee\`, \`tpsl-*\` | the perps operation | \`perps-execute\` (instant) or \`rpc\` (legacy) | \`perps.execute\` with its action, or JSON-RPC | landed (a legacy decrease: when the keeper executed its request), rejected, expired |
 | \`trigger-create\`, \`trigger-cancel\` | \`trigger.createOrder\`, \`trigger.cancelOrder\` | \`trigger-execute\` | \`trigger.execute\` with the build's \`requestId\` | landed, rejected (failed on chain), expired |
 | \`trigger-cancel-all\` | \`trigger.cancelOrders\` with at most five orders (the named ones, or the wallet's first five open orders) | \`trigger-execute\` | \`trigger.execute\` | one transaction per action: landed, rejected (\`build:no_open_orders\` when none is left), expired |
-| \`recurring-create\`, \`recurring-cancel\` | \`recurring.createOrder\` (time-based; \`inAmount\` as a JSON number, refused beyond 2^53), \`recurring.cancelOrder\` | \`recurring-execute\` | \`recurring.execute\` with the \`requestId\` | landed, rejected, expired |
+| \`recurring-create\`, \`recurring-cancel\` | \`recurring.createOrder\` (time-based; \`inAmount\` and the price band as JSON numbers written from their exact text, any size), \`recurring.cancelOrder\` | \`recurring-execute\` | \`recurring.execute\` with the \`requestId\` | landed, rejected, expired |
 | \`swap\` | \`ultra.order\` with the wallet as \`taker\` | \`ultra-execute\` | \`ultra.execute\` with the order's \`requestId\` | landed, rejected (failed on chain, or a first execute answered a code that proves nothing was sent: -1…-5, -1002, -1003, -1004, -1007, -2002…-2004), expired |
-| \`studio-claim-fee\` | \`studio.claimFee\` (\`maxQuoteAmount\` as a JSON number, refused beyond 2^53) | \`rpc\` | JSON-RPC (Studio has no execute operation) | landed, rejected, expired |
+| \`studio-claim-fee\` | \`studio.claimFee\` (\`maxQuoteAmount\` as a JSON number written from its exact digits, any size) | \`rpc\` | JSON-RPC (Studio has no execute operation) | landed, rejected, expired |
 
 - **A swap's execute is repeated, never rebuilt.** \`ultra.execute\` is safe to repeat with the same signed
   transaction for two minutes: a repeat is a status poll of the same swap. An executor that stopped between the post

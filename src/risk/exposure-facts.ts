@@ -6,7 +6,7 @@ import { inFlightIndexKey, parseInFlightEntries } from '../records/in-flight-ent
 import { readLatestSnapshot, readLatestSnapshots } from '../records/snapshot-store.ts';
 import type { Intent } from '../sdk/intent.ts';
 import type { SnapshotOf } from '../sdk/snapshot.ts';
-import { decimalTextOfNumber } from '../sdk/number-text.ts';
+import { decimalTextOfNumber } from '../api/number-text.ts';
 import { positionView, type PositionView } from '../sdk/position-view.ts';
 import { FINE_PRICE_DECIMALS, type ExposureFacts } from './exposure-limits.ts';
 

@@ -1,7 +1,7 @@
 import { decimalToScaled } from '../api/amounts.ts';
 import { MINTS } from '../api/mints.ts';
 import type { Config } from '../config/index.ts';
-import { decimalTextOfNumber } from '../sdk/number-text.ts';
+import { decimalTextOfNumber } from '../api/number-text.ts';
 import type { RiskLimits } from './risk-gate.ts';
 
 /**

@@ -292,6 +292,8 @@ const depositBorrowIntent = z.strictObject({
 });
 
 /** POST /recurring/v1/createOrder (time-based): inAmount of inputMint sold in numberOfOrders slices, one per interval. */
+const priceBandBound = decimalString.refine((text) => !text.startsWith('-'), { message: 'a price bound is not negative' });
+
 const recurringCreateIntent = z.strictObject({
   type: z.literal('recurring-create'),
   ...base,
@@ -301,9 +303,9 @@ const recurringCreateIntent = z.strictObject({
   numberOfOrders: z.number().int().min(2).max(10_000),
   /** Seconds between slices. */
   intervalSec: z.number().int().min(60).max(366 * 86_400),
-  /** Optional price band of the output (decimal, as the service takes it). */
-  minPrice: decimalString.optional(),
-  maxPrice: decimalString.optional(),
+  /** Optional price band of the output (non-negative decimal, sent with every digit given). */
+  minPrice: priceBandBound.optional(),
+  maxPrice: priceBandBound.optional(),
   /** Unix seconds; default now. */
   startAt: z.number().int().min(0).optional(),
 });

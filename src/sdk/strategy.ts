@@ -19,7 +19,7 @@ export { liquidationDistanceBps, positionView, type PositionView, type TpslReque
 export { SNAPSHOT_KINDS, snapshotSchema, type Snapshot, type SnapshotKind, type SnapshotOf } from './snapshot.ts';
 export { snapshotView, UndeclaredReadError, type SnapshotView } from './snapshot-view.ts';
 export { strategyName } from './name.ts';
-export { decimalTextOfNumber } from './number-text.ts';
+export { decimalTextOfNumber } from '../api/number-text.ts';
 // Amounts for people (reasons, logs): exact bigint formatting, never read back by a decision.
 export { AmountFormatError, formatTokenAmount, formatUsd, type FormatUsdOptions } from '../kernel/money-text.ts';
 

@@ -97,6 +97,16 @@ describe('stratd api call', () => {
     expect(server.requests).toHaveLength(before);
   });
 
+  it('sends an amount beyond 2^53 in --params exactly as given', async () => {
+    server.responder = () => ({ body: '{"transaction":"AQID"}' });
+    const before = server.requests.length;
+    const params = '{"ownerWallet":"So11111111111111111111111111111111111111112","poolAddress":"So11111111111111111111111111111111111111112","maxQuoteAmount":9007199254740993}';
+    const { code, stderr } = await runCli(['api', 'call', 'studio.claimFee', '--params', params], { env: { STRATD_API_BASE_URL: url } });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(server.requests[before]!.bodyText).toContain('"maxQuoteAmount":9007199254740993');
+  });
+
   it('reports an invalid request with the field and exit 1', async () => {
     const { code, stderr } = await runCli(['api', 'call', 'perps.poolInfo', '--params', '{"mint":"nope"}'], { env: { STRATD_API_BASE_URL: url } });
     expect(code).toBe(1);

@@ -287,12 +287,20 @@ describe('recurring: create, a slice fills, cancel refunds', () => {
     expect(history.find((o) => o.orderKey === order!.orderKey)?.closeTx).toBe(cancelled!.signature);
   });
 
-  it('refuses an inAmount the JSON number cannot carry exactly, before any call', async () => {
+  it('sends an inAmount beyond 2^53 exactly: the venue escrows every unit asked', async () => {
     const w = await h.fundedWallet();
+    const huge = 9_007_199_254_740_993n; // 2^53 + 1: a float64 would round it to 2^53
+    await h.control('fund', { wallet: w.address, usdc: (huge + 1_000_000_000n).toString() });
+    const usdcBefore = usdc(w);
     const calls = h.relay.to('/recurring/v1/createOrder').length;
-    const { record } = await run(w, { type: 'recurring-create', key: 'dca:huge', reason: 'x', notionalUsd: '0', inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: '9007199254740993', numberOfOrders: 3, intervalSec: 3600 });
-    expect(record).toMatchObject({ state: 'rejected', reason: 'build:amount_beyond_json' });
-    expect(h.relay.to('/recurring/v1/createOrder')).toHaveLength(calls);
+    const startAt = Math.floor(h.venue.clock.now() / 1000) + 86_400; // no slice fills before the checks
+    const { record } = await run(w, { type: 'recurring-create', key: 'dca:huge', reason: 'x', notionalUsd: '0', inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: huge.toString(), numberOfOrders: 3, intervalSec: 3600, startAt });
+    expect(record).toMatchObject({ state: 'landed', operationId: 'recurring.createOrder' });
+    const sent = h.relay.to('/recurring/v1/createOrder').slice(calls);
+    expect((sent[0]!.body as { params: { time: { inAmount: unknown } } }).params.time.inAmount).toBe(huge);
+    const order = [...h.venue.market.recurring.orders.values()].find((o) => o.user === w.address);
+    expect(order?.inDeposited).toBe(huge);
+    expect(usdc(w)).toBe(usdcBefore - huge);
   });
 
   it('sends a price band as the JSON numbers that read back as exactly its decimals', async () => {
@@ -305,17 +313,20 @@ describe('recurring: create, a slice fills, cancel refunds', () => {
     expect((sent[0]!.body as { params: { time: Record<string, unknown> } }).params.time).toMatchObject({ minPrice: 1.234e-7, maxPrice: 250.1 });
   });
 
-  it('refuses a price band whose decimal no JSON number carries exactly, naming the bound, before any call', async () => {
+  it('sends a price band of more digits than a float64 holds as exactly its decimal text', async () => {
     const w = await h.fundedWallet();
     const calls = h.relay.to('/recurring/v1/createOrder').length;
-    const band = { type: 'recurring-create', key: 'dca:fine', reason: 'x', notionalUsd: '0', inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: '300000000', numberOfOrders: 3, intervalSec: 3600 } as const;
-    const low = await run(w, { ...band, minPrice: '123456789.123456789' });
-    expect(low.record).toMatchObject({ state: 'rejected', reason: 'build:amount_beyond_json' });
-    expect(JSON.stringify(low.record)).toContain('minPrice 123456789.123456789 has no exact JSON number');
-    const high = await run(w, { ...band, key: 'dca:fine:max', maxPrice: '0.30000000000000000001' });
-    expect(high.record).toMatchObject({ state: 'rejected', reason: 'build:amount_beyond_json' });
-    expect(JSON.stringify(high.record)).toContain('maxPrice 0.30000000000000000001');
-    expect(h.relay.to('/recurring/v1/createOrder')).toHaveLength(calls);
+    const { record } = await run(w, { type: 'recurring-create', key: 'dca:fine', reason: 'x', notionalUsd: '300000000', inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: '300000000', numberOfOrders: 3, intervalSec: 3600, minPrice: '123456789.123456789', maxPrice: '0.30000000000000000001' });
+    expect(record).toMatchObject({ state: 'landed', operationId: 'recurring.createOrder' });
+    const [sent] = h.relay.to('/recurring/v1/createOrder').slice(calls);
+    expect(sent!.text).toContain('"minPrice":123456789.123456789');
+    expect(sent!.text).toContain('"maxPrice":0.30000000000000000001');
+  });
+
+  it('refuses a negative price bound at validation, naming the field', () => {
+    const parsed = intentSchema.safeParse({ type: 'recurring-create', key: 'dca:neg', reason: 'x', notionalUsd: '0', inputMint: MINTS.USDC, outputMint: MINTS.SOL, inAmount: '300000000', numberOfOrders: 3, intervalSec: 3600, minPrice: '-0.5' });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toContain('minPrice: a price bound is not negative');
   });
 
   it('refuses the deprecated price deposit by name', () => {
@@ -377,11 +388,15 @@ describe('studio fee claim', () => {
     expect(pool.unclaimed).toBe(0n);
   });
 
-  it('refuses a maxQuoteAmount beyond 2^53 before any call', async () => {
+  it('sends a maxQuoteAmount beyond 2^53 exactly', async () => {
     const w = await h.fundedWallet();
+    const { dbcPool } = await h.control<{ dbcPool: { poolAddress: string } }>('fund', { wallet: w.address, dbcPoolUnclaimed: '3000000' });
+    const usdcBefore = usdc(w);
     const calls = h.relay.to('/studio/v1/dbc/fee/create-tx').length;
-    const { record } = await run(w, { type: 'studio-claim-fee', key: 'claim:huge', reason: 'x', notionalUsd: '0', poolAddress: MINTS.USDC, maxQuoteAmount: '9007199254740992' });
-    expect(record).toMatchObject({ state: 'rejected', reason: 'build:amount_beyond_json' });
-    expect(h.relay.to('/studio/v1/dbc/fee/create-tx')).toHaveLength(calls);
+    const { record } = await run(w, { type: 'studio-claim-fee', key: 'claim:huge', reason: 'x', notionalUsd: '0', poolAddress: dbcPool.poolAddress, maxQuoteAmount: '9007199254740993' });
+    expect(record).toMatchObject({ state: 'landed', operationId: 'studio.claimFee' });
+    const [sent] = h.relay.to('/studio/v1/dbc/fee/create-tx').slice(calls);
+    expect((sent!.body as { maxQuoteAmount: unknown }).maxQuoteAmount).toBe(9_007_199_254_740_993n);
+    expect(usdc(w)).toBe(usdcBefore + 3_000_000n);
   });
 });

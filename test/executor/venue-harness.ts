@@ -23,13 +23,15 @@ import { RoutedSubmitter } from '../../src/pipeline/executor/routed-submitter.ts
 import { Ledger } from '../../src/records/ledger.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { startVenue, type Venue, type VenueOptions } from '../../src/venue/venue.ts';
+import { parseExactJson } from '../../src/api/exact-json.ts';
 import { venueMarkPrice } from '../support/venue-mark-price.ts';
 
-/** One request that went through the relay, with its parsed JSON body. */
+/** One request that went through the relay: its JSON body parsed exactly (an integer beyond 2^53 as a bigint), and its text. */
 export interface RelayedRequest {
   readonly method: string;
   readonly path: string;
   readonly body: unknown;
+  readonly text: string;
 }
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host']);
@@ -66,11 +68,11 @@ export class ApiRelay {
         const path = new URL(req.url ?? '/', 'http://relay').pathname;
         let body: unknown;
         try {
-          body = text === '' ? undefined : JSON.parse(text);
+          body = text === '' ? undefined : parseExactJson(text);
         } catch {
           body = text;
         }
-        this.requests.push({ method: req.method ?? '', path, body });
+        this.requests.push({ method: req.method ?? '', path, body, text });
         const substitute = this.substitutes.get(path);
         if (substitute) {
           substitute(body).then(

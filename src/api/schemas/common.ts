@@ -9,6 +9,15 @@ export const txMetadata = z.looseObject({
 });
 export type TxMetadata = z.infer<typeof txMetadata>;
 
+/**
+ * An amount the API takes as a JSON integer: a safe float64 integer, or a bigint (written as its
+ * digits by the client, read back as one by the venue), so an amount beyond 2^53 is sent exactly.
+ */
+export const exactJsonUint = z.union([
+  z.number().int().min(0).refine(Number.isSafeInteger, { message: 'integer beyond 2^53 as a float64: give it as a bigint' }),
+  z.bigint().min(0n),
+]);
+
 export const transactionType = z.enum(['legacy', 'instant']);
 
 export const side = z.enum(['long', 'short']);

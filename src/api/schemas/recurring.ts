@@ -1,19 +1,22 @@
 import { z } from 'zod';
-import { withExecuteStatus } from './common.ts';
+import { exactJsonUint, withExecuteStatus } from './common.ts';
 import { uintString } from '../amounts.ts';
+import { JsonDecimal } from '../exact-json.ts';
 import { pubkey } from '../pubkey.ts';
 import { queryBool, queryInt } from './query.ts';
 
-/** JSON integers in this product's requests; money stays exact within 2^53. */
+/** JSON integers in this product's requests that are counts or times, never beyond 2^53. */
 const safeUint = z.number().int().min(0).refine(Number.isSafeInteger, { message: 'integer beyond 2^53' });
+/** A JSON number the price band is given as: a float64, or exact decimal text (stratd's own requests). */
+const priceNumber = z.union([z.number().min(0), z.custom<JsonDecimal>((v) => v instanceof JsonDecimal, { message: 'expected a number' })]);
 
 export const recurringTimeParams = z.strictObject({
-  inAmount: safeUint,
+  inAmount: exactJsonUint,
   numberOfOrders: safeUint.refine((n) => n >= 2, { message: 'a time order needs at least 2 orders' }),
   /** Seconds between orders. */
   interval: safeUint.refine((n) => n >= 1, { message: 'interval must be at least 1 second' }),
-  minPrice: z.number().nullish(),
-  maxPrice: z.number().nullish(),
+  minPrice: priceNumber.nullish(),
+  maxPrice: priceNumber.nullish(),
   startAt: safeUint.nullish(),
 });
 

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ApiClient } from '../../api/client.ts';
 import { renderApiDocs } from '../../api/docs.ts';
 import { ApiError } from '../../api/errors.ts';
+import { parseExactJson } from '../../api/exact-json.ts';
 import { fieldIssues } from '../../api/issues.ts';
 import { parseJsonBody } from '../../api/json-body.ts';
 import { isOperationId, operationIds, operations } from '../../api/registry.ts';
@@ -84,7 +85,8 @@ async function call(argv: string[]): Promise<number> {
   }
   let params: unknown;
   try {
-    params = JSON.parse(values.params);
+    // Exact: an amount beyond 2^53 (recurring inAmount, Studio maxQuoteAmount) is sent as given.
+    params = parseExactJson(values.params);
   } catch (error) {
     process.stderr.write(`stratd api call: --params is not JSON: ${(error as Error).message}\n`);
     return EXIT.usage;

@@ -1,7 +1,6 @@
 import type { PublicKey } from '@solana/web3.js';
-import { decimalToScaled } from '../../api/amounts.ts';
 import type { ApiClient } from '../../api/client.ts';
-import { decimalTextOfNumber } from '../../sdk/number-text.ts';
+import { JsonDecimal } from '../../api/exact-json.ts';
 import type { Intent } from '../../sdk/intent.ts';
 import type { SwapQuote } from '../../records/action-record.ts';
 import { slippageFloor } from '../../sdk/slippage-floor.ts';
@@ -47,11 +46,11 @@ export async function buildSpotIntent(intent: SpotIntent, o: SpotBuildContext, s
           outputMint: intent.outputMint,
           params: {
             time: {
-              inAmount: jsonInteger(intent.inAmount, 'inAmount'),
+              inAmount: BigInt(intent.inAmount),
               numberOfOrders: intent.numberOfOrders,
               interval: intent.intervalSec,
-              minPrice: intent.minPrice === undefined ? undefined : jsonDecimal(intent.minPrice, 'minPrice'),
-              maxPrice: intent.maxPrice === undefined ? undefined : jsonDecimal(intent.maxPrice, 'maxPrice'),
+              minPrice: intent.minPrice === undefined ? undefined : priceBound(intent.minPrice, 'minPrice'),
+              maxPrice: intent.maxPrice === undefined ? undefined : priceBound(intent.maxPrice, 'maxPrice'),
               startAt: intent.startAt,
             },
           },
@@ -70,7 +69,7 @@ export async function buildSpotIntent(intent: SpotIntent, o: SpotBuildContext, s
     case 'studio-claim-fee': {
       const res = await client.call(
         'studio.claimFee',
-        { ownerWallet: wallet, poolAddress: intent.poolAddress, maxQuoteAmount: jsonInteger(intent.maxQuoteAmount, 'maxQuoteAmount') },
+        { ownerWallet: wallet, poolAddress: intent.poolAddress, maxQuoteAmount: BigInt(intent.maxQuoteAmount) },
         { signal },
       );
       // Studio documents no execute operation: the claim is sent over JSON-RPC and lands on the chain.
@@ -159,33 +158,9 @@ export function executeRoute<R extends 'trigger-execute' | 'recurring-execute'>(
   return requestId ? { route, requestId } : { route: 'rpc' };
 }
 
-/**
- * A decimal price as the JSON number the recurring product takes (its price band): sent only when
- * the number reads back as exactly the intent's decimal, so a price is never rounded on the way.
- */
-function jsonDecimal(value: string, field: string): number {
-  const n = Number(value);
-  const back = decimalTextOfNumber(n);
-  // Compared at the finer of both scales: at a fixed one, digits beyond it would be dropped unseen.
-  const scale = Math.max(fractionDigits(value), back === undefined ? 0 : fractionDigits(back));
-  if (back === undefined || decimalToScaled(back, scale) !== decimalToScaled(value, scale)) {
-    throw new BuildRefused('build:amount_beyond_json', `${field} ${value} has no exact JSON number; give it with fewer digits`);
-  }
-  return n;
-}
-
-function fractionDigits(decimal: string): number {
-  return decimal.split('.')[1]?.length ?? 0;
-}
-
-/**
- * An integer string as the JSON number these products take (recurring inAmount, Studio
- * maxQuoteAmount): exact only up to 2^53 − 1, so a larger amount is refused rather than rounded.
- */
-function jsonInteger(value: string, field: string): number {
-  const n = BigInt(value);
-  if (n > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new BuildRefused('build:amount_beyond_json', `${field} ${value} is beyond 2^53 − 1, the largest integer the API's JSON number carries exactly`);
-  }
-  return Number(n);
+/** A price bound of the recurring band, sent as the JSON number of exactly its decimal text. */
+function priceBound(value: string, field: string): JsonDecimal {
+  const exact = JsonDecimal.of(value);
+  if (exact === undefined) throw new BuildRefused('build:price_band', `${field} ${JSON.stringify(value)} is not a plain non-negative decimal`);
+  return exact;
 }

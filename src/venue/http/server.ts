@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { parseExactJson } from '../../api/exact-json.ts';
 import { fieldIssues, describeIssues } from '../../api/issues.ts';
 import type { OperationDef } from '../../api/operation.ts';
 import { operationIds, operations, type OperationId } from '../../api/registry.ts';
@@ -47,7 +48,8 @@ export function createVenueApp(services: VenueServices): FastifyInstance {
       return;
     }
     try {
-      done(null, JSON.parse(text));
+      // Exact: an amount beyond 2^53 (recurring inAmount, Studio maxQuoteAmount) is read as a bigint.
+      done(null, parseExactJson(text));
     } catch (cause) {
       done(new HttpFailure(400, { message: `body is not JSON: ${(cause as Error).message}` }), undefined);
     }

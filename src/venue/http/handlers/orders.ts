@@ -1,5 +1,6 @@
-import { toBigInt } from '../../../api/amounts.ts';
-import { invalidArgument } from '../../market/errors.ts';
+import { decimalToScaled, toBigInt } from '../../../api/amounts.ts';
+import { JsonDecimal } from '../../../api/exact-json.ts';
+import { decimalTextOfNumber } from '../../../api/number-text.ts';
 import type { TriggerAction } from '../../market/trigger-orders.ts';
 import { recurringCloseInstructions, recurringDepositInstructions, recurringOpenInstructions } from '../../tx/dca-instructions.ts';
 import { studioClaimInstructions } from '../../tx/dbc-instructions.ts';
@@ -155,16 +156,16 @@ function recurringOrder(ctx: HandlerContext, user: string, orderKey: string): { 
 }
 
 /** A price bound of the request as a u64 stand-in (price × 10^6, floored at 0). */
-function outBound(price: number): bigint {
-  return BigInt(Math.max(0, Math.floor(Math.min(price, 1e12) * 1_000_000)));
+function outBound(price: number | JsonDecimal): bigint {
+  const text = price instanceof JsonDecimal ? price.text : decimalTextOfNumber(Math.min(price, 1e12));
+  return text === undefined ? 0n : decimalToScaled(text, 6);
 }
 
 export const recurringGetOrders: Handler<'recurring.getRecurringOrders'> = (req, { services }) =>
   services.market.recurring.list({ user: req.user, orderStatus: req.orderStatus, recurringType: req.recurringType, page: req.page ?? 1, mint: req.mint });
 
 export const studioClaimFee: Handler<'studio.claimFee'> = (req, ctx) => {
-  if (!Number.isFinite(req.maxQuoteAmount)) throw invalidArgument('maxQuoteAmount must be a finite number');
-  const max = BigInt(Math.floor(Math.min(req.maxQuoteAmount, Number.MAX_SAFE_INTEGER)));
+  const max = BigInt(req.maxQuoteAmount);
   const { studio } = ctx.services.market;
   const action = studio.planClaim(req.ownerWallet, req.poolAddress, max);
   const quoteMint = studio.pools.get(req.poolAddress)?.quoteMint ?? '';
