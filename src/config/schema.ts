@@ -47,6 +47,9 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 /** A token guessable in a day from the network is no token: 32 characters (hex of 16 random bytes). */
 const MIN_REMOTE_TOKEN_LENGTH = 32;
 
+/** The longest a signed transaction can wait to land: the executor's 300-block bound at 400 ms slots. */
+const LANDING_BOUND_MS = 300 * 400;
+
 /**
  * The whole configuration. Rules that involve more than one key live here; what live mode
  * needs (including the environment's wallet key variable) is in live-requirements.ts.
@@ -70,6 +73,19 @@ export const configSchema = objectOf(configKeys).superRefine((config, ctx) => {
       code: 'custom',
       path: ['execution', 'markPriceMaxAgeMs'],
       message: `${config.execution.markPriceMaxAgeMs} ms is not more than twice the positions poll interval (${interval} ms for "${positions.cron}"): decreases would wait for a fresh mark price; raise it above ${2 * interval}`,
+    });
+  }
+  // A signature's claim (and a request's) lasts execution.retentionMs from the signing: it must
+  // outlive the transaction's chance to land (the 300-block bound the executor holds a build to,
+  // 120 s at 400 ms slots) plus, for a perps request, the keeper's window (maxRequestExecutionSec,
+  // the fallback here: the pool's own value is read at run time) and the grace for its fill to show.
+  // A shorter one lets a late keeper fill of our own request read as someone else's.
+  const claimNeedsMs = LANDING_BOUND_MS + config.execution.maxRequestExecutionSecFallback * 1000 + config.execution.keeperFillGraceMs;
+  if (config.execution.retentionMs < claimNeedsMs) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['execution', 'retentionMs'],
+      message: `${config.execution.retentionMs} ms is shorter than a signed action can stay unsettled: ${LANDING_BOUND_MS} ms to land, execution.maxRequestExecutionSecFallback (${config.execution.maxRequestExecutionSecFallback} s) for the keeper and execution.keeperFillGraceMs (${config.execution.keeperFillGraceMs} ms) for its fill to show; raise it to at least ${claimNeedsMs}`,
     });
   }
   // A warning that comes after the critical alert, or a reserve below the warning, warns of nothing.

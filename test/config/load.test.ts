@@ -197,7 +197,17 @@ describe('every problem at once, each with its key path and a fix', () => {
     expect(load({ env: {}, argv: ['--set', `execution.retentionMs=${30 * day}`] }).config.execution.retentionMs).toBe(30 * day);
     // A signature's claim must outlive its transaction's chance to land.
     expect(problemsOf({ env: {}, argv: ['--set', 'execution.retentionMs=60000'] }).map((p) => p.path)).toEqual(['execution.retentionMs']);
-    expect(load({ env: {}, argv: ['--set', 'execution.retentionMs=120000'] }).config.execution.retentionMs).toBe(120_000);
+  });
+
+  it('keeps a signature claim past every chance of its action landing: execution.retentionMs against the keeper window and grace', () => {
+    // 120 s to land + 45 s (maxRequestExecutionSecFallback) + 20 s (keeperFillGraceMs) by default.
+    const short = problemsOf({ env: {}, argv: ['--set', 'execution.retentionMs=184999'] });
+    expect(short.map((p) => p.path)).toEqual(['execution.retentionMs']);
+    expect(short[0]!.message).toContain('raise it to at least 185000');
+    expect(load({ env: {}, argv: ['--set', 'execution.retentionMs=185000'] }).config.execution.retentionMs).toBe(185_000);
+    // A longer grace needs a longer retention.
+    const grace = problemsOf({ env: {}, argv: ['--set', 'execution.retentionMs=185000', '--set', 'execution.keeperFillGraceMs=60000'] });
+    expect(grace[0]?.message).toContain('at least 225000');
   });
 
   it("the mark price's age limit must exceed twice the positions poll interval", () => {

@@ -13,10 +13,10 @@ import { key } from '../key.ts';
 const MAX_RETENTION_MS = 30 * 24 * 3_600_000;
 
 /**
- * The shortest execution.retentionMs accepted: a signature's claim (one signature, one action) must
- * outlive every chance of its transaction landing. A lower bound only: a spot build's blockhash is
- * bounded at 300 blocks (120 s at 400 ms slots, more with skipped slots), and a perps request's claim
- * must outlive maxRequestExecutionSec plus execution.keeperFillGraceMs; the doc says so.
+ * The shortest execution.retentionMs of this key alone: a signature's claim (one signature, one
+ * action) must outlive every chance of its transaction landing, 300 blocks (120 s at 400 ms slots).
+ * With a perps request's keeper window and grace on top, the whole configuration's check
+ * (config/schema.ts) asks for more.
  */
 const MIN_RETENTION_MS = 120_000;
 
@@ -191,12 +191,12 @@ export const executionSection = {
     format: `one of ${receiveToken.options.join(', ')}`,
   }),
   retentionMs: key({
-    doc: "How long a settled action stays in Redis at most: the archiver moves its record to the audit archive (archive.dir) once it was settled this long ago; finished action jobs are removed after it too, and the claim of the signature of a signed action (one signature, one action) lasts this long from its signing. It is also the life of every external fill's marker (one per trade of the wallet that stratd did not make), whose count no other setting bounds; hence at most 30 days. At least 2 minutes, and keep it well above the longest an action can stay ambiguous (a spot build's 300-block bound, or maxRequestExecutionSec plus execution.keeperFillGraceMs for a perps request) and above any Redis outage you expect: the fill watcher skips trades older than this.",
+    doc: "How long a settled action stays in Redis at most: the archiver moves its record to the audit archive (archive.dir) once it was settled this long ago; finished action jobs are removed after it too, and the claim of the signature of a signed action (one signature, one action) lasts this long from its signing. It is also the life of every external fill's marker (one per trade of the wallet that stratd did not make), whose count no other setting bounds; hence at most 30 days. At least as long as a signed action can stay unsettled: 120 s to land (the 300-block bound of a build) plus execution.maxRequestExecutionSecFallback plus execution.keeperFillGraceMs (185 s with their defaults; a shorter one is refused, naming the least). Keep it well above that if the pool's own maxRequestExecutionSec is longer than the fallback, and above any Redis outage you expect: the fill watcher skips trades older than this.",
     schema: z.int().min(MIN_RETENTION_MS).max(MAX_RETENTION_MS),
     default: 604_800_000,
     kind: 'int',
     env: 'STRATD_EXECUTION_RETENTION_MS',
-    format: 'an integer from 120000 to 2592000000 (ms; default 7 days, at least 2 minutes, at most 30 days)',
+    format: 'an integer from 120000 to 2592000000 (ms; default 7 days, at most 30 days; at least 120000 + maxRequestExecutionSecFallback + keeperFillGraceMs)',
   }),
   maxSettledRecords: key({
     doc: 'Most settled action records kept in Redis (about 4 KB each): the archiver moves the oldest beyond it to the audit archive (archive.dir), never one settled less than archive.minAgeMs ago and never an unsettled one. See docs/operations.md, "Redis memory and the archive".',
