@@ -65,6 +65,8 @@ const settings = z
   // entry may fill up to maxSlippageBps worse, which moves the stop that much further from the
   // entry. At 20× a 4 % stop sat under the old bound (stopLossBps × leverage < 9000), at or past a
   // liquidation near 4 %. The stop, the slippage and these costs must leave a tenth of the collateral.
+  // This catches a bad setting at load; the signing policy (rule stop_past_liquidation) judges each
+  // open again at build, at the worst entry its request accepts (the daemon's price drift included).
   .refine((s) => BigInt(s.stopLossBps + s.maxSlippageBps + LIQUIDATION_COST_BPS) * decimalToScaled(s.leverage, 4) < 9_000n * 10_000n, {
     message: `(stopLossBps + maxSlippageBps + ${LIQUIDATION_COST_BPS}) × leverage must stay under 9000: the stop, the entry's slippage, the maintenance margin and the fees must leave a tenth of the collateral before liquidation`,
     path: ['stopLossBps'],

@@ -168,6 +168,38 @@ describe('perps opens through the executor', () => {
   });
 });
 
+describe("an open's stop-loss must fire before liquidation", () => {
+  // 20× on 100 USDC: liquidated about 10,000 / 20 − 132 = 368 bps of price from the entry, and the
+  // request accepts an entry up to its slippage (100 bps) worse than the venue's price.
+  const twentyX = (key: string, stopPct: bigint) => openShort(key, { leverage: '20', notionalUsd: '2000000000', stopLossPrice: ((solMark() * (10_000n + stopPct)) / 10_000n).toString(), takeProfitPrice: undefined });
+
+  it('refuses, unsigned, a 20× short whose stop is 4 % above the mark: the keeper would liquidate first', async () => {
+    const w = await h.fundedWallet();
+    const { final } = await runToEnd(w, twentyX(`open:20x:far:${w.address}`, 400n));
+    expect(final).toMatchObject({ state: 'rejected', reason: 'policy:stop_past_liquidation' });
+    expect(JSON.stringify(final)).toMatch(/the stop-loss at \d+ fires at or above \d+, where a short of size \d+ on collateral worth 100000000 entered at \d+/);
+    expect(w.signatures()).toBe(0);
+    expect(await positionOf(w, 'short')).toBeUndefined();
+  });
+
+  it('refuses, unsigned, a 20× long whose stop is 4 % below the mark', async () => {
+    const w = await h.fundedWallet();
+    const { final } = await runToEnd(w, { ...twentyX(`open:20x:long:${w.address}`, -400n), side: 'long', collateralMint: MINTS.SOL });
+    expect(final).toMatchObject({ state: 'rejected', reason: 'policy:stop_past_liquidation' });
+    expect(JSON.stringify(final)).toMatch(/fires at or below \d+, where a long of size/);
+    expect(w.signatures()).toBe(0);
+  });
+
+  it('opens a 20× short whose stop is 2 % above the mark, short of liquidation even at the worst entry', async () => {
+    const w = await h.fundedWallet();
+    const { final } = await runToEnd(w, twentyX(`open:20x:near:${w.address}`, 200n));
+    expect(final).toMatchObject({ state: 'landed', operationId: 'perps.increase' });
+    const position = await positionOf(w, 'short');
+    // The venue's own liquidation price of the new position lies beyond the stop.
+    expect(BigInt(position!.liquidationPriceUsd!)).toBeGreaterThan((solMark() * 10_200n) / 10_000n);
+  });
+});
+
 describe('hostile open builds are refused unsigned', () => {
   const ethMark = () => h.venue.market.price(MINTS.ETH);
   const tpslOf = (b: Body) => b.tpsl as Body[];

@@ -50,7 +50,38 @@ export function checkProductInstructions(decoded: DecodedTransaction, ctx: Polic
     violations.push({ rule: 'intent_exceeded', detail: `${acting.length} perps instructions of ${ctx.operationId} (${acting.map((p) => p.type).join(', ')}); the intent asks for one` });
   }
   if (bounds?.attachedTpsl !== undefined) violations.push(...checkAttachedTpsl(attached, bounds, ctx, payments));
+  if (bounds?.stopShortOfLiquidation !== undefined && acting.length === 1) violations.push(...checkStopShortOfLiquidation(acting[0]!, bounds.stopShortOfLiquidation));
   return { violations, payments };
+}
+
+/**
+ * What a position loses to costs before liquidation, in bps of its size: the maintenance margin
+ * (1/500 of the size: 20), the open's and the close's fees (6 + 6) and price impact at its cap on
+ * both (50 + 50). Liquidated once collateral − losses − these ≤ 0, i.e. at a price move of
+ * collateral / size − this.
+ */
+const LIQUIDATION_COST_BPS = 132n;
+
+/**
+ * An open's attached stop must fire before the keeper could liquidate the new position: its
+ * execution is not first-in-first-out, so a stop at or past the liquidation price loses the race
+ * and the whole collateral goes instead of the stop's share. Judged at the worst entry the request
+ * accepts (its priceSlippage: the slippage and drift allowed), rounded towards refusing.
+ */
+function checkStopShortOfLiquidation(increase: PerpsInstruction, guard: NonNullable<PerpsIntentBounds['stopShortOfLiquidation']>): Violation[] {
+  const size = bigintArg(increase, 'sizeUsdDelta');
+  const worst = bigintArg(increase, 'priceSlippage');
+  if (size === undefined || size <= 0n || worst === undefined) return [];
+  const refuse = (detail: string): Violation[] => [{ rule: 'stop_past_liquidation', detail }];
+  const distanceBps = (guard.collateralUsd * BPS) / size - LIQUIDATION_COST_BPS;
+  const what = `size ${size} on collateral worth ${guard.collateralUsd}`;
+  if (distanceBps <= 0n) return refuse(`${what} is liquidated at once: its costs (${LIQUIDATION_COST_BPS} bps of size) take the whole collateral`);
+  const long = guard.side === 'long';
+  // A long is liquidated below the entry, a short above; rounded towards the stop.
+  const liquidation = long ? (worst * (BPS - distanceBps) + BPS - 1n) / BPS : (worst * (BPS + distanceBps)) / BPS;
+  const past = long ? guard.stopLossPriceUsd <= liquidation : guard.stopLossPriceUsd >= liquidation;
+  if (!past) return [];
+  return refuse(`the stop-loss at ${guard.stopLossPriceUsd} fires ${long ? 'at or below' : 'at or above'} ${liquidation}, where a ${guard.side} of ${what} entered at ${worst} (the worst price its request accepts) is liquidated; the keeper would liquidate it before the stop`);
 }
 
 /** TP/SL instructions an open or increase carries beside its increase (the request's tpsl member). */

@@ -158,6 +158,14 @@ export interface PerpsIntentBounds {
    * beside the increase that is not in the list is refused.
    */
   readonly attachedTpsl?: ReadonlyArray<{ readonly triggerPriceUsd: bigint; readonly triggerAboveThreshold: boolean; readonly desiredMint?: string; readonly requestPubkey?: string }>;
+  /**
+   * An open with a stop-loss attached (rule stop_past_liquidation): the stop must fire before the
+   * new position could be liquidated at the worst entry its request accepts (priceSlippage), for
+   * its sizeUsdDelta on `collateralUsd` (the collateral's value at the daemon's mark), the
+   * maintenance margin, fees and price impact taken off. Absent when the collateral's value is not
+   * known (paid in a third token).
+   */
+  readonly stopShortOfLiquidation?: { readonly side: 'long' | 'short'; readonly stopLossPriceUsd: bigint; readonly collateralUsd: bigint };
 }
 
 /** Everything the policy knows about the action a transaction claims to perform. */

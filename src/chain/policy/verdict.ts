@@ -20,6 +20,8 @@ export const POLICY_RULES = [
   'lookup_table',
   // A partial decrease naming no collateral withdraws more than the cut's share the daemon last read (check-product-instructions.ts).
   'collateral_share',
+  // An open's attached stop-loss at or past where the new position would be liquidated (check-product-instructions.ts).
+  'stop_past_liquidation',
   // The balance-delta check by simulation (check-simulation.ts, src/pipeline/executor/simulation-check.ts).
   'simulation_delta',
   'simulation_failed',

@@ -23,6 +23,7 @@ const RULE_TEXT: Readonly<Record<PolicyRule, string>> = {
   product_account: 'an instruction names an account it should not',
   lookup_table: 'an address lookup table is not trustworthy',
   collateral_share: 'a decrease would withdraw more collateral than its cut\'s share',
+  stop_past_liquidation: "an open's stop-loss would fire only after the position is liquidated",
   simulation_delta: 'the simulated balances do not fit the intent',
   simulation_failed: 'the simulation says the transaction would fail',
   simulation_invalid: 'the simulation did not answer with the accounts asked for',

@@ -54,6 +54,8 @@ export function perpsWriteBounds(intent: PerpsWriteIntent, slippageBps: number, 
   const requestBps = intent.maxSlippageBps === undefined ? BigInt(Math.trunc(slippageBps)) : toBigInt(intent.maxSlippageBps);
   const allowedBps = requestBps + BigInt(Math.max(0, Math.trunc(ref.driftBps ?? 0)));
   const mark = ref.markPriceUsd;
+  const stopLoss = intent.type === 'open' ? attachedTpslOf(intent).find((t) => t.requestType === 'sl') : undefined;
+  const collateralUsd = stopLoss === undefined || intent.type !== 'open' ? undefined : collateralValueUsd(intent, inputMint, amount, mark);
   const perps: PerpsIntentBounds = {
     positionPubkey: intent.type === 'open' ? openedPosition(intent, ref.wallet) : intent.positionPubkey,
     maxSizeUsdDelta: intent.type === 'add-collateral' ? 0n : intent.sizeUsdDelta !== undefined ? toBigInt(intent.sizeUsdDelta) : leveragedSize(intent, inputMint, amount, mark, allowedBps),
@@ -71,8 +73,18 @@ export function perpsWriteBounds(intent: PerpsWriteIntent, slippageBps: number, 
       // The builder asks for the payout in the position's collateral (perps-increase-builder.ts).
       desiredMint: intent.collateralMint,
     })),
+    ...(stopLoss !== undefined && collateralUsd !== undefined && intent.type === 'open'
+      ? { stopShortOfLiquidation: { side: intent.side, stopLossPriceUsd: toBigInt(stopLoss.triggerPrice), collateralUsd } }
+      : {}),
   };
   return { maxMoveLamports: 0n, maxMoveTokens: { [inputMint]: amount }, slippageBps, perps };
+}
+
+/** The USD value (× 10^6) of collateral paid in USDC, USDT or the market's own asset (at the daemon's mark); undefined in a third token. */
+function collateralValueUsd(intent: Extract<Intent, { type: 'open' | 'increase' }>, inputMint: string, amount: bigint, mark: bigint | undefined): bigint | undefined {
+  if (inputMint === MINTS.USDC || inputMint === MINTS.USDT) return amount;
+  if (inputMint === intent.marketMint && mark !== undefined) return (amount * mark) / 10n ** BigInt(MINT_DECIMALS[inputMint] ?? 0);
+  return undefined;
 }
 
 /** A resting order's size at a new trigger: its own, scaled up with the trigger when it is sized at it (rounded up). */
@@ -137,9 +149,7 @@ function derivedPosition(wallet: string | undefined, marketMint: string, collate
 /** The most size a leverage-form open or increase may ask for, USD × 10^6 (0 when the collateral's value is unknown). */
 function leveragedSize(intent: Extract<Intent, { type: 'open' | 'increase' }>, inputMint: string, amount: bigint, mark: bigint | undefined, allowedBps: bigint): bigint {
   if (intent.leverage === undefined) return 0n;
-  let valueUsd: bigint | undefined;
-  if (inputMint === MINTS.USDC || inputMint === MINTS.USDT) valueUsd = amount;
-  else if (inputMint === intent.marketMint && mark !== undefined) valueUsd = (amount * mark) / 10n ** BigInt(MINT_DECIMALS[inputMint] ?? 0);
+  const valueUsd = collateralValueUsd(intent, inputMint, amount, mark);
   if (valueUsd === undefined) return 0n;
   return (valueUsd * decimalToScaled(intent.leverage, 4) * (BPS + allowedBps)) / (LEVERAGE_SCALE * BPS);
 }
