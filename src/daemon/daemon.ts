@@ -34,6 +34,7 @@ import { LocalSnapshots } from '../pipeline/local-snapshots.ts';
 import { startStrategyWorker, type StrategyWorker } from '../pipeline/strategy-worker.ts';
 import { TradingSwitch } from '../risk/trading-switch.ts';
 import { ExternalPnlBook } from '../risk/daily-loss.ts';
+import { SpotCostBasis } from '../risk/spot-cost-basis.ts';
 import { riskLimitsFromConfig } from '../risk/risk-limits-config.ts';
 import { loadStrategies, StrategyLoadError } from '../pipeline/strategy-runtime/loader.ts';
 import type { Venue } from '../paper/venue.ts';
@@ -298,7 +299,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       // Fills stratd did not cause (TP/SL triggers, limit fills, liquidations, manual closes) are
       // recorded from the snapshots this role reads; every replica may look, a fill is written once.
       const pnlBook = new ExternalPnlBook({ redis, prefix, dailyLossStopUsd: () => riskLimitsFromConfig(liveRisk.current).dailyLossStopUsd, tradingSwitch });
-      const fills = new FillWatcher({ redis, prefix, ledger, notifier, logger: logger.child({ component: 'fills' }), retentionMs: config.execution.retentionMs, bookPnl: (id, pnl) => pnlBook.book(id, pnl) });
+      // Spot orders' fills (trigger orders, recurring slices) count toward the stop as well (spot-cost-basis.ts).
+      const spotBasis = new SpotCostBasis({ redis, prefix, wallet, dailyLossStopUsd: () => riskLimitsFromConfig(liveRisk.current).dailyLossStopUsd, tradingSwitch });
+      const fills = new FillWatcher({ redis, prefix, ledger, notifier, logger: logger.child({ component: 'fills' }), retentionMs: config.execution.retentionMs, bookPnl: (id, pnl) => pnlBook.book(id, pnl), bookSpotTrade: (trade) => spotBasis.book(trade) });
       const onSnapshot = async (snapshot: Snapshot): Promise<void> => {
         await recorder?.write(snapshot);
         balances?.check();

@@ -44,7 +44,8 @@ import { riskLimitsFromConfig } from '../risk/risk-limits-config.ts';
 import { withStopArbitration } from '../risk/stop-arbitration.ts';
 import { limitOrderFromSnapshots } from '../pipeline/executor/limit-order-lookup.ts';
 import { tpslFromSnapshots } from '../risk/tpsl-lookup.ts';
-import type { TradingSwitch } from '../risk/trading-switch.ts';
+import { TradingSwitch } from '../risk/trading-switch.ts';
+import { landedSwapTrade, SpotCostBasis } from '../risk/spot-cost-basis.ts';
 import { recordBoughtMint } from '../records/bought-mints.ts';
 
 /** What the executor role starts with: the process's shared parts (Redis, the API client, the ledger, metrics) and its hooks. */
@@ -176,6 +177,8 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     findTpsl,
     tradingSwitch: o.tradingSwitch,
   });
+  // A landed swap's realised PnL counts toward the daily loss stop (spot-cost-basis.ts).
+  const spotBasis = new SpotCostBasis({ redis, prefix, wallet: signer.publicKey.toBase58(), dailyLossStopUsd: () => riskLimitsFromConfig(liveRisk.current).dailyLossStopUsd, tradingSwitch: o.tradingSwitch ?? new TradingSwitch({ redis, prefix }) });
   const store = new ActionStore(redis, prefix, { retentionMs: config.execution.retentionMs, replicas: { count: o.replicaCount ?? 0, timeoutMs: REPLICA_ACK_TIMEOUT_MS } });
   // Several strategies on one stop: a move or cancel that loosens a trigger another strategy set
   // (booked, or on an action that may have landed unseen) is refused, at accept and before signing.
@@ -261,7 +264,12 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     settle: async (record, outcome) => {
       await noteOutcomeForBackoff(redis, prefix, record, outcome, Date.now(), { baseMs: config.strategies.refusalBackoffMs, maxMs: config.strategies.refusalBackoffMaxMs });
       // Told before the landing's final write and again after a crash in between: no landed swap goes unremembered.
-      if (outcome === 'landed' && record.intent.type === 'swap') await rememberBought(record.intent.outputMint, record.actionId);
+      if (outcome === 'landed' && record.intent.type === 'swap') {
+        await rememberBought(record.intent.outputMint, record.actionId);
+        // Booked once (its own marker), before the landing's final write: a crash in between books it on the next settle.
+        const trade = landedSwapTrade(record);
+        if (trade) await spotBasis.book(trade);
+      }
       // A landed action's state was committed when it became ambiguous (stateCommitted), with the
       // same changes: a second commit would be an empty round trip. A landed TP/SL action is still
       // booked (only a landing is). The final write frees the intent key (ActionStore's transition script).

@@ -9,6 +9,7 @@ import type { NotifyEventInput, NotifySink } from '../kernel/notify-event.ts';
 import { actionRecordKey, requestClaimKey, signatureClaimKey, UNLANDED_CLAIM } from './executor/action-store.ts';
 import type { Ledger, LedgerEntryInput } from '../records/ledger.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
+import type { SpotTrade } from '../risk/spot-cost-basis.ts';
 import type { Snapshot } from '../sdk/snapshot.ts';
 
 /**
@@ -96,6 +97,12 @@ interface FillWatcherOptions {
    * so a crash in between books it on the next look, not never.
    */
   readonly bookPnl?: (fillId: string, pnlUsd: bigint) => Promise<void>;
+  /**
+   * Books a spot order's fill (a trigger order's, a recurring slice's) into the wallet's spot cost
+   * basis and its realised PnL into the day's total (src/risk/spot-cost-basis.ts); once per fill,
+   * before the fill is marked seen, as bookPnl.
+   */
+  readonly bookSpotTrade?: (trade: SpotTrade) => Promise<unknown>;
 }
 
 /** A spot order's fill the watcher recorded: the increment since the order was last seen. */
@@ -265,6 +272,7 @@ export class FillWatcher {
           status: order.status,
           txHash: order.lastTx,
         };
+        await this.o.bookSpotTrade?.({ id: fill.id, inputMint: fill.inputMint, inputAmount: BigInt(fill.inputAmount), outputMint: fill.outputMint, outputAmount: BigInt(fill.outputAmount) });
         const entry = this.o.ledger.encode(orderFillEntry(fill, this.now()));
         const fresh = await RECORD_FILL.run(redis, [fillSeenKey(prefix, fill.id), this.o.ledger.streamKey], [this.retentionMs, entry]);
         if (fresh === 1) {

@@ -95,6 +95,12 @@ export const actionRecord = z.object({
   /** A swap's quote (Ultra order): what the policy bounds the signed transaction's minimum out by. */
   swapQuote: swapQuote.optional(),
   /**
+   * What a swap's execute reply said it sold and bought (inputAmountResult, outputAmountResult),
+   * raw integer strings: the spot cost basis books a landed swap at these (else at the quote's
+   * otherAmountThreshold, the least it can have bought).
+   */
+  swapFill: z.strictObject({ inAmount: z.string().regex(/^\d+$/), outAmount: z.string().regex(/^\d+$/) }).optional(),
+  /**
    * Since when this build is held because the RPC could not simulate it (policy.simulation.onUnavailable
    * refuse): it is inspected again while its blockhash is valid, and ends `expired` when that passes.
    */

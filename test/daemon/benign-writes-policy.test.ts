@@ -10,6 +10,7 @@ import type { Executor } from '../../src/pipeline/executor/executor.ts';
 import { actionIdFor, actionJobSchema } from '../../src/records/action.ts';
 import { storeLatestSnapshot } from '../../src/records/snapshot-store.ts';
 import { readBoughtMints } from '../../src/records/bought-mints.ts';
+import { dailyPnlKey } from '../../src/risk/daily-loss.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { positionView } from '../../src/sdk/position-view.ts';
 import { startVenue, type Venue } from '../../src/venue/venue.ts';
@@ -108,6 +109,25 @@ describe('every benign write passes the whole policy with simulation on (assembl
     expect(await readBoughtMints(scope.redis, scope.prefix, wallet)).toEqual([token!.id]);
   });
 
+  it('a round trip of swaps books its realised PnL into the day the daily loss stop reads', async () => {
+    const basis = () => scope.redis.hget(`${scope.prefix}risk:spot-basis:${wallet}`, MINTS.SOL);
+    const [, boughtBefore = '0', costBefore = '0'] = /^(\d+):(\d+)$/.exec((await basis()) ?? '') ?? [];
+    await land({ type: 'swap', notionalUsd: '40000000', inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '40000000' });
+    const [, bought = '0', cost = '0'] = /^(\d+):(\d+)$/.exec((await basis()) ?? '') ?? [];
+    // The amount the execute reply said it bought, at the dollars paid.
+    expect(BigInt(cost) - BigInt(costBefore)).toBe(40_000_000n);
+    expect(BigInt(bought)).toBeGreaterThan(BigInt(boughtBefore));
+    const dayKey = dailyPnlKey(scope.prefix, Date.now());
+    const dayBefore = BigInt((await scope.redis.get(dayKey)) ?? '0');
+    const usdcBefore = venue.chain.getTokenBalance(wallet, MINTS.USDC);
+    // Sell all of it: what came back less what it cost is the day's realised PnL.
+    await land({ type: 'swap', notionalUsd: '40000000', inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: bought });
+    const proceeds = venue.chain.getTokenBalance(wallet, MINTS.USDC) - usdcBefore;
+    expect(proceeds).toBeGreaterThan(0n);
+    expect(BigInt((await scope.redis.get(dayKey)) ?? '0') - dayBefore).toBe(proceeds - BigInt(cost));
+    expect(await basis()).toBeNull();
+  });
+
   it('open a short with its stop; increase and add collateral to the long', async () => {
     const m = mark();
     await land({
@@ -136,6 +156,6 @@ describe('every benign write passes the whole policy with simulation on (assembl
 
   it('every one of them was simulated and passed', async () => {
     const outcomes = Object.fromEntries((await paper.metrics.policySimulations.get()).values.map((v) => [v.labels.outcome, v.value]));
-    expect(outcomes).toEqual({ passed: 21 });
+    expect(outcomes).toEqual({ passed: 23 });
   });
 });

@@ -79,6 +79,8 @@ describe('swap: Ultra order → sign → execute', () => {
     expect(BigInt(quote.otherAmountThreshold)).toBeLessThanOrEqual(BigInt(quote.outAmount));
     const out = h.venue.market.ultra.filledOut(record!.requestId!)!;
     expect(out).toBeGreaterThanOrEqual(BigInt(quote.otherAmountThreshold));
+    // What the execute reply said it sold and bought, kept for the spot cost basis.
+    expect(record!.swapFill).toEqual({ inAmount: '50000000', outAmount: out.toString() });
     expect(usdc(w)).toBe(usdcBefore - 50_000_000n);
     expect(lamports(w)).toBe(solBefore + out - feesOf(w));
     expect(h.landedCount(record!.signature)).toBe(1);

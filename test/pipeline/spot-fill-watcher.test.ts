@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINTS } from '../../src/api/mints.ts';
 import type { NotifyEventInput } from '../../src/kernel/notify-event.ts';
 import { FillWatcher } from '../../src/pipeline/fill-watcher.ts';
+import { SpotCostBasis } from '../../src/risk/spot-cost-basis.ts';
+import { TradingSwitch } from '../../src/risk/trading-switch.ts';
 import { keyPrefix } from '../../src/pipeline/queues.ts';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import type { Snapshot } from '../../src/sdk/snapshot.ts';
@@ -28,9 +30,12 @@ afterAll(async () => {
   await redis.quit();
 });
 
-function watcher(events: NotifyEventInput[]): FillWatcher {
-  return new FillWatcher({ redis, prefix, ledger: h.ledger, notifier: { notify: async (e) => void events.push(e) } });
+function watcher(events: NotifyEventInput[], spot?: SpotCostBasis): FillWatcher {
+  return new FillWatcher({ redis, prefix, ledger: h.ledger, notifier: { notify: async (e) => void events.push(e) }, ...(spot ? { bookSpotTrade: (trade) => spot.book(trade) } : {}) });
 }
+
+/** The wallet's spot cost basis, as the daemon books fills into it (the daily loss stop reads what it realises). */
+const spotBasis = (w: TestWallet) => new SpotCostBasis({ redis, prefix, wallet: w.address, dailyLossStopUsd: () => 10n ** 12n, tradingSwitch: new TradingSwitch({ redis, prefix }) });
 
 /** The wallet's trigger orders as the triggerOrders poller reads them (active and the newest closed). */
 async function lookTriggers(fills: FillWatcher, w: TestWallet) {
@@ -58,7 +63,8 @@ describe('spot fills on the venue', () => {
   it('a trigger order the venue fills is one fill entry with cause trigger_fill, shown by stratd actions, notified once', async () => {
     const w = await h.fundedWallet();
     const events: NotifyEventInput[] = [];
-    const fills = watcher(events);
+    const spot = spotBasis(w);
+    const fills = watcher(events, spot);
     await setPrice(150n * USD);
     expect(await lookTriggers(fills, w)).toEqual([]); // the baseline: nothing has filled
 
@@ -77,8 +83,10 @@ describe('spot fills on the venue', () => {
       h.venue.advance(1_000);
       await until('the trigger order to fill', async () => ((await h.direct.call('trigger.getTriggerOrders', { user: w.address, orderStatus: 'history', page: 1 })).orders.some((o) => o.status === 'Completed') ? true : undefined));
       // Two replicas look at once: one records the fill.
-      const seen = (await Promise.all([lookTriggers(fills, w), lookTriggers(watcher(events), w)])).flat();
+      const seen = (await Promise.all([lookTriggers(fills, w), lookTriggers(watcher(events, spotBasis(w)), w)])).flat();
       expect(seen.map((f) => f.cause)).toEqual(['trigger_fill']);
+      // The SOL it bought is booked once, at the 100 USDC it paid.
+      expect((await spot.holdings()).get(MINTS.SOL)).toEqual({ amount: BigInt((seen[0] as { outputAmount: string }).outputAmount), costUsd: 100n * USD });
       expect(await lookTriggers(fills, w)).toEqual([]);
       expect(await lookTriggers(watcher(events), w)).toEqual([]);
     } finally {

@@ -12,6 +12,8 @@ export interface ExecuteReply {
   readonly detail?: string;
   /** The service proves it sent nothing: the action ends rejected with this reason. */
   readonly unsent?: { readonly reason: string; readonly detail: string };
+  /** A swap's amounts as its Success reply gives them (raw integer strings): for the spot cost basis, not proof of landing. */
+  readonly swapFill?: { readonly inAmount: string; readonly outAmount: string };
 }
 
 /**

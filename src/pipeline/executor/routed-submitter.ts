@@ -40,7 +40,10 @@ export class RoutedSubmitter implements Submitter {
         const result = await client.call('ultra.execute', { requestId: r.requestId!, signedTransaction });
         if (result.status === 'Success') {
           // The landing is proved by the chain's status of our own signature, never by the reply's word.
-          return result.signature === undefined || result.signature === r.signature ? {} : { detail: `execute answered Success for signature ${result.signature}, not this action's ${r.signature ?? '?'}` };
+          if (result.signature !== undefined && result.signature !== r.signature) return { detail: `execute answered Success for signature ${result.signature}, not this action's ${r.signature ?? '?'}` };
+          const inAmount = result.inputAmountResult ?? result.totalInputAmount;
+          const outAmount = result.outputAmountResult ?? result.totalOutputAmount;
+          return inAmount !== undefined && outAmount !== undefined ? { swapFill: { inAmount, outAmount } } : {};
         }
         const detail = `Ultra execute answered Failed, code ${String(result.code)}${result.error ? `: ${result.error}` : ''}`;
         const unsent = ULTRA_UNSENT_CODES[result.code];

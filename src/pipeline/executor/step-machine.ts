@@ -110,7 +110,7 @@ export class StepMachine {
     const replayed = await earlier;
     if (replayed) return this.bookkeeping.transition(marked, { state: 'rejected', reason: REPLAY_REASONS.landedBeforeBuild, detail: replayed });
     if (reply.unsent) return this.bookkeeping.transition(marked, { state: 'rejected', reason: reply.unsent.reason, detail: reply.unsent.detail });
-    return this.bookkeeping.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail: reply.detail });
+    return this.bookkeeping.transition(marked, { state: 'submitted', sendCount: r.sendCount + 1, detail: reply.detail, ...(reply.swapFill ? { swapFill: reply.swapFill } : {}) });
   }
 
   /**

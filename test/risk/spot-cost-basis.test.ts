@@ -1,0 +1,123 @@
+// Spot trading's realised PnL in the day's total the daily loss stop reads: average cost in USD,
+// booked once per trade, on the real Redis.
+import fc from 'fast-check';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MINTS } from '../../src/api/mints.ts';
+import { dailyPnlKey } from '../../src/risk/daily-loss.ts';
+import { landedSwapTrade, SpotCostBasis, type SpotTrade } from '../../src/risk/spot-cost-basis.ts';
+import { TradingSwitch } from '../../src/risk/trading-switch.ts';
+import { redisScope } from '../support/redis-scope.ts';
+
+const scope = redisScope(`spot-cost-basis-${process.pid}`);
+const USD = 1_000_000n;
+const SOL = 1_000_000_000n;
+const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
+const WALLET = 'So11111111111111111111111111111111111111112';
+const NOW = Date.UTC(2026, 10, 28, 12);
+let tradingSwitch: TradingSwitch;
+let stopUsd = 1_000n * USD;
+let n = 0;
+
+beforeAll(async () => {
+  await scope.clean();
+});
+beforeEach(async () => {
+  await scope.clean();
+  tradingSwitch = new TradingSwitch({ redis: scope.redis, prefix: scope.prefix });
+  stopUsd = 1_000n * USD;
+});
+afterAll(async () => {
+  await scope.clean();
+  await scope.close();
+});
+
+const book = () => new SpotCostBasis({ redis: scope.redis, prefix: scope.prefix, wallet: WALLET, dailyLossStopUsd: () => stopUsd, tradingSwitch, now: () => NOW });
+const trade = (inputMint: string, inputAmount: bigint, outputMint: string, outputAmount: bigint, id = `t${String(++n)}`): SpotTrade => ({ id, inputMint, inputAmount, outputMint, outputAmount });
+const dayTotal = async () => BigInt((await scope.redis.get(dailyPnlKey(scope.prefix, NOW))) ?? '0');
+
+describe('spot cost basis', () => {
+  it('books a round trip through SOL: $100 in, $90 out is a $10 loss in the day', async () => {
+    const spot = book();
+    expect(await spot.book(trade(MINTS.USDC, 100n * USD, MINTS.SOL, SOL))).toBe(0n);
+    expect(await spot.holdings()).toEqual(new Map([[MINTS.SOL, { amount: SOL, costUsd: 100n * USD }]]));
+    expect(await spot.book(trade(MINTS.SOL, SOL, MINTS.USDC, 90n * USD))).toBe(-10n * USD);
+    expect(await dayTotal()).toBe(-10n * USD);
+    expect(await spot.holdings()).toEqual(new Map());
+  });
+
+  it('a partial sale realises against the average cost of what it sold', async () => {
+    const spot = book();
+    await spot.book(trade(MINTS.USDC, 100n * USD, MINTS.SOL, 2n * SOL));
+    await spot.book(trade(MINTS.USDT, 200n * USD, MINTS.SOL, 2n * SOL)); // average $75
+    expect(await spot.book(trade(MINTS.SOL, SOL, MINTS.USDC, 60n * USD))).toBe(-15n * USD);
+    expect((await spot.holdings()).get(MINTS.SOL)).toEqual({ amount: 3n * SOL, costUsd: 225n * USD });
+    expect(await dayTotal()).toBe(-15n * USD);
+  });
+
+  it('a token-for-token swap carries the cost over: the loss shows when the chain ends in dollars', async () => {
+    const spot = book();
+    await spot.book(trade(MINTS.USDC, 100n * USD, MINTS.SOL, SOL));
+    expect(await spot.book(trade(MINTS.SOL, SOL, BONK, 5_000_000n))).toBe(0n);
+    expect(await spot.holdings()).toEqual(new Map([[BONK, { amount: 5_000_000n, costUsd: 100n * USD }]]));
+    expect(await spot.book(trade(BONK, 5_000_000n, MINTS.USDC, 70n * USD))).toBe(-30n * USD);
+    expect(await dayTotal()).toBe(-30n * USD);
+  });
+
+  it('what was never bought through stratd realises nothing when sold', async () => {
+    const spot = book();
+    await spot.book(trade(MINTS.USDC, 50n * USD, MINTS.SOL, SOL));
+    // 3 SOL sold, 1 of them booked at $50: only that third of the proceeds counts.
+    expect(await spot.book(trade(MINTS.SOL, 3n * SOL, MINTS.USDC, 120n * USD))).toBe(-10n * USD);
+    expect(await spot.book(trade(BONK, 1_000n, MINTS.USDC, 1n * USD))).toBe(0n);
+    expect(await dayTotal()).toBe(-10n * USD);
+  });
+
+  it('books a trade once, however often it is told (replicas, a settle after a crash)', async () => {
+    const spot = book();
+    await spot.book(trade(MINTS.USDC, 200n * USD, MINTS.SOL, 2n * SOL, 'buy'));
+    const sale = trade(MINTS.SOL, SOL, MINTS.USDC, 80n * USD, 'sale');
+    const answers = await Promise.all([spot.book(sale), book().book(sale), spot.book(sale)]);
+    expect(answers.filter((a) => a !== 0n)).toEqual([-20n * USD]);
+    expect(await dayTotal()).toBe(-20n * USD);
+    expect((await spot.holdings()).get(MINTS.SOL)).toEqual({ amount: SOL, costUsd: 100n * USD });
+  });
+
+  it('bookings of one mint at the same moment, by two processes, all count (each is written on the basis it read)', async () => {
+    const buys = Array.from({ length: 12 }, (_, i) => trade(MINTS.USDC, BigInt(i + 1) * USD, MINTS.SOL, SOL / 10n));
+    const replicas = [book(), book()];
+    await Promise.all(buys.map((b, i) => replicas[i % 2]!.book(b)));
+    expect((await book().holdings()).get(MINTS.SOL)).toEqual({ amount: (12n * SOL) / 10n, costUsd: 78n * USD });
+  });
+
+  it('a realised loss past risk.dailyLossStopUsd switches trading to reducing', async () => {
+    stopUsd = 25n * USD;
+    const spot = book();
+    await spot.book(trade(MINTS.USDC, 100n * USD, MINTS.SOL, SOL));
+    await spot.book(trade(MINTS.SOL, SOL / 2n, MINTS.USDC, 40n * USD)); // -10
+    expect((await tradingSwitch.store.get()).state).toBe('active');
+    await spot.book(trade(MINTS.SOL, SOL / 2n, MINTS.USDC, 30n * USD)); // -20: -30 in the day
+    expect(await tradingSwitch.store.get()).toMatchObject({ state: 'reducing', by: 'risk' });
+  });
+
+  it('buying with dollars and selling all of it for the same dollars realises exactly nothing, in any order of lots', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.bigInt({ min: 1n, max: 10n ** 12n }), fc.bigInt({ min: 1n, max: 10n ** 15n })), { minLength: 1, maxLength: 6 }), async (lots) => {
+        const wallet = `prop-${String(++run)}`;
+        const spot = new SpotCostBasis({ redis: scope.redis, prefix: scope.prefix, wallet, dailyLossStopUsd: () => stopUsd, tradingSwitch, now: () => NOW });
+        for (const [paid, got] of lots) await spot.book(trade(MINTS.USDC, paid, MINTS.SOL, got));
+        const held = (await spot.holdings()).get(MINTS.SOL)!;
+        expect(await spot.book(trade(MINTS.SOL, held.amount, MINTS.USDC, held.costUsd))).toBe(0n);
+        expect(await spot.holdings()).toEqual(new Map());
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("a landed swap's trade: the execute reply's amounts, else the least its quote accepted", () => {
+    const intent = { type: 'swap', key: 'k', reason: 'r', notionalUsd: '1', inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '100000000' } as const;
+    const quote = { inAmount: '100000000', outAmount: '1000000000', otherAmountThreshold: '990000000', slippageBps: 100 };
+    expect(landedSwapTrade({ actionId: 'a', intent, swapQuote: quote, swapFill: { inAmount: '100000000', outAmount: '995000000' } })).toEqual({ id: 'swap:a', inputMint: MINTS.USDC, inputAmount: 100n * USD, outputMint: MINTS.SOL, outputAmount: 995_000_000n });
+    expect(landedSwapTrade({ actionId: 'a', intent, swapQuote: quote })?.outputAmount).toBe(990_000_000n);
+  });
+});
