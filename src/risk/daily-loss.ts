@@ -36,7 +36,8 @@ redis.call('EXPIRE', KEYS[2], ARGV[3])
 return redis.call('GET', KEYS[2])
 `);
 
-interface ExternalPnlBookOptions {
+/** What a book of the day's realised PnL writes to and whom it tells (ExternalPnlBook, SpotCostBasis). */
+export interface DayPnlBookOptions {
   readonly redis: Redis;
   readonly prefix: string;
   /** risk.dailyLossStopUsd, read on every booking (a reload applies to the next fill). */
@@ -55,7 +56,7 @@ interface ExternalPnlBookOptions {
  *   await book.book('fill-7f…', -60_000_000n); // a stop-loss lost $60: reducing once the day passes the stop
  */
 export class ExternalPnlBook {
-  constructor(private readonly o: ExternalPnlBookOptions) {}
+  constructor(private readonly o: DayPnlBookOptions) {}
 
   async book(fillId: string, pnlUsd: bigint): Promise<void> {
     const now = (this.o.now ?? Date.now)();

@@ -1,9 +1,7 @@
-import type { Redis } from 'ioredis';
 import { MINTS } from '../api/mints.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
 import type { ActionRecord } from '../records/action-record.ts';
-import { dailyPnlKey, escalateOnDailyLoss } from './daily-loss.ts';
-import type { TradingSwitch } from './trading-switch.ts';
+import { dailyPnlKey, escalateOnDailyLoss, type DayPnlBookOptions } from './daily-loss.ts';
 
 /**
  * The realised PnL of spot trading, booked into the day's total the daily loss stop reads
@@ -72,14 +70,9 @@ interface Basis {
   readonly costUsd: bigint;
 }
 
-interface SpotCostBasisOptions {
-  readonly redis: Redis;
-  readonly prefix: string;
+interface SpotCostBasisOptions extends DayPnlBookOptions {
+  /** The wallet whose trades these are: its basis is its own. */
   readonly wallet: string;
-  /** risk.dailyLossStopUsd, read on every booking. */
-  readonly dailyLossStopUsd: () => bigint;
-  readonly tradingSwitch: TradingSwitch;
-  readonly now?: () => number;
 }
 
 /**
