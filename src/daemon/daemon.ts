@@ -300,7 +300,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       // recorded from the snapshots this role reads; every replica may look, a fill is written once.
       const pnlBook = new ExternalPnlBook({ redis, prefix, dailyLossStopUsd: () => riskLimitsFromConfig(liveRisk.current).dailyLossStopUsd, tradingSwitch });
       // Spot orders' fills (trigger orders, recurring slices) count toward the stop as well (spot-cost-basis.ts).
-      const spotBasis = new SpotCostBasis({ redis, prefix, wallet, dailyLossStopUsd: () => riskLimitsFromConfig(liveRisk.current).dailyLossStopUsd, tradingSwitch });
+      const spotBasis = new SpotCostBasis({ redis, prefix, wallet, markerTtlMs: config.execution.retentionMs, dailyLossStopUsd: () => riskLimitsFromConfig(liveRisk.current).dailyLossStopUsd, tradingSwitch });
       const fills = new FillWatcher({ redis, prefix, ledger, notifier, logger: logger.child({ component: 'fills' }), retentionMs: config.execution.retentionMs, bookPnl: (id, pnl) => pnlBook.book(id, pnl), bookSpotTrade: (trade) => spotBasis.book(trade) });
       const onSnapshot = async (snapshot: Snapshot): Promise<void> => {
         await recorder?.write(snapshot);

@@ -178,7 +178,7 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     tradingSwitch: o.tradingSwitch,
   });
   // A landed swap's realised PnL counts toward the daily loss stop (spot-cost-basis.ts).
-  const spotBasis = new SpotCostBasis({ redis, prefix, wallet: signer.publicKey.toBase58(), dailyLossStopUsd: () => riskLimitsFromConfig(liveRisk.current).dailyLossStopUsd, tradingSwitch: o.tradingSwitch ?? new TradingSwitch({ redis, prefix }) });
+  const spotBasis = new SpotCostBasis({ redis, prefix, wallet: signer.publicKey.toBase58(), markerTtlMs: config.execution.retentionMs, dailyLossStopUsd: () => riskLimitsFromConfig(liveRisk.current).dailyLossStopUsd, tradingSwitch: o.tradingSwitch ?? new TradingSwitch({ redis, prefix }) });
   const store = new ActionStore(redis, prefix, { retentionMs: config.execution.retentionMs, replicas: { count: o.replicaCount ?? 0, timeoutMs: REPLICA_ACK_TIMEOUT_MS } });
   // Several strategies on one stop: a move or cancel that loosens a trigger another strategy set
   // (booked, or on an action that may have landed unseen) is refused, at accept and before signing.

@@ -282,7 +282,10 @@ export class FillWatcher {
           void this.o.notifier?.notify(orderFillEvent(fill, this.now()));
         }
       }
+      // Kept while the order is listed, not only while it fills: a mark that expired under an order
+      // still on the history page (filled in part, then cancelled) would report, and book, its fills again.
       if (last === null || order.filledInput > (lastIn ?? 0n)) await redis.set(lastKey, `${order.filledInput}:${order.filledOutput}`, 'PX', this.retentionMs);
+      else await redis.pexpire(lastKey, this.retentionMs);
     }
     return recorded;
   }

@@ -60,8 +60,9 @@ export class ExternalPnlBook {
 
   async book(fillId: string, pnlUsd: bigint): Promise<void> {
     const now = (this.o.now ?? Date.now)();
-    const total = (await BOOK_ONCE.run(this.o.redis, [`${this.o.prefix}risk:fill-pnl:${fillId}`, dailyPnlKey(this.o.prefix, now)], [pnlUsd.toString(), String(DAILY_PNL_TTL_SEC), String(DAILY_PNL_TTL_SEC)])) as string | null;
-    if (total === null) return;
-    await escalateOnDailyLoss(this.o.tradingSwitch, total, this.o.dailyLossStopUsd());
+    const dayKey = dailyPnlKey(this.o.prefix, now);
+    const total = (await BOOK_ONCE.run(this.o.redis, [`${this.o.prefix}risk:fill-pnl:${fillId}`, dayKey], [pnlUsd.toString(), String(DAILY_PNL_TTL_SEC), String(DAILY_PNL_TTL_SEC)])) as string | null;
+    // Booked before, perhaps by a process that died before it could switch trading: the stop is judged again.
+    await escalateOnDailyLoss(this.o.tradingSwitch, total ?? (await this.o.redis.get(dayKey)), this.o.dailyLossStopUsd());
   }
 }

@@ -13,14 +13,15 @@ import { dailyPnlKey, escalateOnDailyLoss, type DayPnlBookOptions } from './dail
  * - buying a token with dollars adds what was paid to its cost;
  * - selling a token for dollars realises what it brought less its share of the cost (the average
  *   cost of the amount sold);
- * - a token for another token carries the sold share of the cost over to what was bought: nothing
- *   is realised until the chain of trades ends in dollars.
+ * - a token for another token carries the cost of the booked part over to what that part bought:
+ *   nothing is realised until the chain of trades ends in dollars;
+ * - dollars for dollars (USDC for USDT) realise the difference.
  * A token stratd never saw bought (held before, airdropped, bought by hand) has no cost: the part
  * of a sale beyond the booked amount realises nothing, neither a gain nor a loss.
  *
  * Keys:
  *   <prefix>risk:spot-basis:<wallet>   hash  mint → "<amount>:<cost USD × 10^6>"
- *   <prefix>risk:spot-trade:<id>       a booked trade's marker (three days, as the day's total)
+ *   <prefix>risk:spot-trade:<id>       a booked trade's marker (markerTtlMs, at least three days)
  */
 
 /** One trade of the wallet: what left it and what arrived, in each mint's smallest unit. */
@@ -35,17 +36,17 @@ export interface SpotTrade {
 
 const DOLLARS: ReadonlySet<string> = new Set([MINTS.USDC, MINTS.USDT]);
 
-/** As long as the day's total is kept: a trade seen again later than this is not booked twice either. */
-const MARKER_TTL_SEC = 3 * 86_400;
+/** The day's total is kept three days (daily-loss.ts); a trade's marker at least that long. */
+const DAY_TTL_SEC = 3 * 86_400;
 /** A booking that keeps meeting another one on the same mints gives up after this many reads. */
 const BOOK_ATTEMPTS = 8;
 
 /**
  * Writes a trade's effect once, when the basis still holds what it was computed from.
  *   KEYS: marker, basis hash, day PnL
- *   ARGV: ttl (s), input mint, input was, input becomes, output mint, output was, output becomes, pnl
- *   ('' for a field absent / to be removed). Answers 'seen', 'moved', or the day's total ('' when
- *   nothing was realised).
+ *   ARGV: marker ttl (s), input mint, input was, input becomes, output mint, output was, output
+ *   becomes, pnl, day ttl (s) ('' for a field absent / to be removed). Answers 'seen', 'moved', or
+ *   the day's total ('' when nothing was realised).
  */
 const BOOK = new RedisScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'seen' end
@@ -61,7 +62,7 @@ put(ARGV[5], ARGV[7])
 redis.call('SET', KEYS[1], '1', 'EX', ARGV[1])
 if ARGV[8] == '0' then return '' end
 redis.call('INCRBY', KEYS[3], ARGV[8])
-redis.call('EXPIRE', KEYS[3], ARGV[1])
+redis.call('EXPIRE', KEYS[3], ARGV[9])
 return redis.call('GET', KEYS[3])
 `);
 
@@ -73,6 +74,11 @@ interface Basis {
 interface SpotCostBasisOptions extends DayPnlBookOptions {
   /** The wallet whose trades these are: its basis is its own. */
   readonly wallet: string;
+  /**
+   * How long a booked trade's marker lasts (ms): at least as long as anything can tell the trade
+   * again — a fill watcher lists an order's fills for execution.retentionMs. Default three days.
+   */
+  readonly markerTtlMs?: number;
 }
 
 /**
@@ -115,7 +121,7 @@ export class SpotCostBasis {
         this.o.redis,
         [`${this.o.prefix}risk:spot-trade:${trade.id}`, this.key(), dailyPnlKey(this.o.prefix, now)],
         [
-          String(MARKER_TTL_SEC),
+          String(Math.max(DAY_TTL_SEC, Math.ceil((this.o.markerTtlMs ?? 0) / 1000))),
           trade.inputMint,
           inText ?? '',
           step.input === undefined ? (inText ?? '') : basisText(step.input),
@@ -123,9 +129,14 @@ export class SpotCostBasis {
           outText ?? '',
           step.output === undefined ? '' : basisText(step.output),
           step.pnlUsd.toString(),
+          String(DAY_TTL_SEC),
         ],
       )) as string;
-      if (answer === 'seen') return 0n;
+      if (answer === 'seen') {
+        // Booked before, perhaps by a process that died before it could switch trading: the stop is judged again.
+        await escalateOnDailyLoss(this.o.tradingSwitch, await this.o.redis.get(dailyPnlKey(this.o.prefix, now)), this.o.dailyLossStopUsd());
+        return 0n;
+      }
       if (answer === 'moved') continue;
       if (answer !== '') await escalateOnDailyLoss(this.o.tradingSwitch, answer, this.o.dailyLossStopUsd());
       return step.pnlUsd;
@@ -149,11 +160,14 @@ class SpotBasisBusy extends Error {
 
 /**
  * What a trade does to the basis of both mints and the PnL it realises. `input`/`output`:
- * the new basis (an amount of 0 removes it), undefined for a dollar mint (never booked).
+ * the new basis (an amount of 0 removes it), undefined for a dollar mint (never booked) or one
+ * the trade leaves as it was.
  */
 function applyTrade(trade: SpotTrade, inputBasis: Basis | undefined, outputBasis: Basis | undefined): { readonly input?: Basis; readonly output?: Basis; readonly pnlUsd: bigint } {
   const paysDollars = DOLLARS.has(trade.inputMint);
   const getsDollars = DOLLARS.has(trade.outputMint);
+  // Dollars for dollars (USDC for USDT): what came back less what went out, both at $1.
+  if (paysDollars && getsDollars) return { pnlUsd: trade.outputAmount - trade.inputAmount };
   let input: Basis | undefined;
   // The cost the sold amount carried: all of it for the whole booked amount, else its share, rounded up.
   let carried = 0n;
@@ -164,16 +178,19 @@ function applyTrade(trade: SpotTrade, inputBasis: Basis | undefined, outputBasis
     carried = soldBooked === held.amount ? held.costUsd : ceilDiv(held.costUsd * soldBooked, held.amount);
     input = { amount: held.amount - soldBooked, costUsd: held.costUsd - carried };
   }
-  let pnlUsd = 0n;
-  let output: Basis | undefined;
   if (getsDollars) {
     // Only the booked part of a sale realises anything; its proceeds in proportion, rounded down.
-    if (!paysDollars && soldBooked > 0n) pnlUsd = (trade.outputAmount * soldBooked) / trade.inputAmount - carried;
-  } else {
-    const held = outputBasis ?? { amount: 0n, costUsd: 0n };
-    output = { amount: held.amount + trade.outputAmount, costUsd: held.costUsd + (paysDollars ? trade.inputAmount : carried) };
+    return { ...(input === undefined ? {} : { input }), pnlUsd: soldBooked > 0n ? (trade.outputAmount * soldBooked) / trade.inputAmount - carried : 0n };
   }
-  return { ...(input === undefined ? {} : { input }), ...(output === undefined ? {} : { output }), pnlUsd };
+  // Bought with dollars: all of it, at what was paid. Bought with a token: only the share the booked
+  // part of the input bought (rounded down), at the cost that part carried; what the rest bought is as
+  // unbooked as the rest was (else it would carry no cost, and its sale would count as profit).
+  const boughtBooked = paysDollars ? trade.outputAmount : (trade.outputAmount * soldBooked) / trade.inputAmount;
+  const costIn = paysDollars ? trade.inputAmount : carried;
+  // A booked cost that bought too little to book is spent: realised as a loss now, never hidden.
+  if (boughtBooked === 0n) return { ...(input === undefined ? {} : { input }), pnlUsd: -costIn };
+  const held = outputBasis ?? { amount: 0n, costUsd: 0n };
+  return { ...(input === undefined ? {} : { input }), output: { amount: held.amount + boughtBooked, costUsd: held.costUsd + costIn }, pnlUsd: 0n };
 }
 
 /**

@@ -395,9 +395,12 @@ describe('studio fee claim', () => {
     const { dbcPool } = await h.control<{ dbcPool: { poolAddress: string } }>('fund', { wallet: w.address, dbcPoolUnclaimed: '3000000' });
     const usdcBefore = usdc(w);
     const calls = h.relay.to('/studio/v1/dbc/fee/create-tx').length;
+    // A frozen build (the venue replays its answer per request body) keys the body exactly as well.
+    await h.control('faults', { operations: { 'studio.claimFee': { frozen: true } } });
     const { record } = await run(w, { type: 'studio-claim-fee', key: 'claim:huge', reason: 'x', notionalUsd: '0', poolAddress: dbcPool.poolAddress, maxQuoteAmount: '9007199254740993' });
     expect(record).toMatchObject({ state: 'landed', operationId: 'studio.claimFee' });
     const [sent] = h.relay.to('/studio/v1/dbc/fee/create-tx').slice(calls);
+    await h.control('faults', { operations: { 'studio.claimFee': { frozen: false } } });
     expect((sent!.body as { maxQuoteAmount: unknown }).maxQuoteAmount).toBe(9_007_199_254_740_993n);
     expect(usdc(w)).toBe(usdcBefore + 3_000_000n);
   });

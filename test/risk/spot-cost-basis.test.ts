@@ -72,6 +72,37 @@ describe('spot cost basis', () => {
     expect(await dayTotal()).toBe(-10n * USD);
   });
 
+  it('a token-for-token swap books only what the booked part of the input bought: the rest stays off the books', async () => {
+    const spot = book();
+    // SOL held before stratd (fees, a perps payout) swapped to BONK: its BONK has no cost, and is not booked.
+    await spot.book(trade(MINTS.SOL, 10n * SOL, BONK, 1_000_000n));
+    expect(await spot.holdings()).toEqual(new Map());
+    expect(await spot.book(trade(BONK, 1_000_000n, MINTS.USDC, 1_500n * USD))).toBe(0n);
+    // 1 SOL booked at $100, 11 swapped: a eleventh of the BONK carries the $100.
+    await spot.book(trade(MINTS.USDC, 100n * USD, MINTS.SOL, SOL));
+    await spot.book(trade(MINTS.SOL, 11n * SOL, BONK, 11_000_000n));
+    expect((await spot.holdings()).get(BONK)).toEqual({ amount: 1_000_000n, costUsd: 100n * USD });
+    // Selling all of it at the price it was bought at realises nothing, not a gain on the unbooked part.
+    expect(await spot.book(trade(BONK, 11_000_000n, MINTS.USDC, 1_100n * USD))).toBe(0n);
+    // A real round-trip loss afterwards shows whole: no phantom gain hides it.
+    await spot.book(trade(MINTS.USDC, 2_000n * USD, MINTS.SOL, 10n * SOL));
+    await spot.book(trade(MINTS.SOL, 10n * SOL, MINTS.USDC, 1_000n * USD));
+    expect(await dayTotal()).toBe(-1_000n * USD);
+  });
+
+  it('dollars for dollars realise the difference (USDC and USDT both at $1)', async () => {
+    expect(await book().book(trade(MINTS.USDC, 1_000n * USD, MINTS.USDT, 900n * USD))).toBe(-100n * USD);
+    expect(await dayTotal()).toBe(-100n * USD);
+  });
+
+  it('a booked cost that buys too little to book is realised as a loss, not dropped', async () => {
+    const spot = book();
+    await spot.book(trade(MINTS.USDC, 10n * USD, MINTS.SOL, 3n));
+    // The 3 booked lamports, in a sale of 1,000,000 for 1 BONK unit, bought a 333,333th of it: booked as none.
+    expect(await spot.book(trade(MINTS.SOL, 1_000_000n, BONK, 1n))).toBe(-10n * USD);
+    expect(await spot.holdings()).toEqual(new Map());
+  });
+
   it('books a trade once, however often it is told (replicas, a settle after a crash)', async () => {
     const spot = book();
     await spot.book(trade(MINTS.USDC, 200n * USD, MINTS.SOL, 2n * SOL, 'buy'));
@@ -97,6 +128,18 @@ describe('spot cost basis', () => {
     expect((await tradingSwitch.store.get()).state).toBe('active');
     await spot.book(trade(MINTS.SOL, SOL / 2n, MINTS.USDC, 30n * USD)); // -20: -30 in the day
     expect(await tradingSwitch.store.get()).toMatchObject({ state: 'reducing', by: 'risk' });
+  });
+
+  it('a trade told again judges the stop again (the process that booked it may have died before switching)', async () => {
+    const spot = book();
+    await spot.book(trade(MINTS.USDC, 100n * USD, MINTS.SOL, SOL, 'buy-again'));
+    const sale = trade(MINTS.SOL, SOL, MINTS.USDC, 70n * USD, 'sale-again');
+    expect(await spot.book(sale)).toBe(-30n * USD);
+    expect((await tradingSwitch.store.get()).state).toBe('active');
+    stopUsd = 25n * USD;
+    expect(await spot.book(sale)).toBe(0n);
+    expect(await tradingSwitch.store.get()).toMatchObject({ state: 'reducing', by: 'risk' });
+    expect(await dayTotal()).toBe(-30n * USD);
   });
 
   it('buying with dollars and selling all of it for the same dollars realises exactly nothing, in any order of lots', async () => {

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { parseExactJson } from '../../api/exact-json.ts';
+import { parseExactJson, stringifyExactJson } from '../../api/exact-json.ts';
 import { fieldIssues, describeIssues } from '../../api/issues.ts';
 import type { OperationDef } from '../../api/operation.ts';
 import { operationIds, operations, type OperationId } from '../../api/registry.ts';
@@ -111,7 +111,7 @@ async function serve(services: VenueServices, id: OperationId, op: OperationDef,
       case 'reply_lost':
         break;
     }
-    const frozenKey = fault.frozen ? `${request.method} ${request.url} ${JSON.stringify(request.body ?? null)}` : undefined;
+    const frozenKey = fault.frozen ? `${request.method} ${request.url} ${stringifyExactJson(request.body ?? null)}` : undefined;
     const frozen = frozenKey === undefined ? undefined : services.faults.frozenAnswer(frozenKey);
     if (frozen !== undefined) return reply.status(200).send(frozen);
     const params = mergedParams(request);
