@@ -30,11 +30,26 @@ export async function escalateOnDailyLoss(tradingSwitch: TradingSwitch, dayTotal
  *   KEYS: marker, day PnL    ARGV: pnl, marker ttl (s), day ttl (s)
  */
 const BOOK_ONCE = new RedisScript(`
-if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) == false then return false end
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+-- The total first: Redis does not undo a script's earlier writes when a later command fails, and a
+-- marker set before a failed INCRBY would make every retry a no-op, the PnL lost.
 redis.call('INCRBY', KEYS[2], ARGV[1])
 redis.call('EXPIRE', KEYS[2], ARGV[3])
+redis.call('SET', KEYS[1], '1', 'EX', ARGV[2])
 return redis.call('GET', KEYS[2])
 `);
+
+/**
+ * The most one booking moves the day's total (USD × 10^6, either way): $1 billion. A PnL beyond it
+ * comes from a reply no real trade gives (the API is not trusted): booked at this bound, it still
+ * stops trading, and the day's 64-bit total in Redis cannot overflow and refuse every later booking.
+ */
+const MAX_BOOKING_USD = 10n ** 15n;
+
+/** One booking's PnL, held within ±MAX_BOOKING_USD. */
+export function boundedBooking(pnlUsd: bigint): bigint {
+  return pnlUsd > MAX_BOOKING_USD ? MAX_BOOKING_USD : pnlUsd < -MAX_BOOKING_USD ? -MAX_BOOKING_USD : pnlUsd;
+}
 
 /** What a book of the day's realised PnL writes to and whom it tells (ExternalPnlBook, SpotCostBasis). */
 export interface DayPnlBookOptions {
@@ -61,7 +76,7 @@ export class ExternalPnlBook {
   async book(fillId: string, pnlUsd: bigint): Promise<void> {
     const now = (this.o.now ?? Date.now)();
     const dayKey = dailyPnlKey(this.o.prefix, now);
-    const total = (await BOOK_ONCE.run(this.o.redis, [`${this.o.prefix}risk:fill-pnl:${fillId}`, dayKey], [pnlUsd.toString(), String(DAILY_PNL_TTL_SEC), String(DAILY_PNL_TTL_SEC)])) as string | null;
+    const total = (await BOOK_ONCE.run(this.o.redis, [`${this.o.prefix}risk:fill-pnl:${fillId}`, dayKey], [boundedBooking(pnlUsd).toString(), String(DAILY_PNL_TTL_SEC), String(DAILY_PNL_TTL_SEC)])) as string | null;
     // Booked before, perhaps by a process that died before it could switch trading: the stop is judged again.
     await escalateOnDailyLoss(this.o.tradingSwitch, total ?? (await this.o.redis.get(dayKey)), this.o.dailyLossStopUsd());
   }

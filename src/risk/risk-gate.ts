@@ -13,7 +13,7 @@ import type { Ledger } from '../records/ledger.ts';
 import type { NotifySink } from '../kernel/notify-event.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
 import { judgeRiskAdding, type ExposureFacts, type RiskAddingLimits } from './exposure-limits.ts';
-import { dailyPnlKey, escalateOnDailyLoss } from './daily-loss.ts';
+import { boundedBooking, dailyPnlKey, escalateOnDailyLoss } from './daily-loss.ts';
 import { ExposureHolds } from './exposure-holds.ts';
 
 export interface RiskLimits {
@@ -540,8 +540,9 @@ function refuse(rule: string, detail: string): RiskDecision {
 }
 
 /** The realised PnL the build's quote promised, when the executor recorded one. */
+/** A landed action's realised PnL as booked (the build reply's word, held within what a day's 64-bit total holds). */
 function realisedPnl(record: ActionRecord): bigint | undefined {
-  return record.realisedPnlUsd === undefined ? undefined : BigInt(record.realisedPnlUsd);
+  return record.realisedPnlUsd === undefined ? undefined : boundedBooking(BigInt(record.realisedPnlUsd));
 }
 
 /** A limit no sum of USD × 10^6 reaches (the hourly notional of a protective decrease is counted, never refused). */

@@ -1,7 +1,7 @@
 import { MINTS } from '../api/mints.ts';
 import { RedisScript } from '../kernel/redis-script.ts';
 import type { ActionRecord } from '../records/action-record.ts';
-import { dailyPnlKey, escalateOnDailyLoss, type DayPnlBookOptions } from './daily-loss.ts';
+import { boundedBooking, dailyPnlKey, escalateOnDailyLoss, type DayPnlBookOptions } from './daily-loss.ts';
 
 /**
  * The realised PnL of spot trading, booked into the day's total the daily loss stop reads
@@ -57,12 +57,16 @@ local function put(field, value)
   if field == '' then return end
   if value == '' then redis.call('HDEL', KEYS[2], field) else redis.call('HSET', KEYS[2], field, value) end
 end
+-- The total first: Redis does not undo a script's earlier writes when a later command fails, and a
+-- basis and marker written before a failed INCRBY would make every retry 'seen', the PnL lost.
+if ARGV[8] ~= '0' then
+  redis.call('INCRBY', KEYS[3], ARGV[8])
+  redis.call('EXPIRE', KEYS[3], ARGV[9])
+end
 put(ARGV[2], ARGV[4])
 put(ARGV[5], ARGV[7])
 redis.call('SET', KEYS[1], '1', 'EX', ARGV[1])
 if ARGV[8] == '0' then return '' end
-redis.call('INCRBY', KEYS[3], ARGV[8])
-redis.call('EXPIRE', KEYS[3], ARGV[9])
 return redis.call('GET', KEYS[3])
 `);
 
@@ -128,7 +132,7 @@ export class SpotCostBasis {
           step.output === undefined ? '' : trade.outputMint,
           outText ?? '',
           step.output === undefined ? '' : basisText(step.output),
-          step.pnlUsd.toString(),
+          boundedBooking(step.pnlUsd).toString(),
           String(DAY_TTL_SEC),
         ],
       )) as string;
@@ -139,7 +143,7 @@ export class SpotCostBasis {
       }
       if (answer === 'moved') continue;
       if (answer !== '') await escalateOnDailyLoss(this.o.tradingSwitch, answer, this.o.dailyLossStopUsd());
-      return step.pnlUsd;
+      return boundedBooking(step.pnlUsd);
     }
     throw new SpotBasisBusy(trade.id, BOOK_ATTEMPTS);
   }

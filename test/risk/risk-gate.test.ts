@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connectRedis, redisUrlFromEnv } from '../../src/kernel/redis.ts';
 import { Ledger } from '../../src/records/ledger.ts';
+import { dailyPnlKey } from '../../src/risk/daily-loss.ts';
 import { RedisRiskGate, type RiskLimits } from '../../src/risk/risk-gate.ts';
 import { RollingHourCounter } from '../../src/risk/rolling-counter.ts';
 import { runCli } from '../support/cli.ts';
@@ -193,6 +194,16 @@ describe('risk limits', () => {
     expect((await g.tradingState.get())).toMatchObject({ state: 'reducing' });
     expect(await g.check('accept', recordFor({ type: 'trigger-create' }))).toMatchObject({ allowed: false, rule: 'reducing' });
     expect((await g.check('accept', recordFor({ type: 'decrease' }))).allowed).toBe(true);
+  });
+
+  it('a realised PnL no real decrease gives is booked at −$1 billion: the stop fires and later landings still book', async () => {
+    const g = gate();
+    await g.recordOutcome(recordFor({ type: 'decrease' }, { state: 'landed', realisedPnlUsd: '-100000000000000000000' }));
+    expect((await g.tradingState.get())).toMatchObject({ state: 'reducing' });
+    const key = dailyPnlKey(PREFIX, Date.now());
+    expect(await redis.get(key)).toBe('-1000000000000000');
+    await g.recordOutcome(recordFor({ type: 'decrease' }, { state: 'landed', realisedPnlUsd: '-1' }));
+    expect(await redis.get(key)).toBe('-1000000000000001');
   });
 
   it("a circuit breaker stops the strategy after N rejections in a row that indicate a broken venue, records the trip, and a resume resets it", async () => {

@@ -142,6 +142,30 @@ describe('spot cost basis', () => {
     expect(await dayTotal()).toBe(-30n * USD);
   });
 
+  it('a PnL no real trade gives is booked at ±$1 billion: it stops trading and cannot overflow the day', async () => {
+    stopUsd = 25n * USD;
+    const spot = book();
+    expect(await spot.book(trade(MINTS.USDC, 10n ** 19n, MINTS.USDT, 0n))).toBe(-(10n ** 15n));
+    expect(await dayTotal()).toBe(-(10n ** 15n));
+    expect(await tradingSwitch.store.get()).toMatchObject({ state: 'reducing', by: 'risk' });
+    // Later bookings still add up (the 64-bit total never overflowed).
+    await spot.book(trade(MINTS.USDC, 100n * USD, MINTS.SOL, SOL));
+    expect(await spot.book(trade(MINTS.SOL, SOL, MINTS.USDC, 90n * USD))).toBe(-10n * USD);
+    expect(await dayTotal()).toBe(-(10n ** 15n) - 10n * USD);
+  });
+
+  it('a booking whose day total cannot be written writes nothing: the retry books it whole', async () => {
+    const spot = book();
+    await spot.book(trade(MINTS.USDC, 100n * USD, MINTS.SOL, SOL));
+    await scope.redis.set(dailyPnlKey(scope.prefix, NOW), 'not a number');
+    const sale = trade(MINTS.SOL, SOL, MINTS.USDC, 60n * USD, 'sale-unwritable');
+    await expect(spot.book(sale)).rejects.toThrow(/not an integer/);
+    expect((await spot.holdings()).get(MINTS.SOL)).toEqual({ amount: SOL, costUsd: 100n * USD });
+    await scope.redis.del(dailyPnlKey(scope.prefix, NOW));
+    expect(await spot.book(sale)).toBe(-40n * USD);
+    expect(await dayTotal()).toBe(-40n * USD);
+  });
+
   it('buying with dollars and selling all of it for the same dollars realises exactly nothing, in any order of lots', async () => {
     let run = 0;
     await fc.assert(
