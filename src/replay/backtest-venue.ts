@@ -186,10 +186,10 @@ export class BacktestVenue {
         slippageBps: execution.slippageBps,
         // The mark the daemon would hold: the venue's positions listing, read as the poller reads it.
         markPrice: async (positionPubkey) => (await positionOf(positionPubkey))?.markPriceUsd,
-        // The position's size and collateral, as the daemon reads them: a decrease naming no collateral withdraws its share.
+        // The position's size, collateral and entry, as the daemon reads them: a decrease naming no collateral withdraws its share, an open's stop is judged on the combined position.
         positionAmounts: async (positionPubkey) => {
           const view = await positionOf(positionPubkey);
-          return view ? { sizeUsd: view.sizeUsd, collateralUsd: view.collateralUsd } : undefined;
+          return view ? { sizeUsd: view.sizeUsd, collateralUsd: view.collateralUsd, entryPriceUsd: view.entryPriceUsd } : undefined;
         },
         // An open's mark, as the daemon reads it for a market the wallet holds nothing of.
         marketMarkPrice: marketMarkWithStats(async () => undefined, client),

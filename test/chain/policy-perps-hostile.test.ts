@@ -167,7 +167,7 @@ describe('hostile variants of a real venue decrease', () => {
       priorityFeeCapLamports: DEFAULT_PRIORITY_FEE_CAP_LAMPORTS,
       markPrice: async () => mark,
       priceDriftBps: 300,
-      positionAmounts: async () => ({ sizeUsd: view.sizeUsd, collateralUsd: view.collateralUsd }),
+      positionAmounts: async () => ({ sizeUsd: view.sizeUsd, collateralUsd: view.collateralUsd, entryPriceUsd: view.entryPriceUsd }),
     });
     const record = { intent: decreaseIntent(solLong.positionPubkey, '100000000') } as ActionRecord;
     const check = (base64: string) => inspector.inspect(VersionedTransaction.deserialize(Buffer.from(base64, 'base64')), record, { operationId: 'perps.decrease', route: 'rpc' });

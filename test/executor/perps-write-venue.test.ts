@@ -116,6 +116,19 @@ describe('perps opens through the executor', () => {
     expect((await positionOf(w, 'long'))!.sizeUsd).toBeGreaterThan(before.sizeUsd);
   });
 
+  it('refuses, unsigned, an increase of the held 3× long by 20× whose stop is 8 % below: judged on the combined position', async () => {
+    const w = await h.fundedWallet();
+    const before = (await positionOf(w, 'long'))!;
+    const { final } = await runToEnd(w, {
+      type: 'increase', key: `increase:stop:${w.address}`, reason: 'add with a stop', notionalUsd: '2000000000',
+      positionPubkey: before.positionPubkey, marketMint: MINTS.SOL, side: 'long', collateralMint: MINTS.SOL, inputMint: MINTS.USDC, collateralTokenDelta: '100000000', leverage: '20',
+      stopLossPrice: ((solMark() * 9_200n) / 10_000n).toString(),
+    });
+    expect(final).toMatchObject({ state: 'rejected', reason: 'policy:stop_past_liquidation' });
+    expect(JSON.stringify(final)).toMatch(/the held position's \d+ on \d+ with this request's \d+/);
+    expect(w.signatures()).toBe(0);
+  });
+
   it('adds collateral only: size unchanged, collateral up', async () => {
     const w = await h.fundedWallet();
     const before = (await positionOf(w, 'long'))!;
@@ -182,12 +195,25 @@ describe("an open's stop-loss must fire before liquidation", () => {
     expect(await positionOf(w, 'short')).toBeUndefined();
   });
 
-  it('refuses, unsigned, a 20× long whose stop is 4 % below the mark', async () => {
-    const w = await h.fundedWallet();
-    const { final } = await runToEnd(w, { ...twentyX(`open:20x:long:${w.address}`, -400n), side: 'long', collateralMint: MINTS.SOL });
+  it('refuses, unsigned, a 20× long added to the held 3× long whose stop is 8 % below the mark', async () => {
+    const w = await h.fundedWallet(); // holds a 3× SOL long of $300 on $100
+    // Combined, $2,300 on $200: liquidated ~7.4 % below the (worst) entry.
+    const { final } = await runToEnd(w, { ...twentyX(`open:20x:long:${w.address}`, -800n), side: 'long', collateralMint: MINTS.SOL, inputMint: MINTS.USDC });
     expect(final).toMatchObject({ state: 'rejected', reason: 'policy:stop_past_liquidation' });
-    expect(JSON.stringify(final)).toMatch(/fires at or below \d+, where a long of size/);
+    expect(JSON.stringify(final)).toMatch(/fires at or below \d+, where a long of size \d+ on collateral worth \d+ \(the held position's \d+ on \d+ with this request's \d+\)/);
     expect(w.signatures()).toBe(0);
+  });
+
+  it('judges an open into a held position on the combined position: 20× added to a held 2× short takes a stop alone it would not', async () => {
+    const w = await h.fundedWallet();
+    await h.control('fund', { wallet: w.address, positions: [{ market: 'SOL', side: 'short', collateralUsd: '100000000', leverage: '2' }] });
+    const held = await positionOf(w, 'short');
+    // 20× on 100 USDC alone is liquidated ~3.7 % above its entry; added to the held $200 on $100, ~7.8 %.
+    const { final } = await runToEnd(w, twentyX(`open:onto-held:${w.address}`, 600n));
+    expect(final).toMatchObject({ state: 'landed', operationId: 'perps.increase' });
+    const combined = await positionOf(w, 'short');
+    expect(combined!.sizeUsd).toBeGreaterThan(held!.sizeUsd + 1_900_000_000n);
+    expect(combined!.liquidationPriceUsd).toBeGreaterThan((solMark() * 10_600n) / 10_000n);
   });
 
   it('opens a 20× short whose stop is 2 % above the mark, short of liquidation even at the worst entry', async () => {

@@ -24,7 +24,7 @@ import { Ledger } from '../../src/records/ledger.ts';
 import type { Intent } from '../../src/sdk/intent.ts';
 import { startVenue, type Venue, type VenueOptions } from '../../src/venue/venue.ts';
 import { parseExactJson } from '../../src/api/exact-json.ts';
-import { venueMarkPrice } from '../support/venue-mark-price.ts';
+import { venueMarkPrice, venuePositionAmounts } from '../support/venue-mark-price.ts';
 
 /** One request that went through the relay: its JSON body parsed exactly (an integer beyond 2^53 as a bigint), and its text. */
 export interface RelayedRequest {
@@ -255,7 +255,7 @@ export class VenueExecutorHarness {
       submitter: new RoutedSubmitter({ client: this.client, chain: this.chain }),
       chain: this.chain,
       builder: new ApiActionBuilder({ client: this.client, wallet: wallet.signer.publicKey, slippageBps: 100 }),
-      inspector: new PolicyInspector({ wallet: wallet.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, markPrice: venueMarkPrice(this.direct, wallet.address), marketMarkPrice: async (mint) => this.venue.market.price(mint), priceDriftBps: 300, readBlockhash: this.chain.blockhashStanding, limitOrder: limitOrderFromSnapshots(this.redis, this.prefix, wallet.address, async () => (await this.direct.call('perps.limitOrders', { walletAddress: wallet.address })).dataList) }),
+      inspector: new PolicyInspector({ wallet: wallet.signer.publicKey, priorityFeeCapLamports: 5_000_000n, slippageBps: 100, markPrice: venueMarkPrice(this.direct, wallet.address), positionAmounts: venuePositionAmounts(this.direct, wallet.address), marketMarkPrice: async (mint) => this.venue.market.price(mint), priceDriftBps: 300, readBlockhash: this.chain.blockhashStanding, limitOrder: limitOrderFromSnapshots(this.redis, this.prefix, wallet.address, async () => (await this.direct.call('perps.limitOrders', { walletAddress: wallet.address })).dataList) }),
       signer: wallet.signer,
       keeperFills: new TradeHistoryKeeperFillWatch(this.client, wallet.signer.publicKey),
       requestValidity: async () => 45,

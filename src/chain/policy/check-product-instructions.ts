@@ -69,19 +69,34 @@ const LIQUIDATION_COST_BPS = 132n;
  * accepts (its priceSlippage: the slippage and drift allowed), rounded towards refusing.
  */
 function checkStopShortOfLiquidation(increase: PerpsInstruction, guard: NonNullable<PerpsIntentBounds['stopShortOfLiquidation']>): Violation[] {
-  const size = bigintArg(increase, 'sizeUsdDelta');
-  const worst = bigintArg(increase, 'priceSlippage');
-  if (size === undefined || size <= 0n || worst === undefined) return [];
+  const added = bigintArg(increase, 'sizeUsdDelta');
+  const worstFill = bigintArg(increase, 'priceSlippage');
+  if (added === undefined || added <= 0n || worstFill === undefined || worstFill <= 0n) return [];
   const refuse = (detail: string): Violation[] => [{ rule: 'stop_past_liquidation', detail }];
-  const distanceBps = (guard.collateralUsd * BPS) / size - LIQUIDATION_COST_BPS;
-  const what = `size ${size} on collateral worth ${guard.collateralUsd}`;
-  if (distanceBps <= 0n) return refuse(`${what} is liquidated at once: its costs (${LIQUIDATION_COST_BPS} bps of size) take the whole collateral`);
   const long = guard.side === 'long';
+  const held = guard.held !== undefined && guard.held.sizeUsd > 0n && guard.held.entryPriceUsd > 0n ? guard.held : undefined;
+  const size = added + (held?.sizeUsd ?? 0n);
+  const collateral = guard.collateralUsd + (held?.collateralUsd ?? 0n);
+  // The combined entry: sizes over the sum of size / price (a position's entry as the program keeps it),
+  // rounded towards the stop (up for a long, down for a short).
+  const worst = held === undefined ? worstFill : weightedEntry(held.sizeUsd, held.entryPriceUsd, added, worstFill, long);
+  const distanceBps = (collateral * BPS) / size - LIQUIDATION_COST_BPS;
+  const what = held === undefined ? `size ${size} on collateral worth ${collateral}` : `size ${size} on collateral worth ${collateral} (the held position's ${held.sizeUsd} on ${held.collateralUsd} with this request's ${added})`;
+  if (distanceBps <= 0n) return refuse(`${what} is liquidated at once: its costs (${LIQUIDATION_COST_BPS} bps of size) take the whole collateral`);
   // A long is liquidated below the entry, a short above; rounded towards the stop.
   const liquidation = long ? (worst * (BPS - distanceBps) + BPS - 1n) / BPS : (worst * (BPS + distanceBps)) / BPS;
   const past = long ? guard.stopLossPriceUsd <= liquidation : guard.stopLossPriceUsd >= liquidation;
   if (!past) return [];
-  return refuse(`the stop-loss at ${guard.stopLossPriceUsd} fires ${long ? 'at or below' : 'at or above'} ${liquidation}, where a ${guard.side} of ${what} entered at ${worst} (the worst price its request accepts) is liquidated; the keeper would liquidate it before the stop`);
+  return refuse(`the stop-loss at ${guard.stopLossPriceUsd} fires ${long ? 'at or below' : 'at or above'} ${liquidation}, where a ${guard.side} of ${what} entered at ${worst} (${held === undefined ? 'the worst price its request accepts' : 'with this request at the worst price it accepts'}) is liquidated; the keeper would liquidate it before the stop`);
+}
+
+/** The entry of two sizes at two prices: total size over the sum of size / price, rounded up for a long, down for a short. */
+function weightedEntry(sizeA: bigint, priceA: bigint, sizeB: bigint, priceB: bigint, long: boolean): bigint {
+  // size / price at a scale that keeps the digits: USD × 10^6 over USD × 10^6, times 10^12.
+  const SCALE = 10n ** 12n;
+  const units = (sizeA * SCALE) / priceA + (sizeB * SCALE) / priceB;
+  const total = (sizeA + sizeB) * SCALE;
+  return long ? (total + units - 1n) / units : total / units;
 }
 
 /** TP/SL instructions an open or increase carries beside its increase (the request's tpsl member). */

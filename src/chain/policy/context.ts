@@ -159,13 +159,20 @@ export interface PerpsIntentBounds {
    */
   readonly attachedTpsl?: ReadonlyArray<{ readonly triggerPriceUsd: bigint; readonly triggerAboveThreshold: boolean; readonly desiredMint?: string; readonly requestPubkey?: string }>;
   /**
-   * An open with a stop-loss attached (rule stop_past_liquidation): the stop must fire before the
-   * new position could be liquidated at the worst entry its request accepts (priceSlippage), for
+   * An open or increase with a stop-loss attached (rule stop_past_liquidation): the stop must fire
+   * before the position could be liquidated at the worst entry its request accepts (priceSlippage), for
    * its sizeUsdDelta on `collateralUsd` (the collateral's value at the daemon's mark), the
-   * maintenance margin, fees and price impact taken off. Absent when the collateral's value is not
-   * known (paid in a third token).
+   * maintenance margin, fees and price impact taken off; into a held position, on the combined
+   * position (sizes and collaterals added, the entry their size-weighted average). Absent when the
+   * collateral's value is not known (paid in a third token).
    */
-  readonly stopShortOfLiquidation?: { readonly side: 'long' | 'short'; readonly stopLossPriceUsd: bigint; readonly collateralUsd: bigint };
+  readonly stopShortOfLiquidation?: {
+    readonly side: 'long' | 'short';
+    readonly stopLossPriceUsd: bigint;
+    readonly collateralUsd: bigint;
+    /** The position the open adds to, as the daemon last read it (USD × 10^6): judged combined. */
+    readonly held?: { readonly sizeUsd: bigint; readonly collateralUsd: bigint; readonly entryPriceUsd: bigint };
+  };
 }
 
 /** Everything the policy knows about the action a transaction claims to perform. */

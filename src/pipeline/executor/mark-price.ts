@@ -72,26 +72,28 @@ function latestPositionView(snapshots: Pick<SnapshotCache, 'latestFor'>, options
 }
 
 /**
- * The size and collateral of a position (USD × 10^6) in the wallet's latest positions snapshot,
- * when it is no older than `maxAgeMs`: what bounds the collateral a partial decrease that names
- * none may withdraw (its share, as the service works it out).
+ * The size, collateral and entry price of a position (USD × 10^6) in the wallet's latest positions
+ * snapshot, when it is no older than `maxAgeMs`: what bounds the collateral a partial decrease that
+ * names none may withdraw (its share, as the service works it out), and what an open into a held
+ * position adds to (its stop is judged against the combined position's liquidation).
  *
  * @example
  *   const amounts = positionAmountsFromSnapshots(new SnapshotCache(redis, prefix), { wallet, maxAgeMs: 20_000 });
- *   await amounts('7Q…position');   // { sizeUsd: 1_000_000_000n, collateralUsd: 200_000_000n }, or undefined
+ *   await amounts('7Q…position');   // { sizeUsd: 1_000_000_000n, collateralUsd: 200_000_000n, entryPriceUsd: 150_000_000n }, or undefined
  */
 export function positionAmountsFromSnapshots(snapshots: Pick<SnapshotCache, 'latestFor'>, options: MarkPriceOptions): (positionPubkey: string) => Promise<PositionAmounts | undefined> {
   const viewOfPosition = latestPositionView(snapshots, options);
   return async (positionPubkey) => {
     const view = await viewOfPosition(positionPubkey);
-    return view && view.sizeUsd > 0n ? { sizeUsd: view.sizeUsd, collateralUsd: view.collateralUsd } : undefined;
+    return view && view.sizeUsd > 0n ? { sizeUsd: view.sizeUsd, collateralUsd: view.collateralUsd, entryPriceUsd: view.entryPriceUsd } : undefined;
   };
 }
 
-/** A position's size and collateral, USD × 10^6. */
+/** A position's size, collateral and entry price, USD × 10^6. */
 export interface PositionAmounts {
   readonly sizeUsd: bigint;
   readonly collateralUsd: bigint;
+  readonly entryPriceUsd: bigint;
 }
 
 /**

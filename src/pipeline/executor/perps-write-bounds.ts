@@ -5,6 +5,7 @@ import type { PerpsIntentBounds, PolicyIntent } from '../../chain/policy/index.t
 import { attachedTpslOf } from '../../sdk/attached-tpsl.ts';
 import type { Intent } from '../../sdk/intent.ts';
 import type { RestingLimitOrder } from './limit-order-lookup.ts';
+import type { PositionAmounts } from './mark-price.ts';
 
 const PERPS_WRITES = ['open', 'increase', 'add-collateral', 'limit-order-create', 'limit-order-update', 'limit-order-cancel'] as const;
 export type PerpsWriteIntent = Extract<Intent, { type: (typeof PERPS_WRITES)[number] }>;
@@ -24,6 +25,8 @@ export interface PerpsWriteReference {
   readonly createdTpslPubkeys?: readonly string[];
   /** A limit order update: the order as listed (src/pipeline/executor/limit-order-lookup.ts). */
   readonly restingOrder?: RestingLimitOrder;
+  /** An open or increase with a stop, into a position the wallet holds: that position as last read (its stop is judged on the combined position). */
+  readonly position?: PositionAmounts;
 }
 
 const BPS = 10_000n;
@@ -54,8 +57,9 @@ export function perpsWriteBounds(intent: PerpsWriteIntent, slippageBps: number, 
   const requestBps = intent.maxSlippageBps === undefined ? BigInt(Math.trunc(slippageBps)) : toBigInt(intent.maxSlippageBps);
   const allowedBps = requestBps + BigInt(Math.max(0, Math.trunc(ref.driftBps ?? 0)));
   const mark = ref.markPriceUsd;
-  const stopLoss = intent.type === 'open' ? attachedTpslOf(intent).find((t) => t.requestType === 'sl') : undefined;
-  const collateralUsd = stopLoss === undefined || intent.type !== 'open' ? undefined : collateralValueUsd(intent, inputMint, amount, mark);
+  const adds = intent.type === 'open' || intent.type === 'increase' ? intent : undefined;
+  const stopLoss = adds === undefined ? undefined : attachedTpslOf(adds).find((t) => t.requestType === 'sl');
+  const collateralUsd = stopLoss === undefined || adds === undefined ? undefined : collateralValueUsd(adds, inputMint, amount, mark);
   const perps: PerpsIntentBounds = {
     positionPubkey: intent.type === 'open' ? openedPosition(intent, ref.wallet) : intent.positionPubkey,
     maxSizeUsdDelta: intent.type === 'add-collateral' ? 0n : intent.sizeUsdDelta !== undefined ? toBigInt(intent.sizeUsdDelta) : leveragedSize(intent, inputMint, amount, mark, allowedBps),
@@ -73,8 +77,8 @@ export function perpsWriteBounds(intent: PerpsWriteIntent, slippageBps: number, 
       // The builder asks for the payout in the position's collateral (perps-increase-builder.ts).
       desiredMint: intent.collateralMint,
     })),
-    ...(stopLoss !== undefined && collateralUsd !== undefined && intent.type === 'open'
-      ? { stopShortOfLiquidation: { side: intent.side, stopLossPriceUsd: toBigInt(stopLoss.triggerPrice), collateralUsd } }
+    ...(stopLoss !== undefined && collateralUsd !== undefined && adds !== undefined
+      ? { stopShortOfLiquidation: { side: adds.side, stopLossPriceUsd: toBigInt(stopLoss.triggerPrice), collateralUsd, ...(ref.position ? { held: ref.position } : {}) } }
       : {}),
   };
   return { maxMoveLamports: 0n, maxMoveTokens: { [inputMint]: amount }, slippageBps, perps };
@@ -134,7 +138,8 @@ function limitOrderBounds(intent: Extract<Intent, { type: 'limit-order-create' |
 }
 
 /** The position an open creates or adds to: ["position", wallet, pool, custody, collateralCustody, side]. */
-function openedPosition(intent: Extract<Intent, { type: 'open' }>, wallet: string | undefined): string {
+/** The position an open acts on: the one the wallet, the market's custody, the collateral's custody and the side derive. */
+export function openedPosition(intent: Extract<Intent, { type: 'open' }>, wallet: string | undefined): string {
   return derivedPosition(wallet, intent.marketMint, intent.collateralMint, intent.side);
 }
 

@@ -7,7 +7,7 @@ import type { Intent } from '../../sdk/intent.ts';
 import type { ActionRecord } from '../../records/action-record.ts';
 import { MarkPriceUnavailable, type PositionAmounts } from './mark-price.ts';
 import { LimitOrderUnlisted, type RestingLimitOrder } from './limit-order-lookup.ts';
-import { isPerpsWrite, perpsWriteBounds } from './perps-write-bounds.ts';
+import { isPerpsWrite, openedPosition, perpsWriteBounds } from './perps-write-bounds.ts';
 import type { BuiltTransaction, TransactionInspector } from './ports.ts';
 import type { CurrentTpsl } from '../../risk/reducing.ts';
 import { swapIntentBounds, type SwapQuote, type SwapReference } from './swap-bounds.ts';
@@ -135,7 +135,12 @@ export class PolicyInspector implements TransactionInspector {
       intent?.type === 'limit-order-update' && this.options.limitOrder ? this.options.limitOrder(intent.positionRequestPubkey) : undefined,
       this.#facts ? this.#facts.factsFor(decoded, Object.keys(intentBounds(intent, slippageBps).maxMoveTokens ?? {})) : undefined,
       this.options.readBlockhash?.(decoded.recentBlockhash),
-      isDecrease(intent) && intent.entirePosition !== true && intent.collateralUsdDelta === undefined ? this.options.positionAmounts?.(intent.positionPubkey) : undefined,
+      isDecrease(intent) && intent.entirePosition !== true && intent.collateralUsdDelta === undefined
+        ? this.options.positionAmounts?.(intent.positionPubkey)
+        : // An open or increase with a stop, into a position the wallet holds: its stop protects the combined position.
+          (intent?.type === 'open' || intent?.type === 'increase') && intent.stopLossPrice !== undefined
+          ? this.options.positionAmounts?.(intent.type === 'open' ? openedPosition(intent, this.options.wallet.toBase58()) : intent.positionPubkey)
+          : undefined,
     ]);
     // A configured mark source that knows no fresh mark: no verdict yet (transient), not a violation.
     if (isDecrease(intent) && this.options.markPrice && markPriceUsd === undefined) throw new MarkPriceUnavailable(intent.positionPubkey);
@@ -316,7 +321,10 @@ export interface PriceReference {
   readonly createdTpslPubkeys?: readonly string[];
   /** A limit order update's order, as listed: the update's size is held to it. */
   readonly restingOrder?: RestingLimitOrder;
-  /** A decrease's position as last read: a partial one naming no collateral withdraws its share at most. */
+  /**
+   * The position as last read: a partial decrease naming no collateral withdraws its share at most;
+   * an open into it has its stop judged against the combined position.
+   */
   readonly position?: PositionAmounts;
 }
 
