@@ -157,6 +157,8 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
   const chain = new ChainClient(o.rpcUrl, config.rpc.commitment, config.execution.skipPreflight, observer, config.rpc.timeoutMs);
   const findTpsl = tpslFromSnapshots(redis, prefix);
   const liveRisk = o.liveRisk ?? { current: config.risk };
+  // One switch for the gate and the spot cost basis: both escalate on the daily loss stop.
+  const tradingSwitch = o.tradingSwitch ?? new TradingSwitch({ redis, prefix });
   const gate = new RedisRiskGate({
     redis,
     prefix,
@@ -175,10 +177,10 @@ export function assembleExecutor(o: ExecutorRoleOptions): Executor {
     ledger: o.ledger,
     notifier: o.notifier,
     findTpsl,
-    tradingSwitch: o.tradingSwitch,
+    tradingSwitch,
   });
   // A landed swap's realised PnL counts toward the daily loss stop (spot-cost-basis.ts).
-  const spotBasis = new SpotCostBasis({ redis, prefix, wallet: signer.publicKey.toBase58(), markerTtlMs: config.execution.retentionMs, dailyLossStopUsd: () => riskLimitsFromConfig(liveRisk.current).dailyLossStopUsd, tradingSwitch: o.tradingSwitch ?? new TradingSwitch({ redis, prefix }) });
+  const spotBasis = new SpotCostBasis({ redis, prefix, wallet: signer.publicKey.toBase58(), markerTtlMs: config.execution.retentionMs, dailyLossStopUsd: () => riskLimitsFromConfig(liveRisk.current).dailyLossStopUsd, tradingSwitch });
   const store = new ActionStore(redis, prefix, { retentionMs: config.execution.retentionMs, replicas: { count: o.replicaCount ?? 0, timeoutMs: REPLICA_ACK_TIMEOUT_MS } });
   // Several strategies on one stop: a move or cancel that loosens a trigger another strategy set
   // (booked, or on an action that may have landed unseen) is refused, at accept and before signing.

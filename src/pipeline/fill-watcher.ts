@@ -252,7 +252,10 @@ export class FillWatcher {
     const recorded: OrderFill[] = [];
     for (const order of orders) {
       const lastKey = orderFilledKey(prefix, order.orderKey);
-      const last = await redis.get(lastKey);
+      // Read and kept alive in one step (GETEX): the mark lasts while the order is listed, not only while
+      // it fills; one that expired under an order still on the history page (filled in part, then
+      // cancelled) would report, and book, its fills again.
+      const last = await redis.getex(lastKey, 'PX', this.retentionMs);
       // First sight of the wallet's orders, or an order that changed last before the marks' retention
       // (a long-closed order still on the history page, its marks expired): what filled then is
       // history, not news — a fill of it seen while it was news was recorded then.
@@ -282,10 +285,7 @@ export class FillWatcher {
           void this.o.notifier?.notify(orderFillEvent(fill, this.now()));
         }
       }
-      // Kept while the order is listed, not only while it fills: a mark that expired under an order
-      // still on the history page (filled in part, then cancelled) would report, and book, its fills again.
       if (last === null || order.filledInput > (lastIn ?? 0n)) await redis.set(lastKey, `${order.filledInput}:${order.filledOutput}`, 'PX', this.retentionMs);
-      else await redis.pexpire(lastKey, this.retentionMs);
     }
     return recorded;
   }

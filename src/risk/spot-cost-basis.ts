@@ -101,7 +101,7 @@ export class SpotCostBasis {
 
   constructor(private readonly o: SpotCostBasisOptions) {}
 
-  /** The booked amount and cost of each mint (for the status page and tests). */
+  /** The booked amount and cost of each mint held at a cost (what a sale of it will be judged against). */
   async holdings(): Promise<Map<string, Basis>> {
     const all = await this.o.redis.hgetall(this.key());
     return new Map(Object.entries(all).map(([mint, text]) => [mint, parseBasis(text)]));

@@ -18,6 +18,9 @@ export const exactJsonUint = z.union([
   z.bigint().min(0n),
 ]);
 
+/** A JSON integer that is a count or a time (orders, seconds): never beyond 2^53. */
+export const safeJsonUint = z.number().int().min(0).refine(Number.isSafeInteger, { message: 'integer beyond 2^53' });
+
 export const transactionType = z.enum(['legacy', 'instant']);
 
 export const side = z.enum(['long', 'short']);

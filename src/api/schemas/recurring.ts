@@ -1,31 +1,29 @@
 import { z } from 'zod';
-import { exactJsonUint, withExecuteStatus } from './common.ts';
+import { exactJsonUint, safeJsonUint, withExecuteStatus } from './common.ts';
 import { uintString } from '../amounts.ts';
 import { JsonDecimal } from '../exact-json.ts';
 import { pubkey } from '../pubkey.ts';
 import { queryBool, queryInt } from './query.ts';
 
-/** JSON integers in this product's requests that are counts or times, never beyond 2^53. */
-const safeUint = z.number().int().min(0).refine(Number.isSafeInteger, { message: 'integer beyond 2^53' });
 /** A JSON number the price band is given as: a float64, or exact decimal text (stratd's own requests). */
 const priceNumber = z.union([z.number().min(0), z.custom<JsonDecimal>((v) => v instanceof JsonDecimal, { message: 'expected a number' })]);
 
 export const recurringTimeParams = z.strictObject({
   inAmount: exactJsonUint,
-  numberOfOrders: safeUint.refine((n) => n >= 2, { message: 'a time order needs at least 2 orders' }),
+  numberOfOrders: safeJsonUint.refine((n) => n >= 2, { message: 'a time order needs at least 2 orders' }),
   /** Seconds between orders. */
-  interval: safeUint.refine((n) => n >= 1, { message: 'interval must be at least 1 second' }),
+  interval: safeJsonUint.refine((n) => n >= 1, { message: 'interval must be at least 1 second' }),
   minPrice: priceNumber.nullish(),
   maxPrice: priceNumber.nullish(),
-  startAt: safeUint.nullish(),
+  startAt: safeJsonUint.nullish(),
 });
 
 /** Deprecated price-based params, accepted as documented. */
 const recurringPriceParams = z.strictObject({
-  depositAmount: safeUint,
-  incrementUsdcValue: safeUint,
-  interval: safeUint,
-  startAt: safeUint.nullish(),
+  depositAmount: safeJsonUint,
+  incrementUsdcValue: safeJsonUint,
+  interval: safeJsonUint,
+  startAt: safeJsonUint.nullish(),
 });
 
 export const recurringCreateOrderRequest = z.strictObject({
@@ -51,7 +49,7 @@ export const recurringCancelOrderRequest = z.strictObject({
 });
 
 export const recurringPriceDepositRequest = z.strictObject({
-  amount: safeUint,
+  amount: safeJsonUint,
   order: pubkey,
   user: pubkey,
 });
